@@ -1,0 +1,68 @@
+/// A source of bytes read in chunks: a file, a pipe, a socket or memory.
+///
+/// The core's streaming readers (``AnnexBReader``, ``LengthPrefixedReader``) pull from a
+/// `ByteSource` into a buffer they own, so they run in constant memory whatever the input size.
+public protocol ByteSource {
+    /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; 0 means the
+    /// end of the input. Implementations may return fewer bytes than asked before the end.
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// A ``ByteSource`` over bytes in memory, optionally handing them out in chunks of a fixed size
+/// (useful to check that results do not depend on where reads split the input).
+public struct MemorySource: ByteSource, Sendable {
+    private let bytes: [UInt8]
+    private var position = 0
+    private let chunkSizes: [Int]
+    private var chunkIndex = 0
+
+    /// Reads `bytes`, at most `chunkSize` bytes per call (`nil`: as much as asked).
+    public init(_ bytes: [UInt8], chunkSize: Int? = nil) {
+        self.bytes = bytes
+        self.chunkSizes = chunkSize.map { [max(1, $0)] } ?? []
+    }
+
+    /// Reads `bytes` in chunks whose sizes cycle through `chunkSizes`.
+    public init(_ bytes: [UInt8], chunkSizes: [Int]) {
+        self.bytes = bytes
+        self.chunkSizes = chunkSizes.map { max(1, $0) }
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var count = min(buffer.count, bytes.count - position)
+        if !chunkSizes.isEmpty {
+            count = min(count, chunkSizes[chunkIndex % chunkSizes.count])
+            chunkIndex += 1
+        }
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { source in
+            guard let from = source.baseAddress, let to = buffer.baseAddress else { return }
+            to.copyMemory(from: from + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+}
+
+/// A destination for bytes: a file, a pipe or memory.
+public protocol ByteSink {
+    /// Writes all of `bytes`.
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws
+}
+
+extension ByteSink {
+    /// Writes all of `bytes`.
+    public mutating func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+}
+
+/// A ``ByteSink`` that collects bytes in memory.
+public struct MemorySink: ByteSink, Sendable {
+    /// Everything written so far.
+    public private(set) var bytes: [UInt8] = []
+    public init() {}
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        self.bytes.append(contentsOf: bytes)
+    }
+}
