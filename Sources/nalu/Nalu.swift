@@ -1,0 +1,40 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The `nalu` command: inspect, convert and encode H.264/H.265 elementary streams.
+@main
+struct Nalu: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nalu",
+        abstract: "Inspect, convert and encode H.264/AVC and H.265/HEVC elementary streams.",
+        version: "0.1.0",
+        subcommands: []
+    )
+
+    /// Runs the command. Errors from parsing the arguments exit as ArgumentParser does (64 for
+    /// usage errors); errors from the work itself print `nalu: error: …` and exit with status 1.
+    static func main() {
+        var command: any ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            exit(withError: error)
+        }
+        do {
+            try command.run()
+        } catch let error as ExitCode {
+            exit(withError: error)
+        } catch let error as CleanExit {
+            exit(withError: error)
+        } catch let error as ValidationError {
+            exit(withError: error)
+        } catch {
+            StandardError.write("nalu: error: \(error)\n")
+            exitProcess(1)
+        }
+    }
+}
