@@ -26,13 +26,10 @@ struct Nalu: ParsableCommand {
         }
         do {
             try command.run()
-        } catch let error as ExitCode {
-            exit(withError: error)
-        } catch let error as CleanExit {
-            exit(withError: error)
-        } catch let error as ValidationError {
-            exit(withError: error)
         } catch {
+            // ArgumentParser's own errors (help, version, validation, ExitCode) keep their
+            // behaviour; anything else is a failure of the work itself.
+            guard exitCode(for: error) == .failure, !(error is ExitCode) else { exit(withError: error) }
             StandardError.write("nalu: error: \(error)\n")
             exitProcess(1)
         }
