@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "NALU", targets: ["NALU"]),
         .library(name: "NALUIO", targets: ["NALUIO"]),
         .executable(name: "nalu", targets: ["nalu"]),
+        .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
+        .library(name: "NALUX264", targets: ["NALUX264"]),
+        .library(name: "NALUX265", targets: ["NALUX265"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -26,12 +29,34 @@ let package = Package(
             name: "nalu",
             dependencies: [
                 "NALU", "NALUIO",
+                "NALUEncoder", "NALUX264", "NALUX265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu"], swiftSettings: strictSettings),
+
+        // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
+        .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),
+        // No pkgConfig for x264: x264.pc's Cflags carry -DX264_API_IMPORTS (a Windows dllimport
+        // switch), which SwiftPM rejects with a warning on every build. The headers and library
+        // are in the default search paths of the apt package.
+        .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
+        .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"])]),
+        .target(name: "NALUX264", dependencies: ["NALUEncoder", "CX264"], swiftSettings: strictSettings),
+        .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "encoder-sample",
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            path: "Samples/EncoderSample",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NALUEncoderTests",
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
