@@ -32,6 +32,16 @@ facts = {
 packets = json.load(open(f"{out}/{name}.packets.raw.json")).get("packets", [])
 facts["packets"] = len(packets)
 facts["packet_pos"] = [int(p["pos"]) for p in packets]
+# NAL unit types per packet, from ffmpeg's trace_headers bitstream filter (extradata excluded).
+trace_packets = []
+for line in open(f"{out}/{name}.trace.txt", errors="replace"):
+    if "[trace_headers" not in line:
+        continue
+    if "] Packet:" in line:
+        trace_packets.append([])
+    elif "] nal_unit_type:" in line and trace_packets:
+        trace_packets[-1].append(int(line.split("nal_unit_type:")[1].split("(")[0]))
+facts["packet_nal_types"] = trace_packets
 facts["key_packets"] = [i for i, p in enumerate(packets) if "K" in p.get("flags", "")]
 
 

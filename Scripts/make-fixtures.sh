@@ -5,7 +5,8 @@
 # For each fixture NAME:
 #   NAME.h264 | NAME.h265   the Annex-B elementary stream (ffmpeg -f h264/hevc)
 #   NAME.ffprobe.json       ffprobe's stream facts, per-frame key_frame/pict_type (output order)
-#                           and per-packet byte offset and K flag (decode order), condensed
+#                           per-packet byte offset and K flag (decode order), and the NAL unit
+#                           types ffmpeg's trace_headers bitstream filter sees, packet by packet
 #   NAME.mp4                ffmpeg's remux to MP4 (-c copy), for its avcC/hvcC and samples
 #   NAME.avcC | NAME.hvcC   the decoder configuration record ffmpeg wrote in that MP4
 #   NAME.lp                 the MP4's samples back to back: a length-prefixed (4-byte) stream
@@ -33,8 +34,9 @@ make() {
         -show_entries stream=codec_name,profile,level,width,height,coded_width,coded_height,pix_fmt,r_frame_rate,field_order:frame=key_frame,pict_type,pkt_pos,interlaced_frame \
         -of json "$file" > "$out/$name.ffprobe.raw.json"
     ffprobe -v error -select_streams v:0 -show_entries packet=pos,flags -of json "$file" > "$out/$name.packets.raw.json"
+    ffmpeg -hide_banner -i "$file" -c:v copy -bsf:v trace_headers -f null - -loglevel trace 2> "$out/$name.trace.txt" || true
     python3 Scripts/fixture_facts.py "$name" "$codec" "$out"
-    rm -f "$out/$name.ffprobe.raw.json" "$out/$name.packets.raw.json"
+    rm -f "$out/$name.ffprobe.raw.json" "$out/$name.packets.raw.json" "$out/$name.trace.txt"
 }
 
 # H.264 (ITU-T H.264 profiles as x264 makes them)
