@@ -2,6 +2,7 @@
 """Condenses ffprobe's JSON for one fixture and extracts ffmpeg's avcC/hvcC and the
 length-prefixed samples from its MP4 remux. Called by make-fixtures.sh."""
 import json
+import re
 import struct
 import sys
 
@@ -39,8 +40,9 @@ for line in open(f"{out}/{name}.trace.txt", errors="replace"):
         continue
     if "] Packet:" in line:
         trace_packets.append([])
-    elif "] nal_unit_type:" in line and trace_packets:
-        trace_packets[-1].append(int(line.split("nal_unit_type:")[1].split("(")[0]))
+    elif trace_packets and re.search(r"\]\s+\d+\s+nal_unit_type\s+[01]+ = \d+", line):
+        # The syntax trace of each NAL unit header: "<bit>  nal_unit_type  00111 = 7".
+        trace_packets[-1].append(int(line.rsplit("=", 1)[1]))
 facts["packet_nal_types"] = trace_packets
 facts["key_packets"] = [i for i, p in enumerate(packets) if "K" in p.get("flags", "")]
 

@@ -34,7 +34,7 @@ make() {
         -show_entries stream=codec_name,profile,level,width,height,coded_width,coded_height,pix_fmt,r_frame_rate,field_order:frame=key_frame,pict_type,pkt_pos,interlaced_frame \
         -of json "$file" > "$out/$name.ffprobe.raw.json"
     ffprobe -v error -select_streams v:0 -show_entries packet=pos,flags -of json "$file" > "$out/$name.packets.raw.json"
-    ffmpeg -hide_banner -i "$file" -c:v copy -bsf:v trace_headers -f null - -loglevel trace 2> "$out/$name.trace.txt" || true
+    ffmpeg -hide_banner -nostats -i "$file" -c:v copy -bsf:v trace_headers -f null - -loglevel trace 2> "$out/$name.trace.txt" || true
     python3 Scripts/fixture_facts.py "$name" "$codec" "$out"
     rm -f "$out/$name.ffprobe.raw.json" "$out/$name.packets.raw.json" "$out/$name.trace.txt"
 }
