@@ -60,32 +60,35 @@ public enum FormatDetection {
         return units >= 1
     }
 
-    /// Guesses the codec from the first bytes of up to 64 NAL units' headers
-    /// (each element: the first two bytes of a NAL unit).
+    /// H.264 `profile_idc` values (ITU-T H.264 A.2 and Annexes G, H, I).
+    static let avcProfiles: Set<UInt8> = [66, 77, 88, 100, 110, 122, 244, 44, 83, 86, 118, 128, 138, 139, 134, 135]
+
+    /// Guesses the codec from the leading bytes (first two) of up to 64 NAL units, in stream order.
+    ///
+    /// The first NAL unit that can only be one codec's decides: an H.264 SPS (`x7`) whose next
+    /// byte is a known `profile_idc`, an H.264 access unit delimiter (`09`, then
+    /// `primary_pic_type` and the stop bit), or an H.265 VPS/SPS/PPS/AUD/prefix SEI of the base
+    /// layer with temporal id 0 (`40 01`, `42 01`, `44 01`, `46 01`, `4E 01`). Without any, slice
+    /// headers are weighed; that is weak evidence.
     public static func codec(fromHeaders headers: some Sequence<(UInt8, UInt8)>) -> Codec? {
-        var avcScore = 0
-        var hevcScore = 0
         var hevcSlicesPlausible = true
         var avcSlicesPlausible = true
         var seen = 0
         for (first, second) in headers.prefix(64) {
             seen += 1
+            if first & 0x80 != 0 { continue }
             let avcType = first & 0x1F
             let hevcType = (first >> 1) & 0x3F
+            if avcType == 7 && first & 0x60 != 0 && avcProfiles.contains(second) { return .h264 }
+            if avcType == 9 && first & 0x60 == 0 && second & 0x1F == 0x10 { return .h264 }
+            if second == 0x01 && [32, 33, 34, 35, 39].contains(hevcType) { return .hevc }
             let hevcLayer = (first & 1) << 5 | second >> 3
-            let hevcTemporal = second & 0x07
-            if first & 0x80 != 0 { continue }
-            // H.264 SPS/PPS (nal_ref_idc non-zero), AUD (nal_ref_idc zero).
-            if (avcType == 7 || avcType == 8) && first & 0x60 != 0 { avcScore += 2 }
-            if avcType == 9 && first & 0x60 == 0 { avcScore += 2 }
-            // H.265 VPS/SPS/PPS/AUD/prefix SEI in the base layer, temporal id 0.
-            if [32, 33, 34, 35, 39].contains(hevcType) && second == 0x01 { hevcScore += 2 }
-            if !(hevcType <= 21 || (32...40).contains(hevcType)) || hevcTemporal == 0 || hevcLayer != 0 { hevcSlicesPlausible = false }
+            if !(hevcType <= 21 || (32...40).contains(hevcType)) || second & 0x07 == 0 || hevcLayer != 0 {
+                hevcSlicesPlausible = false
+            }
             if avcType == 0 || avcType > 12 { avcSlicesPlausible = false }
         }
         guard seen > 0 else { return nil }
-        if avcScore > hevcScore { return .h264 }
-        if hevcScore > avcScore { return .hevc }
         if hevcSlicesPlausible && !avcSlicesPlausible { return .hevc }
         if avcSlicesPlausible && !hevcSlicesPlausible { return .h264 }
         return nil

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Makes the real streams under Tests/Fixtures with ffmpeg (libx264, libx265) and records what
+# ffprobe and ffmpeg's own MP4 muxer say about them, so tests compare nalu against real tools.
+#
+# For each fixture NAME:
+#   NAME.h264 | NAME.h265   the Annex-B elementary stream (ffmpeg -f h264/hevc)
+#   NAME.ffprobe.json       ffprobe's stream facts, per-frame key_frame/pict_type (output order)
+#                           per-packet byte offset and K flag (decode order), and the NAL unit
+#                           types ffmpeg's trace_headers bitstream filter sees, packet by packet
+#   NAME.mp4                ffmpeg's remux to MP4 (-c copy), for its avcC/hvcC and samples
+#   NAME.avcC | NAME.hvcC   the decoder configuration record ffmpeg wrote in that MP4
+#   NAME.lp                 the MP4's samples back to back: a length-prefixed (4-byte) stream
+#   NAME.mp4toannexb.h264|h265  ffmpeg's h264_mp4toannexb/hevc_mp4toannexb output of the MP4
+#
+# Needs: ffmpeg, ffprobe (apt-get install -y ffmpeg), python3. Re-run from the repo root:
+#   Scripts/make-fixtures.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=Tests/Fixtures
+mkdir -p "$out"
+src="testsrc2=size=%s:rate=%s"
+
+# name codec size rate frames extra-ffmpeg-args...
+make() {
+    local name=$1 codec=$2 size=$3 rate=$4 frames=$5; shift 5
+    local ext=h264 enc=libx264 fmt=h264 bsf=h264_mp4toannexb
+    if [ "$codec" = hevc ]; then ext=h265 enc=libx265 fmt=hevc bsf=hevc_mp4toannexb; fi
+    local file="$out/$name.$ext"
+    ffmpeg -v error -y -f lavfi -i "$(printf "$src" "$size" "$rate")" -frames:v "$frames" \
+        -c:v "$enc" "$@" -f "$fmt" "$file"
+    ffmpeg -v error -y -r "$rate" -f "$fmt" -i "$file" -c copy -f mp4 "$out/$name.mp4"
+    ffmpeg -v error -y -i "$out/$name.mp4" -c:v copy -bsf:v "$bsf" -f "$fmt" "$out/$name.mp4toannexb.$ext"
+    ffprobe -v error -select_streams v:0 \
+        -show_entries stream=codec_name,profile,level,width,height,coded_width,coded_height,pix_fmt,r_frame_rate,field_order:frame=key_frame,pict_type,pkt_pos,interlaced_frame \
+        -of json "$file" > "$out/$name.ffprobe.raw.json"
+    ffprobe -v error -select_streams v:0 -show_entries packet=pos,flags -of json "$file" > "$out/$name.packets.raw.json"
+    ffmpeg -hide_banner -nostats -i "$file" -c:v copy -bsf:v trace_headers -f null - -loglevel trace 2> "$out/$name.trace.txt" || true
+    python3 Scripts/fixture_facts.py "$name" "$codec" "$out"
+    rm -f "$out/$name.ffprobe.raw.json" "$out/$name.packets.raw.json" "$out/$name.trace.txt"
+}
+
+# H.264 (ITU-T H.264 profiles as x264 makes them)
+make avc_baseline        h264 176x144 30 20 -profile:v baseline -pix_fmt yuv420p -g 10 -x264-params log-level=error
+make avc_main            h264 176x144 30 20 -profile:v main -pix_fmt yuv420p -bf 2 -g 10
+make avc_high_bframes    h264 320x180 30 30 -profile:v high -pix_fmt yuv420p -bf 3 -g 15 -x264-params b-pyramid=normal
+make avc_high10          h264 176x144 30 12 -profile:v high10 -pix_fmt yuv420p10le
+make avc_high422         h264 176x144 30 12 -profile:v high422 -pix_fmt yuv422p
+make avc_high444         h264 176x144 30 12 -profile:v high444 -pix_fmt yuv444p
+make avc_interlaced      h264 176x144 25 12 -pix_fmt yuv420p -flags +ilme+ildct -x264-params tff=1
+make avc_multislice      h264 320x180 30 12 -pix_fmt yuv420p -slices 4 -bf 2
+make avc_odd_174x98      h264 174x98 30 12 -pix_fmt yuv420p
+make avc_ntsc_aud        h264 176x144 30000/1001 15 -pix_fmt yuv420p -x264-params aud=1:keyint=5
+make avc_intra_refresh   h264 176x144 30 30 -pix_fmt yuv420p -intra-refresh 1 -g 10 -bf 0
+make avc_open_gop        h264 176x144 30 30 -pix_fmt yuv420p -bf 3 -x264-params open-gop=1:keyint=10:min-keyint=10:scenecut=0
+make avc_cqm_jvt         h264 176x144 30 8 -pix_fmt yuv420p -x264-params cqm=jvt
+
+# H.265
+x265q="log-level=error"
+make hevc_main           hevc 176x144 30 20 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:keyint=10"
+make hevc_main10         hevc 176x144 30 12 -pix_fmt yuv420p10le -preset ultrafast -x265-params "$x265q"
+make hevc_rext422_10     hevc 176x144 30 12 -pix_fmt yuv422p10le -preset ultrafast -x265-params "$x265q"
+make hevc_rext444        hevc 176x144 30 12 -pix_fmt yuv444p -preset ultrafast -x265-params "$x265q"
+make hevc_odd_174x98     hevc 174x98 30000/1001 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q"
+make hevc_open_gop       hevc 176x144 30 30 -pix_fmt yuv420p -preset fast -x265-params "$x265q:keyint=10:min-keyint=10:scenecut=0:open-gop=1:bframes=3"
+make hevc_closed_gop     hevc 176x144 30 30 -pix_fmt yuv420p -preset fast -x265-params "$x265q:keyint=10:min-keyint=10:scenecut=0:open-gop=0:bframes=3"
+make hevc_wpp_aud        hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:wpp=1:aud=1:repeat-headers=1:keyint=6"
+make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:slices=3"
+
+ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'
