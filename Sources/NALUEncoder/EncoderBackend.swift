@@ -15,6 +15,11 @@ public protocol EncoderBackend: AnyObject {
     /// without start codes or length prefixes, in that order.
     var parameterSets: [[UInt8]] { get }
 
+    /// How many frames decoding order can run ahead of display order: 0 without B-frames, 1
+    /// with B-frames, 2 with a B-pyramid (x264/x265). Overestimating is safe; the session derives
+    /// decoding timestamps from it.
+    var reorderDepth: Int { get }
+
     /// Whether frames may be encoded after ``flush(into:)``. When `false` the session rebuilds
     /// the backend for the next frame (x265 forbids input after a flush).
     var canEncodeAfterFlush: Bool { get }

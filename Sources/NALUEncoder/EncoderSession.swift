@@ -20,8 +20,12 @@ import NALU
 ///   first packet of every new backend is an IDR preceded by parameter sets, so the joined stream
 ///   stays decodable. After ``RetryPolicy/maxConsecutiveFrameFailures`` failures in a row,
 ///   ``EncoderError/Code/tooManyFailures`` is thrown. Both counters reset on success.
-/// - Packets come out in decoding order with strictly increasing `dts` across rebuilds, and each
-///   input frame comes out exactly once. If a failed backend cannot even be drained, the frames it
+/// - Packets come out in decoding order, and each input frame comes out exactly once. The session
+///   assigns `dts` itself so that it increases strictly and never passes `pts` across rebuilds:
+///   the k-th packet gets the pts of the (k − D)-th input frame, D being the largest
+///   ``EncoderBackend/reorderDepth`` seen (as x264 does within one stream). Every backend is
+///   drained before the next starts, so the k-th packet of the session is also the k-th of the
+///   input in pts order. If a failed backend cannot even be drained, the frames it
 ///   held are reported with ``EncoderError/Code/framesLost``, never dropped silently.
 ///
 /// Packets are handed to the closure given to each call. If the closure throws, the remaining
@@ -86,6 +90,14 @@ public final class EncoderSession {
     private var keyframeRequested = false
     private var lastInputPTS: Int64?
     private var lastDTS: Int64?
+    /// Input pts not yet used for a dts: `inputPTS[i]` is input frame `inputBase + i`.
+    private var inputPTS: [Int64] = []
+    private var inputPTSStart = 0
+    private var inputBase = 0
+    private var packetIndex = 0
+    private var reorderDepth = 0
+    private var firstPTS: Int64 = 0
+    private var frameStep: Int64 = 1
     private var consecutiveFailures = 0
     private var lastParameterSets: [[UInt8]] = []
     private var pending: [EncodedPacket] = []
@@ -153,7 +165,7 @@ public final class EncoderSession {
             }
             consecutiveFailures = 0
             keyframeRequested = false
-            lastInputPTS = frame.pts
+            recordInput(frame.pts)
             statistics.framesIn += 1
             framesInBackend += 1
             accept(scratch)
@@ -252,6 +264,7 @@ public final class EncoderSession {
                 lastParameterSets = created.parameterSets
                 framesInBackend = 0
                 firstPacketOfBackend = true
+                reorderDepth = max(reorderDepth, created.reorderDepth)
                 // The first frame of every backend is an IDR, also when a library would
                 // otherwise start differently.
                 keyframeRequested = true
@@ -300,8 +313,7 @@ public final class EncoderSession {
                 firstPacketOfBackend = false
                 prependParameterSetsIfMissing(&packet)
             }
-            if let lastDTS, packet.dts <= lastDTS { packet.dts = lastDTS &+ 1 }
-            lastDTS = packet.dts
+            packet.dts = nextDTS()
             framesInBackend -= 1
             statistics.packetsOut += 1
             statistics.bytesOut += Int64(packet.bytes.count)
@@ -309,6 +321,43 @@ public final class EncoderSession {
             if packet.pictureType.isB { statistics.bFrames += 1 }
             pending.append(packet)
         }
+    }
+
+    private func recordInput(_ pts: Int64) {
+        if lastInputPTS == nil {
+            firstPTS = pts
+        } else if inputBase + inputPTS.count - inputPTSStart == 1, let lastInputPTS {
+            frameStep = max(1, pts &- lastInputPTS)
+        }
+        lastInputPTS = pts
+        inputPTS.append(pts)
+    }
+
+    /// The decoding timestamp of the next packet: the pts of input frame k − D (before the first
+    /// frame: first pts − (D − k) frame steps), kept strictly increasing when D grows.
+    private func nextDTS() -> Int64 {
+        let source = packetIndex - reorderDepth
+        var dts: Int64
+        if source < 0 {
+            dts = firstPTS &- Int64(-source) &* frameStep
+        } else {
+            let index = source - inputBase + inputPTSStart
+            dts = index >= inputPTSStart && index < inputPTS.count ? inputPTS[index] : (lastDTS ?? firstPTS) &+ 1
+        }
+        if let lastDTS, dts <= lastDTS { dts = lastDTS &+ 1 }
+        lastDTS = dts
+        packetIndex += 1
+        // Drop input pts no later packet needs (the next one uses frame packetIndex − D).
+        let keepFrom = packetIndex - reorderDepth
+        while inputBase < keepFrom && inputPTSStart < inputPTS.count {
+            inputPTSStart += 1
+            inputBase += 1
+        }
+        if inputPTSStart > 1024 && inputPTSStart * 2 > inputPTS.count {
+            inputPTS.removeFirst(inputPTSStart)
+            inputPTSStart = 0
+        }
+        return dts
     }
 
     private func prependParameterSetsIfMissing(_ packet: inout EncodedPacket) {
@@ -335,9 +384,10 @@ public final class EncoderSession {
 
     private func deliverPending(_ handler: (EncodedPacket) throws -> Void) throws {
         while pendingIndex < pending.count {
-            let packet = pending[pendingIndex]
+            // A packet counts as delivered once the handler returns; if it throws, the same
+            // packet comes first next time.
+            try handler(pending[pendingIndex])
             pendingIndex += 1
-            try handler(packet)
         }
         pending.removeAll(keepingCapacity: true)
         pendingIndex = 0

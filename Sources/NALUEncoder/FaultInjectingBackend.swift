@@ -85,6 +85,7 @@ public final class FaultInjectingBackend: EncoderBackend {
 
     public var parameterSets: [[UInt8]] { wrapped.parameterSets }
     public var canEncodeAfterFlush: Bool { wrapped.canEncodeAfterFlush }
+    public var reorderDepth: Int { wrapped.reorderDepth }
 
     public func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
         if isInvalidated || plan.shouldFailFrame() {

@@ -40,6 +40,10 @@ final class X264Encoder: EncoderBackend {
     private let configuration: EncoderConfiguration
     let parameterSets: [[UInt8]]
 
+    var reorderDepth: Int {
+        param.i_bframe > 0 ? (param.i_bframe > 1 && param.i_bframe_pyramid != 0 ? 2 : 1) : 0
+    }
+
     var canEncodeAfterFlush: Bool {
         // Flushing (x264_encoder_encode with no picture) stops x264's lookahead thread, so the
         // handle cannot take frames afterwards.

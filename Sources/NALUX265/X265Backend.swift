@@ -55,6 +55,10 @@ final class X265Encoder: EncoderBackend {
     /// replaced.
     var canEncodeAfterFlush: Bool { false }
 
+    var reorderDepth: Int {
+        param.pointee.bframes > 0 ? (param.pointee.bframes > 1 && param.pointee.bBPyramid != 0 ? 2 : 1) : 0
+    }
+
     static func api(bitDepth: Int) throws(EncoderError) -> UnsafePointer<x265_api> {
         guard let api = nalu_x265_api_get(Int32(bitDepth)) else {
             throw EncoderError(.unsupported, context: "x265_api_get", detail: "the linked libx265 has no \(bitDepth)-bit encoder")
@@ -75,11 +79,14 @@ final class X265Encoder: EncoderBackend {
         }
         guard let encoder = api.pointee.encoder_open?(param) else {
             api.pointee.param_free?(param)
+            api.pointee.param_default?(reconfigParam)
             api.pointee.param_free?(reconfigParam)
             api.pointee.picture_free?(pictureIn)
             api.pointee.picture_free?(pictureOut)
             throw EncoderError(.backendCreationFailed, context: "x265_encoder_open", detail: "libx265 returned no encoder (see its log above)")
         }
+        // param_alloc returns uninitialised memory, and param_free reads its zone fields.
+        api.pointee.param_default?(reconfigParam)
         self.param = param
         self.reconfigParam = reconfigParam
         self.pictureIn = pictureIn
@@ -277,9 +284,11 @@ final class X265Encoder: EncoderBackend {
             reconfigParam.pointee.rc.vbvBufferSize = Int32(max(1, buffer / 1000))
         }
         // 0: applied; 1: a reconfiguration is still in progress; negative: rejected.
-        guard api.pointee.encoder_reconfig?(encoder, reconfigParam) == 0 else { return false }
-        param.pointee.rc = reconfigParam.pointee.rc
-        return true
+        let status = api.pointee.encoder_reconfig?(encoder, reconfigParam) ?? -1
+        if status == 0 { param.pointee.rc = reconfigParam.pointee.rc }
+        // The copy shares param's heap pointers; reset it so param_free never sees them twice.
+        api.pointee.param_default?(reconfigParam)
+        return status == 0
     }
 
     /// Copies one access unit out of x265's buffers (they are reused by the next call).
