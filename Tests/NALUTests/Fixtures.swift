@@ -57,6 +57,7 @@ struct Fixture: CustomTestStringConvertible, Sendable {
         let packet_pos: [Int64]
         let key_packets: [Int]
         let packet_nal_types: [[Int]]
+        let pict_types: String
     }
 }
 

@@ -142,6 +142,12 @@ public struct BitReader: Sendable {
     /// (ITU-T H.264 7.2).
     public var moreRBSPData: Bool { position < stopBitPosition }
 
+    /// Skips `*_extension_data_flag` bits (ITU-T H.265 7.3.2.1, 7.3.2.2.1, 7.3.2.3.1): moves to the
+    /// `rbsp_stop_one_bit` when it lies ahead, so ``rbspTrailingBits()`` can follow.
+    public mutating func skipToRBSPStopBit() {
+        if position < stopBitPosition { position = stopBitPosition }
+    }
+
     /// `rbsp_trailing_bits()`: the stop bit then zero bits to the byte boundary (7.3.2.11).
     public mutating func rbspTrailingBits() throws(NALUError) {
         guard try u(1, "rbsp_stop_one_bit") == 1 else {

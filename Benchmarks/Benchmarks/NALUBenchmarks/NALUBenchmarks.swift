@@ -1,0 +1,55 @@
+import Benchmark
+import Foundation
+import NALU
+
+/// The large real streams made by Scripts/make-bench-input.sh, loaded once into memory so the
+/// benchmarks measure the library, not the disk.
+let dataDirectory = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("data")
+
+func load(_ name: String) -> [UInt8] {
+    guard let data = try? Data(contentsOf: dataDirectory.appendingPathComponent(name)) else {
+        print("missing Benchmarks/data/\(name): run Scripts/make-bench-input.sh")
+        return []
+    }
+    return Array(data)
+}
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .peakMemoryResident],
+        timeUnits: .milliseconds,
+        warmupIterations: 1,
+        maxDuration: .seconds(20),
+        maxIterations: 10
+    )
+
+    for name in ["big.h264", "big.h265"] {
+        let bytes = load(name)
+        let megabytes = bytes.count / 1_000_000
+
+        // Start-code scanning over the whole stream in memory: the framing hot loop.
+        Benchmark("AnnexB scan in memory \(name) (\(megabytes) MB)",
+                  configuration: .init(scalingFactor: .one)) { benchmark in
+            var units = 0
+            var payload = 0
+            bytes.withUnsafeBytes { buffer in
+                AnnexB.forEachNALUnit(in: buffer) { range in
+                    units += 1
+                    payload += range.count
+                }
+            }
+            blackHole(units)
+            blackHole(payload)
+        }
+
+        // The streaming reader over a memory source, in 1 MiB chunks (what the CLI does with files).
+        Benchmark("AnnexBReader streaming \(name) (\(megabytes) MB)") { benchmark in
+            var reader = AnnexBReader(MemorySource(bytes, chunkSize: 1 << 20))
+            var units = 0
+            try reader.forEachNALUnit { _ in units += 1 }
+            blackHole(units)
+        }
+    }
+}

@@ -1,0 +1,191 @@
+/// Groups NAL units into access units by the specs' rules and classifies each one.
+///
+/// - H.264 (ITU-T H.264 7.4.1.2.3): after the last VCL NAL unit of a primary picture, an access
+///   unit delimiter, SPS, PPS, SEI or a NAL unit of type 14–18 starts a new access unit, and so
+///   does the first VCL NAL unit of a new primary picture, found by comparing slice headers as in
+///   7.4.1.2.4 (not by `first_mb_in_slice == 0`, which fails on arbitrary slice order).
+/// - H.265 (ITU-T H.265 7.4.2.4.4): after the last VCL NAL unit of a picture, an AUD, VPS, SPS,
+///   PPS, prefix SEI or a NAL unit of type 41–44 or 48–55 starts a new access unit, and so does a
+///   VCL NAL unit with `first_slice_segment_in_pic_flag` = 1, in the base layer.
+///
+/// Parameter sets are stored as they pass (``parameterSets``) so slice headers can be parsed.
+public struct AccessUnitSplitter: Sendable {
+    /// What one NAL unit turned out to be.
+    public struct Step: Sendable {
+        /// The NAL unit's header.
+        public var header: NALUnitHeader
+        /// The access unit completed by this NAL unit starting a new one.
+        public var completed: AccessUnitSummary?
+        /// Whether this NAL unit is the first of a new access unit.
+        public var startsAccessUnit: Bool
+        /// Whether this is the first VCL NAL unit of its access unit (the access unit's keyframe
+        /// class and picture type are known from here on, in ``AccessUnitSplitter/current``).
+        public var isFirstVCL: Bool
+    }
+
+    public let codec: Codec
+    /// Parameter sets seen so far.
+    public private(set) var parameterSets: ParameterSetStore
+    /// The access unit being assembled.
+    public private(set) var current: AccessUnitSummary?
+    /// Access units completed so far.
+    public private(set) var completedCount = 0
+
+    private var previousAVCSlice: AVCSliceHeader?
+    private var pendingRecovery: Int?
+    private var currentHasVCL = false
+
+    public init(codec: Codec) {
+        self.codec = codec
+        self.parameterSets = ParameterSetStore(codec: codec)
+    }
+
+    /// Feeds the next NAL unit (escaped, header included) found at `offset` after a prefix of
+    /// `prefixLength` bytes. Errors carry the stream offset.
+    public mutating func push(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
+        do {
+            return try pushUnlocated(nalUnit, offset: offset, prefixLength: prefixLength)
+        } catch {
+            throw error.offset(by: offset)
+        }
+    }
+
+    /// Feeds a NAL unit handed out by a reader.
+    public mutating func push(_ unit: NALUnitView) throws(NALUError) -> Step {
+        try push(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
+    }
+
+    /// Ends the stream: returns the last access unit, if any.
+    public mutating func finish() -> AccessUnitSummary? {
+        defer { current = nil }
+        if current != nil { completedCount += 1 }
+        return current
+    }
+
+    private mutating func pushUnlocated(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
+        let header = try NALUnitHeader(nalUnit, codec: codec)
+        var startsNew = false
+        var sliceType: PictureType?
+        var keyframe: KeyframeClass?
+        let isVCL: Bool
+
+        switch header {
+        case .avc(let avc):
+            let type = avc.nalUnitType.rawValue
+            isVCL = (1...5).contains(type)
+            if isVCL {
+                if type == 3 || type == 4 {
+                    // Data partitions B and C carry no slice header: same picture as partition A.
+                } else {
+                    let slice = try parseAVCSlice(nalUnit)
+                    if let previous = previousAVCSlice, currentHasVCL, slice.redundantPicCnt == 0,
+                       slice.isFirstSliceOfNewPicture(comparedTo: previous, sps: parameterSets.avcPPS[slice.picParameterSetId]
+                        .flatMap { parameterSets.avcSPS[$0.parsed.seqParameterSetId]?.parsed }) {
+                        startsNew = true
+                    }
+                    if slice.redundantPicCnt == 0 { previousAVCSlice = slice }
+                    sliceType = switch slice.pictureType {
+                    case .i, .si: .i
+                    case .p, .sp: .p
+                    case .b: .b
+                    }
+                }
+                if type == 5 { keyframe = .idr }
+            } else {
+                if currentHasVCL && ([6, 7, 8, 9].contains(type) || (14...18).contains(type)) { startsNew = true }
+                if type == 7 || type == 8 { try parameterSets.add(Array(nalUnit)) }
+                if type == 6 && (!currentHasVCL || startsNew) {
+                    if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
+                }
+            }
+        case .hevc(let hevc):
+            let type = hevc.nalUnitType.rawValue
+            isVCL = type < 32
+            let baseLayer = hevc.nuhLayerId == 0
+            if isVCL {
+                let firstSliceSegment = nalUnit.count > 2 && nalUnit[2] & 0x80 != 0
+                if firstSliceSegment && currentHasVCL && baseLayer { startsNew = true }
+                if let slice = try parseHEVCSlice(nalUnit), let type = slice.pictureType {
+                    sliceType = switch type {
+                    case .i: .i
+                    case .p: .p
+                    case .b: .b
+                    }
+                }
+                switch type {
+                case 19, 20: keyframe = .idr
+                case 21: keyframe = .cra
+                case 16...18: keyframe = .bla
+                default: break
+                }
+            } else {
+                if currentHasVCL && baseLayer && ([32, 33, 34, 35, 39].contains(type) || (41...44).contains(type) || (48...55).contains(type)) {
+                    startsNew = true
+                }
+                if (32...34).contains(type) { try parameterSets.add(Array(nalUnit)) }
+                if type == 39 && (!currentHasVCL || startsNew) {
+                    if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
+                }
+            }
+        }
+
+        var completed: AccessUnitSummary?
+        if startsNew || current == nil {
+            if startsNew {
+                completed = current
+                completedCount += 1
+            }
+            let start = offset - Int64(prefixLength)
+            current = AccessUnitSummary(index: completedCount, offset: start, size: 0)
+            currentHasVCL = false
+            if startsNew && isVCL { pendingRecovery = nil }
+        }
+        guard var unit = current else { return Step(header: header, completed: completed, startsAccessUnit: startsNew, isFirstVCL: false) }
+        let firstVCL = isVCL && !currentHasVCL
+        unit.nalUnitCount += 1
+        unit.size = offset + Int64(nalUnit.count) - unit.offset
+        if header.isParameterSet { unit.hasParameterSets = true }
+        if unit.nalUnitCount == 1 && (codec == .h264 ? header.typeNumber == 9 : header.typeNumber == 35) {
+            unit.hasAccessUnitDelimiter = true
+        }
+        if isVCL {
+            unit.vclNALUnitCount += 1
+            if firstVCL {
+                unit.keyframe = keyframe ?? pendingRecovery.map { .recoveryPoint(count: $0) }
+                pendingRecovery = nil
+            }
+            if let sliceType { unit.pictureType = unit.pictureType.map { $0.merged(with: sliceType) } ?? sliceType }
+            currentHasVCL = true
+        }
+        current = unit
+        let startsAccessUnit = unit.nalUnitCount == 1
+        return Step(header: header, completed: completed, startsAccessUnit: startsAccessUnit, isFirstVCL: firstVCL)
+    }
+
+    private func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceHeader {
+        let prefix = Array(nalUnit.prefix(AVCSliceHeader.maxParsedPrefix + 8))
+        let store = parameterSets
+        return try AVCSliceHeader(nalUnit: prefix[...], sps: { store.avcSPS[$0]?.parsed }, pps: { store.avcPPS[$0]?.parsed })
+    }
+
+    private func parseHEVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> HEVCSliceSegmentHeader? {
+        let type = (nalUnit[0] >> 1) & 0x3F
+        // Reserved VCL types (10–15, 22–31) have no slice syntax defined to parse.
+        guard type <= 9 || (16...21).contains(type) else { return nil }
+        let prefix = Array(nalUnit.prefix(HEVCSliceSegmentHeader.prefixLength + 8))
+        let store = parameterSets
+        return try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { store.hevcSPS[$0]?.parsed }, pps: { store.hevcPPS[$0]?.parsed })
+    }
+
+    /// The recovery count of a recovery point SEI message in `nalUnit`, if it has one.
+    private func recoveryPoint(in nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> Int? {
+        let messages = try SEIMessage.messages(inNALUnit: Array(nalUnit)[...], codec: codec)
+        for message in messages where message.payloadType == 6 {
+            switch codec {
+            case .h264: return try AVCRecoveryPoint(message).recoveryFrameCnt
+            case .hevc: return try HEVCRecoveryPoint(message).recoveryPocCnt
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,118 @@
+/// The parameter sets seen so far in a stream, keyed by id, following in-band updates.
+///
+/// Capacity follows the specs' id ranges: H.264 32 SPS and 256 PPS (7.4.2.1.1, 7.4.2.2);
+/// H.265 16 VPS, 16 SPS and 64 PPS (7.4.3.1, 7.4.3.2.1, 7.4.3.3.1). A parameter set with an id
+/// already stored replaces it (an in-band update); ``add(_:)`` says whether the bytes changed.
+public struct ParameterSetStore: Sendable {
+    /// A stored parameter set: its NAL unit bytes (escaped, header included) and its parsed form.
+    public struct Entry<Parsed: Sendable & Hashable>: Sendable, Hashable {
+        public let nalUnit: [UInt8]
+        public let parsed: Parsed
+    }
+
+    /// What adding a parameter set did.
+    public enum Update: Sendable, Hashable {
+        /// First time this id was seen.
+        case new
+        /// Same id, same bytes as stored.
+        case unchanged
+        /// Same id, different bytes: the stored one was replaced.
+        case changed
+    }
+
+    public let codec: Codec
+    public private(set) var avcSPS: [Int: Entry<AVCSequenceParameterSet>] = [:]
+    public private(set) var avcPPS: [Int: Entry<AVCPictureParameterSet>] = [:]
+    public private(set) var hevcVPS: [Int: Entry<HEVCVideoParameterSet>] = [:]
+    public private(set) var hevcSPS: [Int: Entry<HEVCSequenceParameterSet>] = [:]
+    public private(set) var hevcPPS: [Int: Entry<HEVCPictureParameterSet>] = [:]
+    /// The id of the SPS most recently added or referenced (the "active" one for summaries).
+    public private(set) var lastSPSId: Int?
+
+    public init(codec: Codec) { self.codec = codec }
+
+    /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
+    public func isParameterSet(_ firstByte: UInt8) -> Bool {
+        switch codec {
+        case .h264: let type = firstByte & 0x1F; return type == 7 || type == 8
+        case .hevc: let type = (firstByte >> 1) & 0x3F; return (32...34).contains(type)
+        }
+    }
+
+    /// Parses and stores a VPS, SPS or PPS NAL unit. Errors carry offsets inside the NAL unit.
+    @discardableResult
+    public mutating func add(_ nalUnit: [UInt8]) throws(NALUError) -> Update {
+        guard let first = nalUnit.first else { throw NALUError.truncated("nal_unit_header", byteOffset: 0) }
+        switch codec {
+        case .h264:
+            switch first & 0x1F {
+            case 7:
+                let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
+                lastSPSId = sps.seqParameterSetId
+                return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
+            case 8:
+                let spsTable = avcSPS
+                let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
+                return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
+            default:
+                throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
+            }
+        case .hevc:
+            switch (first >> 1) & 0x3F {
+            case 32:
+                let vps = try HEVCVideoParameterSet(nalUnit: nalUnit[...])
+                return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: nalUnit, parsed: vps))
+            case 33:
+                let sps = try HEVCSequenceParameterSet(nalUnit: nalUnit[...])
+                lastSPSId = sps.spsSeqParameterSetId
+                return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
+            case 34:
+                let pps = try HEVCPictureParameterSet(nalUnit: nalUnit[...])
+                return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
+            default:
+                throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
+            }
+        }
+    }
+
+    private static func store<T>(_ table: inout [Int: Entry<T>], id: Int, _ entry: Entry<T>) -> Update {
+        let previous = table.updateValue(entry, forKey: id)
+        guard let previous else { return .new }
+        return previous.nalUnit == entry.nalUnit ? .unchanged : .changed
+    }
+
+    /// Whether no parameter set has been stored.
+    public var isEmpty: Bool {
+        avcSPS.isEmpty && avcPPS.isEmpty && hevcVPS.isEmpty && hevcSPS.isEmpty && hevcPPS.isEmpty
+    }
+
+    /// Every stored parameter set's NAL unit in decoding order: VPS, SPS, PPS, each by id.
+    public var nalUnits: [[UInt8]] {
+        switch codec {
+        case .h264:
+            return avcSPS.sorted { $0.key < $1.key }.map(\.value.nalUnit)
+                + avcPPS.sorted { $0.key < $1.key }.map(\.value.nalUnit)
+        case .hevc:
+            return hevcVPS.sorted { $0.key < $1.key }.map(\.value.nalUnit)
+                + hevcSPS.sorted { $0.key < $1.key }.map(\.value.nalUnit)
+                + hevcPPS.sorted { $0.key < $1.key }.map(\.value.nalUnit)
+        }
+    }
+
+    /// A description of the most recent SPS, if any.
+    public var streamDescription: StreamDescription? {
+        guard let id = lastSPSId else { return nil }
+        switch codec {
+        case .h264: return avcSPS[id].map { StreamDescription($0.parsed) }
+        case .hevc: return hevcSPS[id].map { StreamDescription($0.parsed) }
+        }
+    }
+
+    /// Whether an SPS and a PPS (and for H.265 a VPS) are stored: enough to decode a keyframe.
+    public var hasDecodableSet: Bool {
+        switch codec {
+        case .h264: !avcSPS.isEmpty && !avcPPS.isEmpty
+        case .hevc: !hevcVPS.isEmpty && !hevcSPS.isEmpty && !hevcPPS.isEmpty
+        }
+    }
+}
