@@ -1,32 +1,5 @@
 public import NALU
 
-/// How a picture can be used as a random access point.
-public enum KeyframeClass: String, Sendable, Hashable, CustomStringConvertible {
-    /// Not a random access point.
-    case none
-    /// IDR picture (H.264 type 5, H.265 types 19/20): closed GOP, decoding can start here.
-    case idr
-    /// Open-GOP random access point: H.264 I picture with a recovery point SEI, H.265 CRA.
-    case openGOP = "open-gop"
-
-    public var description: String { rawValue }
-    /// Whether decoding can start at this picture.
-    public var isKeyframe: Bool { self != .none }
-}
-
-/// The coding type of a picture, as reported by the encoder.
-public enum PictureType: String, Sendable, Hashable, CustomStringConvertible {
-    case i = "I"
-    case p = "P"
-    /// A B-picture other pictures refer to (x264/x265 "B-ref", B-pyramid).
-    case bReference = "B-ref"
-    case b = "B"
-    case unknown = "?"
-
-    public var description: String { rawValue }
-    public var isB: Bool { self == .b || self == .bReference }
-}
-
 /// One encoded access unit: every NAL unit of one picture (plus the parameter sets and SEI the
 /// encoder put in front of it), framed as the configuration's ``EncoderConfiguration/outputFormat``.
 ///
@@ -39,10 +12,12 @@ public struct EncodedPacket: Sendable, Hashable {
     /// Decoding timestamp in the session's time base; strictly increasing across packets (may
     /// be negative for the first packets of a stream with B-frames).
     public var dts: Int64
-    public var keyframe: KeyframeClass
-    public var pictureType: PictureType
+    /// Why decoding can start here (the core's classes: IDR, CRA, BLA, recovery point), or `nil`.
+    public var keyframe: KeyframeClass?
+    /// The picture's coding type as the encoder reports it, when known.
+    public var pictureType: PictureType?
 
-    public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass, pictureType: PictureType) {
+    public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass?, pictureType: PictureType?) {
         self.bytes = bytes
         self.pts = pts
         self.dts = dts
@@ -89,19 +64,20 @@ public enum EncoderFraming {
     }
 
     /// The keyframe class of an access unit from its NAL unit types (H.264: IDR slice; H.265:
-    /// IDR, CRA or BLA). `recoveryPoint` marks an H.264 I picture x264 flagged as a keyframe
-    /// without an IDR (open GOP).
-    public static func keyframeClass(nalTypes: some Sequence<UInt8>, codec: Codec, libraryKeyframe: Bool) -> KeyframeClass {
-        var sawIntraRandomAccess = false
+    /// IDR, CRA or BLA). `libraryKeyframe` marks a picture the library flagged as a keyframe
+    /// without any of those (x264 open GOP: an I picture with a recovery point SEI).
+    public static func keyframeClass(nalTypes: some Sequence<UInt8>, codec: Codec, libraryKeyframe: Bool) -> KeyframeClass? {
+        var found: KeyframeClass?
         for type in nalTypes {
             switch codec {
             case .h264:
                 if type == 5 { return .idr }
             case .hevc:
                 if type == 19 || type == 20 { return .idr }
-                if (16...18).contains(type) || type == 21 { sawIntraRandomAccess = true }
+                if type == 21 { found = .cra }
+                if (16...18).contains(type) { found = .bla }
             }
         }
-        return sawIntraRandomAccess || libraryKeyframe ? .openGOP : .none
+        return found ?? (libraryKeyframe ? .recoveryPoint(count: 0) : nil)
     }
 }

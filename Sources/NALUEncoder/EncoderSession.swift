@@ -317,8 +317,8 @@ public final class EncoderSession {
             framesInBackend -= 1
             statistics.packetsOut += 1
             statistics.bytesOut += Int64(packet.bytes.count)
-            if packet.keyframe.isKeyframe { statistics.keyframes += 1 }
-            if packet.pictureType.isB { statistics.bFrames += 1 }
+            if packet.keyframe != nil { statistics.keyframes += 1 }
+            if packet.pictureType == .b { statistics.bFrames += 1 }
             pending.append(packet)
         }
     }

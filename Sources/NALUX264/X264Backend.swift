@@ -233,14 +233,13 @@ final class X264Encoder: EncoderBackend {
             guard let payload = nal.p_payload, nal.i_payload > 0 else { continue }
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: payload, count: Int(nal.i_payload)))
         }
-        let keyframe: KeyframeClass = hasIDR ? .idr : (pictureOut.b_keyframe != 0 ? .openGOP : .none)
-        let type: PictureType
+        let keyframe: KeyframeClass? = hasIDR ? .idr : (pictureOut.b_keyframe != 0 ? .recoveryPoint(count: 0) : nil)
+        let type: PictureType?
         switch pictureOut.i_type {
         case X264_TYPE_IDR, X264_TYPE_I, X264_TYPE_KEYFRAME: type = .i
         case X264_TYPE_P: type = .p
-        case X264_TYPE_BREF: type = .bReference
-        case X264_TYPE_B: type = .b
-        default: type = .unknown
+        case X264_TYPE_BREF, X264_TYPE_B: type = .b
+        default: type = nil
         }
         return EncodedPacket(bytes: bytes, pts: pictureOut.i_pts, dts: pictureOut.i_dts, keyframe: keyframe, pictureType: type)
     }

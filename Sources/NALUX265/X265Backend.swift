@@ -306,13 +306,12 @@ final class X265Encoder: EncoderBackend {
             bytes.append(contentsOf: UnsafeRawBufferPointer(start: payload, count: Int(nal.sizeBytes)))
         }
         let out = pictureOut.pointee
-        let type: PictureType
+        let type: PictureType?
         switch out.sliceType {
         case X265_TYPE_IDR, X265_TYPE_I: type = .i
         case X265_TYPE_P: type = .p
-        case X265_TYPE_BREF: type = .bReference
-        case X265_TYPE_B: type = .b
-        default: type = .unknown
+        case X265_TYPE_BREF, X265_TYPE_B: type = .b
+        default: type = nil
         }
         return EncodedPacket(bytes: bytes, pts: out.pts, dts: out.dts,
                              keyframe: EncoderFraming.keyframeClass(nalTypes: types, codec: .hevc, libraryKeyframe: false),

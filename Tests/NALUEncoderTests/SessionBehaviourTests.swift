@@ -76,9 +76,9 @@ import Testing
         let idrPTS = run.packets.filter { $0.keyframe == .idr }.map(\.pts)
         #expect(idrPTS == [0, 7, 20, 33])
         let summary = try StreamInspector.inspect(run.stream, codec: codec)
-        #expect(summary.pictures.count == frames)
+        #expect(summary.accessUnits.count == frames)
         #expect(summary.idrIndices.count == 4)
-        #expect(summary.idrIndices.allSatisfy { summary.pictures[$0].hasParameterSets })
+        #expect(summary.idrIndices.allSatisfy { summary.accessUnits[$0].hasParameterSets })
         #expect(summary.bPictureCount > 0)
         #expect(try FFmpeg.decodedFrameCount(run.stream, codec: codec) == frames)
         let failures = run.events.filter { if case .frameFailed = $0 { true } else { false } }
@@ -146,7 +146,7 @@ import Testing
         #expect(session.statistics.backendsCreated == 1)
         #expect(run.packets.filter { $0.keyframe == .idr }.map(\.pts) == [0, 9, 14])
         let summary = try StreamInspector.inspect(run.stream, codec: codec)
-        #expect(summary.idrIndices.allSatisfy { summary.pictures[$0].hasParameterSets })
+        #expect(summary.idrIndices.allSatisfy { summary.accessUnits[$0].hasParameterSets })
     }
 
     @Test(arguments: [Codec.h264, .hevc])
@@ -190,7 +190,7 @@ import Testing
         #expect(session.configuration.bFrames == 0)
         #expect(run.packets.filter { $0.keyframe == .idr }.map(\.pts) == [0, 8])
         // After the refresh: no B-frames.
-        #expect(run.packets.suffix(8).allSatisfy { !$0.pictureType.isB })
+        #expect(run.packets.suffix(8).allSatisfy { $0.pictureType != .b })
         #expect(try FFmpeg.decodedFrameCount(run.stream, codec: .hevc) == 16)
     }
 
@@ -211,7 +211,7 @@ import Testing
         let (run, _) = try encodePattern(configuration, factory: factory, frames: 10)
         let summary = try StreamInspector.inspect(run.stream, codec: .h264)
         #expect(summary.idrIndices.count == 2)
-        #expect(summary.idrIndices.allSatisfy { summary.pictures[$0].hasParameterSets })
+        #expect(summary.idrIndices.allSatisfy { summary.accessUnits[$0].hasParameterSets })
         #expect(try FFmpeg.decodedFrameCount(run.stream, codec: .h264) == 10)
     }
 
