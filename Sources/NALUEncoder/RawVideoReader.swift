@@ -155,8 +155,8 @@ public struct Y4MHeader: Sendable, Hashable {
 
     /// Parses a header line (without its `\n`).
     public init(line: [UInt8]) throws(EncoderError) {
-        guard let text = String(validating: line, as: UTF8.self) else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "not UTF-8", byteOffset: 0)
+        guard line.starts(with: Array("YUV4MPEG2".utf8)), let text = String(validating: line, as: UTF8.self) else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "does not start with YUV4MPEG2", byteOffset: 0)
         }
         var tokens = text.split(separator: " ", omittingEmptySubsequences: true)
         guard tokens.first == "YUV4MPEG2" else {
