@@ -204,8 +204,8 @@ import Testing
         // slice_type 10 is out of range.
         let badType = V.nal(0x41) { w in w.ue(0); w.ue(10); w.ue(0); w.u(8, 0) }
         #expect(throws: NALUError.self) { _ = try sets.header(badType) }
-        // IDR with nal_ref_idc 0.
-        #expect(throws: NALUError.self) { _ = try sets.header([0x05] + Array(V.slicesIDR0.dropFirst())) }
+        // IDR with nal_ref_idc 0 violates 7.4.1 but still parses (kept as read).
+        #expect(try sets.header([0x05] + Array(V.slicesIDR0.dropFirst())).nalRefIdc == 0)
     }
 
     @Test func onlyABoundedPrefixIsRead() throws {
