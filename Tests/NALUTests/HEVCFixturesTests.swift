@@ -1,0 +1,291 @@
+import Testing
+@testable import NALU
+
+/// Real parameter sets and slice prefixes written by x265 3.5 (through FFmpeg 5.1's libx265,
+/// `ffmpeg -f lavfi -i testsrc2=size=174x98:rate=30000/1001 -frames 3 -c:v libx265 …`), copied
+/// byte for byte from the Annex-B output. Every field the tests assert was checked against
+/// FFmpeg's independent CBS parser (`-bsf:v trace_headers`) and the stream values against
+/// `ffprobe -show_streams`:
+///
+/// | stream | x265 / ffmpeg options | ffprobe |
+/// |---|---|---|
+/// | main | defaults | Main, level 30, yuv420p, 174x98, 30000/1001 |
+/// | main10 | `-pix_fmt yuv420p10le` | Main 10, yuv420p10le |
+/// | yuv422p10 | `-pix_fmt yuv422p10le` | Rext, yuv422p10le |
+/// | yuv444p | `-pix_fmt yuv444p` | Rext, yuv444p |
+/// | yuv420p12 | `-pix_fmt yuv420p12le` | Rext, yuv420p12le |
+/// | temporalLayers | `temporal-layers=1:bframes=3:b-pyramid=1` | Main (2 sub-layers) |
+/// | scalingList | `scaling-list=<custom file>` (every list 16 + row + column, DC 18) | Main |
+/// | hrd | `hrd=1:vbv-bufsize=500:vbv-maxrate=400` | Main, level 60 |
+/// | vui | `sar=5:7:colorprim=bt709:transfer=smpte2084:colormatrix=bt2020nc:range=full:chromaloc=2:overscan=show:display-window=2,4,6,8` | SAR 5:7, pc range |
+/// | interlaced | `interlace=tff` | Main, field_seq_flag 1 |
+enum HEVCFixtures {
+    /// VPS of `main` (24 bytes).
+    static let mainVPS: [UInt8] = [
+        0x40, 0x01, 0x0c, 0x01, 0xff, 0xff, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03,
+        0x00, 0x00, 0x03, 0x00, 0x1e, 0x95, 0x98, 0x09,
+    ]
+
+    /// SPS of `main` (41 bytes).
+    static let mainSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x66, 0x92, 0x4c, 0xaf, 0x01, 0x68, 0x08,
+        0x00, 0x00, 0x1f, 0x48, 0x00, 0x03, 0xa9, 0x80, 0x40,
+    ]
+
+    /// PPS of `main` (7 bytes).
+    static let mainPPS: [UInt8] = [
+        0x44, 0x01, 0xc1, 0x72, 0xb4, 0x62, 0x40,
+    ]
+
+    /// First 16 bytes of VCL NAL 0 of `main` (nal_unit_type 20, 1477 bytes in all).
+    static let mainSlice0: [UInt8] = [
+        0x28, 0x01, 0xaf, 0x08, 0x50, 0xb9, 0xdf, 0x63, 0xfc, 0x16, 0xc8, 0x01, 0x6f, 0xac, 0x31, 0xe4,
+    ]
+
+    /// First 16 bytes of VCL NAL 1 of `main` (nal_unit_type 1, 410 bytes in all).
+    static let mainSlice1: [UInt8] = [
+        0x02, 0x01, 0xd0, 0x11, 0x57, 0x84, 0x31, 0x84, 0x08, 0x4d, 0x16, 0xb9, 0x96, 0xcb, 0xaf, 0x5e,
+    ]
+
+    /// First 16 bytes of VCL NAL 2 of `main` (nal_unit_type 0, 129 bytes in all).
+    static let mainSlice2: [UInt8] = [
+        0x00, 0x01, 0xe0, 0x24, 0xbf, 0x86, 0x14, 0xa3, 0xea, 0x80, 0xfe, 0x8a, 0x02, 0x1f, 0xff, 0xfb,
+    ]
+
+    /// SPS of `main10` (41 bytes).
+    static let main10SPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x02, 0x20, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x8d, 0x96, 0x56, 0x69, 0x24, 0xca, 0xf0, 0x16, 0x80,
+        0x80, 0x00, 0x01, 0xf4, 0x80, 0x00, 0x3a, 0x98, 0x04,
+    ]
+
+    /// SPS of `p422` (40 bytes).
+    static let yuv422p10SPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x04, 0x08, 0x00, 0x00, 0x03, 0x00, 0x9d, 0x08, 0x00, 0x00, 0x03, 0x00, 0x00,
+        0x1e, 0xb0, 0x16, 0x20, 0x69, 0xd4, 0xed, 0x96, 0x56, 0x69, 0x24, 0xca, 0xf0, 0x16, 0x80, 0x80,
+        0x00, 0x01, 0xf4, 0x80, 0x00, 0x3a, 0x98, 0x04,
+    ]
+
+    /// VPS of `p444` (23 bytes).
+    static let yuv444pVPS: [UInt8] = [
+        0x40, 0x01, 0x0c, 0x01, 0xff, 0xff, 0x04, 0x08, 0x00, 0x00, 0x03, 0x00, 0x9e, 0x08, 0x00, 0x00,
+        0x03, 0x00, 0x00, 0x1e, 0x95, 0x98, 0x09,
+    ]
+
+    /// SPS of `p444` (41 bytes).
+    static let yuv444pSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x04, 0x08, 0x00, 0x00, 0x03, 0x00, 0x9e, 0x08, 0x00, 0x00, 0x03, 0x00, 0x00,
+        0x1e, 0x90, 0x02, 0xc4, 0x0d, 0x3b, 0x9f, 0x2c, 0xac, 0xd2, 0x49, 0x95, 0xe0, 0x2d, 0x01, 0x00,
+        0x00, 0x03, 0x03, 0xe9, 0x00, 0x00, 0x75, 0x30, 0x08,
+    ]
+
+    /// PPS of `p444` (8 bytes).
+    static let yuv444pPPS: [UInt8] = [
+        0x44, 0x01, 0xc1, 0x72, 0x86, 0x0c, 0x46, 0x24,
+    ]
+
+    /// SPS of `m12` (41 bytes).
+    static let yuv420p12SPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x04, 0x08, 0x00, 0x00, 0x03, 0x00, 0x99, 0x88, 0x00, 0x00, 0x03, 0x00, 0x00,
+        0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x85, 0x29, 0x65, 0x66, 0x92, 0x4c, 0xaf, 0x01, 0x68, 0x08,
+        0x00, 0x00, 0x1f, 0x48, 0x00, 0x03, 0xa9, 0x80, 0x40,
+    ]
+
+    /// VPS of `tl` (28 bytes).
+    static let temporalLayersVPS: [UInt8] = [
+        0x40, 0x01, 0x0c, 0x02, 0xff, 0xff, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03,
+        0x00, 0x00, 0x03, 0x00, 0x1e, 0x00, 0x00, 0x95, 0x94, 0xac, 0xa0, 0x48,
+    ]
+
+    /// SPS of `tl` (44 bytes).
+    static let temporalLayersSPS: [UInt8] = [
+        0x42, 0x01, 0x02, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0x00, 0x00, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x65, 0x2b, 0x2c, 0x92, 0x65,
+        0x78, 0x0b, 0x40, 0x40, 0x00, 0x00, 0xfa, 0x40, 0x00, 0x1d, 0x4c, 0x02,
+    ]
+
+    /// First 16 bytes of VCL NAL 0 of `tl` (nal_unit_type 20, 1477 bytes in all).
+    static let temporalLayersSlice0: [UInt8] = [
+        0x28, 0x01, 0xaf, 0x08, 0x50, 0xb9, 0xdf, 0x63, 0xfc, 0x16, 0xc8, 0x01, 0x6f, 0xac, 0x31, 0xe4,
+    ]
+
+    /// First 16 bytes of VCL NAL 1 of `tl` (nal_unit_type 1, 410 bytes in all).
+    static let temporalLayersSlice1: [UInt8] = [
+        0x02, 0x01, 0xd0, 0x11, 0x57, 0x84, 0x31, 0x84, 0x08, 0x4d, 0x16, 0xb9, 0x96, 0xcb, 0xaf, 0x5e,
+    ]
+
+    /// First 16 bytes of VCL NAL 2 of `tl` (nal_unit_type 2, 129 bytes in all).
+    static let temporalLayersSlice2: [UInt8] = [
+        0x04, 0x02, 0xe0, 0x24, 0xbf, 0x86, 0x14, 0xa3, 0xea, 0x80, 0xfe, 0x8a, 0x02, 0x1f, 0xff, 0xfb,
+    ]
+
+    /// SPS of `slc` (93 bytes).
+    static let scalingListSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x66, 0x92, 0x4f, 0x84, 0x15, 0x6b, 0xad,
+        0x51, 0x11, 0x11, 0x42, 0x0a, 0xb5, 0xd7, 0xaf, 0xaf, 0xd7, 0xf5, 0xfa, 0xfa, 0xf5, 0xd6, 0xa8,
+        0x88, 0x88, 0xa1, 0x42, 0xaa, 0xd7, 0x5e, 0xbe, 0xbf, 0x5f, 0xd7, 0xeb, 0xeb, 0xd7, 0x5a, 0xa2,
+        0x22, 0x22, 0x85, 0x0a, 0xab, 0x5d, 0x7a, 0xfa, 0xfd, 0x7f, 0x5f, 0xaf, 0xaf, 0x5d, 0x6a, 0x89,
+        0x5e, 0x02, 0xd0, 0x10, 0x00, 0x00, 0x3e, 0x90, 0x00, 0x07, 0x53, 0x00, 0x80,
+    ]
+
+    /// VPS of `hrd` (24 bytes).
+    static let hrdVPS: [UInt8] = [
+        0x40, 0x01, 0x0c, 0x01, 0xff, 0xff, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03,
+        0x00, 0x00, 0x03, 0x00, 0x3c, 0x95, 0x98, 0x09,
+    ]
+
+    /// SPS of `hrd` (51 bytes).
+    static let hrdSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x3c, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x66, 0x92, 0x4c, 0xaf, 0x01, 0x68, 0x08,
+        0x00, 0x00, 0x1f, 0x48, 0x00, 0x03, 0xa9, 0x83, 0x04, 0x64, 0xb3, 0x70, 0x01, 0x86, 0xa0, 0x00,
+        0xf4, 0x24, 0x40,
+    ]
+
+    /// SPS of `vui` (52 bytes).
+    static let vuiSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x90, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x66, 0x92, 0x4c, 0xaf, 0xff, 0x00, 0x05,
+        0x00, 0x07, 0xb7, 0x01, 0x10, 0x09, 0xb6, 0x2c, 0xe5, 0x13, 0x00, 0x00, 0x03, 0x03, 0xe9, 0x00,
+        0x00, 0x75, 0x30, 0x08,
+    ]
+
+    /// SPS of `intl` (41 bytes).
+    static let interlacedSPS: [UInt8] = [
+        0x42, 0x01, 0x01, 0x01, 0x60, 0x00, 0x00, 0x03, 0x00, 0x40, 0x00, 0x00, 0x03, 0x00, 0x00, 0x03,
+        0x00, 0x1e, 0xa0, 0x16, 0x20, 0x69, 0xd4, 0x99, 0x65, 0x66, 0x92, 0x4c, 0xaf, 0x01, 0x68, 0x68,
+        0x00, 0x00, 0x1f, 0x48, 0x00, 0x03, 0xa9, 0x80, 0x40,
+    ]
+}
+
+/// Writes H.265 parameter sets bit by bit for tests that need syntax x265 never produces
+/// (tiles, explicit and predicted short-term RPS, sub-layer profiles, range extensions, hostile
+/// values).
+struct HEVCSyntaxWriter {
+    var bits = BitWriter()
+
+    /// A NAL unit: the 2-byte header then the escaped RBSP (trailing bits added).
+    func nalUnit(type: UInt8, temporalIdPlus1: UInt8 = 1) -> [UInt8] {
+        var body = bits
+        body.rbspTrailingBits()
+        return [type << 1, temporalIdPlus1] + RBSP.escape(body.bytes)
+    }
+
+    /// `profile_tier_level( 1, maxNumSubLayersMinus1 )` for Main, level `level`.
+    mutating func profileTierLevel(profileIdc: UInt8 = 1, compatibility: UInt32 = 0x6000_0000,
+                                   level: UInt8 = 93, subLayers: [(profile: Bool, level: Bool)] = []) {
+        bits.u(2, 0); bits.u(1, 0); bits.u(5, UInt64(profileIdc))
+        bits.u(32, UInt64(compatibility))
+        bits.u(48, 0x9000_0000_0000)
+        bits.u(8, UInt64(level))
+        for layer in subLayers { bits.flag(layer.profile); bits.flag(layer.level) }
+        if !subLayers.isEmpty { for _ in subLayers.count..<8 { bits.u(2, 0) } }
+        for (i, layer) in subLayers.enumerated() {
+            if layer.profile {
+                bits.u(2, 0); bits.u(1, 1); bits.u(5, 2)
+                bits.u(32, 0x2000_0000)
+                bits.u(48, 0x8800_0000_0001)
+            }
+            if layer.level { bits.u(8, UInt64(60 + 3 * i)) }
+        }
+    }
+
+    struct SPSOptions {
+        var maxSubLayersMinus1 = 0
+        var chromaFormatIdc: UInt32 = 1
+        var separateColourPlane = false
+        var width: UInt32 = 1920
+        var height: UInt32 = 1088
+        var conformanceWindow: (UInt32, UInt32, UInt32, UInt32)? = (0, 0, 0, 4)
+        var bitDepthLumaMinus8: UInt32 = 0
+        var bitDepthChromaMinus8: UInt32 = 0
+        var log2MaxPocLsbMinus4: UInt32 = 4
+        var log2MinCbMinus3: UInt32 = 0
+        var log2DiffMaxMinCb: UInt32 = 3
+        var pcm = false
+        /// Writes the st_ref_pic_set() structures after num_short_term_ref_pic_sets.
+        var rawShortTermRefPicSets: ((inout BitWriter) -> Void)? = nil
+        var rawShortTermRefPicSetCount: UInt32 = 0
+        var longTermPocLsbs: [UInt32]? = nil
+        var vui: ((inout BitWriter) -> Void)? = nil
+        var rangeExtension = false
+        var sccExtensionData = false
+    }
+
+    /// A whole SPS NAL unit.
+    static func sps(_ options: SPSOptions) -> [UInt8] {
+        var w = HEVCSyntaxWriter()
+        w.bits.u(4, 0)
+        w.bits.u(3, UInt64(options.maxSubLayersMinus1))
+        w.bits.flag(options.maxSubLayersMinus1 == 0)
+        w.profileTierLevel(subLayers: Array(repeating: (false, false), count: options.maxSubLayersMinus1))
+        w.bits.ue(0)                                   // sps_seq_parameter_set_id
+        w.bits.ue(options.chromaFormatIdc)
+        if options.chromaFormatIdc == 3 { w.bits.flag(options.separateColourPlane) }
+        w.bits.ue(options.width)
+        w.bits.ue(options.height)
+        if let window = options.conformanceWindow {
+            w.bits.flag(true)
+            w.bits.ue(window.0); w.bits.ue(window.1); w.bits.ue(window.2); w.bits.ue(window.3)
+        } else {
+            w.bits.flag(false)
+        }
+        w.bits.ue(options.bitDepthLumaMinus8)
+        w.bits.ue(options.bitDepthChromaMinus8)
+        w.bits.ue(options.log2MaxPocLsbMinus4)
+        w.bits.flag(true)                              // sps_sub_layer_ordering_info_present_flag
+        for _ in 0...options.maxSubLayersMinus1 { w.bits.ue(4); w.bits.ue(2); w.bits.ue(0) }
+        w.bits.ue(options.log2MinCbMinus3)
+        w.bits.ue(options.log2DiffMaxMinCb)
+        w.bits.ue(0)                                   // log2_min_luma_transform_block_size_minus2
+        let ctbLog2 = options.log2MinCbMinus3 + 3 + options.log2DiffMaxMinCb
+        w.bits.ue(min(ctbLog2, 5) - 2)                 // log2_diff_max_min_luma_transform_block_size
+        w.bits.ue(1); w.bits.ue(1)                     // max_transform_hierarchy_depth_inter/intra
+        w.bits.flag(false)                             // scaling_list_enabled_flag
+        w.bits.flag(true)                              // amp_enabled_flag
+        w.bits.flag(true)                              // sample_adaptive_offset_enabled_flag
+        w.bits.flag(options.pcm)
+        if options.pcm {
+            w.bits.u(4, 7); w.bits.u(4, 7); w.bits.ue(0); w.bits.ue(2); w.bits.flag(true)
+        }
+        if let raw = options.rawShortTermRefPicSets {
+            w.bits.ue(options.rawShortTermRefPicSetCount)
+            raw(&w.bits)
+        } else {
+            w.bits.ue(0)
+        }
+        if let lsbs = options.longTermPocLsbs {
+            w.bits.flag(true)
+            w.bits.ue(UInt32(lsbs.count))
+            for (i, lsb) in lsbs.enumerated() {
+                w.bits.u(Int(options.log2MaxPocLsbMinus4) + 4, UInt64(lsb))
+                w.bits.flag(i % 2 == 0)
+            }
+        } else {
+            w.bits.flag(false)
+        }
+        w.bits.flag(true)                              // sps_temporal_mvp_enabled_flag
+        w.bits.flag(true)                              // strong_intra_smoothing_enabled_flag
+        if let vui = options.vui {
+            w.bits.flag(true)
+            vui(&w.bits)
+        } else {
+            w.bits.flag(false)
+        }
+        if options.rangeExtension || options.sccExtensionData {
+            w.bits.flag(true)
+            w.bits.flag(options.rangeExtension); w.bits.flag(false); w.bits.flag(false)
+            w.bits.flag(options.sccExtensionData); w.bits.u(4, 0)
+            if options.rangeExtension {
+                // transform_skip_rotation … cabac_bypass_alignment: 1 0 1 0 1 0 1 0 1
+                for i in 0..<9 { w.bits.flag(i % 2 == 0) }
+            }
+            if options.sccExtensionData { w.bits.u(13, 0x1ABC) }
+        } else {
+            w.bits.flag(false)
+        }
+        return w.nalUnit(type: 33)
+    }
+}
