@@ -153,7 +153,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
                             detail: "expected 33 (SPS), got \(header.nalUnitType.rawValue)")
         }
         var reader = BitReader(nalUnit: nalUnit, headerBytes: 2)
-        try self.init(&reader)
+        try self.init(&reader, nuhLayerId: header.nuhLayerId)
     }
 
     /// Parses `seq_parameter_set_rbsp()` from an RBSP that starts after the NAL unit header.
@@ -163,9 +163,18 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     }
 
     /// Parses `seq_parameter_set_rbsp()` at the reader's position, through `rbsp_trailing_bits()`.
-    public init(_ reader: inout BitReader) throws(NALUError) {
+    ///
+    /// - Parameter nuhLayerId: the `nuh_layer_id` of the SPS NAL unit. For a layer above 0, the
+    ///   value 7 in the place of `sps_max_sub_layers_minus1` (`sps_ext_or_max_sub_layers_minus1`)
+    ///   selects the multi-layer SPS syntax of F.7.3.2.2.1, which is not supported and throws
+    ///   `.unsupported`.
+    public init(_ reader: inout BitReader, nuhLayerId: UInt8 = 0) throws(NALUError) {
         spsVideoParameterSetId = try reader.bits(4, "sps_video_parameter_set_id")
         spsMaxSubLayersMinus1 = try reader.bits(3, "sps_max_sub_layers_minus1")
+        if nuhLayerId > 0 && spsMaxSubLayersMinus1 == 7 {
+            throw reader.error(.unsupported, "sps_ext_or_max_sub_layers_minus1",
+                               detail: "multi-layer extension SPS (MultiLayerExtSpsFlag, F.7.3.2.2.1)")
+        }
         guard spsMaxSubLayersMinus1 <= 6 else {
             throw NALUError.invalid("sps_max_sub_layers_minus1", "\(spsMaxSubLayersMinus1) not in 0...6",
                                     bitOffset: reader.position - 3,
