@@ -13,6 +13,7 @@ import Testing
         ("scalingListSPS", HEVCFixtures.scalingListSPS), ("hrdSPS", HEVCFixtures.hrdSPS),
         ("vuiSPS", HEVCFixtures.vuiSPS), ("interlacedSPS", HEVCFixtures.interlacedSPS),
         ("mainPPS", HEVCFixtures.mainPPS), ("yuv444pPPS", HEVCFixtures.yuv444pPPS),
+        ("multiSliceSPS", HEVCFixtures.multiSliceSPS), ("multiSlicePPS", HEVCFixtures.multiSlicePPS),
     ]
 
     /// Parses `nal` with the parser its header names.

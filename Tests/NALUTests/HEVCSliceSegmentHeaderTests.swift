@@ -55,6 +55,36 @@ import Testing
         #expect(header.slicePicOrderCntLsb == 1)
     }
 
+    @Test func x265MultipleSlicesAndOpenGOP() throws {
+        // 352×288 with 32×32 CTBs: 11 × 9 = 99 CTBs, so slice_segment_address has 7 bits.
+        let sps = try HEVCSequenceParameterSet(nalUnit: HEVCFixtures.multiSliceSPS[...])
+        let pps = try HEVCPictureParameterSet(nalUnit: HEVCFixtures.multiSlicePPS[...])
+        #expect(sps.width == 352)
+        #expect(sps.height == 288)
+        #expect(sps.log2CtbSize == 5)
+        #expect(sps.picSizeInCtbsY == 99)
+        #expect(sps.frameRate == Rational(25, 1))
+        #expect(sps.levelName == "2")
+        // The second slice segment of the first CRA picture (trace_headers: address 33, I, POC 16).
+        let cra = try HEVCSliceSegmentHeader(nalUnit: HEVCFixtures.multiSliceCRASecondSegment[...],
+                                             sps: { _ in sps }, pps: { _ in pps })
+        #expect(cra.nalUnitHeader.nalUnitType == .cra)
+        #expect(cra.isIRAP)
+        #expect(!cra.firstSliceSegmentInPicFlag)
+        #expect(!cra.noOutputOfPriorPicsFlag)
+        #expect(!cra.dependentSliceSegmentFlag)
+        #expect(cra.sliceSegmentAddress == 33)
+        #expect(cra.pictureType == .i)
+        #expect(cra.slicePicOrderCntLsb == 16)
+        // A RASL_N picture after it: B, POC 14.
+        let rasl = try HEVCSliceSegmentHeader(nalUnit: HEVCFixtures.multiSliceRASL[...],
+                                              sps: { _ in sps }, pps: { _ in pps })
+        #expect(rasl.nalUnitHeader.nalUnitType == .raslN)
+        #expect(rasl.firstSliceSegmentInPicFlag)
+        #expect(rasl.pictureType == .b)
+        #expect(rasl.slicePicOrderCntLsb == 14)
+    }
+
     @Test func missingParameterSets() {
         #expect {
             _ = try HEVCSliceSegmentHeader(nalUnit: HEVCFixtures.mainSlice1[...], sps: { _ in mainSPS }, pps: { _ in nil })

@@ -60,9 +60,9 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     public var chromaFormatIdc: Int
     /// `separate_colour_plane_flag` (only with `chroma_format_idc` 3).
     public var separateColourPlaneFlag: Bool
-    /// `pic_width_in_luma_samples`: the coded width, a multiple of MinCbSizeY.
+    /// `pic_width_in_luma_samples`: the coded width, a multiple of MinCbSizeY (1...2^31 − 1 accepted).
     public var picWidthInLumaSamples: Int
-    /// `pic_height_in_luma_samples`: the coded height, a multiple of MinCbSizeY.
+    /// `pic_height_in_luma_samples`: the coded height, a multiple of MinCbSizeY (1...2^31 − 1 accepted).
     public var picHeightInLumaSamples: Int
     /// `conformance_window_flag`.
     public var conformanceWindowFlag: Bool
@@ -188,8 +188,8 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
         if chromaFormatIdc == 3 {
             separateColourPlaneFlag = try reader.flag("separate_colour_plane_flag")
         }
-        picWidthInLumaSamples = try reader.ue("pic_width_in_luma_samples", in: 1...Int(UInt32.max))
-        picHeightInLumaSamples = try reader.ue("pic_height_in_luma_samples", in: 1...Int(UInt32.max))
+        picWidthInLumaSamples = try reader.ue("pic_width_in_luma_samples", in: 1...Int(Int32.max))
+        picHeightInLumaSamples = try reader.ue("pic_height_in_luma_samples", in: 1...Int(Int32.max))
         conformanceWindowFlag = try reader.flag("conformance_window_flag")
         confWinLeftOffset = 0
         confWinRightOffset = 0
@@ -384,10 +384,10 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     /// CtbSizeY = 1 << CtbLog2SizeY.
     public var ctbSize: Int { 1 << log2CtbSize }
     /// PicWidthInCtbsY = Ceil(`pic_width_in_luma_samples` ÷ CtbSizeY).
-    public var picWidthInCtbsY: Int { (picWidthInLumaSamples + ctbSize - 1) >> log2CtbSize }
+    public var picWidthInCtbsY: Int { Self.ceilDivide(picWidthInLumaSamples, by: ctbSize) }
     /// PicHeightInCtbsY = Ceil(`pic_height_in_luma_samples` ÷ CtbSizeY).
-    public var picHeightInCtbsY: Int { (picHeightInLumaSamples + ctbSize - 1) >> log2CtbSize }
-    /// PicSizeInCtbsY = PicWidthInCtbsY × PicHeightInCtbsY (7-19). Both factors are below 2^30, so
+    public var picHeightInCtbsY: Int { Self.ceilDivide(picHeightInLumaSamples, by: ctbSize) }
+    /// PicSizeInCtbsY = PicWidthInCtbsY × PicHeightInCtbsY (7-19). Both factors are below 2^28, so
     /// the product fits in 64 bits; the multiplication is still checked.
     public var picSizeInCtbsY: Int {
         let product = picWidthInCtbsY.multipliedReportingOverflow(by: picHeightInCtbsY)
@@ -410,6 +410,11 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     public var tierName: String { profileTierLevel.tierName }
     /// The level as "3", "3.1", … (`general_level_idc` / 30).
     public var levelName: String { profileTierLevel.levelName }
+
+    private static func ceilDivide(_ value: Int, by divisor: Int) -> Int {
+        guard divisor > 0, value > 0 else { return 0 }
+        return value / divisor + (value % divisor == 0 ? 0 : 1)
+    }
 
     static func subWidthC(chromaFormatIdc: Int, separateColourPlane: Bool) -> Int {
         (chromaFormatIdc == 1 || chromaFormatIdc == 2) && !separateColourPlane ? 2 : 1
