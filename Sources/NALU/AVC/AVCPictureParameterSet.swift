@@ -87,6 +87,16 @@ public struct AVCPictureParameterSet: Hashable, Sendable {
         try self.init(reader: &reader, chromaFormatIdc: nil, sps: sps)
     }
 
+    /// Parses an escaped PPS NAL unit, header byte included (as the `ArraySlice` form).
+    public init(nalUnit: [UInt8], chromaFormatIdc: Int = 1) throws(NALUError) {
+        try self.init(nalUnit: nalUnit[...], chromaFormatIdc: chromaFormatIdc)
+    }
+
+    /// Parses an escaped PPS NAL unit, looking up its SPS (as the `ArraySlice` form).
+    public init(nalUnit: [UInt8], sps: (Int) -> AVCSequenceParameterSet?) throws(NALUError) {
+        try self.init(nalUnit: nalUnit[...], sps: sps)
+    }
+
     /// Parses the RBSP of a PPS (the unescaped payload after the NAL unit header).
     public init(rbsp: RBSP, chromaFormatIdc: Int = 1) throws(NALUError) {
         var reader = BitReader(rbsp)

@@ -94,9 +94,8 @@ public struct AVCSliceHeader: Hashable, Sendable {
         }
         nalRefIdc = header.nalRefIdc
         nalUnitType = header.nalUnitType
-        if header.nalUnitType == .idrSlice && header.nalRefIdc == 0 {
-            throw NALUError.invalid("nal_ref_idc", "0 in an IDR NAL unit", byteOffset: 0)
-        }
+        // nal_ref_idc 0 on an IDR slice breaks a "shall" of 7.4.1 but not the syntax; it is kept
+        // as read so access-unit detection still works on such streams.
         let prefix = nalUnit.prefix(Self.maxParsedPrefix)
         var reader = BitReader(nalUnit: prefix, headerBytes: 1)
 

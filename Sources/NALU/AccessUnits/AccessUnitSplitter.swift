@@ -40,6 +40,12 @@ public struct AccessUnitSplitter: Sendable {
         self.parameterSets = ParameterSetStore(codec: codec)
     }
 
+    /// Stores a parameter set that arrived out of band (from an avcC/hvcC record), so slices that
+    /// refer to it can be parsed.
+    public mutating func addParameterSet(_ nalUnit: [UInt8]) throws(NALUError) {
+        try parameterSets.add(nalUnit)
+    }
+
     /// Feeds the next NAL unit (escaped, header included) found at `offset` after a prefix of
     /// `prefixLength` bytes. Errors carry the stream offset.
     public mutating func push(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {

@@ -65,4 +65,7 @@ public struct MemorySink: ByteSink, Sendable {
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
         self.bytes.append(contentsOf: bytes)
     }
+
+    /// Reserves room for `count` bytes.
+    public mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
 }

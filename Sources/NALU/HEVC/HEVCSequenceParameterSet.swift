@@ -60,9 +60,9 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     public var chromaFormatIdc: Int
     /// `separate_colour_plane_flag` (only with `chroma_format_idc` 3).
     public var separateColourPlaneFlag: Bool
-    /// `pic_width_in_luma_samples`: the coded width, a multiple of MinCbSizeY.
+    /// `pic_width_in_luma_samples`: the coded width, a multiple of MinCbSizeY (1...2^31 − 1 accepted).
     public var picWidthInLumaSamples: Int
-    /// `pic_height_in_luma_samples`: the coded height, a multiple of MinCbSizeY.
+    /// `pic_height_in_luma_samples`: the coded height, a multiple of MinCbSizeY (1...2^31 − 1 accepted).
     public var picHeightInLumaSamples: Int
     /// `conformance_window_flag`.
     public var conformanceWindowFlag: Bool
@@ -153,7 +153,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
                             detail: "expected 33 (SPS), got \(header.nalUnitType.rawValue)")
         }
         var reader = BitReader(nalUnit: nalUnit, headerBytes: 2)
-        try self.init(&reader)
+        try self.init(&reader, nuhLayerId: header.nuhLayerId)
     }
 
     /// Parses `seq_parameter_set_rbsp()` from an RBSP that starts after the NAL unit header.
@@ -163,9 +163,18 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     }
 
     /// Parses `seq_parameter_set_rbsp()` at the reader's position, through `rbsp_trailing_bits()`.
-    public init(_ reader: inout BitReader) throws(NALUError) {
+    ///
+    /// - Parameter nuhLayerId: the `nuh_layer_id` of the SPS NAL unit. For a layer above 0, the
+    ///   value 7 in the place of `sps_max_sub_layers_minus1` (`sps_ext_or_max_sub_layers_minus1`)
+    ///   selects the multi-layer SPS syntax of F.7.3.2.2.1, which is not supported and throws
+    ///   `.unsupported`.
+    public init(_ reader: inout BitReader, nuhLayerId: UInt8 = 0) throws(NALUError) {
         spsVideoParameterSetId = try reader.bits(4, "sps_video_parameter_set_id")
         spsMaxSubLayersMinus1 = try reader.bits(3, "sps_max_sub_layers_minus1")
+        if nuhLayerId > 0 && spsMaxSubLayersMinus1 == 7 {
+            throw reader.error(.unsupported, "sps_ext_or_max_sub_layers_minus1",
+                               detail: "multi-layer extension SPS (MultiLayerExtSpsFlag, F.7.3.2.2.1)")
+        }
         guard spsMaxSubLayersMinus1 <= 6 else {
             throw NALUError.invalid("sps_max_sub_layers_minus1", "\(spsMaxSubLayersMinus1) not in 0...6",
                                     bitOffset: reader.position - 3,
@@ -179,8 +188,8 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
         if chromaFormatIdc == 3 {
             separateColourPlaneFlag = try reader.flag("separate_colour_plane_flag")
         }
-        picWidthInLumaSamples = try reader.ue("pic_width_in_luma_samples", in: 1...Int(UInt32.max))
-        picHeightInLumaSamples = try reader.ue("pic_height_in_luma_samples", in: 1...Int(UInt32.max))
+        picWidthInLumaSamples = try reader.ue("pic_width_in_luma_samples", in: 1...Int(Int32.max))
+        picHeightInLumaSamples = try reader.ue("pic_height_in_luma_samples", in: 1...Int(Int32.max))
         conformanceWindowFlag = try reader.flag("conformance_window_flag")
         confWinLeftOffset = 0
         confWinRightOffset = 0
@@ -375,10 +384,10 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     /// CtbSizeY = 1 << CtbLog2SizeY.
     public var ctbSize: Int { 1 << log2CtbSize }
     /// PicWidthInCtbsY = Ceil(`pic_width_in_luma_samples` ÷ CtbSizeY).
-    public var picWidthInCtbsY: Int { (picWidthInLumaSamples + ctbSize - 1) >> log2CtbSize }
+    public var picWidthInCtbsY: Int { Self.ceilDivide(picWidthInLumaSamples, by: ctbSize) }
     /// PicHeightInCtbsY = Ceil(`pic_height_in_luma_samples` ÷ CtbSizeY).
-    public var picHeightInCtbsY: Int { (picHeightInLumaSamples + ctbSize - 1) >> log2CtbSize }
-    /// PicSizeInCtbsY = PicWidthInCtbsY × PicHeightInCtbsY (7-19). Both factors are below 2^30, so
+    public var picHeightInCtbsY: Int { Self.ceilDivide(picHeightInLumaSamples, by: ctbSize) }
+    /// PicSizeInCtbsY = PicWidthInCtbsY × PicHeightInCtbsY (7-19). Both factors are below 2^28, so
     /// the product fits in 64 bits; the multiplication is still checked.
     public var picSizeInCtbsY: Int {
         let product = picWidthInCtbsY.multipliedReportingOverflow(by: picHeightInCtbsY)
@@ -401,6 +410,11 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     public var tierName: String { profileTierLevel.tierName }
     /// The level as "3", "3.1", … (`general_level_idc` / 30).
     public var levelName: String { profileTierLevel.levelName }
+
+    private static func ceilDivide(_ value: Int, by divisor: Int) -> Int {
+        guard divisor > 0, value > 0 else { return 0 }
+        return value / divisor + (value % divisor == 0 ? 0 : 1)
+    }
 
     static func subWidthC(chromaFormatIdc: Int, separateColourPlane: Bool) -> Int {
         (chromaFormatIdc == 1 || chromaFormatIdc == 2) && !separateColourPlane ? 2 : 1

@@ -1,0 +1,138 @@
+/// Converts an Annex-B stream to length-prefixed NAL units ("AVCC"/"HVCC" samples), streaming in
+/// constant memory: what FFmpeg's MP4 muxer does to Annex-B input, with explicit policies.
+///
+/// - Start codes become big-endian lengths of ``Options/lengthSize`` bytes; a NAL unit too large
+///   for the length field is an error naming it.
+/// - Zero bytes between NAL units (`trailing_zero_8bits`) are dropped.
+/// - Parameter sets are either moved out of band into the decoder configuration record
+///   (``result(arrayCompleteness:)``; `avc1`/`hvc1`) or kept in band as well (`avc3`/`hev1`).
+///   When they are moved out and one changes mid-stream (same id, new bytes), the update is kept
+///   in band so the stream stays decodable, and counted in
+///   ``ConversionStatistics/parameterSetUpdates``.
+/// - Access unit delimiters are kept or stripped.
+public struct AnnexBToLengthPrefixed {
+    public struct Options: Sendable {
+        /// Bytes in each length field: 1, 2 or 4.
+        public var lengthSize: Int
+        /// Keep VPS/SPS/PPS in the stream as well as in the record (`avc3`/`hev1`).
+        public var keepParameterSets: Bool
+        /// `.keep` or `.strip` (`.insert` is treated as `.keep`).
+        public var accessUnitDelimiters: AccessUnitDelimiterPolicy
+
+        public init(lengthSize: Int = 4, keepParameterSets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep) {
+            self.lengthSize = lengthSize
+            self.keepParameterSets = keepParameterSets
+            self.accessUnitDelimiters = accessUnitDelimiters
+        }
+    }
+
+    public let codec: Codec
+    public let options: Options
+    /// The parameter sets collected, for the decoder configuration record.
+    public private(set) var parameterSets: ParameterSetStore
+    /// Parameter sets in the order first seen (the record lists them in this order).
+    public private(set) var parameterSetOrder: [[UInt8]] = []
+    public private(set) var statistics = ConversionStatistics()
+
+    public init(codec: Codec, options: Options = Options()) throws(NALUError) {
+        guard [1, 2, 4].contains(options.lengthSize) else {
+            throw NALUError(.invalidValue, field: "length size", detail: "\(options.lengthSize); must be 1, 2 or 4")
+        }
+        self.codec = codec
+        self.options = options
+        self.parameterSets = ParameterSetStore(codec: codec)
+    }
+
+    /// Converts every NAL unit `reader` yields, writing to `sink`.
+    public mutating func convert<Source: ByteSource>(_ reader: inout AnnexBReader<Source>, to sink: inout some ByteSink) throws {
+        try reader.forEachNALUnit { unit in try convert(unit, to: &sink) }
+        statistics.bytesIn = reader.bytesRead
+    }
+
+    /// Converts a whole Annex-B stream in memory, returning the length-prefixed bytes.
+    public mutating func convert(_ annexB: [UInt8]) throws -> [UInt8] {
+        var sink = MemorySink()
+        sink.reserveCapacity(annexB.count + annexB.count / 64)
+        try annexB.withUnsafeBytes { buffer in
+            try AnnexB.forEachNALUnit(in: buffer) { range in
+                let view = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]),
+                                       prefixLength: 3)
+                try convert(view, to: &sink)
+            }
+        }
+        statistics.bytesIn = Int64(annexB.count)
+        return sink.bytes
+    }
+
+    /// Converts one NAL unit.
+    public mutating func convert(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+        statistics.nalUnitsIn += 1
+        let first = unit.firstByte
+        guard first & 0x80 == 0 else { throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset) }
+        let type = codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F
+        let isDelimiter = codec == .h264 ? type == 9 : type == 35
+        if isDelimiter && options.accessUnitDelimiters == .strip {
+            statistics.delimitersStripped += 1
+            return
+        }
+        if parameterSets.isParameterSet(first) {
+            let bytes = unit.array
+            let update: ParameterSetStore.Update
+            do {
+                update = try parameterSets.add(bytes)
+            } catch {
+                throw error.offset(by: unit.offset)
+            }
+            switch update {
+            case .new: parameterSetOrder.append(bytes)
+            case .changed: statistics.parameterSetUpdates += 1
+            case .unchanged: break
+            }
+            if !options.keepParameterSets && update != .changed {
+                statistics.parameterSetsRemoved += 1
+                return
+            }
+        }
+        try writeLengthPrefixed(unit, to: &sink)
+    }
+
+    private mutating func writeLengthPrefixed(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+        let count = unit.count
+        let lengthSize = options.lengthSize
+        guard lengthSize == 4 || count < 1 << (8 * lengthSize) else {
+            let name = codec == .h264 ? AVCNALUnitType(rawValue: unit.firstByte).name : HEVCNALUnitType(rawValue: unit.firstByte >> 1).name
+            throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset,
+                            detail: "\(name) NAL unit of \(count) bytes does not fit a \(lengthSize)-byte length")
+        }
+        guard count <= Int(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(count) bytes")
+        }
+        var prefix: UInt32 = UInt32(count).bigEndian
+        try withUnsafeBytes(of: &prefix) { bytes in
+            try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(4 - lengthSize)...]))
+        }
+        try sink.write(unit.bytes)
+        statistics.nalUnitsOut += 1
+        statistics.bytesOut += Int64(lengthSize + count)
+    }
+
+    /// The parameter sets as a decoder configuration record: avcC for H.264, hvcC for H.265.
+    /// - Parameter arrayCompleteness: for hvcC, `true` for `hvc1` (parameter sets only out of
+    ///   band), `false` for `hev1`. Defaults to `!keepParameterSets`.
+    public func decoderConfigurationRecord(arrayCompleteness: Bool? = nil) throws(NALUError) -> [UInt8] {
+        try Self.record(codec: codec, parameterSets: parameterSetOrder, lengthSize: options.lengthSize,
+                        arrayCompleteness: arrayCompleteness ?? !options.keepParameterSets)
+    }
+
+    /// Builds avcC or hvcC from parameter set NAL units in stream order.
+    public static func record(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
+        switch codec {
+        case .h264:
+            let sps = parameterSets.filter { $0.first.map { $0 & 0x1F == 7 } ?? false }
+            let pps = parameterSets.filter { $0.first.map { $0 & 0x1F == 8 } ?? false }
+            return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize).bytes
+        case .hevc:
+            return try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness, lengthSize: lengthSize).bytes
+        }
+    }
+}

@@ -1,0 +1,203 @@
+/// Converts length-prefixed NAL units (MP4 samples, VideoToolbox/WebCodecs output) to an
+/// Annex-B stream: what FFmpeg's `h264_mp4toannexb`/`hevc_mp4toannexb` do, with explicit
+/// policies, streaming one access unit at a time.
+///
+/// - Every NAL unit gets a four-byte start code.
+/// - Parameter sets from the decoder configuration record (and in-band updates, which replace
+///   them) are written before keyframe access units (``ParameterSetInsertion``), unless the
+///   access unit already carries that kind of parameter set in band: no duplicates. An access
+///   unit that gains parameter sets is written as AUD, then VPS→SPS→PPS, then its other NAL
+///   units in their order; one that gains nothing is written in its original order.
+/// - Access unit delimiters are kept, stripped, or inserted where missing
+///   (``AccessUnitDelimiterPolicy``), with `primary_pic_type`/`pic_type` from the slice types.
+///
+/// Access units are found by the specs' rules (``AccessUnitSplitter``), so the input does not
+/// need to be split into samples; memory is bounded by the largest access unit.
+public struct LengthPrefixedToAnnexB {
+    public struct Options: Sendable {
+        public var parameterSets: ParameterSetInsertion
+        public var accessUnitDelimiters: AccessUnitDelimiterPolicy
+
+        public init(parameterSets: ParameterSetInsertion = .keyframes, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep) {
+            self.parameterSets = parameterSets
+            self.accessUnitDelimiters = accessUnitDelimiters
+        }
+    }
+
+    public let codec: Codec
+    public let options: Options
+    public private(set) var statistics = ConversionStatistics()
+
+    private var splitter: AccessUnitSplitter
+    /// Parameter sets in force before the access unit being written.
+    private var active: ParameterSetStore
+    private var insertedBeforeFirstKeyframe = false
+    /// The buffered access unit: NAL units back to back, and where each one is.
+    private var unitBytes: [UInt8] = []
+    private var units: [(start: Int, end: Int, offset: Int64)] = []
+    private static let startCode: [UInt8] = [0, 0, 0, 1]
+
+    /// - Parameter outOfBandParameterSets: the parameter sets of the decoder configuration
+    ///   record (``AVCDecoderConfigurationRecord/parameterSets``,
+    ///   ``HEVCDecoderConfigurationRecord/parameterSets``), if any.
+    public init(codec: Codec, options: Options = Options(), outOfBandParameterSets: [[UInt8]] = []) throws(NALUError) {
+        self.codec = codec
+        self.options = options
+        splitter = AccessUnitSplitter(codec: codec)
+        active = ParameterSetStore(codec: codec)
+        for unit in outOfBandParameterSets {
+            try splitter.addParameterSet(unit)
+            try active.add(unit)
+        }
+        unitBytes.reserveCapacity(1 << 20)
+    }
+
+    /// Converts every NAL unit `reader` yields, writing to `sink`.
+    public mutating func convert<Source: ByteSource>(_ reader: inout LengthPrefixedReader<Source>, to sink: inout some ByteSink) throws {
+        try reader.forEachNALUnit { unit in try push(unit, to: &sink) }
+        try finish(to: &sink)
+    }
+
+    /// Converts a whole length-prefixed stream in memory, returning Annex-B bytes.
+    public mutating func convert(_ lengthPrefixed: [UInt8], lengthSize: Int) throws -> [UInt8] {
+        var reader = try LengthPrefixedReader(MemorySource(lengthPrefixed), lengthSize: lengthSize)
+        var sink = MemorySink()
+        sink.reserveCapacity(lengthPrefixed.count + lengthPrefixed.count / 32)
+        try convert(&reader, to: &sink)
+        return sink.bytes
+    }
+
+    /// Feeds one NAL unit; a completed access unit is written to `sink`.
+    public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+        statistics.nalUnitsIn += 1
+        statistics.bytesIn += Int64(unit.count + unit.prefixLength)
+        let step = try splitter.push(unit)
+        if let completed = step.completed { try flush(completed, to: &sink) }
+        let start = unitBytes.count
+        unitBytes.append(contentsOf: unit.bytes)
+        units.append((start, unitBytes.count, unit.offset))
+    }
+
+    /// Writes the last access unit.
+    public mutating func finish(to sink: inout some ByteSink) throws {
+        if let last = splitter.finish() { try flush(last, to: &sink) }
+    }
+
+    private func type(at index: Int) -> UInt8 {
+        let first = unitBytes[units[index].start]
+        return codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F
+    }
+
+    /// Order of parameter set types: VPS, SPS, PPS.
+    private func parameterSetRank(_ type: UInt8) -> Int? {
+        switch codec {
+        case .h264: type == 7 ? 1 : type == 8 ? 2 : nil
+        case .hevc: (32...34).contains(type) ? Int(type) - 31 : nil
+        }
+    }
+
+    private var delimiterType: UInt8 { codec == .h264 ? 9 : 35 }
+
+    private mutating func flush(_ summary: AccessUnitSummary, to sink: inout some ByteSink) throws {
+        defer {
+            unitBytes.removeAll(keepingCapacity: true)
+            units.removeAll(keepingCapacity: true)
+        }
+        statistics.accessUnits += 1
+        let types = units.indices.map { type(at: $0) }
+        let hasDelimiter = types.first == delimiterType
+
+        // Parameter sets to insert: each kind this access unit lacks, if it is a keyframe.
+        var inserted: [(rank: Int, bytes: [UInt8])] = []
+        if summary.keyframe != nil {
+            let wanted: Bool
+            switch options.parameterSets {
+            case .keyframes: wanted = true
+            case .first: wanted = !insertedBeforeFirstKeyframe
+            case .never: wanted = false
+            }
+            insertedBeforeFirstKeyframe = true
+            if wanted {
+                let present = Set(types.compactMap(parameterSetRank))
+                for bytes in active.nalUnits {
+                    guard let first = bytes.first else { continue }
+                    let rank = parameterSetRank(codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F) ?? 0
+                    if !present.contains(rank) { inserted.append((rank, bytes)) }
+                }
+            }
+        }
+        // In-band parameter sets replace what is active for later access units.
+        for (index, type) in types.enumerated() where parameterSetRank(type) != nil {
+            try active.add(Array(unitBytes[units[index].start..<units[index].end]))
+        }
+
+        // Delimiter.
+        if hasDelimiter {
+            if options.accessUnitDelimiters == .strip {
+                statistics.delimitersStripped += 1
+            } else {
+                try write(index: 0, to: &sink)
+            }
+        } else if options.accessUnitDelimiters == .insert {
+            try writeNALUnit(delimiter(for: summary), to: &sink)
+            statistics.delimitersInserted += 1
+        }
+        let rest = hasDelimiter ? 1..<units.count : 0..<units.count
+        if inserted.isEmpty {
+            for index in rest { try write(index: index, to: &sink) }
+            return
+        }
+        // Parameter sets first, by kind, in-band ones in their order, then everything else.
+        var parameterSets: [(rank: Int, order: Int, source: Int?, bytes: [UInt8])] = []
+        for index in rest {
+            if let rank = parameterSetRank(types[index]) { parameterSets.append((rank, index, index, [])) }
+        }
+        for (order, item) in inserted.enumerated() { parameterSets.append((item.rank, units.count + order, nil, item.bytes)) }
+        parameterSets.sort { ($0.rank, $0.order) < ($1.rank, $1.order) }
+        for item in parameterSets {
+            if let source = item.source {
+                try write(index: source, to: &sink)
+            } else {
+                try writeNALUnit(item.bytes, to: &sink)
+                statistics.parameterSetsInserted += 1
+            }
+        }
+        for index in rest where parameterSetRank(types[index]) == nil { try write(index: index, to: &sink) }
+    }
+
+    private mutating func write(index: Int, to sink: inout some ByteSink) throws {
+        let range = units[index]
+        try Self.startCode.withUnsafeBytes { try sink.write($0) }
+        try unitBytes.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[range.start..<range.end])) }
+        statistics.nalUnitsOut += 1
+        statistics.bytesOut += Int64(4 + range.end - range.start)
+    }
+
+    private mutating func writeNALUnit(_ bytes: [UInt8], to sink: inout some ByteSink) throws {
+        try Self.startCode.withUnsafeBytes { try sink.write($0) }
+        try bytes.withUnsafeBytes { try sink.write($0) }
+        statistics.nalUnitsOut += 1
+        statistics.bytesOut += Int64(4 + bytes.count)
+    }
+
+    /// An access unit delimiter for `summary`: H.264 7.3.2.4 `primary_pic_type` (Table 7-5) or
+    /// H.265 7.3.2.5 `pic_type` (Table 7-2): 0 for I, 1 for P and I, 2 for B, P and I.
+    private func delimiter(for summary: AccessUnitSummary) -> [UInt8] {
+        let picType: UInt8 = switch summary.pictureType {
+        case .i: 0
+        case .p: 1
+        case .b, nil: 2
+        }
+        switch codec {
+        case .h264:
+            return [0x09, picType << 5 | 0x10]
+        case .hevc:
+            // Same TemporalId as the access unit's first VCL NAL unit.
+            let vcl = units.indices.first { type(at: $0) < 32 }
+            let temporal = vcl.flatMap { index in
+                units[index].end - units[index].start > 1 ? unitBytes[units[index].start + 1] & 0x07 : nil
+            } ?? 1
+            return [35 << 1, temporal == 0 ? 1 : temporal, picType << 5 | 0x10]
+        }
+    }
+}
