@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265"], swiftSettings: strictSettings),
         .executableTarget(
             name: "encoder-sample",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            dependencies: ["NALU", "NALUIO", "NALUEncoder", "NALUX264", "NALUX265"],
             path: "Samples/EncoderSample",
             swiftSettings: strictSettings
         ),
