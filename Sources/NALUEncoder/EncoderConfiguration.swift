@@ -63,6 +63,9 @@ public struct EncoderConfiguration: Hashable, Sendable {
     public var tune: String? = nil
     /// Worker threads; `nil` or 0: the library decides.
     public var threads: Int? = nil
+    /// How many frames will be encoded, when known (x264 `i_frame_total`, x265 `totalFrames`).
+    /// A hint: x265's ABR rate control plans with it, as the CLIs do when the input size is known.
+    public var expectedFrameCount: Int? = nil
     /// Annex-B start codes or 4-byte big-endian length prefixes.
     public var outputFormat: StreamFormat = .annexB
     /// Repeat the parameter sets in-band before every keyframe (so any keyframe, and every
@@ -187,6 +190,9 @@ public struct EncoderConfiguration: Hashable, Sendable {
         }
         if let bFrames, !(0...16).contains(bFrames) {
             throw .invalid("bFrames", "\(bFrames) must be between 0 and 16")
+        }
+        if let expectedFrameCount, !(0...Int(Int32.max)).contains(expectedFrameCount) {
+            throw .invalid("expectedFrameCount", "\(expectedFrameCount) must be between 0 and \(Int32.max)")
         }
         if let threads, !(0...256).contains(threads) {
             throw .invalid("threads", "\(threads) must be between 0 (auto) and 256")

@@ -119,6 +119,17 @@ struct Encode: ParsableCommand {
         }
     }
 
+    /// Opens Y4M input; a stream that is not Y4M gets a hint about raw input.
+    static func openY4M(_ file: FileSource) throws(EncoderError) -> Y4MReader<FileSource> {
+        do {
+            return try Y4MReader(file)
+        } catch {
+            guard error.context == "Y4M header", error.code == .invalidInput else { throw error }
+            throw EncoderError(error.code, context: error.context,
+                               detail: (error.detail ?? "") + "; for raw frames give --size WxH", byteOffset: error.byteOffset)
+        }
+    }
+
     var resolvedCodec: Codec {
         if let codec { return codec.codec }
         let lower = output.lowercased()
@@ -144,15 +155,13 @@ struct Encode: ParsableCommand {
             if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
             source = .raw(reader)
         } else if let input {
-            let reader: Y4MReader<FileSource>
-            do {
-                reader = try Y4MReader(try FileSource(path: input))
-            } catch let error as EncoderError where error.context == "Y4M header" && error.code == .invalidInput {
-                var hinted = error
-                hinted.detail = (error.detail ?? "") + "; for raw frames give --size WxH"
-                throw hinted
-            }
+            let file = try FileSource(path: input)
+            let reader = try Self.openY4M(file)
             frameRate = reader.header.frameRate
+            if totalFrames == nil, let bytes = file.regularFileSize {
+                // An estimate: every frame behind a plain "FRAME\n" line.
+                totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
+            }
             source = .y4m(reader)
         } else {
             throw ValidationError("No input.")
@@ -179,6 +188,7 @@ struct Encode: ParsableCommand {
         configuration.tune = tune
         configuration.threads = threads
         configuration.outputFormat = outputFormat.streamFormat
+        configuration.expectedFrameCount = totalFrames.map { Int(clamping: min($0, limit)) }
         let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
