@@ -61,6 +61,11 @@ public final class FileSink: ByteSink {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Writes all of `bytes`.
+    public func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
     /// Writes buffered bytes to the descriptor.
     public func drain() throws {
         guard !buffer.isEmpty else { return }

@@ -14,8 +14,9 @@ struct Info: ParsableCommand {
     var json = false
 
     func run() throws {
-        var reader = try inputOptions.openReader()
-        let summary = try StreamSummary.scan(&reader)
+        let record = try inputOptions.record()
+        var reader = try inputOptions.openReader(record: record)
+        let summary = try StreamSummary.scan(&reader, splitter: try inputOptions.splitter(for: reader.codec, record: record))
         let out = try StandardOutput()
         if json {
             try out.line(summary.json(format: reader.format, lengthSize: reader.lengthSize).prettyText)
@@ -39,9 +40,9 @@ struct StreamSummary {
     var bytes: Int64 = 0
     var leadingGarbageBytes: Int64 = 0
 
-    static func scan(_ reader: inout ElementaryStreamReader<some ByteSource>) throws -> StreamSummary {
+    static func scan(_ reader: inout ElementaryStreamReader<some ByteSource>, splitter: AccessUnitSplitter) throws -> StreamSummary {
         var summary = StreamSummary(codec: reader.codec)
-        var splitter = AccessUnitSplitter(codec: reader.codec)
+        var splitter = splitter
         func count(_ unit: AccessUnitSummary) {
             summary.accessUnits += 1
             if let keyframe = unit.keyframe {

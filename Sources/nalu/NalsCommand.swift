@@ -18,7 +18,7 @@ struct Nals: ParsableCommand {
     var json = false
 
     func run() throws {
-        var reader = try inputOptions.openReader()
+        var reader = try inputOptions.openReader(record: try inputOptions.record())
         let out = try StandardOutput()
         let codec = reader.codec
         if !json {

@@ -1,4 +1,4 @@
-/// Converts an Annex-B stream to length-prefixed NAL units ("AVCC"/"HVCC" samples), streaming in
+/// Converts an Annex-B stream (or any stream of NAL units) to length-prefixed NAL units ("AVCC"/"HVCC" samples), streaming in
 /// constant memory: what FFmpeg's MP4 muxer does to Annex-B input, with explicit policies.
 ///
 /// - Start codes become big-endian lengths of ``Options/lengthSize`` bytes; a NAL unit too large
@@ -34,13 +34,18 @@ public struct AnnexBToLengthPrefixed {
     public private(set) var parameterSetOrder: [[UInt8]] = []
     public private(set) var statistics = ConversionStatistics()
 
-    public init(codec: Codec, options: Options = Options()) throws(NALUError) {
+    /// - Parameter outOfBandParameterSets: parameter sets the input carries outside the stream
+    ///   (when it is itself length-prefixed with a record); they go into the output record.
+    public init(codec: Codec, options: Options = Options(), outOfBandParameterSets: [[UInt8]] = []) throws(NALUError) {
         guard [1, 2, 4].contains(options.lengthSize) else {
             throw NALUError(.invalidValue, field: "length size", detail: "\(options.lengthSize); must be 1, 2 or 4")
         }
         self.codec = codec
         self.options = options
         self.parameterSets = ParameterSetStore(codec: codec)
+        for unit in outOfBandParameterSets where try parameterSets.add(unit) == .new {
+            parameterSetOrder.append(unit)
+        }
     }
 
     /// Converts every NAL unit `reader` yields, writing to `sink`.

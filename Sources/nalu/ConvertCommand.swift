@@ -1,0 +1,176 @@
+import ArgumentParser
+import NALU
+import NALUIO
+
+/// `--to annexb|avcc`.
+enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
+    case annexb
+    case avcc
+}
+
+/// `--aud keep|strip|insert`.
+enum AUDOption: String, ExpressibleByArgument, CaseIterable {
+    case keep, strip, insert
+
+    var policy: AccessUnitDelimiterPolicy {
+        switch self {
+        case .keep: .keep
+        case .strip: .strip
+        case .insert: .insert
+        }
+    }
+}
+
+/// `--parameter-sets keyframes|first|never`.
+enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
+    case keyframes, first, never
+
+    var insertion: ParameterSetInsertion {
+        switch self {
+        case .keyframes: .keyframes
+        case .first: .first
+        case .never: .never
+        }
+    }
+}
+
+/// `nalu convert`: Annex-B ⇄ length-prefixed, streaming.
+struct Convert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Convert between Annex-B and length-prefixed (AVCC/HVCC) framing.",
+        discussion: """
+        Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record
+        (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use).
+        Length-prefixed → Annex-B (--to annexb) writes the record's parameter sets before every
+        keyframe access unit that lacks them (--parameter-sets keyframes|first|never), after any
+        access unit delimiter. Length-prefixed input takes its parameter sets from --extradata (a
+        raw avcC/hvcC record) or from the stream itself. Output files are written under a
+        temporary name and renamed when complete.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Input stream, or - for standard input.", valueName: "input"))
+    var input: String
+
+    @Option(help: "Output framing: annexb or avcc (length-prefixed; also for H.265).")
+    var to: OutputFraming
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
+    var output: String
+
+    @Option(help: "Codec of the input (h264|hevc); detected when omitted.")
+    var codec: CodecOption?
+
+    @Option(help: ArgumentHelp("Bytes per NAL length: of the output with --to avcc (default 4), of the input otherwise.", valueName: "n"))
+    var lengthSize: Int?
+
+    @Option(help: ArgumentHelp("Bytes per NAL length of length-prefixed input, when converting to avcc (default: from --extradata, or 4).", valueName: "n"))
+    var inputLengthSize: Int?
+
+    @Option(help: ArgumentHelp("avcC/hvcC record holding the input's parameter sets (length-prefixed input).", valueName: "file"))
+    var extradata: String?
+
+    @Option(help: ArgumentHelp("Write the avcC/hvcC record of the output here (--to avcc).", valueName: "file"))
+    var extradataOut: String?
+
+    @Flag(help: "Keep parameter sets in the stream as well as in the record (--to avcc; for avc3/hev1).")
+    var keepParameterSets = false
+
+    @Option(help: "Access unit delimiters: keep, strip, or insert where missing (--to annexb).")
+    var aud: AUDOption = .keep
+
+    @Option(help: "Where to write parameter sets in band (--to annexb): keyframes, first, never.")
+    var parameterSets: ParameterSetsOption = .keyframes
+
+    @Flag(help: "Print what was done to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        for (name, value) in [("--length-size", lengthSize), ("--input-length-size", inputLengthSize)] {
+            if let value, ![1, 2, 4].contains(value) {
+                throw ValidationError("\(name) must be 1, 2 or 4 (3 is reserved by ISO/IEC 14496-15).")
+            }
+        }
+        if to == .annexb && extradataOut != nil {
+            throw ValidationError("--extradata-out goes with --to avcc.")
+        }
+        if to == .avcc && aud == .insert {
+            throw ValidationError("--aud insert goes with --to annexb.")
+        }
+        if to == .avcc && parameterSets != .keyframes {
+            throw ValidationError("--parameter-sets goes with --to annexb.")
+        }
+        if to == .annexb && keepParameterSets {
+            throw ValidationError("--keep-parameter-sets goes with --to avcc.")
+        }
+    }
+
+    func run() throws {
+        // The input record, if given, says the codec and the input length size.
+        var record: DecoderConfigurationRecord?
+        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
+        let format: StreamFormat? = (record != nil || inputLength != nil) ? .lengthPrefixed : nil
+        var reader = try ElementaryStreamReader(try FileSource(path: input), format: format,
+                                                lengthSize: inputLength ?? record?.lengthSize,
+                                                codec: codec?.codec ?? record?.codec)
+        let sink = try FileSink(path: output)
+        var output = sink
+        let codec = reader.codec
+        let outOfBand = record?.parameterSets ?? []
+
+        switch to {
+        case .avcc:
+            var converter = try AnnexBToLengthPrefixed(
+                codec: codec,
+                options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepParameterSets,
+                               accessUnitDelimiters: aud == .strip ? .strip : .keep),
+                outOfBandParameterSets: outOfBand)
+            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &output) }
+            if let extradataOut {
+                let bytes = try converter.decoderConfigurationRecord()
+                let file = try FileSink(path: extradataOut)
+                try file.write(bytes)
+                try file.commit()
+            }
+            try sink.commit()
+            if verbose { report(converter.statistics, reader: reader) }
+        case .annexb:
+            var converter = try LengthPrefixedToAnnexB(
+                codec: codec, options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy),
+                outOfBandParameterSets: outOfBand)
+            try reader.forEachNALUnit { unit in try converter.push(unit, to: &output) }
+            try converter.finish(to: &output)
+            try sink.commit()
+            if verbose { report(converter.statistics, reader: reader) }
+        }
+    }
+
+    private func report(_ statistics: ConversionStatistics, reader: ElementaryStreamReader<FileSource>) {
+        var parts = ["\(reader.format) \(reader.codec) → \(to.rawValue)",
+                     "\(statistics.nalUnitsIn) NAL units in, \(statistics.nalUnitsOut) out"]
+        if statistics.accessUnits > 0 { parts.append("\(statistics.accessUnits) access units") }
+        if statistics.parameterSetsRemoved > 0 { parts.append("\(statistics.parameterSetsRemoved) parameter sets moved to the record") }
+        if statistics.parameterSetsInserted > 0 { parts.append("\(statistics.parameterSetsInserted) parameter sets inserted") }
+        if statistics.parameterSetUpdates > 0 { parts.append("\(statistics.parameterSetUpdates) parameter set updates kept in band") }
+        if statistics.delimitersStripped > 0 { parts.append("\(statistics.delimitersStripped) AUDs stripped") }
+        if statistics.delimitersInserted > 0 { parts.append("\(statistics.delimitersInserted) AUDs inserted") }
+        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
+    }
+}
+
+/// Reads a small file whole (a record), refusing anything over `limit` bytes.
+func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] {
+    let source = try FileSource(path: path)
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+    while true {
+        let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+        if count == 0 { break }
+        bytes.append(contentsOf: chunk[0..<count])
+        guard bytes.count <= limit else {
+            throw NALUError(.tooLarge, field: path, detail: "more than \(limit) bytes")
+        }
+    }
+    return bytes
+}

@@ -1,0 +1,84 @@
+import ArgumentParser
+import NALU
+import NALUIO
+
+/// `--format avcc|annexb` for `nalu extradata`.
+enum ExtradataFormat: String, ExpressibleByArgument, CaseIterable {
+    /// avcC for H.264, hvcC for H.265.
+    case avcc
+    /// The same record under its H.265 name.
+    case hvcc
+    /// The parameter sets as an Annex-B byte stream (four-byte start codes).
+    case annexb
+}
+
+/// `nalu extradata`: the decoder configuration record of a stream.
+struct Extradata: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Write a stream's parameter sets as an avcC/hvcC record (what MP4, VideoToolbox and WebCodecs call extradata or description) or as Annex-B.",
+        discussion: "Reads until the first slice after a complete set (VPS, SPS, PPS) has been seen; the record is what FFmpeg's MP4 muxer writes for the stream."
+    )
+
+    @OptionGroup var inputOptions: InputOptions
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
+    var output: String = "-"
+
+    @Option(help: "avcc (avcC or hvcC record), hvcc (the same), or annexb (start-code delimited parameter sets).")
+    var format: ExtradataFormat = .avcc
+
+    @Flag(name: .customLong("hvc1"), help: "hvcC for the hvc1 sample entry: array_completeness 1 (the default).")
+    var hvc1 = false
+
+    @Flag(name: .customLong("hev1"), help: "hvcC for the hev1 sample entry: array_completeness 0 (parameter sets may also be in band).")
+    var hev1 = false
+
+    @Option(help: ArgumentHelp("lengthSizeMinusOne + 1 to write in the record (1, 2 or 4).", valueName: "n"))
+    var recordLengthSize: Int = 4
+
+    func validate() throws {
+        if hvc1 && hev1 { throw ValidationError("--hvc1 and --hev1 are exclusive.") }
+        if ![1, 2, 4].contains(recordLengthSize) { throw ValidationError("--record-length-size must be 1, 2 or 4.") }
+    }
+
+    private struct Done: Error {}
+
+    func run() throws {
+        var reader = try inputOptions.openReader(record: try inputOptions.record())
+        let codec = reader.codec
+        var store = ParameterSetStore(codec: codec)
+        var order: [[UInt8]] = []
+        do {
+            try reader.forEachNALUnit { unit in
+                guard let header = try? NALUnitHeader(unit.bytes, codec: codec) else {
+                    throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset)
+                }
+                if header.isParameterSet {
+                    let bytes = unit.array
+                    do throws(NALUError) {
+                        if try store.add(bytes) == .new { order.append(bytes) }
+                    } catch {
+                        throw error.offset(by: unit.offset)
+                    }
+                } else if header.isVCL && store.hasDecodableSet {
+                    throw Done()
+                }
+            }
+        } catch is Done {}
+        guard store.hasDecodableSet else {
+            throw NALUError(.missing, field: "parameter sets", byteOffset: reader.format == .annexB ? nil : 0,
+                            detail: codec == .h264 ? "the stream has no SPS and PPS" : "the stream has no VPS, SPS and PPS")
+        }
+        let bytes: [UInt8]
+        switch format {
+        case .avcc, .hvcc:
+            bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: order, lengthSize: recordLengthSize,
+                                                      arrayCompleteness: !hev1)
+        case .annexb:
+            bytes = order.flatMap { [0, 0, 0, 1] + $0 }
+        }
+        let sink = try FileSink(path: output)
+        try sink.write(bytes)
+        try sink.commit()
+    }
+}
