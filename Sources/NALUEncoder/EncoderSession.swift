@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 
 /// Drives an encoder backend the way a production capture pipeline does: lazy creation, retries,
 /// transparent rebuilds, keyframe requests, live bitrate changes and flushes, with monotonic
@@ -121,6 +121,23 @@ public final class EncoderSession {
     /// The parameter sets (H.264 SPS, PPS; H.265 VPS, SPS, PPS) of the current backend, or of
     /// the last one; empty before any backend was opened (call ``prepare()`` to open one early).
     public var parameterSets: [[UInt8]] { backend?.parameterSets ?? lastParameterSets }
+
+    /// The parameter sets as an `avcC` / `hvcC` record (ISO/IEC 14496-15 5.3.3.1 / 8.3.3.1), built
+    /// by the core, for MP4 sample entries or `extradata`; `nil` before any backend was opened
+    /// (call ``prepare()`` first). The hvcC's `array_completeness` is set when the parameter sets
+    /// are not repeated in band (`hvc1`), cleared when they are (`hev1`).
+    public func decoderConfigurationRecord(lengthSize: Int = 4) throws(NALUError) -> DecoderConfigurationRecord? {
+        let sets = parameterSets
+        guard !sets.isEmpty else { return nil }
+        switch configuration.codec {
+        case .h264:
+            let sps = sets.filter { ($0.first ?? 0) & 0x1F == 7 }
+            let pps = sets.filter { ($0.first ?? 0) & 0x1F == 8 }
+            return .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
+        case .hevc:
+            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: !configuration.repeatParameterSets, lengthSize: lengthSize))
+        }
+    }
 
     /// Opens the backend now rather than on the first frame (for example to write extradata
     /// before encoding). Retries like a lazy creation.

@@ -97,7 +97,7 @@ struct Encode: ParsableCommand {
     @Option(name: .customLong("output-format"), help: "annexb (start codes) or avcc (4-byte lengths).")
     var outputFormat: EncodeOutputFormat = .annexb
 
-    @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the parameter sets (VPS/SPS/PPS) to this file, Annex-B framed.", valueName: "file"))
+    @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the extradata: the avcC/hvcC record with --output-format avcc, else the parameter sets with start codes.", valueName: "file"))
     var extradataOut: String?
 
     @Flag(help: "No progress line and no summary.")
@@ -195,11 +195,16 @@ struct Encode: ParsableCommand {
         // Output.
         let sink = try FileSink(path: output)
         if let extradataOut {
+            // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
-            let extradata = try FileSink(path: extradataOut, bufferSize: 4096)
-            for set in session.parameterSets {
-                try ([0, 0, 0, 1] + set).withUnsafeBytes { try extradata.write($0) }
+            var bytes: [UInt8] = []
+            if outputFormat == .avcc, let record = try session.decoderConfigurationRecord() {
+                bytes = record.bytes
+            } else {
+                for set in session.parameterSets { bytes += [0, 0, 0, 1] + set }
             }
+            let extradata = try FileSink(path: extradataOut, bufferSize: 4096)
+            try bytes.withUnsafeBytes { try extradata.write($0) }
             try extradata.commit()
         }
 

@@ -89,8 +89,14 @@ import Testing
         let info = try Self.info(output, extra: ["--length-size", "4", "--codec", "h264"])
         #expect(info["format"] as? String == "length-prefixed")
         #expect(info["access_units"] as? Int == 9)
+        // The avcC record: version 1, profile/compat/level, lengthSizeMinusOne 3, one SPS.
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: extradata)))
-        #expect(Array(bytes.prefix(5)) == [0, 0, 0, 1, 0x67])
+        #expect(bytes.first == 1)
+        #expect(bytes.count > 7 ? bytes[4] == 0xFF && bytes[5] == 0xE1 : false)
+        // nalu info reads the stream with that record as its extradata.
+        let withRecord = try Self.info(output, extra: ["--extradata", extradata])
+        #expect(withRecord["access_units"] as? Int == 9)
+        #expect(withRecord["width"] as? Int == 64)
     }
 
     @Test func truncatedRawInputIsAnError() throws {

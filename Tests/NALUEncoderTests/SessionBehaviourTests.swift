@@ -248,3 +248,31 @@ import Testing
         #expect(session.parameterSets.map { ($0[0] >> 1) & 0x3F } == [32, 33, 34])
     }
 }
+
+@Suite struct DecoderConfigurationRecordTests {
+    @Test(arguments: [Codec.h264, .hevc])
+    func recordsCarryTheEncodersParameterSets(_ codec: Codec) throws {
+        var configuration = SessionBehaviourTests.configuration(codec)
+        configuration.outputFormat = .lengthPrefixed
+        configuration.repeatParameterSets = false
+        let session = try EncoderSession(configuration: configuration, factory: SessionBehaviourTests.factory(codec))
+        let before = try session.decoderConfigurationRecord()
+        #expect(before == nil)
+        try session.prepare()
+        let record = try #require(try session.decoderConfigurationRecord())
+        #expect(record.codec == codec)
+        #expect(record.lengthSize == 4)
+        #expect(record.parameterSets == session.parameterSets)
+        // The core parses what it built back to the same record.
+        let parsed = try DecoderConfigurationRecord(parsing: record.bytes, codec: codec)
+        #expect(parsed == record)
+        if case .hevc(let hvcC) = record {
+            #expect(hvcC.arrays.allSatisfy { $0.arrayCompleteness })
+            #expect(hvcC.generalProfileIdc == 1)
+        }
+        if case .avc(let avcC) = record {
+            // ultrafast with B-frames: no 8x8 transform, so x264 signals Main.
+            #expect(avcC.avcProfileIndication == 77)
+        }
+    }
+}
