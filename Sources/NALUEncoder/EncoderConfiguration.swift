@@ -90,7 +90,8 @@ public struct EncoderConfiguration: Hashable, Sendable {
         let denominator = max(1, frameRate.denominator)
         // 5 seconds of frames, rounded to the nearest frame (integer arithmetic: no libm).
         let (fiveSeconds, overflow) = numerator.multipliedReportingOverflow(by: 5)
-        var interval = gopLength ?? (overflow ? Int.max : Int(clamping: (fiveSeconds + denominator / 2) / denominator))
+        let (rounded, overflow2) = fiveSeconds.addingReportingOverflow(denominator / 2)
+        var interval = gopLength ?? (overflow || overflow2 ? Int.max : Int(clamping: rounded / denominator))
         if let seconds = maxKeyframeIntervalSeconds, seconds.isFinite, seconds > 0 {
             let limit = seconds * Double(numerator) / Double(denominator)
             if limit < Double(interval) { interval = Int(limit) }

@@ -116,8 +116,8 @@ public struct Frame {
                 throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "missing")
             }
             let needed = pixelFormat.rowBytes(plane: index, width: width)
-            guard plane.bytesPerRow >= needed else {
-                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "\(plane.bytesPerRow) bytes per row, needs at least \(needed)")
+            guard plane.bytesPerRow >= needed, plane.bytesPerRow <= Int(Int32.max) else {
+                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "\(plane.bytesPerRow) bytes per row, needs \(needed) to \(Int32.max)")
             }
         }
     }
@@ -137,8 +137,8 @@ public final class FrameBuffer {
 
     /// Allocates a frame; throws when the size is odd, not positive, or overflows.
     public init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
-        guard let size = pixelFormat.frameSize(width: width, height: height) else {
-            throw EncoderError(.invalidConfiguration, context: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size that fits in memory")
+        guard width <= 16384, height <= 16384, let size = pixelFormat.frameSize(width: width, height: height) else {
+            throw EncoderError(.invalidConfiguration, context: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size up to 16384x16384")
         }
         self.pixelFormat = pixelFormat
         self.width = width

@@ -90,7 +90,10 @@ struct FrameRate: ExpressibleByArgument, Hashable {
             let fraction = parts[1]
             guard !fraction.isEmpty, fraction.count <= 6, let digits = Int64(fraction) else { return nil }
             for _ in 0..<fraction.count { denominator *= 10 }
-            numerator = whole * denominator + digits
+            let (scaled, overflow) = whole.multipliedReportingOverflow(by: denominator)
+            let (sum, overflow2) = scaled.addingReportingOverflow(digits)
+            guard !overflow, !overflow2, digits >= 0 else { return nil }
+            numerator = sum
         }
         guard numerator > 0 else { return nil }
         rational = Rational(numerator, denominator).reduced

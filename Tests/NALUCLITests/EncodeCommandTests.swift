@@ -131,5 +131,15 @@ import Testing
         #expect(rate.status == 64)
         let y4mOptions = try CLIRunner.run(["encode", "in.y4m", "--fps", "25", "-o", "x.h264"])
         #expect(y4mOptions.status == 64)
+        let hugeRate = try CLIRunner.run(["encode", "--fps", "999999999999999999.5", "-o", "x.h264"])
+        #expect(hugeRate.status == 64)
+        #expect(!hugeRate.signalled)
+    }
+
+    @Test func hugeSizesAreErrorsNotCrashes() throws {
+        let result = try CLIRunner.run(["encode", "--size", "100000x100000", "-o", "/nonexistent-dir/x.h264"])
+        #expect(result.status == 1)
+        #expect(!result.signalled)
+        #expect(result.stderr == "nalu: error: size: invalid configuration (100000x100000 is not a positive, even 4:2:0 size up to 16384x16384)\n")
     }
 }
