@@ -34,6 +34,11 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Samples: small programs that embed the libraries (not products).
+        .executableTarget(name: "parameter-sets-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ParameterSets",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "convert-stream-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ConvertStream",
+                          swiftSettings: strictSettings),
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu"], swiftSettings: strictSettings),
 
