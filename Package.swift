@@ -43,7 +43,7 @@ let package = Package(
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
         .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder"], path: "Fuzz/Harness", swiftSettings: strictSettings),
-        .testTarget(name: "NALUCLITests", dependencies: ["nalu"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU"], swiftSettings: strictSettings),
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
         .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),
