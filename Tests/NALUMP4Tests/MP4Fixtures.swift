@@ -82,6 +82,8 @@ struct RemuxFixture: CustomTestStringConvertible, Sendable {
         let packets: Int
         let key_packets: [Int]
         let r_frame_rate: String?
+        /// Picture types in output order.
+        let pict_types: String
     }
 }
 
