@@ -14,6 +14,9 @@ let package = Package(
         .library(name: "NALUIO", targets: ["NALUIO"]),
         .library(name: "NALUMP4", targets: ["NALUMP4"]),
         .executable(name: "nalu", targets: ["nalu"]),
+        .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
+        .library(name: "NALUX264", targets: ["NALUX264"]),
+        .library(name: "NALUX265", targets: ["NALUX265"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -29,13 +32,40 @@ let package = Package(
             name: "nalu",
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4",
+                "NALUEncoder", "NALUX264", "NALUX265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strictSettings
         ),
+        // Samples: small programs that embed the libraries (not products).
+        .executableTarget(name: "parameter-sets-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ParameterSets",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "convert-stream-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ConvertStream",
+                          swiftSettings: strictSettings),
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu"], swiftSettings: strictSettings),
+
+        // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
+        .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),
+        // No pkgConfig for x264: x264.pc's Cflags carry -DX264_API_IMPORTS (a Windows dllimport
+        // switch), which SwiftPM rejects with a warning on every build. The headers and library
+        // are in the default search paths of the apt package.
+        .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
+        .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"])]),
+        .target(name: "NALUX264", dependencies: ["NALUEncoder", "CX264"], swiftSettings: strictSettings),
+        .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "encoder-sample",
+            dependencies: ["NALU", "NALUIO", "NALUEncoder", "NALUX264", "NALUX265"],
+            path: "Samples/EncoderSample",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "NALUEncoderTests",
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            swiftSettings: strictSettings
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

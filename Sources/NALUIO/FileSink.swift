@@ -49,16 +49,18 @@ public final class FileSink: ByteSink {
         }
     }
 
+    /// Writes of at least this many bytes skip the buffer (after draining it), saving a copy.
+    public static var writeThroughThreshold: Int { 64 * 1024 }
+
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         bytesWritten += Int64(bytes.count)
-        if buffer.count + bytes.count > capacity {
+        if bytes.count >= Self.writeThroughThreshold {
             try drain()
-            if bytes.count >= capacity {
-                try writeAll(bytes)
-                return
-            }
+            try writeAll(bytes)
+            return
         }
-        buffer.append(contentsOf: bytes)
+        if buffer.count + bytes.count > capacity { try drain() }
+        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Writes all of `bytes`.

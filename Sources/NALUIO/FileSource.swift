@@ -36,6 +36,10 @@ public final class FileSource: ByteSource {
             guard fd >= 0 else { throw NALUError(.io, field: path, detail: Self.errnoText()) }
             descriptor = fd
             ownsDescriptor = true
+            #if os(Linux)
+            // Whole-file streaming: ask for aggressive read-ahead.
+            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_SEQUENTIAL))
+            #endif
         }
     }
 

@@ -58,15 +58,18 @@ public struct AnnexBToLengthPrefixed {
     public mutating func convert(_ annexB: [UInt8]) throws -> [UInt8] {
         var sink = MemorySink()
         sink.reserveCapacity(annexB.count + annexB.count / 64)
-        try annexB.withUnsafeBytes { buffer in
-            try AnnexB.forEachNALUnit(in: buffer) { range in
-                let view = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]),
-                                       prefixLength: 3)
-                try convert(view, to: &sink)
-            }
-        }
-        statistics.bytesIn = Int64(annexB.count)
+        try annexB.withUnsafeBytes { try convert($0, to: &sink) }
         return sink.bytes
+    }
+
+    /// Converts a whole Annex-B stream in memory, writing to `sink`.
+    public mutating func convert(_ annexB: UnsafeRawBufferPointer, to sink: inout some ByteSink) throws {
+        try AnnexB.forEachNALUnit(in: annexB) { range in
+            let view = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: annexB[range]),
+                                   prefixLength: 3)
+            try convert(view, to: &sink)
+        }
+        statistics.bytesIn += Int64(annexB.count)
     }
 
     /// Converts one NAL unit.

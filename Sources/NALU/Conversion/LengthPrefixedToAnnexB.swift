@@ -12,7 +12,10 @@
 ///   (``AccessUnitDelimiterPolicy``), with `primary_pic_type`/`pic_type` from the slice types.
 ///
 /// Access units are found by the specs' rules (``AccessUnitSplitter``), so the input does not
-/// need to be split into samples; memory is bounded by the largest access unit.
+/// need to be split into samples. Only the NAL units before an access unit's first slice are
+/// held back (that is where parameter sets are inserted); slices go straight through. With
+/// ``AccessUnitDelimiterPolicy/insert`` whole access units are buffered, because the delimiter's
+/// picture type depends on every slice.
 public struct LengthPrefixedToAnnexB {
     public struct Options: Sendable {
         public var parameterSets: ParameterSetInsertion
@@ -39,6 +42,10 @@ public struct LengthPrefixedToAnnexB {
     /// The buffered access unit: NAL units back to back, and where each one is.
     private var unitBytes: [UInt8] = []
     private var units: [(start: Int, end: Int, offset: Int64)] = []
+    /// Whether whole access units are buffered (delimiter insertion) or only their prefix.
+    private let buffersAccessUnits: Bool
+    /// Whether the prefix of the current access unit has been written (its first slice seen).
+    private var prefixWritten = false
     private static let startCode: [UInt8] = [0, 0, 0, 1]
 
     /// Prefix SEI NAL units from the record, written after the parameter sets wherever those are inserted.
@@ -56,6 +63,7 @@ public struct LengthPrefixedToAnnexB {
         self.codec = codec
         self.options = options
         self.declarativeSEI = declarativeSEI
+        buffersAccessUnits = options.accessUnitDelimiters == .insert
         splitter = AccessUnitSplitter(codec: codec)
         active = ParameterSetStore(codec: codec)
         for unit in outOfBandParameterSets {
@@ -73,27 +81,57 @@ public struct LengthPrefixedToAnnexB {
 
     /// Converts a whole length-prefixed stream in memory, returning Annex-B bytes.
     public mutating func convert(_ lengthPrefixed: [UInt8], lengthSize: Int) throws -> [UInt8] {
-        var reader = try LengthPrefixedReader(MemorySource(lengthPrefixed), lengthSize: lengthSize)
         var sink = MemorySink()
         sink.reserveCapacity(lengthPrefixed.count + lengthPrefixed.count / 32)
-        try convert(&reader, to: &sink)
+        try lengthPrefixed.withUnsafeBytes { try convert($0, lengthSize: lengthSize, to: &sink) }
         return sink.bytes
     }
 
-    /// Feeds one NAL unit; a completed access unit is written to `sink`.
+    /// Converts a whole length-prefixed stream in memory, writing to `sink`.
+    public mutating func convert(_ buffer: UnsafeRawBufferPointer, lengthSize: Int, to sink: inout some ByteSink) throws {
+        try LengthPrefixed.forEachNALUnit(in: buffer, lengthSize: lengthSize) { range in
+            try push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]),
+                                 prefixLength: lengthSize), to: &sink)
+        }
+        try finish(to: &sink)
+    }
+
+    /// Feeds one NAL unit; what can be written is written to `sink`.
     public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
         statistics.nalUnitsIn += 1
         statistics.bytesIn += Int64(unit.count + unit.prefixLength)
         let step = try splitter.push(unit)
-        if let completed = step.completed { try flush(completed, to: &sink) }
+        if let completed = step.completed {
+            // In prefix mode only an access unit without slices still has bytes held back.
+            if buffersAccessUnits || !prefixWritten { try flush(completed, to: &sink) }
+        }
+        if step.startsAccessUnit { prefixWritten = false }
+        if !buffersAccessUnits {
+            if step.isFirstVCL, let current = splitter.current {
+                try flush(current, to: &sink)
+                prefixWritten = true
+            }
+            if prefixWritten {
+                try writeStartCode(to: &sink)
+                try sink.write(unit.bytes)
+                statistics.nalUnitsOut += 1
+                statistics.bytesOut += Int64(4 + unit.count)
+                return
+            }
+        }
         let start = unitBytes.count
-        unitBytes.append(contentsOf: unit.bytes)
+        unitBytes.append(contentsOf: unit.bytes.assumingMemoryBound(to: UInt8.self))
         units.append((start, unitBytes.count, unit.offset))
     }
 
-    /// Writes the last access unit.
+    /// Writes what is still held back.
     public mutating func finish(to sink: inout some ByteSink) throws {
-        if let last = splitter.finish() { try flush(last, to: &sink) }
+        if let last = splitter.finish(), buffersAccessUnits || !prefixWritten { try flush(last, to: &sink) }
+        prefixWritten = false
+    }
+
+    private func writeStartCode(to sink: inout some ByteSink) throws {
+        try Self.startCode.withUnsafeBytes { try sink.write($0) }
     }
 
     private func type(at index: Int) -> UInt8 {
@@ -116,7 +154,7 @@ public struct LengthPrefixedToAnnexB {
             unitBytes.removeAll(keepingCapacity: true)
             units.removeAll(keepingCapacity: true)
         }
-        statistics.accessUnits += 1
+        if buffersAccessUnits || !prefixWritten { statistics.accessUnits += 1 }
         let types = units.indices.map { type(at: $0) }
         let hasDelimiter = types.first == delimiterType
 
@@ -161,19 +199,18 @@ public struct LengthPrefixedToAnnexB {
         let rest = hasDelimiter ? 1..<units.count : 0..<units.count
         if !inserted.isEmpty && options.placement == .beforeFirstSlice {
             // FFmpeg's h264_mp4toannexb/hevc_mp4toannexb: everything in its order, the inserted
-            // parameter sets (VPS→SPS→PPS) just before the first slice.
+            // parameter sets (VPS→SPS→PPS, then declarative SEI) just before the first slice,
+            // which follows the held-back prefix directly when only the prefix is buffered.
             let isVCL: (UInt8) -> Bool = { [codec] type in codec == .h264 ? (1...5).contains(type) : type < 32 }
-            var pending = inserted  // already VPS→SPS→PPS (ParameterSetStore.nalUnits)
+            var pending = inserted  // already VPS→SPS→PPS (ParameterSetStore.nalUnits), then SEI
             for index in rest {
                 if !pending.isEmpty && isVCL(types[index]) {
-                    for item in pending {
-                        try writeNALUnit(item.bytes, to: &sink)
-                        if item.rank <= 3 { statistics.parameterSetsInserted += 1 }
-                    }
+                    try writeInserted(pending, to: &sink)
                     pending.removeAll()
                 }
                 try write(index: index, to: &sink)
             }
+            try writeInserted(pending, to: &sink)
             return
         }
         if inserted.isEmpty {
@@ -196,6 +233,13 @@ public struct LengthPrefixedToAnnexB {
             }
         }
         for index in rest where parameterSetRank(types[index]) == nil { try write(index: index, to: &sink) }
+    }
+
+    private mutating func writeInserted(_ items: [(rank: Int, bytes: [UInt8])], to sink: inout some ByteSink) throws {
+        for item in items {
+            try writeNALUnit(item.bytes, to: &sink)
+            if item.rank <= 3 { statistics.parameterSetsInserted += 1 }
+        }
     }
 
     private mutating func write(index: Int, to sink: inout some ByteSink) throws {

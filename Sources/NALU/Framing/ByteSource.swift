@@ -63,9 +63,12 @@ public struct MemorySink: ByteSink, Sendable {
     public private(set) var bytes: [UInt8] = []
     public init() {}
     public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
-        self.bytes.append(contentsOf: bytes)
+        self.bytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 
     /// Reserves room for `count` bytes.
     public mutating func reserveCapacity(_ count: Int) { bytes.reserveCapacity(count) }
+
+    /// Empties the sink, keeping its storage for reuse.
+    public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 }

@@ -81,3 +81,32 @@ public struct LengthPrefixedReader<Source: ByteSource> {
                          detail: "length \(length), \(left - lengthSize) bytes left")
     }
 }
+
+/// Length-prefixed NAL units in memory.
+public enum LengthPrefixed {
+    /// Calls `body` with the range of every NAL unit in `buffer`, a complete length-prefixed
+    /// stream with `lengthSize`-byte lengths. Zero-length units are skipped; a length past the
+    /// end throws ``NALUError/Code/lengthPastEnd`` at the length field's offset.
+    public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, lengthSize: Int,
+                                      _ body: (Range<Int>) throws -> Void) throws {
+        guard [1, 2, 4].contains(lengthSize) else {
+            throw NALUError(.invalidValue, field: "length size", detail: "\(lengthSize); must be 1, 2 or 4")
+        }
+        var position = 0
+        while position < buffer.count {
+            guard buffer.count - position >= lengthSize else {
+                throw NALUError(.truncated, field: "NAL unit length", byteOffset: Int64(position),
+                                detail: "\(buffer.count - position) of \(lengthSize) bytes before the end")
+            }
+            var length = 0
+            for index in position..<(position + lengthSize) { length = length << 8 | Int(buffer[index]) }
+            let start = position + lengthSize
+            guard length <= buffer.count - start else {
+                throw NALUError(.lengthPastEnd, field: "NAL unit length", byteOffset: Int64(position),
+                                detail: "length \(length), \(buffer.count - start) bytes left")
+            }
+            if length > 0 { try body(start..<(start + length)) }
+            position = start + length
+        }
+    }
+}

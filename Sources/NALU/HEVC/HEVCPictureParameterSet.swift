@@ -130,12 +130,7 @@ public struct HEVCPictureParameterSet: Hashable, Sendable {
     /// Parses a PPS NAL unit: the whole escaped NAL unit, 2-byte header included, with
     /// `nal_unit_type` 34. Error byte offsets are relative to the start of `nalUnit`.
     public init(nalUnit: ArraySlice<UInt8>) throws(NALUError) {
-        let header = try HEVCNALUnitHeader(nalUnit)
-        guard header.nalUnitType == .pps else {
-            throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0,
-                            detail: "expected 34 (PPS), got \(header.nalUnitType.rawValue)")
-        }
-        var reader = BitReader(nalUnit: nalUnit, headerBytes: 2)
+        var reader = try HEVCNALUnitHeader.reader(for: nalUnit, expecting: .pps).reader
         try self.init(&reader)
     }
 

@@ -147,12 +147,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     /// Parses an SPS NAL unit: the whole escaped NAL unit, 2-byte header included. The header must
     /// have `nal_unit_type` 33. Error byte offsets are relative to the start of `nalUnit`.
     public init(nalUnit: ArraySlice<UInt8>) throws(NALUError) {
-        let header = try HEVCNALUnitHeader(nalUnit)
-        guard header.nalUnitType == .sps else {
-            throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0,
-                            detail: "expected 33 (SPS), got \(header.nalUnitType.rawValue)")
-        }
-        var reader = BitReader(nalUnit: nalUnit, headerBytes: 2)
+        var (header, reader) = try HEVCNALUnitHeader.reader(for: nalUnit, expecting: .sps)
         try self.init(&reader, nuhLayerId: header.nuhLayerId)
     }
 

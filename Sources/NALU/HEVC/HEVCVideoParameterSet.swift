@@ -64,12 +64,7 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
     /// Parses a VPS NAL unit: the whole escaped NAL unit, 2-byte header included, with
     /// `nal_unit_type` 32. Error byte offsets are relative to the start of `nalUnit`.
     public init(nalUnit: ArraySlice<UInt8>) throws(NALUError) {
-        let header = try HEVCNALUnitHeader(nalUnit)
-        guard header.nalUnitType == .vps else {
-            throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0,
-                            detail: "expected 32 (VPS), got \(header.nalUnitType.rawValue)")
-        }
-        var reader = BitReader(nalUnit: nalUnit, headerBytes: 2)
+        var reader = try HEVCNALUnitHeader.reader(for: nalUnit, expecting: .vps).reader
         try self.init(&reader)
     }
 

@@ -115,6 +115,18 @@ public struct HEVCNALUnitHeader: Hashable, Sendable {
         }
     }
 
+    /// Parses the header of `nalUnit`, requires `nal_unit_type` to be `expected`, and returns it
+    /// with a reader positioned after the header: the common start of VPS, SPS and PPS parsing.
+    static func reader(for nalUnit: ArraySlice<UInt8>, expecting expected: HEVCNALUnitType)
+        throws(NALUError) -> (header: HEVCNALUnitHeader, reader: BitReader) {
+        let header = try HEVCNALUnitHeader(nalUnit)
+        guard header.nalUnitType == expected else {
+            throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0,
+                            detail: "expected \(expected.rawValue) (\(expected.name)), got \(header.nalUnitType.rawValue)")
+        }
+        return (header, BitReader(nalUnit: nalUnit, headerBytes: 2))
+    }
+
     /// The two header bytes.
     public var bytes: [UInt8] {
         [nalUnitType.rawValue << 1 | nuhLayerId >> 5, (nuhLayerId & 0x1F) << 3 | nuhTemporalIdPlus1]

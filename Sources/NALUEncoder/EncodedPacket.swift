@@ -1,0 +1,83 @@
+public import NALU
+
+/// One encoded access unit: every NAL unit of one picture (plus the parameter sets and SEI the
+/// encoder put in front of it), framed as the configuration's ``EncoderConfiguration/outputFormat``.
+///
+/// The bytes are a copy owned by the packet: they stay valid after later encode calls.
+public struct EncodedPacket: Sendable, Hashable {
+    /// The access unit, Annex-B or 4-byte length-prefixed.
+    public var bytes: [UInt8]
+    /// Presentation timestamp in the session's time base.
+    public var pts: Int64
+    /// Decoding timestamp in the session's time base; strictly increasing across packets (may
+    /// be negative for the first packets of a stream with B-frames).
+    public var dts: Int64
+    /// Why decoding can start here (the core's classes: IDR, CRA, BLA, recovery point), or `nil`.
+    public var keyframe: KeyframeClass?
+    /// The picture's coding type as the encoder reports it, when known.
+    public var pictureType: PictureType?
+
+    public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass?, pictureType: PictureType?) {
+        self.bytes = bytes
+        self.pts = pts
+        self.dts = dts
+        self.keyframe = keyframe
+        self.pictureType = pictureType
+    }
+}
+
+/// Splitting and framing helpers shared by backends.
+public enum EncoderFraming {
+    /// The NAL units of `bytes` in `format` (4-byte lengths for length-prefixed), without their
+    /// start codes or lengths. Malformed length-prefixed data ends the list early.
+    public static func nalUnits(in bytes: [UInt8], format: StreamFormat) -> [[UInt8]] {
+        switch format {
+        case .annexB:
+            return AnnexB.nalUnits(in: bytes).map { Array($0) }
+        case .lengthPrefixed:
+            var units: [[UInt8]] = []
+            var index = 0
+            while index + 4 <= bytes.count {
+                let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                index += 4
+                guard length <= bytes.count - index else { break }
+                units.append(Array(bytes[index..<(index + length)]))
+                index += length
+            }
+            return units
+        }
+    }
+
+    /// The parameter sets among `nalUnits` (H.264 SPS/PPS; H.265 VPS/SPS/PPS), in stream order.
+    public static func parameterSets(_ nalUnits: [[UInt8]], codec: Codec) -> [[UInt8]] {
+        nalUnits.filter { unit in
+            guard let first = unit.first else { return false }
+            switch codec {
+            case .h264:
+                let type = first & 0x1F
+                return type == 7 || type == 8
+            case .hevc:
+                let type = (first >> 1) & 0x3F
+                return (32...34).contains(type)
+            }
+        }
+    }
+
+    /// The keyframe class of an access unit from its NAL unit types (H.264: IDR slice; H.265:
+    /// IDR, CRA or BLA). `libraryKeyframe` marks a picture the library flagged as a keyframe
+    /// without any of those (x264 open GOP: an I picture with a recovery point SEI).
+    public static func keyframeClass(nalTypes: some Sequence<UInt8>, codec: Codec, libraryKeyframe: Bool) -> KeyframeClass? {
+        var found: KeyframeClass?
+        for type in nalTypes {
+            switch codec {
+            case .h264:
+                if type == 5 { return .idr }
+            case .hevc:
+                if type == 19 || type == 20 { return .idr }
+                if type == 21 { found = .cra }
+                if (16...18).contains(type) { found = .bla }
+            }
+        }
+        return found ?? (libraryKeyframe ? .recoveryPoint(count: 0) : nil)
+    }
+}

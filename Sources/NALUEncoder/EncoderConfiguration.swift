@@ -1,0 +1,239 @@
+public import NALU
+
+/// How the encoder spends bits.
+public enum RateControl: Hashable, Sendable, CustomStringConvertible {
+    /// Average bitrate in bits per second (x264/x265 ABR).
+    case bitrate(Int)
+    /// Constant rate factor (quality); lower is better, 23 (x264) / 28 (x265) are the defaults.
+    case crf(Double)
+    /// Constant quantiser.
+    case qp(Int)
+
+    public var description: String {
+        switch self {
+        case .bitrate(let bps): "bitrate \(bps) bit/s"
+        case .crf(let value): "crf \(value)"
+        case .qp(let value): "qp \(value)"
+        }
+    }
+}
+
+/// Everything a backend needs to open an encoder. Defaults follow a mobile capture pipeline:
+/// 30 fps, a keyframe every 5 s, B-frames on (preset default count), 5 Mbit/s average bitrate,
+/// H.264 High / HEVC Main (Main 10 / High 10 for 10-bit input), Annex-B output with parameter sets
+/// repeated before every keyframe.
+///
+/// Settings are applied by the backends in the order x264 and x265 require: the preset and tune
+/// defaults first, then these fields, then the profile's restrictions.
+public struct EncoderConfiguration: Hashable, Sendable {
+    public var codec: Codec
+    public var width: Int
+    public var height: Int
+    /// Layout of the frames the session will be given.
+    public var pixelFormat: PixelFormat = .i420
+    /// Frames per second, e.g. `Rational(30000, 1001)`.
+    public var frameRate: Rational = Rational(30, 1)
+    /// The unit of ``Frame/pts`` and of packet timestamps; `nil` means one tick per frame
+    /// (the inverse of ``frameRate``).
+    public var timeBase: Rational? = nil
+    public var rateControl: RateControl = .bitrate(5_000_000)
+    /// VBV maximum rate in bits per second (`nil`: unconstrained).
+    public var vbvMaxBitrate: Int? = nil
+    /// VBV buffer size in bits (`nil`: unconstrained).
+    public var vbvBufferSize: Int? = nil
+    /// Distance between keyframes in frames (`nil`: 5 seconds of frames).
+    public var gopLength: Int? = nil
+    /// Upper bound on the distance between keyframes in seconds; the keyframe interval is the
+    /// smaller of this and ``gopLength``.
+    public var maxKeyframeIntervalSeconds: Double? = nil
+    /// Consecutive B-frames: `nil` uses the preset's count (B-frames on), 0 turns them off.
+    public var bFrames: Int? = nil
+    /// Open GOPs (x264 `--open-gop`, x265 CRA keyframes). Off by default so every keyframe is an IDR.
+    public var openGOP: Bool = false
+    /// Insert extra keyframes at scene cuts (the libraries' default). Off gives exact GOP spacing.
+    public var sceneCutDetection: Bool = true
+    /// x264: `baseline`, `main`, `high`, `high10`; x265: `main`, `main10`, `mainstillpicture`.
+    /// `nil`: `high`/`main`, or `high10`/`main10` for 10-bit input.
+    public var profile: String? = nil
+    /// Level as `"4.1"`, `"41"` or `"1b"`; `nil` lets the encoder choose.
+    public var level: String? = nil
+    /// Speed/quality preset (`ultrafast` … `placebo`); `nil`: the library default (`medium`).
+    public var preset: String? = nil
+    /// Tuning, e.g. `zerolatency`, `film`, `psnr`; `nil`: none.
+    public var tune: String? = nil
+    /// Worker threads; `nil` or 0: the library decides.
+    public var threads: Int? = nil
+    /// How many frames will be encoded, when known (x264 `i_frame_total`, x265 `totalFrames`).
+    /// A hint: x265's ABR rate control plans with it, as the CLIs do when the input size is known.
+    public var expectedFrameCount: Int? = nil
+    /// Annex-B start codes or 4-byte big-endian length prefixes.
+    public var outputFormat: StreamFormat = .annexB
+    /// Repeat the parameter sets in-band before every keyframe (so any keyframe, and every
+    /// rebuilt stream, is decodable on its own).
+    public var repeatParameterSets: Bool = true
+
+    public init(codec: Codec, width: Int, height: Int) {
+        self.codec = codec
+        self.width = width
+        self.height = height
+    }
+
+    /// The time base in effect: ``timeBase`` or one tick per frame.
+    public var effectiveTimeBase: Rational {
+        timeBase ?? Rational(frameRate.denominator, frameRate.numerator)
+    }
+
+    /// The maximum distance between keyframes in frames: ``gopLength`` (default 5 s of frames),
+    /// capped by ``maxKeyframeIntervalSeconds``. At least 1.
+    public var keyframeInterval: Int {
+        let numerator = max(1, frameRate.numerator)
+        let denominator = max(1, frameRate.denominator)
+        // 5 seconds of frames, rounded to the nearest frame (integer arithmetic: no libm).
+        let (fiveSeconds, overflow) = numerator.multipliedReportingOverflow(by: 5)
+        let (rounded, overflow2) = fiveSeconds.addingReportingOverflow(denominator / 2)
+        var interval = gopLength ?? (overflow || overflow2 ? Int.max : Int(clamping: rounded / denominator))
+        if let seconds = maxKeyframeIntervalSeconds, seconds.isFinite, seconds > 0 {
+            let limit = seconds * Double(numerator) / Double(denominator)
+            if limit < Double(interval) { interval = Int(limit) }
+        }
+        return max(1, interval)
+    }
+
+    /// The profile in effect: ``profile`` or the default for the codec and bit depth.
+    public var effectiveProfile: String {
+        if let profile { return profile.lowercased() }
+        switch (codec, pixelFormat.bitDepth) {
+        case (.h264, 10): return "high10"
+        case (.h264, _): return "high"
+        case (.hevc, 10): return "main10"
+        case (.hevc, _): return "main"
+        }
+    }
+
+    /// `level_idc` for ``level``: 10 × the level (`"4.1"` → 41), `"1b"` → 9; `nil` when unset.
+    public func levelIdc() throws(EncoderError) -> Int? {
+        guard let level else { return nil }
+        let text = level.lowercased()
+        if text == "1b" { return 9 }
+        let value: Int?
+        if text.contains(".") {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            if parts.count == 2, let major = Int(parts[0]), let minor = Int(parts[1]), (0...9).contains(minor), (1...9).contains(major) {
+                value = major * 10 + minor
+            } else {
+                value = nil
+            }
+        } else if let number = Int(text) {
+            value = number < 10 ? number * 10 : number
+        } else {
+            value = nil
+        }
+        guard let value, (9...62).contains(value) else {
+            throw EncoderError.invalid("level", "\"\(level)\" is not a level like 4.1, 41 or 1b")
+        }
+        return value
+    }
+
+    static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
+    static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
+    static let x265Tunes = ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]
+    static let h264Profiles = ["baseline", "main", "high", "high10"]
+    static let hevcProfiles = ["main", "main10", "mainstillpicture", "msp"]
+
+    /// The presets every built-in backend accepts.
+    public static var presets: [String] { x264Presets }
+
+    /// Checks every field against the ranges x264 and x265 accept and against each other (for
+    /// example B-frames with the Baseline profile, odd sizes, a 10-bit input with an 8-bit
+    /// profile). Backends call this and add their own checks before any frame is encoded.
+    public func validate() throws(EncoderError) {
+        guard width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw .invalid("size", "\(width)x\(height) must be between 2x2 and 16384x16384")
+        }
+        guard width % 2 == 0, height % 2 == 0 else {
+            throw .invalid("size", "\(width)x\(height): width and height must be even for 4:2:0")
+        }
+        guard frameRate.numerator > 0, frameRate.denominator > 0,
+              frameRate.numerator <= Int64(UInt32.max), frameRate.denominator <= Int64(UInt32.max) else {
+            throw .invalid("frameRate", "\(frameRate) must be a positive ratio of 32-bit integers")
+        }
+        let fps = frameRate.doubleValue
+        guard fps >= 0.01, fps <= 1000 else { throw .invalid("frameRate", "\(frameRate) must be between 0.01 and 1000 fps") }
+        if let timeBase {
+            guard timeBase.numerator > 0, timeBase.denominator > 0,
+                  timeBase.numerator <= Int64(UInt32.max), timeBase.denominator <= Int64(UInt32.max) else {
+                throw .invalid("timeBase", "\(timeBase) must be a positive ratio of 32-bit integers")
+            }
+        }
+        let maxQP = pixelFormat.bitDepth == 10 ? 63 : 51
+        switch rateControl {
+        case .bitrate(let bps):
+            guard bps >= 1000, bps <= 2_000_000_000 else { throw .invalid("bitrate", "\(bps) bit/s must be between 1 kbit/s and 2 Gbit/s") }
+        case .crf(let value):
+            guard value.isFinite, value >= 0, value <= Double(maxQP) else { throw .invalid("crf", "\(value) must be between 0 and \(maxQP)") }
+        case .qp(let value):
+            guard (0...maxQP).contains(value) else { throw .invalid("qp", "\(value) must be between 0 and \(maxQP)") }
+        }
+        if let vbvMaxBitrate, !(1000...2_000_000_000).contains(vbvMaxBitrate) {
+            throw .invalid("vbvMaxBitrate", "\(vbvMaxBitrate) bit/s must be between 1 kbit/s and 2 Gbit/s")
+        }
+        if let vbvBufferSize, !(1000...2_000_000_000).contains(vbvBufferSize) {
+            throw .invalid("vbvBufferSize", "\(vbvBufferSize) bits must be between 1 kbit and 2 Gbit")
+        }
+        if (vbvMaxBitrate == nil) != (vbvBufferSize == nil) {
+            throw .invalid("vbv", "set both the VBV maximum rate and the VBV buffer size, or neither")
+        }
+        if let gopLength, !(1...100_000).contains(gopLength) {
+            throw .invalid("gopLength", "\(gopLength) frames must be between 1 and 100000")
+        }
+        if let seconds = maxKeyframeIntervalSeconds, !(seconds.isFinite && seconds > 0 && seconds <= 3600) {
+            throw .invalid("maxKeyframeIntervalSeconds", "\(seconds) must be between 0 and 3600 seconds")
+        }
+        if let bFrames, !(0...16).contains(bFrames) {
+            throw .invalid("bFrames", "\(bFrames) must be between 0 and 16")
+        }
+        if let expectedFrameCount, !(0...Int(Int32.max)).contains(expectedFrameCount) {
+            throw .invalid("expectedFrameCount", "\(expectedFrameCount) must be between 0 and \(Int32.max)")
+        }
+        if let threads, !(0...256).contains(threads) {
+            throw .invalid("threads", "\(threads) must be between 0 (auto) and 256")
+        }
+        if let preset, !Self.x264Presets.contains(preset.lowercased()) {
+            throw .invalid("preset", "unknown preset \"\(preset)\"; expected one of \(Self.x264Presets.joined(separator: ", "))")
+        }
+        let tunes = codec == .h264 ? Self.x264Tunes : Self.x265Tunes
+        if let tune {
+            // x264 accepts several tunings joined by ",./-+" (at most one psy tuning).
+            for part in tune.lowercased().split(whereSeparator: { ",./-+".contains($0) }) where !tunes.contains(String(part)) {
+                throw .invalid("tune", "unknown \(codec) tune \"\(part)\"; expected one of \(tunes.joined(separator: ", "))")
+            }
+        }
+        let profile = effectiveProfile
+        switch codec {
+        case .h264:
+            guard Self.h264Profiles.contains(profile) else {
+                throw .invalid("profile", "unknown H.264 profile \"\(profile)\"; expected one of \(Self.h264Profiles.joined(separator: ", "))")
+            }
+            if pixelFormat.bitDepth == 10, profile != "high10" {
+                throw .invalid("profile", "\(profile) does not allow 10-bit input; use high10")
+            }
+            if profile == "baseline", let bFrames, bFrames > 0 {
+                throw .invalid("bFrames", "the Baseline profile does not allow B-frames")
+            }
+            // x264_param_apply_profile rejects lossless below High 4:4:4 Predictive.
+            switch rateControl {
+            case .qp(0): throw .invalid("qp", "lossless (qp 0) needs the High 4:4:4 Predictive profile")
+            case .crf(let value) where value <= 0: throw .invalid("crf", "lossless (crf 0) needs the High 4:4:4 Predictive profile")
+            default: break
+            }
+        case .hevc:
+            guard Self.hevcProfiles.contains(profile) else {
+                throw .invalid("profile", "unknown HEVC profile \"\(profile)\"; expected one of \(Self.hevcProfiles.joined(separator: ", "))")
+            }
+            if pixelFormat.bitDepth == 10, profile != "main10" {
+                throw .invalid("profile", "\(profile) does not allow 10-bit input; use main10")
+            }
+        }
+        _ = try levelIdc()
+    }
+}

@@ -1,0 +1,83 @@
+/// An error raised by an encoder session, a backend, or a raw-video reader.
+///
+/// Like ``NALU/NALUError``, a struct with a ``Code`` and context rather than an enum, so new kinds
+/// of error can be added without breaking callers. Errors that come from a C library carry its
+/// return code in ``libraryStatus``; errors about input bytes carry the ``byteOffset``.
+///
+/// ```swift
+/// do { try session.encode(frame) { packet in … } }
+/// catch let error as EncoderError where error.code == .tooManyFailures { … }
+/// ```
+public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
+    /// What went wrong, independent of where.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        /// A short stable identifier, e.g. `"invalid configuration"`.
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// A configuration value is out of range or conflicts with another (detected before any
+        /// frame is encoded; never retried).
+        public static let invalidConfiguration = Code("invalid configuration")
+        /// The backend does not support the requested feature, codec or pixel format.
+        public static let unsupported = Code("unsupported")
+        /// The backend could not be created (for example the library returned no handle).
+        public static let backendCreationFailed = Code("backend creation failed")
+        /// The backend reports that its session is no longer valid; the session rebuilds it.
+        public static let invalidSession = Code("invalid session")
+        /// The backend failed to encode a frame; the session rebuilds it.
+        public static let encodeFailed = Code("encode failed")
+        /// Rebuilding did not help: too many consecutive frames failed, or creating the backend
+        /// failed more often than the retry policy allows.
+        public static let tooManyFailures = Code("too many failures")
+        /// A frame does not match the session's configuration (size, pixel format, strides).
+        public static let frameMismatch = Code("frame mismatch")
+        /// A frame's timestamp is not greater than the previous frame's.
+        public static let nonMonotonicTimestamp = Code("non-monotonic timestamp")
+        /// Frames held inside a failed backend could not be drained.
+        public static let framesLost = Code("frames lost")
+        /// Raw video input ended in the middle of a frame or header.
+        public static let truncatedInput = Code("truncated input")
+        /// Raw video input is malformed (for example a bad Y4M header).
+        public static let invalidInput = Code("invalid input")
+        /// Reading input failed.
+        public static let io = Code("I/O error")
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// What was being done or which setting is at fault, e.g. `"bFrames"`, `"x264_encoder_open"`.
+    public var context: String
+    /// Extra human-readable detail.
+    public var detail: String?
+    /// Offset in the input stream, for errors about raw video input.
+    public var byteOffset: Int64?
+    /// The C library's return code, when the error comes from one.
+    public var libraryStatus: Int32?
+
+    public init(_ code: Code, context: String, detail: String? = nil, byteOffset: Int64? = nil, libraryStatus: Int32? = nil) {
+        self.code = code
+        self.context = context
+        self.detail = detail
+        self.byteOffset = byteOffset
+        self.libraryStatus = libraryStatus
+    }
+
+    /// One line: `<context>: <code>[ (<detail>)][ at byte <offset>][ [status <n>]]`.
+    public var description: String {
+        var text = "\(context): \(code.rawValue)"
+        if let detail { text += " (\(detail))" }
+        if let byteOffset { text += " at byte \(byteOffset)" }
+        if let libraryStatus { text += " [status \(libraryStatus)]" }
+        return text
+    }
+
+    /// Whether the session answers this error by rebuilding the backend and re-sending the frame.
+    public var isSessionFailure: Bool { code == .invalidSession || code == .encodeFailed }
+}
+
+extension EncoderError {
+    static func invalid(_ context: String, _ detail: String) -> EncoderError {
+        EncoderError(.invalidConfiguration, context: context, detail: detail)
+    }
+}

@@ -1,0 +1,412 @@
+public import NALU
+
+/// Drives an encoder backend the way a production capture pipeline does: lazy creation, retries,
+/// transparent rebuilds, keyframe requests, live bitrate changes and flushes, with monotonic
+/// timestamps and no silently lost frames.
+///
+/// ```swift
+/// let session = try EncoderSession(configuration: config, factory: X264BackendFactory())
+/// for frame in frames { try session.encode(frame) { packet in try sink.write(packet.bytes) } }
+/// try session.flush { packet in try sink.write(packet.bytes) }
+/// ```
+///
+/// - The backend is created on the first frame (or by ``prepare()``), and again after
+///   ``refresh(configuration:_:)``, after a failure, or after a flush when the backend cannot
+///   continue past one (x265).
+/// - Creating a backend is retried ``RetryPolicy/creationRetries`` times before
+///   ``EncoderError/Code/tooManyFailures`` is thrown. Configuration errors are never retried.
+/// - When a backend reports an invalid or failed session for a frame, the session drains what
+///   the old backend still holds, tears it down, builds a new one and re-sends the same frame. The
+///   first packet of every new backend is an IDR preceded by parameter sets, so the joined stream
+///   stays decodable. After ``RetryPolicy/maxConsecutiveFrameFailures`` failures in a row,
+///   ``EncoderError/Code/tooManyFailures`` is thrown. Both counters reset on success.
+/// - Packets come out in decoding order, and each input frame comes out exactly once. The session
+///   assigns `dts` itself so that it increases strictly and never passes `pts` across rebuilds:
+///   the k-th packet gets the pts of the (k − D)-th input frame, D being the largest
+///   ``EncoderBackend/reorderDepth`` seen (as x264 does within one stream). Every backend is
+///   drained before the next starts, so the k-th packet of the session is also the k-th of the
+///   input in pts order. If a failed backend cannot even be drained, the frames it
+///   held are reported with ``EncoderError/Code/framesLost``, never dropped silently.
+///
+/// Packets are handed to the closure given to each call. If the closure throws, the remaining
+/// packets stay queued and are delivered first by the next call. Packets drained by a call that
+/// takes no closure (``refresh(configuration:_:)`` without one, ``setBitrate(_:_:)``) are queued
+/// the same way. The closure must not call back into the session.
+///
+/// A session is not thread-safe; use it from one thread or actor at a time.
+public final class EncoderSession {
+    /// How hard the session tries before giving up.
+    public struct RetryPolicy: Sendable, Hashable {
+        /// Retries after a failed backend creation (so up to `creationRetries + 1` attempts).
+        public var creationRetries: Int
+        /// Consecutive failed frame encodes (each followed by a rebuild) before giving up.
+        public var maxConsecutiveFrameFailures: Int
+
+        public init(creationRetries: Int = 5, maxConsecutiveFrameFailures: Int = 20) {
+            self.creationRetries = max(0, creationRetries)
+            self.maxConsecutiveFrameFailures = max(1, maxConsecutiveFrameFailures)
+        }
+    }
+
+    /// Something the session did on its own, for logging.
+    public enum Event: Sendable, Hashable {
+        /// A backend was opened; `generation` counts backends over the session's life (from 1).
+        case backendCreated(generation: Int)
+        /// Opening a backend failed (`attempt` from 1).
+        case creationFailed(attempt: Int, error: EncoderError)
+        /// Encoding the frame with `pts` failed; the session rebuilds and re-sends it.
+        case frameFailed(pts: Int64, consecutiveFailures: Int, error: EncoderError)
+        /// A backend was drained of `packets` delayed pictures and closed (`reason`: "failure",
+        /// "refresh", "flush", "bitrate").
+        case backendClosed(reason: String, drainedPackets: Int)
+        /// The rate control changed, live or by rebuilding.
+        case bitrateChanged(bitsPerSecond: Int, live: Bool)
+    }
+
+    /// Counters over the session's life.
+    public struct Statistics: Sendable, Hashable {
+        public var framesIn = 0
+        public var packetsOut = 0
+        public var keyframes = 0
+        public var bytesOut: Int64 = 0
+        public var backendsCreated = 0
+        public var creationFailures = 0
+        public var frameFailures = 0
+        public var bFrames = 0
+    }
+
+    public private(set) var configuration: EncoderConfiguration
+    public let factory: any EncoderBackendFactory
+    public let retryPolicy: RetryPolicy
+    /// Called for every ``Event``.
+    public var eventHandler: ((Event) -> Void)?
+    public private(set) var statistics = Statistics()
+
+    private var backend: (any EncoderBackend)?
+    /// Frames the current backend accepted and has not yet returned.
+    private var framesInBackend = 0
+    /// The next packet is the first of a new backend: it must carry parameter sets.
+    private var firstPacketOfBackend = false
+    private var keyframeRequested = false
+    private var lastInputPTS: Int64?
+    private var lastDTS: Int64?
+    /// Input pts not yet used for a dts: `inputPTS[i]` is input frame `inputBase + i`.
+    private var inputPTS: [Int64] = []
+    private var inputPTSStart = 0
+    private var inputBase = 0
+    private var packetIndex = 0
+    private var reorderDepth = 0
+    private var firstPTS: Int64 = 0
+    private var frameStep: Int64 = 1
+    private var consecutiveFailures = 0
+    private var lastParameterSets: [[UInt8]] = []
+    private var pending: [EncodedPacket] = []
+    private var pendingIndex = 0
+    private var scratch: [EncodedPacket] = []
+
+    /// Validates `configuration` with `factory` (so bad settings fail here, before any frame).
+    /// The backend itself is opened lazily.
+    public init(configuration: EncoderConfiguration, factory: any EncoderBackendFactory, retryPolicy: RetryPolicy = RetryPolicy()) throws(EncoderError) {
+        try factory.validate(configuration)
+        self.configuration = configuration
+        self.factory = factory
+        self.retryPolicy = retryPolicy
+        pending.reserveCapacity(16)
+        scratch.reserveCapacity(16)
+    }
+
+    /// Whether a backend is open.
+    public var isBackendOpen: Bool { backend != nil }
+
+    /// The parameter sets (H.264 SPS, PPS; H.265 VPS, SPS, PPS) of the current backend, or of
+    /// the last one; empty before any backend was opened (call ``prepare()`` to open one early).
+    public var parameterSets: [[UInt8]] { backend?.parameterSets ?? lastParameterSets }
+
+    /// The parameter sets as an `avcC` / `hvcC` record (ISO/IEC 14496-15 5.3.3.1 / 8.3.3.1), built
+    /// by the core, for MP4 sample entries or `extradata`; `nil` before any backend was opened
+    /// (call ``prepare()`` first). The hvcC's `array_completeness` is set when the parameter sets
+    /// are not repeated in band (`hvc1`), cleared when they are (`hev1`).
+    public func decoderConfigurationRecord(lengthSize: Int = 4) throws(NALUError) -> DecoderConfigurationRecord? {
+        let sets = parameterSets
+        guard !sets.isEmpty else { return nil }
+        switch configuration.codec {
+        case .h264:
+            let sps = sets.filter { ($0.first ?? 0) & 0x1F == 7 }
+            let pps = sets.filter { ($0.first ?? 0) & 0x1F == 8 }
+            return .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
+        case .hevc:
+            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: !configuration.repeatParameterSets, lengthSize: lengthSize))
+        }
+    }
+
+    /// Opens the backend now rather than on the first frame (for example to write extradata
+    /// before encoding). Retries like a lazy creation.
+    public func prepare() throws(EncoderError) {
+        if backend == nil { try openBackend() }
+    }
+
+    /// Forces the next frame to be an IDR picture (with parameter sets in front when the
+    /// configuration repeats them).
+    public func requestKeyframe() {
+        keyframeRequested = true
+    }
+
+    /// Encodes `frame` and hands every packet that is ready to `handler`, in decoding order.
+    ///
+    /// Throws ``EncoderError`` (frame mismatch, non-monotonic pts, too many failures, frames
+    /// lost) or whatever `handler` throws.
+    public func encode(_ frame: Frame, _ handler: (EncodedPacket) throws -> Void) throws {
+        try deliverPending(handler)
+        try frame.validate(against: configuration)
+        if let lastInputPTS, frame.pts <= lastInputPTS {
+            throw EncoderError(.nonMonotonicTimestamp, context: "pts", detail: "\(frame.pts) after \(lastInputPTS)")
+        }
+        while true {
+            if backend == nil { try openBackend() }
+            guard let current = backend else { continue }
+            let force = keyframeRequested
+            scratch.removeAll(keepingCapacity: true)
+            if let error = Self.attempt({ () throws(EncoderError) in try current.encode(frame, forceKeyframe: force, into: &scratch) }) {
+                guard error.isSessionFailure else { throw error }
+                consecutiveFailures += 1
+                statistics.frameFailures += 1
+                eventHandler?(.frameFailed(pts: frame.pts, consecutiveFailures: consecutiveFailures, error: error))
+                // Whatever the backend returned before failing is still valid output.
+                accept(scratch)
+                try closeBackend(reason: "failure")
+                if consecutiveFailures >= retryPolicy.maxConsecutiveFrameFailures {
+                    try deliverPending(handler)
+                    throw EncoderError(.tooManyFailures, context: "encode", detail: "\(consecutiveFailures) consecutive failed attempts for the frame with pts \(frame.pts); last: \(error)")
+                }
+                continue
+            }
+            consecutiveFailures = 0
+            keyframeRequested = false
+            recordInput(frame.pts)
+            statistics.framesIn += 1
+            framesInBackend += 1
+            accept(scratch)
+            try deliverPending(handler)
+            return
+        }
+    }
+
+    /// Encodes `frame` and returns the packets that are ready.
+    public func encode(_ frame: Frame) throws -> [EncodedPacket] {
+        var packets: [EncodedPacket] = []
+        try encode(frame) { packets.append($0) }
+        return packets
+    }
+
+    /// Drains every delayed picture (B-frames, lookahead) to `handler`. Encoding may continue
+    /// afterwards; when the backend cannot continue past a flush (x265) the next frame opens a
+    /// new one, which starts with parameter sets and an IDR.
+    public func flush(_ handler: (EncodedPacket) throws -> Void) throws {
+        try deliverPending(handler)
+        if let current = backend {
+            scratch.removeAll(keepingCapacity: true)
+            if let error = Self.attempt({ () throws(EncoderError) in try current.flush(into: &scratch) }) {
+                accept(scratch)
+                let lost = framesInBackend
+                discardBackend()
+                try deliverPending(handler)
+                throw EncoderError(.framesLost, context: "flush", detail: "\(lost) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
+            }
+            accept(scratch)
+            framesInBackend = 0
+            if !current.canEncodeAfterFlush {
+                discardBackend()
+                eventHandler?(.backendClosed(reason: "flush", drainedPackets: scratch.count))
+            }
+        }
+        try deliverPending(handler)
+    }
+
+    /// Drains and closes the backend; the next frame opens a new one (an IDR with parameter
+    /// sets) with `configuration` if given, which is validated first. This is also how to change
+    /// settings the backend cannot change live. Drained packets go to `handler`, or are queued for
+    /// the next call when there is none.
+    public func refresh(configuration newConfiguration: EncoderConfiguration? = nil, _ handler: ((EncodedPacket) throws -> Void)? = nil) throws {
+        if let newConfiguration {
+            try factory.validate(newConfiguration)
+        }
+        if let handler { try deliverPending(handler) }
+        try closeBackend(reason: "refresh")
+        if let newConfiguration { configuration = newConfiguration }
+        if let handler { try deliverPending(handler) }
+    }
+
+    /// Changes the average bitrate: live when the backend allows it (x264/x265 reconfigure in
+    /// ABR mode), otherwise by a refresh with the new rate control (packets drained then are
+    /// queued for the next call). Switches CRF/QP sessions to ABR.
+    public func setBitrate(_ bitsPerSecond: Int) throws {
+        var newConfiguration = configuration
+        newConfiguration.rateControl = .bitrate(bitsPerSecond)
+        try factory.validate(newConfiguration)
+        if let current = backend {
+            var live = false
+            if let error = Self.attempt({ () throws(EncoderError) in live = try current.reconfigure(rateControl: newConfiguration) }) {
+                guard error.isSessionFailure else { throw error }
+                live = false
+            }
+            if live {
+                configuration = newConfiguration
+                eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: true))
+                return
+            }
+            try closeBackend(reason: "bitrate")
+        }
+        configuration = newConfiguration
+        eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: false))
+    }
+
+    // MARK: - Internals
+
+    private func openBackend() throws(EncoderError) {
+        var attempt = 0
+        while true {
+            attempt += 1
+            var made: (any EncoderBackend)?
+            if let error = Self.attempt({ () throws(EncoderError) in made = try factory.makeBackend(for: configuration) }) {
+                guard error.code == .backendCreationFailed || error.isSessionFailure else { throw error }
+                statistics.creationFailures += 1
+                eventHandler?(.creationFailed(attempt: attempt, error: error))
+                if attempt > retryPolicy.creationRetries {
+                    throw EncoderError(.tooManyFailures, context: "create \(factory.name) backend", detail: "\(attempt) attempts failed; last: \(error)")
+                }
+                continue
+            }
+            if let created = made {
+                backend = created
+                lastParameterSets = created.parameterSets
+                framesInBackend = 0
+                firstPacketOfBackend = true
+                reorderDepth = max(reorderDepth, created.reorderDepth)
+                // The first frame of every backend is an IDR, also when a library would
+                // otherwise start differently.
+                keyframeRequested = true
+                statistics.backendsCreated += 1
+                eventHandler?(.backendCreated(generation: statistics.backendsCreated))
+                return
+            }
+        }
+    }
+
+    /// Runs `body`; returns its error instead of throwing it.
+    private static func attempt(_ body: () throws(EncoderError) -> Void) -> EncoderError? {
+        do {
+            try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Drains the backend into the pending queue and closes it.
+    private func closeBackend(reason: String) throws(EncoderError) {
+        guard let current = backend else { return }
+        scratch.removeAll(keepingCapacity: true)
+        let drainError = Self.attempt { () throws(EncoderError) in try current.flush(into: &scratch) }
+        accept(scratch)
+        let lost = framesInBackend
+        discardBackend()
+        eventHandler?(.backendClosed(reason: reason, drainedPackets: scratch.count))
+        if let drainError, lost > 0 {
+            throw EncoderError(.framesLost, context: "drain", detail: "\(lost) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
+        }
+    }
+
+    private func discardBackend() {
+        if let current = backend { lastParameterSets = current.parameterSets }
+        backend = nil
+        framesInBackend = 0
+    }
+
+    /// Fixes timestamps, makes sure a new backend's first packet carries parameter sets, counts,
+    /// and queues `packets`.
+    private func accept(_ packets: [EncodedPacket]) {
+        for var packet in packets {
+            if firstPacketOfBackend {
+                firstPacketOfBackend = false
+                prependParameterSetsIfMissing(&packet)
+            }
+            packet.dts = nextDTS()
+            framesInBackend -= 1
+            statistics.packetsOut += 1
+            statistics.bytesOut += Int64(packet.bytes.count)
+            if packet.keyframe != nil { statistics.keyframes += 1 }
+            if packet.pictureType == .b { statistics.bFrames += 1 }
+            pending.append(packet)
+        }
+    }
+
+    private func recordInput(_ pts: Int64) {
+        if lastInputPTS == nil {
+            firstPTS = pts
+        } else if inputBase + inputPTS.count - inputPTSStart == 1, let lastInputPTS {
+            frameStep = max(1, pts &- lastInputPTS)
+        }
+        lastInputPTS = pts
+        inputPTS.append(pts)
+    }
+
+    /// The decoding timestamp of the next packet: the pts of input frame k − D (before the first
+    /// frame: first pts − (D − k) frame steps), kept strictly increasing when D grows.
+    private func nextDTS() -> Int64 {
+        let source = packetIndex - reorderDepth
+        var dts: Int64
+        if source < 0 {
+            dts = firstPTS &- Int64(-source) &* frameStep
+        } else {
+            let index = source - inputBase + inputPTSStart
+            dts = index >= inputPTSStart && index < inputPTS.count ? inputPTS[index] : (lastDTS ?? firstPTS) &+ 1
+        }
+        if let lastDTS, dts <= lastDTS { dts = lastDTS &+ 1 }
+        lastDTS = dts
+        packetIndex += 1
+        // Drop input pts no later packet needs (the next one uses frame packetIndex − D).
+        let keepFrom = packetIndex - reorderDepth
+        while inputBase < keepFrom && inputPTSStart < inputPTS.count {
+            inputPTSStart += 1
+            inputBase += 1
+        }
+        if inputPTSStart > 1024 && inputPTSStart * 2 > inputPTS.count {
+            inputPTS.removeFirst(inputPTSStart)
+            inputPTSStart = 0
+        }
+        return dts
+    }
+
+    private func prependParameterSetsIfMissing(_ packet: inout EncodedPacket) {
+        let format = configuration.outputFormat
+        let units = EncoderFraming.nalUnits(in: packet.bytes, format: format)
+        guard EncoderFraming.parameterSets(units, codec: configuration.codec).isEmpty else { return }
+        let sets = parameterSets
+        guard !sets.isEmpty else { return }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(packet.bytes.count + sets.reduce(0) { $0 + $1.count + 4 })
+        for set in sets {
+            switch format {
+            case .annexB:
+                bytes.append(contentsOf: [0, 0, 0, 1])
+            case .lengthPrefixed:
+                let length = UInt32(truncatingIfNeeded: set.count)
+                bytes.append(contentsOf: [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
+            }
+            bytes.append(contentsOf: set)
+        }
+        bytes.append(contentsOf: packet.bytes)
+        packet.bytes = bytes
+    }
+
+    private func deliverPending(_ handler: (EncodedPacket) throws -> Void) throws {
+        while pendingIndex < pending.count {
+            // A packet counts as delivered once the handler returns; if it throws, the same
+            // packet comes first next time.
+            try handler(pending[pendingIndex])
+            pendingIndex += 1
+        }
+        pending.removeAll(keepingCapacity: true)
+        pendingIndex = 0
+    }
+}

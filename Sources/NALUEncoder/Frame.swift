@@ -1,0 +1,179 @@
+/// The pixel layout of input frames. All are 4:2:0 with chroma planes half the luma size in
+/// each direction, so widths and heights must be even.
+public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    /// 8-bit planar Y, U, V (also called `yuv420p`).
+    case i420
+    /// 8-bit Y plane followed by one interleaved U/V plane.
+    case nv12
+    /// 10-bit planar Y, U, V; each sample a little-endian 16-bit word holding a value 0…1023.
+    case yuv420p10le
+
+    /// Bits per sample in the coded stream (8 or 10).
+    public var bitDepth: Int { self == .yuv420p10le ? 10 : 8 }
+    /// Bytes per stored sample (1 or 2).
+    public var bytesPerSample: Int { self == .yuv420p10le ? 2 : 1 }
+    /// Number of planes (3, or 2 for NV12).
+    public var planeCount: Int { self == .nv12 ? 2 : 3 }
+
+    public var description: String { rawValue }
+
+    /// The minimum bytes per row of `plane` for a frame `width` pixels wide (`width` even).
+    public func rowBytes(plane: Int, width: Int) -> Int {
+        let samples = plane == 0 ? width : (self == .nv12 ? width : width / 2)
+        return samples * bytesPerSample
+    }
+
+    /// Rows in `plane` for a frame `height` pixels high (`height` even).
+    public func rows(plane: Int, height: Int) -> Int { plane == 0 ? height : height / 2 }
+
+    /// Bytes in one tightly packed frame, or `nil` if the size overflows `Int` or is not even.
+    public func frameSize(width: Int, height: Int) -> Int? {
+        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else { return nil }
+        let (luma, o1) = width.multipliedReportingOverflow(by: height)
+        let (samples, o2) = luma.multipliedReportingOverflow(by: 3)
+        let (bytes, o3) = (samples / 2).multipliedReportingOverflow(by: bytesPerSample)
+        guard !o1, !o2, !o3 else { return nil }
+        return bytes
+    }
+}
+
+/// One uncompressed picture handed to an encoder: plane pointers, strides and a timestamp.
+///
+/// A `Frame` borrows its pixels: the memory must stay valid and unchanged for the duration of the
+/// ``EncoderSession/encode(_:_:)`` call it is passed to. Backends copy what they need before
+/// returning (x264 and x265 copy input pictures into their own lookahead buffers), so the caller
+/// may reuse the memory for the next frame. Use ``FrameBuffer`` to own the memory.
+public struct Frame {
+    /// One plane: where its first row starts and the distance between rows in bytes.
+    public struct Plane {
+        public var baseAddress: UnsafeRawPointer
+        public var bytesPerRow: Int
+        public init(baseAddress: UnsafeRawPointer, bytesPerRow: Int) {
+            self.baseAddress = baseAddress
+            self.bytesPerRow = bytesPerRow
+        }
+    }
+
+    public var pixelFormat: PixelFormat
+    public var width: Int
+    public var height: Int
+    /// Presentation timestamp in the session's time base (by default one tick per frame).
+    public var pts: Int64
+    /// Y.
+    public var plane0: Plane
+    /// U (I420, 10-bit) or interleaved UV (NV12).
+    public var plane1: Plane
+    /// V (I420, 10-bit); `nil` for NV12.
+    public var plane2: Plane?
+
+    /// A frame in any format; the plane count must match `pixelFormat`.
+    public init(pixelFormat: PixelFormat, width: Int, height: Int, pts: Int64, plane0: Plane, plane1: Plane, plane2: Plane?) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.pts = pts
+        self.plane0 = plane0
+        self.plane1 = plane1
+        self.plane2 = plane2
+    }
+
+    /// An 8-bit planar 4:2:0 frame.
+    public static func i420(width: Int, height: Int, pts: Int64, y: Plane, u: Plane, v: Plane) -> Frame {
+        Frame(pixelFormat: .i420, width: width, height: height, pts: pts, plane0: y, plane1: u, plane2: v)
+    }
+
+    /// An 8-bit semi-planar 4:2:0 frame.
+    public static func nv12(width: Int, height: Int, pts: Int64, y: Plane, uv: Plane) -> Frame {
+        Frame(pixelFormat: .nv12, width: width, height: height, pts: pts, plane0: y, plane1: uv, plane2: nil)
+    }
+
+    /// A 10-bit planar 4:2:0 frame (16-bit little-endian samples).
+    public static func yuv420p10le(width: Int, height: Int, pts: Int64, y: Plane, u: Plane, v: Plane) -> Frame {
+        Frame(pixelFormat: .yuv420p10le, width: width, height: height, pts: pts, plane0: y, plane1: u, plane2: v)
+    }
+
+    /// The plane at `index` (0…2), or `nil` when the format has no such plane.
+    public func plane(_ index: Int) -> Plane? {
+        switch index {
+        case 0: plane0
+        case 1: plane1
+        case 2: pixelFormat.planeCount == 3 ? plane2 : nil
+        default: nil
+        }
+    }
+
+    /// Checks that the frame matches `configuration` (format, size) and that every plane has
+    /// as many bytes per row as its width needs.
+    public func validate(against configuration: EncoderConfiguration) throws(EncoderError) {
+        guard pixelFormat == configuration.pixelFormat else {
+            throw EncoderError(.frameMismatch, context: "pixelFormat", detail: "frame is \(pixelFormat), session expects \(configuration.pixelFormat)")
+        }
+        guard width == configuration.width, height == configuration.height else {
+            throw EncoderError(.frameMismatch, context: "size", detail: "frame is \(width)x\(height), session expects \(configuration.width)x\(configuration.height)")
+        }
+        for index in 0..<pixelFormat.planeCount {
+            guard let plane = plane(index) else {
+                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "missing")
+            }
+            let needed = pixelFormat.rowBytes(plane: index, width: width)
+            guard plane.bytesPerRow >= needed, plane.bytesPerRow <= Int(Int32.max) else {
+                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "\(plane.bytesPerRow) bytes per row, needs \(needed) to \(Int32.max)")
+            }
+        }
+    }
+}
+
+/// Memory for one tightly packed frame, owned and reused: readers and the test pattern fill it,
+/// and ``frame(pts:)`` hands out a ``Frame`` that borrows it.
+public final class FrameBuffer {
+    public let pixelFormat: PixelFormat
+    public let width: Int
+    public let height: Int
+    /// The whole frame: Y, then U and V (or UV), without padding.
+    public let bytes: UnsafeMutableRawBufferPointer
+    private let base: UnsafeMutableRawPointer
+    /// Byte offset of each plane in ``bytes``.
+    public let planeOffsets: [Int]
+
+    /// Allocates a frame; throws when the size is odd, not positive, or overflows.
+    public init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
+        guard width <= 16384, height <= 16384, let size = pixelFormat.frameSize(width: width, height: height) else {
+            throw EncoderError(.invalidConfiguration, context: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size up to 16384x16384")
+        }
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: size)
+        bytes = UnsafeMutableRawBufferPointer(start: base, count: size)
+        var offsets: [Int] = []
+        var offset = 0
+        for plane in 0..<pixelFormat.planeCount {
+            offsets.append(offset)
+            offset += pixelFormat.rowBytes(plane: plane, width: width) * pixelFormat.rows(plane: plane, height: height)
+        }
+        planeOffsets = offsets
+    }
+
+    deinit { base.deallocate() }
+
+    /// Bytes per row of `plane`.
+    public func bytesPerRow(plane: Int) -> Int { pixelFormat.rowBytes(plane: plane, width: width) }
+
+    /// The bytes of `plane`.
+    public func planeBytes(_ plane: Int) -> UnsafeMutableRawBufferPointer {
+        let start = planeOffsets[plane]
+        let end = plane + 1 < planeOffsets.count ? planeOffsets[plane + 1] : bytes.count
+        return UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// A frame borrowing this buffer, valid while the buffer lives and is not refilled.
+    public func frame(pts: Int64) -> Frame {
+        let base = UnsafeRawPointer(self.base)
+        func plane(_ index: Int) -> Frame.Plane {
+            Frame.Plane(baseAddress: base + planeOffsets[index], bytesPerRow: bytesPerRow(plane: index))
+        }
+        return Frame(pixelFormat: pixelFormat, width: width, height: height, pts: pts,
+                     plane0: plane(0), plane1: plane(1), plane2: pixelFormat.planeCount == 3 ? plane(2) : nil)
+    }
+}

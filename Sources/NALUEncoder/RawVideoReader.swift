@@ -1,0 +1,249 @@
+public import NALU
+
+/// Reads from a ``NALU/ByteSource`` through a fixed read-ahead buffer: lines for Y4M headers,
+/// exact byte counts for frames. Memory stays constant whatever the input size.
+struct BufferedInput<Source: ByteSource> {
+    private var source: Source
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    /// Bytes consumed so far (the offset of the next byte).
+    private(set) var offset: Int64 = 0
+    private let owner: BufferOwner
+
+    final class BufferOwner {
+        let buffer: UnsafeMutableRawBufferPointer
+        init(size: Int) { buffer = .allocate(byteCount: size, alignment: 16) }
+        deinit { buffer.deallocate() }
+    }
+
+    init(_ source: Source, bufferSize: Int = 64 * 1024) {
+        self.source = source
+        owner = BufferOwner(size: max(64, bufferSize))
+        buffer = owner.buffer
+    }
+
+    private mutating func readSource(into destination: UnsafeMutableRawBufferPointer) throws(EncoderError) -> Int {
+        do {
+            return try source.read(into: destination)
+        } catch {
+            throw EncoderError(.io, context: "read", detail: "\(error)", byteOffset: offset)
+        }
+    }
+
+    /// Refills the buffer; returns false at the end of the input.
+    private mutating func refill() throws(EncoderError) -> Bool {
+        if atEnd { return false }
+        if start == end { start = 0; end = 0 }
+        if start > 0 {
+            // Move the unread bytes to the front.
+            if let base = buffer.baseAddress { base.copyMemory(from: base + start, byteCount: end - start) }
+            end -= start
+            start = 0
+        }
+        guard end < buffer.count else { return true }
+        let count = try readSource(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+        if count == 0 { atEnd = true; return false }
+        end += count
+        return true
+    }
+
+    /// True when no byte is left.
+    mutating func isAtEnd() throws(EncoderError) -> Bool {
+        if start < end { return false }
+        return try !refill()
+    }
+
+    /// Reads a line ending in `\n` (not returned), at most `maxLength` bytes. Returns `nil` at
+    /// a clean end of input; throws when the input ends inside the line or the line is too long.
+    mutating func readLine(maxLength: Int, context: String) throws(EncoderError) -> [UInt8]? {
+        var line: [UInt8] = []
+        let lineStart = offset
+        while true {
+            while start < end {
+                let byte = buffer[start]
+                start += 1
+                offset += 1
+                if byte == 0x0A { return line }
+                guard line.count < maxLength else {
+                    throw EncoderError(.invalidInput, context: context, detail: "line longer than \(maxLength) bytes", byteOffset: lineStart)
+                }
+                line.append(byte)
+            }
+            guard try refill() else {
+                if line.isEmpty { return nil }
+                throw EncoderError(.truncatedInput, context: context, detail: "input ended inside a header line", byteOffset: offset)
+            }
+        }
+    }
+
+    /// Fills `destination` completely. Returns false when the input was already at its end;
+    /// throws ``EncoderError/Code/truncatedInput`` when it ends part-way.
+    mutating func readExactly(into destination: UnsafeMutableRawBufferPointer, context: String) throws(EncoderError) -> Bool {
+        var filled = 0
+        let total = destination.count
+        let startOffset = offset
+        while filled < total {
+            if start < end {
+                let count = min(end - start, total - filled)
+                if let to = destination.baseAddress, let from = buffer.baseAddress {
+                    (to + filled).copyMemory(from: from + start, byteCount: count)
+                }
+                start += count
+                filled += count
+                offset += Int64(count)
+                continue
+            }
+            // Large remainders go straight into the destination, skipping the buffer.
+            if total - filled >= buffer.count, !atEnd {
+                let count = try readSource(into: UnsafeMutableRawBufferPointer(rebasing: destination[filled...]))
+                if count == 0 {
+                    atEnd = true
+                } else {
+                    filled += count
+                    offset += Int64(count)
+                    continue
+                }
+            }
+            guard try refill() else {
+                if filled == 0 { return false }
+                throw EncoderError(.truncatedInput, context: context, detail: "needs \(total) bytes, input ended after \(filled) (frame starts at byte \(startOffset))", byteOffset: offset)
+            }
+        }
+        return true
+    }
+}
+
+/// Reads headerless planar frames (`i420`, `nv12`, `yuv420p10le`) of a known size from a
+/// ``NALU/ByteSource`` such as a file or standard input, one frame at a time into one reused
+/// buffer. A partial frame at the end is a ``EncoderError/Code/truncatedInput`` error with the
+/// byte offset where the input ended.
+public struct RawVideoReader<Source: ByteSource> {
+    private var input: BufferedInput<Source>
+    public let buffer: FrameBuffer
+    /// Frames read so far.
+    public private(set) var framesRead: Int64 = 0
+    /// Bytes in one frame.
+    public var frameSize: Int { buffer.bytes.count }
+
+    public init(_ source: Source, pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
+        buffer = try FrameBuffer(pixelFormat: pixelFormat, width: width, height: height)
+        input = BufferedInput(source)
+    }
+
+    /// The next frame (pts = frame index), borrowing ``buffer`` until the next call, or `nil` at
+    /// the end of the input.
+    public mutating func nextFrame() throws(EncoderError) -> Frame? {
+        guard try input.readExactly(into: buffer.bytes, context: "frame \(framesRead)") else { return nil }
+        defer { framesRead += 1 }
+        return buffer.frame(pts: framesRead)
+    }
+}
+
+/// A YUV4MPEG2 stream header (`YUV4MPEG2 W… H… F…:… [I…] [A…:…] [C…] [X…]`).
+public struct Y4MHeader: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+    public var frameRate: Rational
+    public var pixelAspectRatio: Rational?
+    /// The `C` tag as written (`"420jpeg"` when absent, the format's default).
+    public var colourSpace: String
+    /// The `I` tag (`p`, `t`, `b`, `m`; `?` when absent).
+    public var interlacing: Character
+    public var pixelFormat: PixelFormat
+
+    /// Parses a header line (without its `\n`).
+    public init(line: [UInt8]) throws(EncoderError) {
+        guard line.starts(with: Array("YUV4MPEG2".utf8)), let text = String(validating: line, as: UTF8.self) else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "does not start with YUV4MPEG2", byteOffset: 0)
+        }
+        var tokens = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard tokens.first == "YUV4MPEG2" else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "does not start with YUV4MPEG2", byteOffset: 0)
+        }
+        tokens.removeFirst()
+        var width: Int?
+        var height: Int?
+        var rate: Rational?
+        var aspect: Rational?
+        var colour = "420jpeg"
+        var interlacing: Character = "?"
+        func ratio(_ value: Substring, _ tag: String) throws(EncoderError) -> Rational {
+            let parts = value.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n >= 0, d >= 0 else {
+                throw EncoderError(.invalidInput, context: "Y4M header", detail: "bad \(tag) value \"\(value)\"")
+            }
+            return Rational(n, d)
+        }
+        for token in tokens {
+            guard let tag = token.first else { continue }
+            let value = token.dropFirst()
+            switch tag {
+            case "W": width = Int(value)
+            case "H": height = Int(value)
+            case "F": rate = try ratio(value, "F")
+            case "A": aspect = try ratio(value, "A")
+            case "C": colour = String(value)
+            case "I": interlacing = value.first ?? "?"
+            default: break // X (comments) and unknown tags are ignored, as the format allows.
+            }
+        }
+        guard let width, let height, width > 0, height > 0, width <= 16384, height <= 16384 else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid W/H in \"\(text)\"")
+        }
+        guard let rate, rate.numerator > 0, rate.denominator > 0 else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(text)\"")
+        }
+        switch colour {
+        case "420jpeg", "420mpeg2", "420paldv", "420": pixelFormat = .i420
+        case "420p10": pixelFormat = .yuv420p10le
+        default:
+            throw EncoderError(.unsupported, context: "Y4M header", detail: "colour space C\(colour); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
+        }
+        guard width % 2 == 0, height % 2 == 0 else {
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "\(width)x\(height) is odd; 4:2:0 needs even sizes")
+        }
+        self.width = width
+        self.height = height
+        self.frameRate = rate.reduced
+        self.pixelAspectRatio = aspect
+        self.colourSpace = colour
+        self.interlacing = interlacing
+    }
+}
+
+/// Reads a YUV4MPEG2 stream from a ``NALU/ByteSource``: the header gives size, frame rate and
+/// colour space; frames are read one at a time into one reused buffer.
+public struct Y4MReader<Source: ByteSource> {
+    private var input: BufferedInput<Source>
+    public let header: Y4MHeader
+    public let buffer: FrameBuffer
+    public private(set) var framesRead: Int64 = 0
+
+    /// Reads and parses the stream header.
+    public init(_ source: Source) throws(EncoderError) {
+        input = BufferedInput(source)
+        guard let line = try input.readLine(maxLength: 4096, context: "Y4M header") else {
+            throw EncoderError(.truncatedInput, context: "Y4M header", detail: "empty input", byteOffset: 0)
+        }
+        header = try Y4MHeader(line: line)
+        buffer = try FrameBuffer(pixelFormat: header.pixelFormat, width: header.width, height: header.height)
+    }
+
+    /// The next frame (pts = frame index), borrowing ``buffer`` until the next call, or `nil` at
+    /// the end of the stream.
+    public mutating func nextFrame() throws(EncoderError) -> Frame? {
+        let lineOffset = input.offset
+        guard let line = try input.readLine(maxLength: 4096, context: "Y4M frame \(framesRead) header") else { return nil }
+        guard line.count >= 5, line[0] == 0x46, line[1] == 0x52, line[2] == 0x41, line[3] == 0x4D, line[4] == 0x45,
+              line.count == 5 || line[5] == 0x20 else {
+            throw EncoderError(.invalidInput, context: "Y4M frame \(framesRead)", detail: "expected a FRAME line", byteOffset: lineOffset)
+        }
+        guard try input.readExactly(into: buffer.bytes, context: "Y4M frame \(framesRead)") else {
+            throw EncoderError(.truncatedInput, context: "Y4M frame \(framesRead)", detail: "input ended after the FRAME line", byteOffset: input.offset)
+        }
+        defer { framesRead += 1 }
+        return buffer.frame(pts: framesRead)
+    }
+}

@@ -1,0 +1,247 @@
+internal import CX264
+import NALU
+public import NALUEncoder
+
+/// Creates H.264 encoders backed by libx264.
+///
+/// Settings are applied in the order x264 requires: `x264_param_default_preset` (preset and
+/// tune), then the configuration's fields, then `x264_param_apply_profile`. ``validate(_:)`` runs
+/// those steps without opening an encoder, so bad settings fail before any frame.
+public struct X264BackendFactory: EncoderBackendFactory {
+    public init() {}
+
+    public var name: String { "x264" }
+
+    /// The libx264 API build number this module was compiled against (`X264_BUILD`).
+    public static var build: Int { Int(nalu_x264_build()) }
+
+    public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
+        guard configuration.codec == .h264 else {
+            throw EncoderError(.unsupported, context: "codec", detail: "x264 encodes H.264, not \(configuration.codec)")
+        }
+        try configuration.validate()
+        var param = try X264Encoder.makeParameters(configuration)
+        x264_param_cleanup(&param)
+    }
+
+    public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
+        try validate(configuration)
+        return try X264Encoder(configuration: configuration)
+    }
+}
+
+/// One open libx264 encoder. Owns the `x264_t` handle; `deinit` closes it. Every x264 call of
+/// the package is in this file.
+final class X264Encoder: EncoderBackend {
+    private let handle: OpaquePointer
+    private var param: x264_param_t
+    private var picture = x264_picture_t()
+    private var pictureOut = x264_picture_t()
+    private let configuration: EncoderConfiguration
+    let parameterSets: [[UInt8]]
+
+    var reorderDepth: Int {
+        param.i_bframe > 0 ? (param.i_bframe > 1 && param.i_bframe_pyramid != 0 ? 2 : 1) : 0
+    }
+
+    var canEncodeAfterFlush: Bool {
+        // Flushing (x264_encoder_encode with no picture) stops x264's lookahead thread, so the
+        // handle cannot take frames afterwards.
+        false
+    }
+
+    init(configuration: EncoderConfiguration) throws(EncoderError) {
+        self.configuration = configuration
+        var param = try Self.makeParameters(configuration)
+        guard let handle = nalu_x264_encoder_open(&param) else {
+            x264_param_cleanup(&param)
+            throw EncoderError(.backendCreationFailed, context: "x264_encoder_open", detail: "libx264 returned no encoder (see its log above)")
+        }
+        self.handle = handle
+        self.param = param
+
+        var nals: UnsafeMutablePointer<x264_nal_t>?
+        var count: Int32 = 0
+        let status = x264_encoder_headers(handle, &nals, &count)
+        var units: [[UInt8]] = []
+        if status >= 0, let nals {
+            for index in 0..<Int(max(0, count)) {
+                let nal = nals[index]
+                guard let payload = nal.p_payload, nal.i_payload > 0 else { continue }
+                let bytes = UnsafeRawBufferPointer(start: payload, count: Int(nal.i_payload))
+                units.append(Self.stripFraming(bytes, annexB: configuration.outputFormat == .annexB))
+            }
+        }
+        parameterSets = EncoderFraming.parameterSets(units, codec: .h264)
+        guard status >= 0, !parameterSets.isEmpty else {
+            x264_encoder_close(handle)
+            x264_param_cleanup(&self.param)
+            throw EncoderError(.backendCreationFailed, context: "x264_encoder_headers", libraryStatus: status)
+        }
+
+        x264_picture_init(&picture)
+        x264_picture_init(&pictureOut)
+        let depthFlag = configuration.pixelFormat.bitDepth > 8 ? X264_CSP_HIGH_DEPTH : 0
+        switch configuration.pixelFormat {
+        case .i420, .yuv420p10le:
+            picture.img.i_csp = X264_CSP_I420 | depthFlag
+            picture.img.i_plane = 3
+        case .nv12:
+            picture.img.i_csp = X264_CSP_NV12
+            picture.img.i_plane = 2
+        }
+    }
+
+    deinit {
+        x264_encoder_close(handle)
+        x264_param_cleanup(&param)
+    }
+
+    /// preset/tune defaults → configuration fields → profile, as x264.h prescribes.
+    static func makeParameters(_ c: EncoderConfiguration) throws(EncoderError) -> x264_param_t {
+        var p = x264_param_t()
+        let preset = (c.preset ?? "medium").lowercased()
+        let status: Int32 = preset.withCString { presetName in
+            if let tune = c.tune?.lowercased() {
+                return tune.withCString { x264_param_default_preset(&p, presetName, $0) }
+            }
+            return x264_param_default_preset(&p, presetName, nil)
+        }
+        guard status >= 0 else {
+            throw EncoderError(.invalidConfiguration, context: "preset/tune", detail: "x264 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
+        }
+        p.i_log_level = X264_LOG_WARNING
+        p.i_width = Int32(c.width)
+        p.i_height = Int32(c.height)
+        p.i_csp = X264_CSP_I420
+        p.i_bitdepth = Int32(c.pixelFormat.bitDepth)
+        p.i_fps_num = UInt32(c.frameRate.numerator)
+        p.i_fps_den = UInt32(c.frameRate.denominator)
+        let timeBase = c.effectiveTimeBase
+        p.i_timebase_num = UInt32(clamping: timeBase.numerator)
+        p.i_timebase_den = UInt32(clamping: timeBase.denominator)
+        // Constant frame rate input, as the x264 CLI sets for raw video: rate control uses the
+        // frame rate, timestamps pass through.
+        p.b_vfr_input = 0
+        p.i_keyint_max = Int32(c.keyframeInterval)
+        if p.i_keyint_min > p.i_keyint_max { p.i_keyint_min = p.i_keyint_max }
+        p.b_open_gop = c.openGOP ? 1 : 0
+        if !c.sceneCutDetection { p.i_scenecut_threshold = 0 }
+        if let bFrames = c.bFrames { p.i_bframe = Int32(bFrames) }
+        switch c.rateControl {
+        case .bitrate(let bps):
+            p.rc.i_rc_method = X264_RC_ABR
+            p.rc.i_bitrate = Int32(max(1, bps / 1000))
+        case .crf(let value):
+            p.rc.i_rc_method = X264_RC_CRF
+            p.rc.f_rf_constant = Float(value)
+        case .qp(let value):
+            p.rc.i_rc_method = X264_RC_CQP
+            p.rc.i_qp_constant = Int32(value)
+        }
+        if let maxRate = c.vbvMaxBitrate, let buffer = c.vbvBufferSize {
+            p.rc.i_vbv_max_bitrate = Int32(max(1, maxRate / 1000))
+            p.rc.i_vbv_buffer_size = Int32(max(1, buffer / 1000))
+        }
+        if let level = try c.levelIdc() { p.i_level_idc = Int32(level) }
+        if let threads = c.threads { p.i_threads = Int32(threads) }
+        if let frames = c.expectedFrameCount { p.i_frame_total = Int32(frames) }
+        p.b_repeat_headers = c.repeatParameterSets ? 1 : 0
+        p.b_annexb = c.outputFormat == .annexB ? 1 : 0
+
+        let profile = c.effectiveProfile
+        let profileStatus = profile.withCString { x264_param_apply_profile(&p, $0) }
+        guard profileStatus >= 0 else {
+            x264_param_cleanup(&p)
+            throw EncoderError(.invalidConfiguration, context: "profile", detail: "x264 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
+        }
+        return p
+    }
+
+    /// A NAL unit from x264 without its start code (Annex-B) or 4-byte length.
+    private static func stripFraming(_ bytes: UnsafeRawBufferPointer, annexB: Bool) -> [UInt8] {
+        if !annexB { return Array(bytes.dropFirst(4)) }
+        var index = 0
+        while index < bytes.count, bytes[index] == 0 { index += 1 }
+        if index < bytes.count, bytes[index] == 1 { index += 1 }
+        return Array(bytes[index...])
+    }
+
+    func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        // x264 reads the input picture during this call only and never writes to it.
+        picture.img.plane.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress).assumingMemoryBound(to: UInt8.self)
+        picture.img.i_stride.0 = Int32(frame.plane0.bytesPerRow)
+        picture.img.plane.1 = UnsafeMutableRawPointer(mutating: frame.plane1.baseAddress).assumingMemoryBound(to: UInt8.self)
+        picture.img.i_stride.1 = Int32(frame.plane1.bytesPerRow)
+        if let plane2 = frame.plane2, frame.pixelFormat.planeCount == 3 {
+            picture.img.plane.2 = UnsafeMutableRawPointer(mutating: plane2.baseAddress).assumingMemoryBound(to: UInt8.self)
+            picture.img.i_stride.2 = Int32(plane2.bytesPerRow)
+        } else {
+            picture.img.plane.2 = nil
+            picture.img.i_stride.2 = 0
+        }
+        picture.i_type = forceKeyframe ? X264_TYPE_IDR : X264_TYPE_AUTO
+        picture.i_pts = frame.pts
+        var nals: UnsafeMutablePointer<x264_nal_t>?
+        var count: Int32 = 0
+        let size = x264_encoder_encode(handle, &nals, &count, &picture, &pictureOut)
+        // Do not keep pointers to the caller's memory.
+        picture.img.plane = (nil, nil, nil, nil)
+        guard size >= 0 else {
+            throw EncoderError(.encodeFailed, context: "x264_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: size)
+        }
+        if size > 0, let nals { packets.append(makePacket(nals, count: Int(count), size: Int(size))) }
+    }
+
+    func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
+        var guardCount = 0
+        while x264_encoder_delayed_frames(handle) > 0 && guardCount < 100_000 {
+            guardCount += 1
+            var nals: UnsafeMutablePointer<x264_nal_t>?
+            var count: Int32 = 0
+            let size = x264_encoder_encode(handle, &nals, &count, nil, &pictureOut)
+            guard size >= 0 else {
+                throw EncoderError(.encodeFailed, context: "x264_encoder_encode (flush)", libraryStatus: size)
+            }
+            if size > 0, let nals { packets.append(makePacket(nals, count: Int(count), size: Int(size))) }
+        }
+    }
+
+    func reconfigure(rateControl configuration: EncoderConfiguration) throws(EncoderError) -> Bool {
+        // x264 changes the bitrate live only in ABR mode with VBV on before and after
+        // (x264_encoder_reconfig ignores i_bitrate otherwise).
+        guard case .bitrate(let bps) = configuration.rateControl, param.rc.i_rc_method == X264_RC_ABR,
+              param.rc.i_vbv_max_bitrate > 0, param.rc.i_vbv_buffer_size > 0 else { return false }
+        var updated = param
+        updated.rc.i_bitrate = Int32(max(1, bps / 1000))
+        if let maxRate = configuration.vbvMaxBitrate, let buffer = configuration.vbvBufferSize {
+            updated.rc.i_vbv_max_bitrate = Int32(max(1, maxRate / 1000))
+            updated.rc.i_vbv_buffer_size = Int32(max(1, buffer / 1000))
+        }
+        guard x264_encoder_reconfig(handle, &updated) == 0 else { return false }
+        param.rc = updated.rc
+        return true
+    }
+
+    /// Copies one access unit out of x264's buffers (they are reused by the next call).
+    private func makePacket(_ nals: UnsafeMutablePointer<x264_nal_t>, count: Int, size: Int) -> EncodedPacket {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        var hasIDR = false
+        for index in 0..<count {
+            let nal = nals[index]
+            if nal.i_type == 5 { hasIDR = true }
+            guard let payload = nal.p_payload, nal.i_payload > 0 else { continue }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: payload, count: Int(nal.i_payload)))
+        }
+        let keyframe: KeyframeClass? = hasIDR ? .idr : (pictureOut.b_keyframe != 0 ? .recoveryPoint(count: 0) : nil)
+        let type: PictureType?
+        switch pictureOut.i_type {
+        case X264_TYPE_IDR, X264_TYPE_I, X264_TYPE_KEYFRAME: type = .i
+        case X264_TYPE_P: type = .p
+        case X264_TYPE_BREF, X264_TYPE_B: type = .b
+        default: type = nil
+        }
+        return EncodedPacket(bytes: bytes, pts: pictureOut.i_pts, dts: pictureOut.i_dts, keyframe: keyframe, pictureType: type)
+    }
+}

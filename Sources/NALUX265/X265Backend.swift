@@ -1,0 +1,321 @@
+internal import CX265
+import NALU
+public import NALUEncoder
+
+/// Creates HEVC encoders backed by libx265 (8-bit, or 10-bit through the multi-library API).
+///
+/// Settings are applied in the order x265 requires: `param_default_preset` (preset and tune),
+/// then the configuration's fields, then `param_apply_profile`. ``validate(_:)`` runs those steps
+/// without opening an encoder, so bad settings fail before any frame.
+public struct X265BackendFactory: EncoderBackendFactory {
+    public init() {}
+
+    public var name: String { "x265" }
+
+    /// The libx265 API build number this module was compiled against (`X265_BUILD`).
+    public static var build: Int { Int(nalu_x265_build()) }
+
+    /// Whether the linked libx265 can encode at `bitDepth` (8, 10 or 12).
+    public static func supports(bitDepth: Int) -> Bool {
+        nalu_x265_api_get(Int32(bitDepth)) != nil
+    }
+
+    public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
+        guard configuration.codec == .hevc else {
+            throw EncoderError(.unsupported, context: "codec", detail: "x265 encodes HEVC, not \(configuration.codec)")
+        }
+        try configuration.validate()
+        let api = try X265Encoder.api(bitDepth: configuration.pixelFormat.bitDepth)
+        let param = try X265Encoder.makeParameters(configuration, api: api)
+        api.pointee.param_free?(param)
+    }
+
+    public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
+        try validate(configuration)
+        return try X265Encoder(configuration: configuration)
+    }
+}
+
+/// One open libx265 encoder. Owns the `x265_encoder` handle, its parameters and pictures;
+/// `deinit` closes and frees them. Every x265 call of the package is in this file.
+final class X265Encoder: EncoderBackend {
+    private let api: UnsafePointer<x265_api>
+    private let encoder: OpaquePointer
+    private let param: UnsafeMutablePointer<x265_param>
+    /// A scratch copy of `param` for x265_encoder_reconfig.
+    private let reconfigParam: UnsafeMutablePointer<x265_param>
+    private let pictureIn: UnsafeMutablePointer<x265_picture>
+    private let pictureOut: UnsafeMutablePointer<x265_picture>
+    /// U and V planes for NV12 input, which x265 does not take directly.
+    private let chroma: UnsafeMutableRawBufferPointer?
+    private let configuration: EncoderConfiguration
+    let parameterSets: [[UInt8]]
+
+    /// x265 requires every call after a flush to be a flush (x265.h), so a flushed encoder is
+    /// replaced.
+    var canEncodeAfterFlush: Bool { false }
+
+    var reorderDepth: Int {
+        param.pointee.bframes > 0 ? (param.pointee.bframes > 1 && param.pointee.bBPyramid != 0 ? 2 : 1) : 0
+    }
+
+    static func api(bitDepth: Int) throws(EncoderError) -> UnsafePointer<x265_api> {
+        guard let api = nalu_x265_api_get(Int32(bitDepth)) else {
+            throw EncoderError(.unsupported, context: "x265_api_get", detail: "the linked libx265 has no \(bitDepth)-bit encoder")
+        }
+        return api
+    }
+
+    init(configuration: EncoderConfiguration) throws(EncoderError) {
+        self.configuration = configuration
+        let api = try Self.api(bitDepth: configuration.pixelFormat.bitDepth)
+        self.api = api
+        let param = try Self.makeParameters(configuration, api: api)
+        guard let reconfigParam = api.pointee.param_alloc?(),
+              let pictureIn = api.pointee.picture_alloc?(),
+              let pictureOut = api.pointee.picture_alloc?() else {
+            api.pointee.param_free?(param)
+            throw EncoderError(.backendCreationFailed, context: "x265 allocation")
+        }
+        guard let encoder = api.pointee.encoder_open?(param) else {
+            api.pointee.param_free?(param)
+            api.pointee.param_default?(reconfigParam)
+            api.pointee.param_free?(reconfigParam)
+            api.pointee.picture_free?(pictureIn)
+            api.pointee.picture_free?(pictureOut)
+            throw EncoderError(.backendCreationFailed, context: "x265_encoder_open", detail: "libx265 returned no encoder (see its log above)")
+        }
+        // param_alloc returns uninitialised memory, and param_free reads its zone fields.
+        api.pointee.param_default?(reconfigParam)
+        self.param = param
+        self.reconfigParam = reconfigParam
+        self.pictureIn = pictureIn
+        self.pictureOut = pictureOut
+        self.encoder = encoder
+        if configuration.pixelFormat == .nv12 {
+            let chromaBytes = (configuration.width / 2) * (configuration.height / 2) * 2
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chromaBytes), alignment: 64)
+            chroma = buffer
+        } else {
+            chroma = nil
+        }
+
+        var nals: UnsafeMutablePointer<x265_nal>?
+        var count: UInt32 = 0
+        let status = api.pointee.encoder_headers?(encoder, &nals, &count) ?? -1
+        var units: [[UInt8]] = []
+        if status >= 0, let nals {
+            for index in 0..<Int(count) {
+                let nal = nals[index]
+                guard let payload = nal.payload, nal.sizeBytes > 0 else { continue }
+                units.append(Self.stripFraming(UnsafeRawBufferPointer(start: payload, count: Int(nal.sizeBytes)), annexB: configuration.outputFormat == .annexB))
+            }
+        }
+        parameterSets = EncoderFraming.parameterSets(units, codec: .hevc)
+        guard status >= 0, !parameterSets.isEmpty else {
+            // deinit does not run for a partly initialised object: release here.
+            api.pointee.encoder_close?(encoder)
+            api.pointee.param_free?(param)
+            api.pointee.param_free?(reconfigParam)
+            api.pointee.picture_free?(pictureIn)
+            api.pointee.picture_free?(pictureOut)
+            chroma?.deallocate()
+            throw EncoderError(.backendCreationFailed, context: "x265_encoder_headers", libraryStatus: status)
+        }
+
+        api.pointee.picture_init?(param, pictureIn)
+        api.pointee.picture_init?(param, pictureOut)
+        pictureIn.pointee.colorSpace = X265_CSP_I420
+        pictureIn.pointee.bitDepth = Int32(configuration.pixelFormat.bitDepth)
+    }
+
+    deinit {
+        api.pointee.encoder_close?(encoder)
+        api.pointee.param_free?(param)
+        api.pointee.param_free?(reconfigParam)
+        api.pointee.picture_free?(pictureIn)
+        api.pointee.picture_free?(pictureOut)
+        chroma?.deallocate()
+    }
+
+    /// preset/tune defaults → configuration fields → profile, as x265.h prescribes. The caller
+    /// frees the result with `param_free`.
+    static func makeParameters(_ c: EncoderConfiguration, api: UnsafePointer<x265_api>) throws(EncoderError) -> UnsafeMutablePointer<x265_param> {
+        guard let p = api.pointee.param_alloc?() else {
+            throw EncoderError(.backendCreationFailed, context: "x265_param_alloc")
+        }
+        let preset = (c.preset ?? "medium").lowercased()
+        let status: Int32 = preset.withCString { presetName in
+            if let tune = c.tune?.lowercased() {
+                return tune.withCString { api.pointee.param_default_preset?(p, presetName, $0) ?? -1 }
+            }
+            return api.pointee.param_default_preset?(p, presetName, nil) ?? -1
+        }
+        guard status >= 0 else {
+            api.pointee.param_free?(p)
+            throw EncoderError(.invalidConfiguration, context: "preset/tune", detail: "x265 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
+        }
+        func parse(_ name: String, _ value: String) throws(EncoderError) {
+            let result = name.withCString { n in value.withCString { v in api.pointee.param_parse?(p, n, v) ?? -1 } }
+            guard result == 0 else {
+                api.pointee.param_free?(p)
+                throw EncoderError(.invalidConfiguration, context: name, detail: "x265 rejects \"\(value)\"", libraryStatus: result)
+            }
+        }
+        p.pointee.logLevel = X265_LOG_WARNING
+        p.pointee.sourceWidth = Int32(c.width)
+        p.pointee.sourceHeight = Int32(c.height)
+        p.pointee.internalCsp = X265_CSP_I420
+        p.pointee.internalBitDepth = Int32(c.pixelFormat.bitDepth)
+        p.pointee.fpsNum = UInt32(c.frameRate.numerator)
+        p.pointee.fpsDenom = UInt32(c.frameRate.denominator)
+        p.pointee.keyframeMax = Int32(c.keyframeInterval)
+        if p.pointee.keyframeMin > p.pointee.keyframeMax { p.pointee.keyframeMin = p.pointee.keyframeMax }
+        p.pointee.bOpenGOP = c.openGOP ? 1 : 0
+        if !c.sceneCutDetection { p.pointee.scenecutThreshold = 0 }
+        if let bFrames = c.bFrames { p.pointee.bframes = Int32(bFrames) }
+        switch c.rateControl {
+        case .bitrate(let bps):
+            p.pointee.rc.rateControlMode = Int32(X265_RC_ABR.rawValue)
+            p.pointee.rc.bitrate = Int32(max(1, bps / 1000))
+        case .crf(let value):
+            p.pointee.rc.rateControlMode = Int32(X265_RC_CRF.rawValue)
+            p.pointee.rc.rfConstant = value
+        case .qp(let value):
+            p.pointee.rc.rateControlMode = Int32(X265_RC_CQP.rawValue)
+            p.pointee.rc.qp = Int32(value)
+        }
+        if let maxRate = c.vbvMaxBitrate, let buffer = c.vbvBufferSize {
+            p.pointee.rc.vbvMaxBitrate = Int32(max(1, maxRate / 1000))
+            p.pointee.rc.vbvBufferSize = Int32(max(1, buffer / 1000))
+        }
+        if let level = try c.levelIdc() {
+            try parse("level-idc", level % 10 == 0 ? "\(level / 10)" : "\(level / 10).\(level % 10)")
+        }
+        if let threads = c.threads, threads > 0 { try parse("pools", "\(threads)") }
+        if let frames = c.expectedFrameCount { p.pointee.totalFrames = Int32(frames) }
+        p.pointee.bRepeatHeaders = c.repeatParameterSets ? 1 : 0
+        p.pointee.bAnnexB = c.outputFormat == .annexB ? 1 : 0
+
+        let profile = c.effectiveProfile
+        let profileStatus = profile.withCString { api.pointee.param_apply_profile?(p, $0) ?? -1 }
+        guard profileStatus >= 0 else {
+            api.pointee.param_free?(p)
+            throw EncoderError(.invalidConfiguration, context: "profile", detail: "x265 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
+        }
+        return p
+    }
+
+    /// A NAL unit from x265 without its start code (Annex-B) or 4-byte length.
+    private static func stripFraming(_ bytes: UnsafeRawBufferPointer, annexB: Bool) -> [UInt8] {
+        if !annexB { return Array(bytes.dropFirst(4)) }
+        var index = 0
+        while index < bytes.count, bytes[index] == 0 { index += 1 }
+        if index < bytes.count, bytes[index] == 1 { index += 1 }
+        return Array(bytes[index...])
+    }
+
+    func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        let picture = pictureIn
+        picture.pointee.planes.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress)
+        picture.pointee.stride.0 = Int32(frame.plane0.bytesPerRow)
+        if frame.pixelFormat == .nv12, let chroma, let base = chroma.baseAddress {
+            // Split the interleaved UV plane into the U and V planes x265 reads.
+            let chromaWidth = frame.width / 2
+            let chromaHeight = frame.height / 2
+            let u = base.assumingMemoryBound(to: UInt8.self)
+            let v = u + chromaWidth * chromaHeight
+            let source = frame.plane1.baseAddress.assumingMemoryBound(to: UInt8.self)
+            for row in 0..<chromaHeight {
+                let line = source + row * frame.plane1.bytesPerRow
+                let uRow = u + row * chromaWidth
+                let vRow = v + row * chromaWidth
+                for column in 0..<chromaWidth {
+                    uRow[column] = line[2 * column]
+                    vRow[column] = line[2 * column + 1]
+                }
+            }
+            picture.pointee.planes.1 = UnsafeMutableRawPointer(u)
+            picture.pointee.planes.2 = UnsafeMutableRawPointer(v)
+            picture.pointee.stride.1 = Int32(chromaWidth)
+            picture.pointee.stride.2 = Int32(chromaWidth)
+        } else if let plane2 = frame.plane2 {
+            // x265 reads the input picture during this call only and never writes to it.
+            picture.pointee.planes.1 = UnsafeMutableRawPointer(mutating: frame.plane1.baseAddress)
+            picture.pointee.stride.1 = Int32(frame.plane1.bytesPerRow)
+            picture.pointee.planes.2 = UnsafeMutableRawPointer(mutating: plane2.baseAddress)
+            picture.pointee.stride.2 = Int32(plane2.bytesPerRow)
+        }
+        picture.pointee.pts = frame.pts
+        picture.pointee.sliceType = forceKeyframe ? X265_TYPE_IDR : X265_TYPE_AUTO
+        var nals: UnsafeMutablePointer<x265_nal>?
+        var count: UInt32 = 0
+        let status = api.pointee.encoder_encode?(encoder, &nals, &count, picture, pictureOut) ?? -1
+        picture.pointee.planes = (nil, nil, nil)
+        guard status >= 0 else {
+            throw EncoderError(.encodeFailed, context: "x265_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: status)
+        }
+        if status > 0, let nals, count > 0 { packets.append(makePacket(nals, count: Int(count))) }
+    }
+
+    func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
+        var iterations = 0
+        while iterations < 100_000 {
+            iterations += 1
+            var nals: UnsafeMutablePointer<x265_nal>?
+            var count: UInt32 = 0
+            let status = api.pointee.encoder_encode?(encoder, &nals, &count, nil, pictureOut) ?? -1
+            guard status >= 0 else {
+                throw EncoderError(.encodeFailed, context: "x265_encoder_encode (flush)", libraryStatus: status)
+            }
+            guard status > 0 else { return }
+            if let nals, count > 0 { packets.append(makePacket(nals, count: Int(count))) }
+        }
+    }
+
+    func reconfigure(rateControl configuration: EncoderConfiguration) throws(EncoderError) -> Bool {
+        // x265_encoder_reconfig changes the ABR bitrate (and VBV, when it was on from the start).
+        guard case .bitrate(let bps) = configuration.rateControl,
+              param.pointee.rc.rateControlMode == Int32(X265_RC_ABR.rawValue) else { return false }
+        reconfigParam.pointee = param.pointee
+        reconfigParam.pointee.rc.bitrate = Int32(max(1, bps / 1000))
+        if let maxRate = configuration.vbvMaxBitrate, let buffer = configuration.vbvBufferSize,
+           param.pointee.rc.vbvMaxBitrate > 0, param.pointee.rc.vbvBufferSize > 0 {
+            reconfigParam.pointee.rc.vbvMaxBitrate = Int32(max(1, maxRate / 1000))
+            reconfigParam.pointee.rc.vbvBufferSize = Int32(max(1, buffer / 1000))
+        }
+        // 0: applied; 1: a reconfiguration is still in progress; negative: rejected.
+        let status = api.pointee.encoder_reconfig?(encoder, reconfigParam) ?? -1
+        if status == 0 { param.pointee.rc = reconfigParam.pointee.rc }
+        // The copy shares param's heap pointers; reset it so param_free never sees them twice.
+        api.pointee.param_default?(reconfigParam)
+        return status == 0
+    }
+
+    /// Copies one access unit out of x265's buffers (they are reused by the next call).
+    private func makePacket(_ nals: UnsafeMutablePointer<x265_nal>, count: Int) -> EncodedPacket {
+        var size = 0
+        for index in 0..<count { size += Int(nals[index].sizeBytes) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(size)
+        var types: [UInt8] = []
+        types.reserveCapacity(count)
+        for index in 0..<count {
+            let nal = nals[index]
+            types.append(UInt8(truncatingIfNeeded: nal.type))
+            guard let payload = nal.payload, nal.sizeBytes > 0 else { continue }
+            bytes.append(contentsOf: UnsafeRawBufferPointer(start: payload, count: Int(nal.sizeBytes)))
+        }
+        let out = pictureOut.pointee
+        let type: PictureType?
+        switch out.sliceType {
+        case X265_TYPE_IDR, X265_TYPE_I: type = .i
+        case X265_TYPE_P: type = .p
+        case X265_TYPE_BREF, X265_TYPE_B: type = .b
+        default: type = nil
+        }
+        return EncodedPacket(bytes: bytes, pts: out.pts, dts: out.dts,
+                             keyframe: EncoderFraming.keyframeClass(nalTypes: types, codec: .hevc, libraryKeyframe: false),
+                             pictureType: type)
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import NALU
+import NALUEncoder
+
+/// `--pix-fmt i420|nv12|yuv420p10le`.
+enum PixelFormatOption: String, ExpressibleByArgument, CaseIterable {
+    case i420, nv12, yuv420p10le
+
+    var pixelFormat: PixelFormat {
+        switch self {
+        case .i420: .i420
+        case .nv12: .nv12
+        case .yuv420p10le: .yuv420p10le
+        }
+    }
+}
+
+/// `--output-format annexb|avcc`.
+enum EncodeOutputFormat: String, ExpressibleByArgument, CaseIterable {
+    case annexb, avcc
+
+    var streamFormat: StreamFormat { self == .annexb ? .annexB : .lengthPrefixed }
+}
+
+/// A bit rate: `2500k`, `5M`, `1.5M`, or a plain number of bits per second.
+struct BitRate: ExpressibleByArgument, Hashable {
+    var bitsPerSecond: Int
+
+    init?(argument: String) {
+        var text = argument.lowercased()
+        var scale = 1.0
+        if text.hasSuffix("bps") { text.removeLast(3) } else if text.hasSuffix("b") { text.removeLast() }
+        switch text.last {
+        case "k": scale = 1_000; text.removeLast()
+        case "m": scale = 1_000_000; text.removeLast()
+        case "g": scale = 1_000_000_000; text.removeLast()
+        default: break
+        }
+        guard let value = Double(text), value.isFinite, value > 0 else { return nil }
+        let bits = value * scale
+        guard bits < 1e12 else { return nil }
+        bitsPerSecond = Int(bits)
+    }
+
+    static var defaultValueDescription: String { "5M" }
+}
+
+/// A frame size `WxH`.
+struct FrameSize: ExpressibleByArgument, Hashable {
+    var width: Int
+    var height: Int
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        self.width = width
+        self.height = height
+    }
+
+    init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+/// A frame rate: `30`, `29.97`, `30000/1001` or `30000:1001`.
+struct FrameRate: ExpressibleByArgument, Hashable {
+    var rational: Rational
+
+    init?(argument: String) {
+        for separator in ["/", ":"] where argument.contains(separator) {
+            let parts = argument.split(separator: Character(separator), omittingEmptySubsequences: false)
+            guard parts.count == 2, let num = Int64(parts[0]), let den = Int64(parts[1]), num > 0, den > 0 else { return nil }
+            rational = Rational(num, den).reduced
+            return
+        }
+        switch argument {
+        // The NTSC rates people write as decimals.
+        case "23.976", "23.98": rational = Rational(24000, 1001); return
+        case "29.97": rational = Rational(30000, 1001); return
+        case "59.94": rational = Rational(60000, 1001); return
+        case "119.88": rational = Rational(120000, 1001); return
+        default: break
+        }
+        let parts = argument.split(separator: ".", omittingEmptySubsequences: false)
+        guard (1...2).contains(parts.count), let whole = Int64(parts[0]), whole >= 0 else { return nil }
+        var numerator = whole
+        var denominator: Int64 = 1
+        if parts.count == 2 {
+            let fraction = parts[1]
+            guard !fraction.isEmpty, fraction.count <= 6, let digits = Int64(fraction) else { return nil }
+            for _ in 0..<fraction.count { denominator *= 10 }
+            let (scaled, overflow) = whole.multipliedReportingOverflow(by: denominator)
+            let (sum, overflow2) = scaled.addingReportingOverflow(digits)
+            guard !overflow, !overflow2, digits >= 0 else { return nil }
+            numerator = sum
+        }
+        guard numerator > 0 else { return nil }
+        rational = Rational(numerator, denominator).reduced
+    }
+}
