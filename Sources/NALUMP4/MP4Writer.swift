@@ -211,8 +211,10 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     private func description(duration: UInt64, editMediaTime: Int64?) -> MovieDescription {
+        // The movie timescale is the media's, so movie and edit durations are exact.
         MovieDescription(sampleEntry: configuration.sampleEntry, record: configuration.decoderConfigurationRecord,
                          width: configuration.width, height: configuration.height, timescale: configuration.timescale,
+                         movieTimescale: configuration.timescale,
                          duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented)
     }
 
