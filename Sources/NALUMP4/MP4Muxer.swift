@@ -78,6 +78,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     // The access unit being assembled.
     private var unitBytes: [UInt8] = []
     private var currentPOC: PictureOrderCount?
+    /// The reorder limit of the SPS the current picture uses.
+    private var currentReorderLimit: Int?
     private var carried: [UInt8] = []
     private var carriedNALUnits = 0
     private var currentNALUnits = 0
@@ -117,7 +119,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
         let type = step.header.typeNumber
-        if step.isFirstVCL { currentPOC = try pictureOrderCount(unit) }
+        if step.isFirstVCL { (currentPOC, currentReorderLimit) = try pictureOrderCount(unit) }
         if codec == .h264 ? type == 10 : type == 36 { counter.endOfSequence() }
         try append(unit, type: type)
     }
@@ -145,7 +147,11 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     // MARK: - Access units
 
-    private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> PictureOrderCount {
+    /// The picture order count of the picture whose first slice is `unit`, and how many pictures
+    /// its SPS lets the stream reorder: H.264 `max_num_reorder_frames` (VUI bitstream
+    /// restriction; 0 for `pic_order_cnt_type` 2, which cannot reorder; else 16), H.265
+    /// `sps_max_num_reorder_pics` of the highest sub-layer.
+    private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> (PictureOrderCount, Int) {
         let prefix = Array(unit.bytes.prefix(256))
         let sets = splitter.parameterSets
         do throws(NALUError) {
@@ -155,13 +161,14 @@ public final class MP4Muxer<Sink: ByteSink> {
                 guard let pps = sets.avcPPS[slice.picParameterSetId]?.parsed, let sps = sets.avcSPS[pps.seqParameterSetId]?.parsed else {
                     throw NALUError(.missing, field: "pic_parameter_set_id")
                 }
-                return try counter.pictureOrderCount(slice, sps: sps)
+                let limit = sps.vuiParameters?.maxNumReorderFrames ?? (sps.picOrderCntType == 2 ? 0 : 16)
+                return (try counter.pictureOrderCount(slice, sps: sps), limit)
             case .hevc:
                 let slice = try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { sets.hevcSPS[$0]?.parsed }, pps: { sets.hevcPPS[$0]?.parsed })
                 guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
                     throw NALUError(.missing, field: "slice_pic_parameter_set_id")
                 }
-                return try counter.pictureOrderCount(slice, sps: sps)
+                return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
             }
         } catch {
             throw error.offset(by: unit.offset)
@@ -211,6 +218,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         defer {
             unitBytes.removeAll(keepingCapacity: true)
             currentPOC = nil
+            currentReorderLimit = nil
             currentNALUnits = 0
         }
         guard summary.vclNALUnitCount > 0 else {
@@ -228,11 +236,12 @@ public final class MP4Muxer<Sink: ByteSink> {
         decodeCount += 1
         queue.append((data, nil, summary.keyframe != nil))
         let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence) {
+        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
+                                                  reorderLimit: currentReorderLimit) {
             setPresentation(index, presentation)
         }
         // A picture held back longer than any valid stream allows is decided now.
-        if queue.count > 4 * orderer.window, queue.first?.presentation == nil,
+        if queue.count > 64, queue.first?.presentation == nil,
            let (index, presentation) = orderer.force(queueBase) {
             setPresentation(index, presentation)
         }

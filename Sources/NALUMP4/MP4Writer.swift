@@ -34,14 +34,15 @@ public struct MP4WriterConfiguration: Sendable {
     public var negativeCompositionOffsets: Bool
     /// Bytes of media data per chunk (`moovAtEnd`: per `mdat` box; `faststart`: per `stco` entry).
     public var chunkSize: Int
-    /// `fragmented`: start a new fragment before a GOP grows past this many bytes.
+    /// `fragmented`: start a new fragment before a GOP's media data grows past this many bytes
+    /// (the fragment is held in memory until its `moof` can be written).
     public var maxFragmentSize: Int
     /// Always write `co64` (64-bit chunk offsets), even when every offset fits 32 bits.
     public var forceLargeChunkOffsets: Bool
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
-                chunkSize: Int = 1 << 20, maxFragmentSize: Int = 64 << 20, forceLargeChunkOffsets: Bool = false) {
+                chunkSize: Int = 1 << 20, maxFragmentSize: Int = 16 << 20, forceLargeChunkOffsets: Bool = false) {
         self.sampleEntry = sampleEntry
         self.decoderConfigurationRecord = decoderConfigurationRecord
         self.width = width
@@ -121,6 +122,12 @@ public final class MP4Writer<Sink: ByteSink> {
         self.sink = sink
         self.configuration = configuration
         self.spool = spool
+        // The chunk or fragment buffer, sized once so it does not grow by doubling.
+        switch configuration.layout {
+        case .moovAtEnd: pending.reserveCapacity(min(max(0, configuration.chunkSize), 64 << 20) * 2)
+        case .fragmented: pending.reserveCapacity(min(max(0, configuration.maxFragmentSize), 256 << 20))
+        case .faststart: break
+        }
     }
 
     /// Replaces the decoder configuration record (for example when more parameter sets were

@@ -1,24 +1,27 @@
 /// Gives pictures presentation indices from their picture order counts, the way a decoder's
 /// output process orders them ("bumping", ITU-T H.264 C.4.5.3, H.265 C.5.2.2): pictures wait
-/// in a small buffer and the one with the smallest count leaves when the buffer is fuller than
-/// the largest reordering a stream may use (16 pictures), or when its coded video sequence ends.
+/// in a small buffer and the one with the smallest count leaves when more pictures wait than
+/// the sequence may reorder (`max_num_reorder_frames`, `sps_max_num_reorder_pics`; 16, the
+/// most any stream may, when the SPS does not say), or when its coded video sequence ends.
 ///
 /// Within a coded video sequence the indices follow picture order count; sequences follow each
 /// other. A stream that reorders by more than the buffer holds still gets every index exactly
 /// once, so timestamps stay unique.
 struct PresentationOrderer {
-    /// Pictures held back: at least the largest `max_num_reorder_frames` /
-    /// `sps_max_num_reorder_pics` allowed (16).
-    let window: Int
+    /// Pictures that may wait: the sequence's reorder limit.
+    private(set) var window: Int
     private var waiting: [(poc: Int, decodeIndex: Int)] = []
     private(set) var nextIndex = 0
 
     init(window: Int = 16) { self.window = window }
 
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
-    mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool) -> [(decodeIndex: Int, presentationIndex: Int)] {
+    /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
+    ///   sequence may reorder (0...16).
+    mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         if startsSequence { decided = flush() }
+        if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
         waiting.append((poc, decodeIndex))
         while waiting.count > window { decided.append(bump()) }
         return decided
