@@ -12,6 +12,7 @@ let package = Package(
     products: [
         .library(name: "NALU", targets: ["NALU"]),
         .library(name: "NALUIO", targets: ["NALUIO"]),
+        .library(name: "NALUMP4", targets: ["NALUMP4"]),
         .executable(name: "nalu", targets: ["nalu"]),
         .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
         .library(name: "NALUX264", targets: ["NALUX264"]),
@@ -25,10 +26,12 @@ let package = Package(
         .target(name: "NALU", swiftSettings: strictSettings),
         // POSIX file-descriptor sources and sinks for the core's streaming readers.
         .target(name: "NALUIO", dependencies: ["NALU"], swiftSettings: strictSettings),
+        // ISO BMFF (MP4/MOV) read and write of one video track: stdlib and NALU only.
+        .target(name: "NALUMP4", dependencies: ["NALU"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nalu",
             dependencies: [
-                "NALU", "NALUIO",
+                "NALU", "NALUIO", "NALUMP4",
                 "NALUEncoder", "NALUX264", "NALUX265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -43,6 +46,7 @@ let package = Package(
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
         .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU"], swiftSettings: strictSettings),
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.

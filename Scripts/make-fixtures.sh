@@ -39,6 +39,41 @@ make() {
     rm -f "$out/$name.ffprobe.raw.json" "$out/$name.packets.raw.json" "$out/$name.trace.txt"
 }
 
+# MP4/MOV files as ffmpeg writes them, for NALUMP4 (issue 5). For each NAME.mp4|NAME.mov:
+#   NAME.mp4facts.json          ffprobe's video packets (pts, dts, duration, size, pos, K flag),
+#                               stream timing and ffmpeg's decoded-frame md5s (-f framemd5)
+#   NAME.mp4toannexb.h264|h265  ffmpeg's h264_mp4toannexb/hevc_mp4toannexb output
+# name container codec frames encoder-and-muxer-args...
+make_container() {
+    local name=$1 container=$2 codec=$3 frames=$4; shift 4
+    local ext=h264 enc=libx264 fmt=h264 bsf=h264_mp4toannexb
+    if [ "$codec" = hevc ]; then ext=h265 enc=libx265 fmt=hevc bsf=hevc_mp4toannexb; fi
+    local file="$out/$name.$container"
+    ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=30:duration=2" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=1" \
+        -frames:v "$frames" -c:v "$enc" -pix_fmt yuv420p "$@" -fflags +bitexact -f "$container" "$file"
+    ffmpeg -v error -y -i "$file" -map 0:v -c:v copy -bsf:v "$bsf" -f "$fmt" "$out/$name.mp4toannexb.$ext"
+    ffprobe -v error -select_streams v:0 -show_entries packet=pts,dts,duration,size,pos,flags:stream=codec_name,codec_tag_string,time_base,nb_frames,duration_ts,r_frame_rate,index \
+        -of json "$file" > "$out/$name.packets.raw.json"
+    ffmpeg -v error -y -i "$file" -map 0:v -f framemd5 "$out/$name.framemd5.txt"
+    python3 Scripts/mp4_fixture_facts.py "$name" "$container" "$codec" "$out"
+    rm -f "$out/$name.packets.raw.json" "$out/$name.framemd5.txt"
+}
+
+if [ "${NALU_FIXTURES:-all}" = mp4 ] || [ "${NALU_FIXTURES:-all}" = all ]; then
+x264q="log-level=error"
+x265q="log-level=error"
+make_container mp4_avc_bframes      mp4 h264 30 -an -bf 3 -g 12 -x264-params "$x264q:b-pyramid=normal"
+make_container mp4_avc_faststart    mp4 h264 20 -an -bf 2 -g 10 -x264-params "$x264q" -movflags +faststart
+make_container mp4_avc_negcts       mp4 h264 20 -an -bf 2 -g 10 -x264-params "$x264q" -movflags +negative_cts_offsets
+make_container mp4_avc_audio        mp4 h264 20 -map 1:a -map 0:v -c:a aac -bf 2 -g 10 -x264-params "$x264q"
+make_container mp4_avc_frag         mp4 h264 30 -an -bf 2 -g 10 -x264-params "$x264q" -movflags frag_keyframe+empty_moov
+make_container mp4_hevc_bframes     mp4 hevc 30 -an -preset fast -x265-params "$x265q:bframes=3:keyint=12:min-keyint=12:scenecut=0"
+make_container mp4_hevc_hvc1        mp4 hevc 20 -an -tag:v hvc1 -preset fast -x265-params "$x265q:bframes=2:keyint=10:min-keyint=10:scenecut=0"
+make_container mp4_hevc_frag        mp4 hevc 30 -an -preset fast -x265-params "$x265q:bframes=2:keyint=10:min-keyint=10:scenecut=0" -movflags frag_keyframe+empty_moov+default_base_moof
+make_container mov_avc              mov h264 20 -an -bf 2 -g 10 -x264-params "$x264q"
+fi
+[ "${NALU_FIXTURES:-all}" = mp4 ] && exit 0
+
 # H.264 (ITU-T H.264 profiles as x264 makes them)
 make avc_baseline        h264 176x144 30 20 -profile:v baseline -pix_fmt yuv420p -g 10 -x264-params log-level=error
 make avc_main            h264 176x144 30 20 -profile:v main -pix_fmt yuv420p -bf 2 -g 10

@@ -1,11 +1,13 @@
 import ArgumentParser
 import NALU
 import NALUIO
+import NALUMP4
 
-/// `--to annexb|avcc`.
+/// `--to annexb|avcc|mp4`.
 enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
     case annexb
     case avcc
+    case mp4
 }
 
 /// `--aud keep|strip|insert`.
@@ -34,10 +36,10 @@ enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `nalu convert`: Annex-B ⇄ length-prefixed, streaming.
+/// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, streaming.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between Annex-B and length-prefixed (AVCC/HVCC) framing.",
+        abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4.",
         discussion: """
         Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record
         (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use).
@@ -46,13 +48,21 @@ struct Convert: ParsableCommand {
         access unit delimiter. Length-prefixed input takes its parameter sets from --extradata (a
         raw avcC/hvcC record) or from the stream itself. Output files are written under a
         temporary name and renamed when complete.
+
+        MP4/MOV input (by extension, or a file that starts with an ISO BMFF box) is read from its
+        first H.264/H.265 video track; --to annexb then does what ffmpeg's h264_mp4toannexb /
+        hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by
+        default, --sample-entry to choose), moov at the end, or first with --faststart, or
+        fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else
+        the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice
+        headers' picture order counts, so B-frames play in order.
         """
     )
 
     @Argument(help: ArgumentHelp("Input stream, or - for standard input.", valueName: "input"))
     var input: String
 
-    @Option(help: "Output framing: annexb or avcc (length-prefixed; also for H.265).")
+    @Option(help: "Output: annexb, avcc (length-prefixed; also for H.265) or mp4.")
     var to: OutputFraming
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
@@ -82,6 +92,11 @@ struct Convert: ParsableCommand {
     @Option(help: "Where to write parameter sets in band (--to annexb): keyframes, first, never.")
     var parameterSets: ParameterSetsOption = .keyframes
 
+    @Option(help: ArgumentHelp("MP4 output: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
+    var fps: FrameRate?
+
+    @OptionGroup var mp4: MP4OutputOptions
+
     @Flag(help: "Print what was done to standard error.")
     var verbose = false
 
@@ -103,9 +118,19 @@ struct Convert: ParsableCommand {
         if to == .annexb && keepParameterSets {
             throw ValidationError("--keep-parameter-sets goes with --to avcc.")
         }
+        if to != .mp4 && (fps != nil || mp4.isSet) {
+            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4.")
+        }
+        if to == .mp4 && (keepParameterSets || extradataOut != nil || parameterSets != .keyframes || aud == .insert || lengthSize != nil) {
+            throw ValidationError("--to mp4 takes --sample-entry avc3/hev1 for in-band parameter sets and --aud keep|strip; not --keep-parameter-sets, --extradata-out, --parameter-sets, --length-size.")
+        }
     }
 
     func run() throws {
+        if MP4Input.isMP4(input) {
+            try runMP4Input()
+            return
+        }
         // The input record, if given, says the codec and the input length size.
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
@@ -143,11 +168,76 @@ struct Convert: ParsableCommand {
             try converter.finish(to: &output)
             try sink.commit()
             if verbose { report(converter.statistics, reader: reader) }
+        case .mp4:
+            let file = try MP4OutputFile(path: self.output, codec: codec, options: mp4, frameRate: fps?.rational,
+                                         accessUnitDelimiters: aud == .strip ? .strip : .keep, sink: sink)
+            for unit in outOfBand { try file.push(nalUnit: unit) }
+            try reader.forEachNALUnit { unit in try file.push(unit) }
+            let summary = try file.finish()
+            if verbose { reportMP4(summary, from: "\(reader.format) \(reader.codec)") }
         }
     }
 
+    /// MP4/MOV input: its video track's samples to Annex-B, length-prefixed or MP4.
+    private func runMP4Input() throws {
+        if extradata != nil || inputLengthSize != nil || (to != .avcc && lengthSize != nil) {
+            throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
+        }
+        let reader = try MP4Input.open(input)
+        let track = reader.track
+        if let codec, codec.codec != track.codec {
+            throw ValidationError("--codec \(codec.rawValue) does not match the \(track.sampleEntryType) track.")
+        }
+        let sink = try FileSink(path: output)
+        var output = sink
+        let from = "\(MP4Input.containerName(reader)) \(track.sampleEntryType)"
+        switch to {
+        case .annexb:
+            let statistics = try MP4ToAnnexB.convert(
+                reader, to: &output,
+                options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy, placement: .beforeFirstSlice))
+            try sink.commit()
+            if verbose { report(statistics, from: from) }
+        case .avcc:
+            var converter = try AnnexBToLengthPrefixed(
+                codec: track.codec,
+                options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepParameterSets,
+                               accessUnitDelimiters: aud == .strip ? .strip : .keep),
+                outOfBandParameterSets: track.decoderConfiguration.parameterSets)
+            try MP4Input.forEachNALUnit(reader) { unit in try converter.convert(unit, to: &output) }
+            if let extradataOut {
+                let file = try FileSink(path: extradataOut)
+                try file.write(try converter.decoderConfigurationRecord())
+                try file.commit()
+            }
+            try sink.commit()
+            if verbose { report(converter.statistics, from: from) }
+        case .mp4:
+            let rate = try fps?.rational ?? MP4Input.frameRate(reader)
+            let file = try MP4OutputFile(path: self.output, codec: track.codec, options: mp4, frameRate: rate,
+                                         accessUnitDelimiters: aud == .strip ? .strip : .keep, sink: sink)
+            for unit in track.decoderConfiguration.parameterSets { try file.push(nalUnit: unit) }
+            try MP4Input.forEachNALUnit(reader) { unit in try file.push(unit) }
+            let summary = try file.finish()
+            if verbose { reportMP4(summary, from: from) }
+        }
+    }
+
+    private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
+        var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
+                     "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
+                     "\(summary.frameRate) fps, timescale \(summary.timescale)"]
+        if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
+        if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
+        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
+    }
+
     private func report(_ statistics: ConversionStatistics, reader: ElementaryStreamReader<FileSource>) {
-        var parts = ["\(reader.format) \(reader.codec) → \(to.rawValue)",
+        report(statistics, from: "\(reader.format) \(reader.codec)")
+    }
+
+    private func report(_ statistics: ConversionStatistics, from: String) {
+        var parts = ["\(from) → \(to.rawValue)",
                      "\(statistics.nalUnitsIn) NAL units in, \(statistics.nalUnitsOut) out"]
         if statistics.accessUnits > 0 { parts.append("\(statistics.accessUnits) access units") }
         if statistics.parameterSetsRemoved > 0 { parts.append("\(statistics.parameterSetsRemoved) parameter sets moved to the record") }

@@ -25,7 +25,7 @@ struct Encode: ParsableCommand {
     @Argument(help: ArgumentHelp("Y4M or raw input file, or - for standard input. Omit for the test pattern.", valueName: "input"))
     var input: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output elementary stream, or - for standard output.", valueName: "file"))
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output elementary stream, or - for standard output; .mp4/.mov/.m4v: an MP4 file.", valueName: "file"))
     var output: String
 
     @Option(help: "h264 (x264) or hevc (x265); from the output's extension when omitted (.h265/.265/.hevc: hevc), else h264.")
@@ -100,6 +100,8 @@ struct Encode: ParsableCommand {
     @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the extradata: the avcC/hvcC record with --output-format avcc, else the parameter sets with start codes.", valueName: "file"))
     var extradataOut: String?
 
+    @OptionGroup var mp4: MP4OutputOptions
+
     @Flag(help: "No progress line and no summary.")
     var quiet = false
 
@@ -114,6 +116,12 @@ struct Encode: ParsableCommand {
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
+        if MP4OutputOptions.isMP4Path(output) && outputFormat == .avcc {
+            throw ValidationError("MP4 output (\(output)) takes no --output-format: its samples are length-prefixed already.")
+        }
+        if !MP4OutputOptions.isMP4Path(output) && mp4.isSet {
+            throw ValidationError("--faststart, --fragmented and --sample-entry go with an .mp4/.mov/.m4v output.")
+        }
         if input != nil && !testPattern && size == nil && (pixelFormat != nil || fps != nil) {
             throw ValidationError("--pix-fmt and --fps describe raw input, which needs --size; Y4M input carries its own.")
         }
@@ -192,8 +200,10 @@ struct Encode: ParsableCommand {
         let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
-        // Output.
-        let sink = try FileSink(path: output)
+        // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
+        let mp4File = MP4OutputOptions.isMP4Path(output)
+            ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
+        let sink = try mp4File?.sink ?? FileSink(path: output)
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
@@ -210,7 +220,13 @@ struct Encode: ParsableCommand {
 
         var report = EncodeReport(frameRate: frameRate, totalFrames: totalFrames)
         let showProgress = !quiet && StandardError.isTerminal
-        let write: (EncodedPacket) throws -> Void = { packet in try packet.bytes.withUnsafeBytes { try sink.write($0) } }
+        let write: (EncodedPacket) throws -> Void = { packet in
+            if let mp4File {
+                try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
+            } else {
+                try packet.bytes.withUnsafeBytes { try sink.write($0) }
+            }
+        }
         var count: Int64 = 0
         while count < limit, let frame = try source.nextFrame() {
             try session.encode(frame, write)
@@ -218,7 +234,7 @@ struct Encode: ParsableCommand {
             if showProgress { report.progress(session.statistics) }
         }
         try session.flush(write)
-        try sink.commit()
+        if let mp4File { try mp4File.finish() } else { try sink.commit() }
         if showProgress { report.endProgress() }
 
         let summary = report.summary(session.statistics, output: output, codec: codec)

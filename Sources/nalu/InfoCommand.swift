@@ -1,5 +1,6 @@
 import ArgumentParser
 import NALU
+import NALUMP4
 
 /// `nalu info`: what a stream is, in one screen or one JSON object.
 struct Info: ParsableCommand {
@@ -14,6 +15,10 @@ struct Info: ParsableCommand {
     var json = false
 
     func run() throws {
+        if MP4Input.isMP4(inputOptions.input) {
+            try runMP4()
+            return
+        }
         let record = try inputOptions.record()
         var reader = try inputOptions.openReader(record: record)
         let summary = try StreamSummary.scan(&reader, splitter: try inputOptions.splitter(for: reader.codec, record: record))
@@ -25,6 +30,112 @@ struct Info: ParsableCommand {
         }
         try out.flush()
     }
+
+    /// MP4/MOV input: the video track's NAL units, and the container's facts.
+    private func runMP4() throws {
+        let reader = try MP4Input.open(inputOptions.input)
+        var splitter = AccessUnitSplitter(codec: reader.track.codec)
+        for unit in reader.track.decoderConfiguration.parameterSets { try splitter.addParameterSet(unit) }
+        var samples = 0
+        var duration: UInt64 = 0
+        var summary = try StreamSummary.scan(codec: reader.track.codec, splitter: splitter) { body in
+            try reader.forEachSample { sample in
+                samples += 1
+                duration += UInt64(sample.duration)
+            }
+            try MP4Input.forEachNALUnit(reader, body)
+        }
+        summary.bytes = reader.source.size
+        let container = ContainerSummary(reader: reader, samples: samples, sampleDuration: duration)
+        let out = try StandardOutput()
+        if json {
+            guard case .object(var members) = summary.json(format: .lengthPrefixed, lengthSize: reader.track.lengthSize) else { return }
+            members.insert(("container", container.json), at: 0)
+            try out.line(JSON.object(members).prettyText)
+        } else {
+            try out.write(container.text + summary.text(format: .lengthPrefixed, lengthSize: reader.track.lengthSize))
+        }
+        try out.flush()
+    }
+}
+
+/// What `nalu info` says about an MP4/MOV file's container and video track.
+struct ContainerSummary {
+    var name: String
+    var brand: String?
+    var trackID: UInt32
+    var sampleEntry: String
+    var timescale: UInt32
+    var duration: UInt64
+    var samples: Int
+    var fragmented: Bool
+    var editList: [MP4EditListEntry]
+    var movieTimescale: UInt32
+
+    init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64) {
+        let track = reader.track
+        name = reader.fileType?.isQuickTime == true ? "QuickTime" : "MP4"
+        brand = reader.fileType.map { "\($0.majorBrand)" }
+        trackID = track.trackID
+        sampleEntry = track.sampleEntryType.rawValue
+        timescale = track.timescale
+        // Fragmented files keep their samples' durations in the fragments.
+        duration = track.duration > 0 ? track.duration : sampleDuration
+        self.samples = samples
+        fragmented = track.isFragmented
+        editList = track.editList
+        movieTimescale = track.movieTimescale
+    }
+
+    var seconds: Double { Double(duration) / Double(max(1, timescale)) }
+
+    var json: JSON {
+        var members: [(String, JSON)] = [
+            ("format", .string(name == "QuickTime" ? "mov" : "mp4")),
+            ("major_brand", brand.map { .string($0) } ?? .null),
+            ("track_id", .number(Int(trackID))),
+            ("sample_entry", .string(sampleEntry)),
+            ("timescale", .number(Int(timescale))),
+            ("duration", .number(Int(clamping: duration))),
+            ("duration_seconds", .double(seconds)),
+            ("samples", .number(samples)),
+            ("fragmented", .bool(fragmented)),
+        ]
+        members.append(("edit_list", .array(editList.map { edit in
+            .object([("segment_duration", .number(Int(clamping: edit.segmentDuration))), ("media_time", .number(Int(clamping: edit.mediaTime))),
+                     ("media_rate", .number(Int(edit.mediaRateInteger)))])
+        })))
+        return .object(members)
+    }
+
+    var text: String {
+        var lines: [(String, String)] = []
+        var container = name + (brand.map { " (\($0.trimmingTrailingSpaces))" } ?? "")
+        if fragmented { container += ", fragmented" }
+        lines.append(("container", container))
+        lines.append(("track", "\(trackID), \(sampleEntry), \(samples) samples"))
+        lines.append(("timescale", "\(timescale)"))
+        lines.append(("duration", "\(duration) (\(formatSeconds(seconds)) s)"))
+        for edit in editList {
+            let start = edit.mediaTime < 0 ? "empty" : "from \(edit.mediaTime)"
+            lines.append(("edit", "\(start), \(edit.segmentDuration) at movie timescale \(movieTimescale)"))
+        }
+        return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension String {
+    var trimmingTrailingSpaces: String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
+
+/// "1.5", "0.667", "2".
+func formatSeconds(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }
 
 /// Everything `nalu info` reports, gathered in one pass.
@@ -41,7 +152,15 @@ struct StreamSummary {
     var leadingGarbageBytes: Int64 = 0
 
     static func scan(_ reader: inout ElementaryStreamReader<some ByteSource>, splitter: AccessUnitSplitter) throws -> StreamSummary {
-        var summary = StreamSummary(codec: reader.codec)
+        var summary = try scan(codec: reader.codec, splitter: splitter) { body in try reader.forEachNALUnit(body) }
+        summary.leadingGarbageBytes = reader.leadingGarbageBytes
+        return summary
+    }
+
+    /// Scans the NAL units `forEach` hands to its closure.
+    static func scan(codec: Codec, splitter: AccessUnitSplitter,
+                     _ forEach: ((NALUnitView) throws -> Void) throws -> Void) throws -> StreamSummary {
+        var summary = StreamSummary(codec: codec)
         var splitter = splitter
         func count(_ unit: AccessUnitSummary) {
             summary.accessUnits += 1
@@ -51,7 +170,7 @@ struct StreamSummary {
             }
             if let type = unit.pictureType { summary.pictureTypes[type.rawValue, default: 0] += 1 }
         }
-        try reader.forEachNALUnit { unit in
+        try forEach { unit in
             let step = try splitter.push(unit)
             summary.nalUnits += 1
             summary.nalTypeCounts[Int(step.header.typeNumber) & 63] += 1
@@ -59,7 +178,6 @@ struct StreamSummary {
             if let completed = step.completed { count(completed) }
         }
         if let last = splitter.finish() { count(last) }
-        summary.leadingGarbageBytes = reader.leadingGarbageBytes
         summary.description = splitter.parameterSets.streamDescription
         return summary
     }

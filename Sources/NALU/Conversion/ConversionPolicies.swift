@@ -20,6 +20,16 @@ public enum ParameterSetInsertion: String, Sendable, CaseIterable {
     case never
 }
 
+/// Where parameter sets written in band (``ParameterSetInsertion``) go inside an access unit.
+public enum ParameterSetPlacement: String, Sendable, CaseIterable {
+    /// At the start, after any access unit delimiter, with the access unit's own parameter sets
+    /// regrouped before them in VPS→SPS→PPS order.
+    case accessUnitStart
+    /// Immediately before the first slice, every other NAL unit left in its order: what FFmpeg's
+    /// `h264_mp4toannexb` and `hevc_mp4toannexb` do (SEI messages stay before the parameter sets).
+    case beforeFirstSlice
+}
+
 /// Counts from a conversion.
 public struct ConversionStatistics: Sendable, Hashable {
     /// NAL units read.

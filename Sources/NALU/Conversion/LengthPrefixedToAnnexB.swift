@@ -20,10 +20,14 @@ public struct LengthPrefixedToAnnexB {
     public struct Options: Sendable {
         public var parameterSets: ParameterSetInsertion
         public var accessUnitDelimiters: AccessUnitDelimiterPolicy
+        /// Where inserted parameter sets go in the access unit.
+        public var placement: ParameterSetPlacement
 
-        public init(parameterSets: ParameterSetInsertion = .keyframes, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep) {
+        public init(parameterSets: ParameterSetInsertion = .keyframes, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
+                    placement: ParameterSetPlacement = .accessUnitStart) {
             self.parameterSets = parameterSets
             self.accessUnitDelimiters = accessUnitDelimiters
+            self.placement = placement
         }
     }
 
@@ -44,12 +48,21 @@ public struct LengthPrefixedToAnnexB {
     private var prefixWritten = false
     private static let startCode: [UInt8] = [0, 0, 0, 1]
 
-    /// - Parameter outOfBandParameterSets: the parameter sets of the decoder configuration
-    ///   record (``AVCDecoderConfigurationRecord/parameterSets``,
-    ///   ``HEVCDecoderConfigurationRecord/parameterSets``), if any.
-    public init(codec: Codec, options: Options = Options(), outOfBandParameterSets: [[UInt8]] = []) throws(NALUError) {
+    /// Prefix SEI NAL units from the record, written after the parameter sets wherever those are inserted.
+    private let declarativeSEI: [[UInt8]]
+
+    /// - Parameters:
+    ///   - outOfBandParameterSets: the parameter sets of the decoder configuration record
+    ///     (``AVCDecoderConfigurationRecord/parameterSets``,
+    ///     ``HEVCDecoderConfigurationRecord/parameterSets``), if any.
+    ///   - declarativeSEI: prefix SEI NAL units the record carries
+    ///     (``HEVCDecoderConfigurationRecord/declarativeSEI``): written after the parameter sets
+    ///     wherever those are inserted, as FFmpeg's `hevc_mp4toannexb` writes the whole record.
+    public init(codec: Codec, options: Options = Options(), outOfBandParameterSets: [[UInt8]] = [],
+                declarativeSEI: [[UInt8]] = []) throws(NALUError) {
         self.codec = codec
         self.options = options
+        self.declarativeSEI = declarativeSEI
         buffersAccessUnits = options.accessUnitDelimiters == .insert
         splitter = AccessUnitSplitter(codec: codec)
         active = ParameterSetStore(codec: codec)
@@ -162,6 +175,9 @@ public struct LengthPrefixedToAnnexB {
                     let rank = parameterSetRank(codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F) ?? 0
                     if !present.contains(rank) { inserted.append((rank, bytes)) }
                 }
+                if !inserted.isEmpty {
+                    for bytes in declarativeSEI { inserted.append((4, bytes)) }
+                }
             }
         }
         // In-band parameter sets replace what is active for later access units.
@@ -181,6 +197,22 @@ public struct LengthPrefixedToAnnexB {
             statistics.delimitersInserted += 1
         }
         let rest = hasDelimiter ? 1..<units.count : 0..<units.count
+        if !inserted.isEmpty && options.placement == .beforeFirstSlice {
+            // FFmpeg's h264_mp4toannexb/hevc_mp4toannexb: everything in its order, the inserted
+            // parameter sets (VPS→SPS→PPS, then declarative SEI) just before the first slice,
+            // which follows the held-back prefix directly when only the prefix is buffered.
+            let isVCL: (UInt8) -> Bool = { [codec] type in codec == .h264 ? (1...5).contains(type) : type < 32 }
+            var pending = inserted  // already VPS→SPS→PPS (ParameterSetStore.nalUnits), then SEI
+            for index in rest {
+                if !pending.isEmpty && isVCL(types[index]) {
+                    try writeInserted(pending, to: &sink)
+                    pending.removeAll()
+                }
+                try write(index: index, to: &sink)
+            }
+            try writeInserted(pending, to: &sink)
+            return
+        }
         if inserted.isEmpty {
             for index in rest { try write(index: index, to: &sink) }
             return
@@ -197,10 +229,17 @@ public struct LengthPrefixedToAnnexB {
                 try write(index: source, to: &sink)
             } else {
                 try writeNALUnit(item.bytes, to: &sink)
-                statistics.parameterSetsInserted += 1
+                if item.rank <= 3 { statistics.parameterSetsInserted += 1 }
             }
         }
         for index in rest where parameterSetRank(types[index]) == nil { try write(index: index, to: &sink) }
+    }
+
+    private mutating func writeInserted(_ items: [(rank: Int, bytes: [UInt8])], to sink: inout some ByteSink) throws {
+        for item in items {
+            try writeNALUnit(item.bytes, to: &sink)
+            if item.rank <= 3 { statistics.parameterSetsInserted += 1 }
+        }
     }
 
     private mutating func write(index: Int, to sink: inout some ByteSink) throws {

@@ -208,6 +208,11 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
         return writer.bytes
     }
 
+    /// The prefix SEI NAL units of the record's arrays (declarative SEI, `NAL_unit_type` 39).
+    public var declarativeSEI: [[UInt8]] {
+        arrays.filter { $0.nalUnitType == 39 }.flatMap(\.nalUnits)
+    }
+
     /// The VPS, SPS and PPS NAL units, in that order.
     public var parameterSets: [[UInt8]] {
         [32, 33, 34].flatMap { type in arrays.filter { $0.nalUnitType == type }.flatMap(\.nalUnits) }

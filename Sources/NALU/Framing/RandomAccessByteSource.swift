@@ -1,0 +1,47 @@
+/// Bytes that can be read at any offset: a regular file (POSIX `pread`) or memory.
+///
+/// Containers such as MP4 point into themselves (sample offsets, box sizes), so their readers
+/// need positioned reads rather than a stream. Reads never move a shared position, so one
+/// source can serve several readers.
+public protocol RandomAccessByteSource {
+    /// The total number of bytes.
+    var size: Int64 { get }
+
+    /// Reads up to `buffer.count` bytes starting at `offset` into `buffer` and returns how many
+    /// were read: fewer only at the end of the data, 0 at or past it.
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+extension RandomAccessByteSource {
+    /// Fills `buffer` completely from `offset`, or throws: ``NALUError/Code/truncated`` naming
+    /// `field` when the data ends first.
+    public func readExactly(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, field: String) throws {
+        var filled = 0
+        while filled < buffer.count {
+            let (position, overflow) = offset.addingReportingOverflow(Int64(filled))
+            guard !overflow else { throw NALUError(.invalidValue, field: field, byteOffset: offset, detail: "offset overflows") }
+            let count = try read(at: position, into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            guard count > 0 else {
+                throw NALUError(.truncated, field: field, byteOffset: offset,
+                                detail: "needs \(buffer.count) bytes, \(filled) available")
+            }
+            filled += count
+        }
+    }
+
+    /// Reads `count` bytes at `offset` into a new array. The range is checked against ``size``
+    /// before anything is allocated, so a hostile length cannot cause a large allocation.
+    public func readBytes(at offset: Int64, count: Int, field: String) throws -> [UInt8] {
+        guard count >= 0, offset >= 0 else {
+            throw NALUError(.invalidValue, field: field, byteOffset: offset, detail: "negative range")
+        }
+        let (end, overflow) = offset.addingReportingOverflow(Int64(count))
+        guard !overflow, end <= size else {
+            throw NALUError(.lengthPastEnd, field: field, byteOffset: offset,
+                            detail: "\(count) bytes, \(max(0, size - offset)) left in \(size)")
+        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        try bytes.withUnsafeMutableBytes { try readExactly(at: offset, into: $0, field: field) }
+        return bytes
+    }
+}

@@ -1,0 +1,321 @@
+public import NALU
+
+/// Options of an ``MP4Muxer``.
+public struct MP4MuxerOptions: Sendable {
+    /// The sample entry; `nil` picks `avc1`/`hvc1` (parameter sets out of band).
+    public var sampleEntry: MP4SampleEntryType?
+    public var layout: MP4Layout
+    /// Frames per second; `nil` takes the SPS's VUI timing (and fails when it has none).
+    public var frameRate: Rational?
+    /// See ``MP4WriterConfiguration/negativeCompositionOffsets``.
+    public var negativeCompositionOffsets: Bool
+    /// Keep or strip access unit delimiters (`.insert` keeps).
+    public var accessUnitDelimiters: AccessUnitDelimiterPolicy
+    /// See ``MP4WriterConfiguration/chunkSize``.
+    public var chunkSize: Int
+    /// See ``MP4WriterConfiguration/forceLargeChunkOffsets``.
+    public var forceLargeChunkOffsets: Bool
+
+    public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
+                negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
+                chunkSize: Int = 1 << 20, forceLargeChunkOffsets: Bool = false) {
+        self.sampleEntry = sampleEntry
+        self.layout = layout
+        self.frameRate = frameRate
+        self.negativeCompositionOffsets = negativeCompositionOffsets
+        self.accessUnitDelimiters = accessUnitDelimiters
+        self.chunkSize = chunkSize
+        self.forceLargeChunkOffsets = forceLargeChunkOffsets
+    }
+}
+
+/// What an ``MP4Muxer`` wrote.
+public struct MP4MuxerSummary: Hashable, Sendable {
+    public var writer: MP4WriterSummary
+    public var sampleEntry: MP4SampleEntryType
+    public var frameRate: Rational
+    public var timescale: UInt32
+    /// Ticks per frame.
+    public var frameDuration: UInt32
+    /// Parameter sets kept in band although the sample entry keeps them out of band: updates
+    /// (same id, new content) and, in fragments, sets first seen after `moov` was written.
+    public var parameterSetsKeptInBand: Int
+    /// Non-picture NAL units after the last picture, which belong to no sample and were dropped.
+    public var trailingNALUnitsDropped: Int
+}
+
+/// Muxes an H.264/H.265 elementary stream into MP4: NAL units in (from an Annex-B reader, an
+/// encoder, any framing), samples out through an ``MP4Writer``.
+///
+/// - Access units are found by the specs' rules (``AccessUnitSplitter``); each is one sample,
+///   its NAL units given 4-byte lengths (ISO/IEC 14496-15 5.3.2, 8.3.2).
+/// - Parameter sets go to the `avcC`/`hvcC` record. With `avc1`/`hvc1` they leave the samples
+///   (updates of a set already in the record stay in band, so the stream still decodes); with
+///   `avc3`/`hev1` they stay in band too. `hvc1` records have array_completeness 1.
+/// - Sync samples are the access units with a keyframe class (IDR, CRA, BLA, recovery point).
+/// - Timing is constant-frame-rate: the i-th access unit in decoding order decodes at
+///   i·duration; its presentation time is its index in presentation order (by picture order
+///   count, ``PictureOrderCounter``, within each coded video sequence) times the duration, so
+///   B-frames present in order. The composition offsets become `ctts`/`trun` entries.
+public final class MP4Muxer<Sink: ByteSink> {
+    public let codec: Codec
+    public let options: MP4MuxerOptions
+    private var sink: Sink?
+    private let spool: (any ByteSink & RandomAccessByteSource)?
+    private var writer: MP4Writer<Sink>?
+    private var splitter: AccessUnitSplitter
+    private var counter = PictureOrderCounter()
+    private var orderer = PresentationOrderer()
+    private var sampleEntry: MP4SampleEntryType
+
+    // Parameter sets for the record, in the order first seen.
+    private var store: ParameterSetStore
+    private var recordOrder: [[UInt8]] = []
+    private var recordFrozen = false
+    private var recordChanged = false
+    private var keptInBand = 0
+
+    // The access unit being assembled.
+    private var unitBytes: [UInt8] = []
+    private var currentPOC: PictureOrderCount?
+    /// The reorder limit of the SPS the current picture uses.
+    private var currentReorderLimit: Int?
+    private var carried: [UInt8] = []
+    private var carriedNALUnits = 0
+    private var currentNALUnits = 0
+
+    // Access units waiting for their presentation index, in decoding order.
+    private var queue: [(data: [UInt8], presentation: Int?, sync: Bool)] = []
+    private var queueBase = 0
+    private var decodeCount = 0
+    private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
+
+    /// - Parameters:
+    ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
+    public init(codec: Codec, sink: Sink, options: MP4MuxerOptions = MP4MuxerOptions(),
+                spool: (any ByteSink & RandomAccessByteSource)? = nil) throws(NALUError) {
+        let entry = options.sampleEntry ?? MP4SampleEntryType(codec: codec, inBandParameterSets: false)
+        guard entry.codec == codec else {
+            throw NALUError(.invalidValue, field: "sample entry", detail: "\(entry) is not a \(codec) sample entry")
+        }
+        guard options.layout != .faststart || spool != nil else {
+            throw NALUError(.missing, field: "spool", detail: "the faststart layout needs a spool for the media data")
+        }
+        self.codec = codec
+        self.options = options
+        self.sink = sink
+        self.spool = spool
+        sampleEntry = entry
+        splitter = AccessUnitSplitter(codec: codec)
+        store = ParameterSetStore(codec: codec)
+        unitBytes.reserveCapacity(1 << 20)
+    }
+
+    /// The writer's sink, once created (after the first access unit).
+    public var output: Sink? { writer?.output ?? sink }
+
+    /// Feeds the next NAL unit (escaped, header included) in decoding order.
+    public func push(_ unit: NALUnitView) throws {
+        let step = try splitter.push(unit)
+        if let completed = step.completed { try complete(completed) }
+        let type = step.header.typeNumber
+        if step.isFirstVCL { (currentPOC, currentReorderLimit) = try pictureOrderCount(unit) }
+        if codec == .h264 ? type == 10 : type == 36 { counter.endOfSequence() }
+        try append(unit, type: type)
+    }
+
+    /// Feeds a NAL unit held in an array.
+    public func push(nalUnit: [UInt8]) throws {
+        try nalUnit.withUnsafeBytes { try push(NALUnitView(offset: 0, bytes: $0, prefixLength: 0)) }
+    }
+
+    /// Writes what is left and the movie box.
+    @discardableResult
+    public func finish() throws -> MP4MuxerSummary {
+        if let last = splitter.finish() { try complete(last) }
+        for (decodeIndex, presentation) in orderer.flush() { setPresentation(decodeIndex, presentation) }
+        try drain()
+        guard let writer, let timing else {
+            throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
+        }
+        if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
+        let summary = try writer.finish()
+        return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
+                               frameDuration: timing.duration, parameterSetsKeptInBand: keptInBand,
+                               trailingNALUnitsDropped: carriedNALUnits)
+    }
+
+    // MARK: - Access units
+
+    /// The picture order count of the picture whose first slice is `unit`, and how many pictures
+    /// its SPS lets the stream reorder: H.264 `max_num_reorder_frames` (VUI bitstream
+    /// restriction; 0 for `pic_order_cnt_type` 2, which cannot reorder; else 16), H.265
+    /// `sps_max_num_reorder_pics` of the highest sub-layer.
+    private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> (PictureOrderCount, Int) {
+        let prefix = Array(unit.bytes.prefix(256))
+        let sets = splitter.parameterSets
+        do throws(NALUError) {
+            switch codec {
+            case .h264:
+                let slice = try AVCSliceHeader(nalUnit: prefix[...], sps: { sets.avcSPS[$0]?.parsed }, pps: { sets.avcPPS[$0]?.parsed })
+                guard let pps = sets.avcPPS[slice.picParameterSetId]?.parsed, let sps = sets.avcSPS[pps.seqParameterSetId]?.parsed else {
+                    throw NALUError(.missing, field: "pic_parameter_set_id")
+                }
+                let limit = sps.vuiParameters?.maxNumReorderFrames ?? (sps.picOrderCntType == 2 ? 0 : 16)
+                return (try counter.pictureOrderCount(slice, sps: sps), limit)
+            case .hevc:
+                let slice = try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { sets.hevcSPS[$0]?.parsed }, pps: { sets.hevcPPS[$0]?.parsed })
+                guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
+                    throw NALUError(.missing, field: "slice_pic_parameter_set_id")
+                }
+                return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
+            }
+        } catch {
+            throw error.offset(by: unit.offset)
+        }
+    }
+
+    /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
+    /// the record or is a delimiter being stripped.
+    private func append(_ unit: NALUnitView, type: UInt8) throws {
+        let delimiter: UInt8 = codec == .h264 ? 9 : 35
+        if type == delimiter && options.accessUnitDelimiters == .strip { return }
+        if store.isParameterSet(unit.firstByte) {
+            let bytes = unit.array
+            let update: ParameterSetStore.Update
+            do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
+            var inBand = sampleEntry.allowsInBandParameterSets
+            switch update {
+            case .new:
+                if recordFrozen {
+                    inBand = true
+                    keptInBand += sampleEntry.allowsInBandParameterSets ? 0 : 1
+                } else {
+                    recordOrder.append(bytes)
+                    recordChanged = true
+                }
+            case .changed:
+                if !inBand { keptInBand += 1 }
+                inBand = true
+            case .unchanged:
+                break
+            }
+            guard inBand else { return }
+        }
+        guard unit.count <= Int(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(unit.count) bytes")
+        }
+        let length = UInt32(unit.count)
+        unitBytes.append(UInt8(length >> 24))
+        unitBytes.append(UInt8((length >> 16) & 0xFF))
+        unitBytes.append(UInt8((length >> 8) & 0xFF))
+        unitBytes.append(UInt8(length & 0xFF))
+        unitBytes.append(contentsOf: unit.bytes)
+        currentNALUnits += 1
+    }
+
+    private func complete(_ summary: AccessUnitSummary) throws {
+        defer {
+            unitBytes.removeAll(keepingCapacity: true)
+            currentPOC = nil
+            currentReorderLimit = nil
+            currentNALUnits = 0
+        }
+        guard summary.vclNALUnitCount > 0 else {
+            // No picture: its NAL units (SEI, parameter sets, end of sequence) go with the next one.
+            carried += unitBytes
+            carriedNALUnits += currentNALUnits
+            return
+        }
+        var data = carried
+        data += unitBytes
+        carried.removeAll()
+        carriedNALUnits = 0
+        if writer == nil { try createWriter() }
+        let decodeIndex = decodeCount
+        decodeCount += 1
+        queue.append((data, nil, summary.keyframe != nil))
+        let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
+        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
+                                                  reorderLimit: currentReorderLimit) {
+            setPresentation(index, presentation)
+        }
+        // A picture held back longer than any valid stream allows is decided now.
+        if queue.count > 64, queue.first?.presentation == nil,
+           let (index, presentation) = orderer.force(queueBase) {
+            setPresentation(index, presentation)
+        }
+        try drain()
+    }
+
+    private func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
+        let position = decodeIndex - queueBase
+        guard position >= 0, position < queue.count else { return }
+        queue[position].presentation = presentation
+    }
+
+    /// Writes the access units at the head of the queue whose presentation index is known.
+    private func drain() throws {
+        guard let writer, let timing else { return }
+        var written = 0
+        while written < queue.count, let presentation = queue[written].presentation {
+            let decodeIndex = queueBase + written
+            let (delta, overflow) = (presentation - decodeIndex).multipliedReportingOverflow(by: Int(timing.duration))
+            guard !overflow else {
+                throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset of access unit \(decodeIndex)")
+            }
+            if recordChanged && !recordFrozen {
+                try writer.updateDecoderConfigurationRecord(try record())
+                recordChanged = false
+            }
+            try writer.append(queue[written].data, duration: timing.duration, compositionOffset: Int64(delta), isSync: queue[written].sync)
+            written += 1
+        }
+        if written > 0 {
+            queue.removeFirst(written)
+            queueBase += written
+        }
+    }
+
+    private func record() throws(NALUError) -> [UInt8] {
+        try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: recordOrder, lengthSize: 4,
+                                          arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
+    }
+
+    /// Creates the writer once the first picture is complete: its parameter sets give the record,
+    /// the picture size and (without a given rate) the frame rate.
+    private func createWriter() throws {
+        guard let description = store.streamDescription ?? splitter.parameterSets.streamDescription else {
+            throw NALUError(.missing, field: "sequence parameter set", detail: "the first picture has no SPS before it")
+        }
+        guard let rate = (options.frameRate ?? description.frameRate)?.reduced else {
+            throw NALUError(.missing, field: "frame rate", detail: "the SPS has no VUI timing; give a frame rate")
+        }
+        guard rate.numerator > 0, rate.denominator > 0, rate.numerator <= Int64(UInt32.max), rate.denominator <= Int64(UInt32.max) else {
+            throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate)")
+        }
+        // A timescale of at least 10000 ticks, a power-of-two multiple of the rate's numerator
+        // (FFmpeg's choice: 30 fps → 15360, 512 ticks a frame).
+        var timescale = UInt64(rate.numerator)
+        var multiple: UInt64 = 1
+        while timescale < 10_000 {
+            timescale *= 2
+            multiple *= 2
+        }
+        let duration = UInt64(rate.denominator) * multiple
+        guard timescale <= UInt64(UInt32.max), duration <= UInt64(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "timescale", detail: "frame rate \(rate)")
+        }
+        timing = (rate, UInt32(timescale), UInt32(duration))
+        guard let sink else { return }
+        self.sink = nil
+        let configuration = MP4WriterConfiguration(
+            sampleEntry: sampleEntry, decoderConfigurationRecord: try record(), width: description.width, height: description.height,
+            timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
+            chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets)
+        writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
+        recordChanged = false
+        // Fragments: moov goes out with the first fragment, so later sets stay in band.
+        if options.layout == .fragmented { recordFrozen = true }
+    }
+}

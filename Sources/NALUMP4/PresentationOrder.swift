@@ -1,0 +1,53 @@
+/// Gives pictures presentation indices from their picture order counts, the way a decoder's
+/// output process orders them ("bumping", ITU-T H.264 C.4.5.3, H.265 C.5.2.2): pictures wait
+/// in a small buffer and the one with the smallest count leaves when more pictures wait than
+/// the sequence may reorder (`max_num_reorder_frames`, `sps_max_num_reorder_pics`; 16, the
+/// most any stream may, when the SPS does not say), or when its coded video sequence ends.
+///
+/// Within a coded video sequence the indices follow picture order count; sequences follow each
+/// other. A stream that reorders by more than the buffer holds still gets every index exactly
+/// once, so timestamps stay unique.
+struct PresentationOrderer {
+    /// Pictures that may wait: the sequence's reorder limit.
+    private(set) var window: Int
+    private var waiting: [(poc: Int, decodeIndex: Int)] = []
+    private(set) var nextIndex = 0
+
+    init(window: Int = 16) { self.window = window }
+
+    /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
+    /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
+    ///   sequence may reorder (0...16).
+    mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
+        var decided: [(Int, Int)] = []
+        if startsSequence { decided = flush() }
+        if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
+        waiting.append((poc, decodeIndex))
+        while waiting.count > window { decided.append(bump()) }
+        return decided
+    }
+
+    /// Decides every waiting picture, in picture order count order.
+    mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+        var decided: [(Int, Int)] = []
+        while !waiting.isEmpty { decided.append(bump()) }
+        return decided
+    }
+
+    /// Decides the picture `decodeIndex` now, whatever its count (for streams that hold a picture
+    /// back longer than any valid stream can).
+    mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
+        guard let position = waiting.firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return nil }
+        waiting.remove(at: position)
+        defer { nextIndex += 1 }
+        return (decodeIndex, nextIndex)
+    }
+
+    private mutating func bump() -> (Int, Int) {
+        var best = 0
+        for index in waiting.indices.dropFirst() where waiting[index].poc < waiting[best].poc { best = index }
+        let picture = waiting.remove(at: best)
+        defer { nextIndex += 1 }
+        return (picture.decodeIndex, nextIndex)
+    }
+}

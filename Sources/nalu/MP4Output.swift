@@ -1,0 +1,96 @@
+import ArgumentParser
+import NALU
+import NALUIO
+import NALUMP4
+
+/// `--sample-entry avc1|avc3|hvc1|hev1`.
+enum SampleEntryOption: String, ExpressibleByArgument, CaseIterable {
+    case avc1, avc3, hvc1, hev1
+
+    var entry: MP4SampleEntryType {
+        switch self {
+        case .avc1: .avc1
+        case .avc3: .avc3
+        case .hvc1: .hvc1
+        case .hev1: .hev1
+        }
+    }
+}
+
+/// Options for writing MP4, shared by `nalu convert --to mp4` and `nalu encode -o out.mp4`.
+struct MP4OutputOptions: ParsableArguments {
+    @Flag(help: "MP4 output: moov before the media data, so players can start before the download ends.")
+    var faststart = false
+
+    @Flag(help: "MP4 output: fragmented (moov, then a moof + mdat per GOP) for streaming.")
+    var fragmented = false
+
+    @Option(name: .customLong("sample-entry"),
+            help: "MP4 output: avc1/hvc1 (parameter sets only in the record; Apple players need hvc1) or avc3/hev1 (also in band).")
+    var sampleEntryOption: SampleEntryOption?
+
+    var sampleEntry: MP4SampleEntryType? { sampleEntryOption?.entry }
+
+    func validate() throws {
+        if faststart && fragmented { throw ValidationError("Use either --faststart or --fragmented.") }
+    }
+
+    /// Whether any of these options was given.
+    var isSet: Bool { faststart || fragmented || sampleEntryOption != nil }
+
+    var layout: MP4Layout { faststart ? .faststart : fragmented ? .fragmented : .moovAtEnd }
+
+    /// Whether `path` names an MP4/MOV output by its extension.
+    static func isMP4Path(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return MP4Input.extensions.contains(where: lower.hasSuffix)
+    }
+}
+
+/// An MP4 file being written: a muxer over a `FileSink`, committed by ``finish()``.
+final class MP4OutputFile {
+    let sink: FileSink
+    let muxer: MP4Muxer<FileSink>
+
+    /// - Parameters:
+    ///   - frameRate: frames per second, or `nil` for the SPS's VUI timing.
+    ///   - sink: the output, if already open (else `path` is opened).
+    init(path: String, codec: Codec, options: MP4OutputOptions, frameRate: Rational?,
+         accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep, sink: FileSink? = nil) throws {
+        if let entry = options.sampleEntry, entry.codec != codec {
+            throw ValidationError("--sample-entry \(entry) is for \(entry.codec == .h264 ? "H.264" : "H.265"); the stream is \(codec == .h264 ? "H.264" : "H.265").")
+        }
+        self.sink = try sink ?? FileSink(path: path)
+        // The spool sits beside the output (same file system as the final copy, usually).
+        var spool: SpoolFile?
+        if options.layout == .faststart {
+            let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
+            spool = try SpoolFile(directory: path == "-" ? nil : (directory.isEmpty ? "/" : directory))
+        }
+        muxer = try MP4Muxer(codec: codec, sink: self.sink,
+                             options: MP4MuxerOptions(sampleEntry: options.sampleEntry, layout: options.layout, frameRate: frameRate,
+                                                      accessUnitDelimiters: accessUnitDelimiters),
+                             spool: spool)
+    }
+
+    /// Feeds one NAL unit.
+    func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+
+    /// Feeds one NAL unit held in an array (out-of-band parameter sets).
+    func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
+
+    /// Feeds the NAL units of an Annex-B buffer (an encoder's access unit).
+    func push(annexB bytes: UnsafeRawBufferPointer) throws {
+        try AnnexB.forEachNALUnit(in: bytes) { range in
+            try muxer.push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), prefixLength: 3))
+        }
+    }
+
+    /// Writes the movie box and renames the file into place.
+    @discardableResult
+    func finish() throws -> MP4MuxerSummary {
+        let summary = try muxer.finish()
+        try sink.commit()
+        return summary
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+/// `nalu convert`, `info`, `keyframes` and `encode` with MP4/MOV files.
+@Suite struct MP4CommandTests {
+    static let containers = ["mov_avc.mov", "mp4_avc_audio.mp4", "mp4_avc_bframes.mp4", "mp4_avc_faststart.mp4", "mp4_avc_frag.mp4",
+                             "mp4_avc_negcts.mp4", "mp4_hevc_bframes.mp4", "mp4_hevc_frag.mp4", "mp4_hevc_hvc1.mp4"]
+
+    /// `--to annexb` gives the NAL units of ffmpeg's h264_mp4toannexb/hevc_mp4toannexb (FFmpeg
+    /// 5.1's hevc filter repeats in-band parameter sets, which nalu does not: those repeats are
+    /// removed from its list first).
+    @Test(arguments: containers) func toAnnexBMatchesFFmpeg(file: String) throws {
+        let output = temporaryPath("out.es")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try CLIRunner.run(["convert", CLIRunner.fixture(file), "--to", "annexb", "-o", output])
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+        let hevc = file.contains("hevc")
+        let name = String(file.prefix { $0 != "." })
+        var expected = annexBUnits(try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("\(name).mp4toannexb.\(hevc ? "h265" : "h264")"))))
+        if hevc {
+            var seen: [Data] = []
+            expected = expected.filter { unit in
+                let type = (unit[unit.startIndex] >> 1) & 0x3F
+                if type < 32 { seen.removeAll() }
+                guard (32...34).contains(type) else { return true }
+                defer { seen.append(unit) }
+                return !seen.contains(unit)
+            }
+        }
+        let actual = annexBUnits(try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(actual.count == expected.count)
+        #expect(actual == expected)
+    }
+
+    /// Annex-B → MP4 with every option, then back: the stream's NAL units survive. The source
+    /// repeats VPS/SPS/PPS at every keyframe (after its AUD, before its SEI); with hvc1 they
+    /// move to the record and come back before each keyframe's first slice, as FFmpeg places
+    /// them, so they are compared apart from the other NAL units.
+    @Test(arguments: [["--faststart"], ["--fragmented"], ["--sample-entry", "hev1"], []])
+    func hevcRoundTrip(options: [String]) throws {
+        let mp4 = temporaryPath("out.mp4")
+        let back = temporaryPath("back.h265")
+        defer {
+            try? FileManager.default.removeItem(atPath: mp4)
+            try? FileManager.default.removeItem(atPath: back)
+        }
+        let source = CLIRunner.fixture("hevc_wpp_aud.h265")
+        let toMP4 = try CLIRunner.run(["convert", source, "--to", "mp4", "-o", mp4] + options)
+        #expect(toMP4.status == 0)
+        #expect(toMP4.stderr == "")
+        let toAnnexB = try CLIRunner.run(["convert", mp4, "--to", "annexb", "-o", back])
+        #expect(toAnnexB.status == 0)
+        let actual = annexBUnits(try Data(contentsOf: URL(fileURLWithPath: back)))
+        let expected = annexBUnits(try Data(contentsOf: URL(fileURLWithPath: source)))
+        let isParameterSet = { (unit: Data) in (32...34).contains((unit[unit.startIndex] >> 1) & 0x3F) }
+        if options.contains("hev1") {
+            #expect(actual == expected)
+        } else {
+            #expect(actual.filter { !isParameterSet($0) } == expected.filter { !isParameterSet($0) })
+            #expect(actual.filter(isParameterSet) == expected.filter(isParameterSet))
+        }
+    }
+
+    @Test func frameRateOptionAndVerboseReport() throws {
+        let mp4 = temporaryPath("out.mp4")
+        defer { try? FileManager.default.removeItem(atPath: mp4) }
+        let result = try CLIRunner.run(["convert", CLIRunner.fixture("avc_high_bframes.h264"), "--to", "mp4", "--fps", "25", "-o", mp4, "--verbose"])
+        #expect(result.status == 0)
+        #expect(result.stderr == "nalu: annexb h264 → MP4 avc1 (moovAtEnd), 30 samples, 2 sync, 25/1 fps, timescale 12800, edit list media_time 1024\n")
+        let info = try CLIRunner.run(["info", mp4])
+        #expect(info.stdout.hasPrefix("""
+            container:     MP4 (isom)
+            track:         1, avc1, 30 samples
+            timescale:     12800
+            duration:      15360 (1.2 s)
+            edit:          from 1024, 15360 at movie timescale 12800
+            format:        length-prefixed (4-byte lengths)
+            codec:         H.264/AVC
+
+            """))
+    }
+
+    @Test func infoOnQuickTime() throws {
+        let result = try CLIRunner.run(["info", CLIRunner.fixture("mov_avc.mov")])
+        #expect(result.status == 0)
+        #expect(result.stdout == """
+            container:     QuickTime (qt)
+            track:         1, avc1, 20 samples
+            timescale:     15360
+            duration:      10240 (0.667 s)
+            edit:          from 1024, 667 at movie timescale 1000
+            format:        length-prefixed (4-byte lengths)
+            codec:         H.264/AVC
+            profile:       High (profile_idc 100)
+            level:         1.1 (level_idc 11)
+            resolution:    176x144
+            chroma format: 4:2:0 (chroma_format_idc 1)
+            bit depth:     8
+            frame rate:    30 fps (30/1, from the VUI)
+            access units:  20 (2 I, 8 P, 10 B)
+            keyframes:     2 (2 idr)
+            bytes:         19103
+            NAL units:     21
+                1  Non-IDR                 18
+                5  IDR                      2
+                6  SEI                      1
+
+            """)
+    }
+
+    @Test func infoJSONOnFragmented() throws {
+        let result = try CLIRunner.run(["info", "--json", CLIRunner.fixture("mp4_avc_frag.mp4")])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("""
+            {
+              "container": {
+                "format": "mp4",
+                "major_brand": "isom",
+                "track_id": 1,
+                "sample_entry": "avc1",
+                "timescale": 15360,
+                "duration": 15360,
+                "duration_seconds": 1,
+                "samples": 30,
+                "fragmented": true,
+                "edit_list": []
+              },
+              "format": "length-prefixed",
+            """))
+    }
+
+    @Test func keyframesOnMP4() throws {
+        let text = try CLIRunner.run(["keyframes", CLIRunner.fixture("mp4_hevc_frag.mp4")])
+        #expect(text.status == 0)
+        #expect(text.stdout == """
+               index      offset  class     type         pts  sync
+                   0        3308  idr       I       1024  yes
+                  10        9975  cra       I       6144  yes
+                  20       16651  cra       I      11264  yes
+
+            """)
+        let json = try CLIRunner.run(["keyframes", "--json", CLIRunner.fixture("mov_avc.mov")])
+        #expect(json.stdout == """
+            {"index": 0, "offset": 36, "class": "idr", "picture_type": "I", "pts": 1024, "sync_sample": true}
+            {"index": 10, "offset": 9246, "class": "idr", "picture_type": "I", "pts": 6144, "sync_sample": true}
+
+            """)
+    }
+
+    @Test func usageErrors() throws {
+        let source = CLIRunner.fixture("avc_main.h264")
+        let fps = try CLIRunner.run(["convert", source, "--to", "annexb", "--fps", "25", "-o", "/dev/null"])
+        #expect(fps.status == 64)
+        #expect(fps.stderr.hasPrefix("Error: --fps, --faststart, --fragmented and --sample-entry go with --to mp4.\n"))
+        let both = try CLIRunner.run(["convert", source, "--to", "mp4", "--faststart", "--fragmented", "-o", "/dev/null"])
+        #expect(both.status == 64)
+        #expect(both.stderr.hasPrefix("Error: Use either --faststart or --fragmented.\n"))
+        let entry = try CLIRunner.run(["convert", source, "--to", "mp4", "--sample-entry", "hvc1", "-o", "/dev/null"])
+        #expect(entry.status == 64)
+        #expect(entry.stderr.hasPrefix("Error: --sample-entry hvc1 is for H.265; the stream is H.264.\n"))
+    }
+
+    /// A truncated or malformed MP4 fails with the box, field and offset, and leaves no output.
+    @Test func malformedInputFailsCleanly() throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("mp4_avc_bframes.mp4")))
+        let input = temporaryPath("truncated.mp4")
+        let output = temporaryPath("out.h264")
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        try bytes.prefix(3000).write(to: URL(fileURLWithPath: input))
+        let result = try CLIRunner.run(["convert", input, "--to", "annexb", "-o", output])
+        #expect(result.status == 1)
+        #expect(!result.signalled)
+        #expect(result.stderr == "nalu: error: mdat.size: length past end (26887 bytes, 2960 left in the file) at byte 40\n")
+        #expect(!FileManager.default.fileExists(atPath: output))
+        #expect(!FileManager.default.fileExists(atPath: output + ".nalu-partial"))
+        // moov first, media data cut short: the sample past the end is named.
+        let faststart = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("mp4_avc_faststart.mp4")))
+        try faststart.prefix(faststart.count - 100).write(to: URL(fileURLWithPath: input))
+        let cut = try CLIRunner.run(["keyframes", input])
+        #expect(cut.status == 1)
+        #expect(cut.stderr.hasPrefix("nalu: error: sample: length past end (sample 20 of "))
+    }
+
+    @Test func encodeToMP4() throws {
+        let mp4 = temporaryPath("pattern.mp4")
+        defer { try? FileManager.default.removeItem(atPath: mp4) }
+        let result = try CLIRunner.run(["encode", "--test-pattern", "--size", "160x96", "--frames", "12", "--gop", "6", "--quiet", "-o", mp4])
+        #expect(result.status == 0)
+        let info = try CLIRunner.run(["info", mp4])
+        #expect(info.stdout.contains("track:         1, avc1, 12 samples\n"))
+        #expect(info.stdout.contains("keyframes:     2 (2 idr)\n"))
+        let keys = try CLIRunner.run(["keyframes", "--json", mp4])
+        #expect(keys.stdout.split(separator: "\n").count == 2)
+        #expect(!keys.stdout.contains("\"sync_sample\": false"))
+    }
+}
