@@ -10,8 +10,8 @@
 # static libraries in .build-fuzz/; each target is the harnesses in Fuzz/Harness (also the
 # FuzzHarness SwiftPM target, through which `swift test` replays the regression inputs) plus a
 # three-line LLVMFuzzerTestOneInput in Fuzz/Targets/TARGET.swift, linked against them. Seeds come from Tests/Fixtures
-# (Fuzz/make-seeds.py), Fuzz/corpus/TARGET (committed, minimised) and the regression inputs in
-# Tests/Fixtures/fuzz-regressions/TARGET; the working corpus is .build-fuzz/corpus/TARGET.
+# (Fuzz/make-seeds.py) and the regression inputs in Tests/Fixtures/fuzz-regressions/TARGET; the
+# working corpus is .build-fuzz/corpus/TARGET (not committed).
 # Crashes, leaks, timeouts (>1 s per input) and out-of-memory (>2048 MB) inputs are written to
 # .build-fuzz/artifacts/TARGET/. Extra libFuzzer flags can be passed in FUZZ_FLAGS.
 set -euo pipefail
