@@ -4,14 +4,14 @@
 #   Scripts/fuzz.sh build                 build every target
 #   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60)
 #   Scripts/fuzz.sh replay TARGET FILE... run inputs through a target once (reproduce a crash)
-#   Scripts/fuzz.sh merge TARGET          minimise the working corpus into Fuzz/corpus/TARGET
+#   Scripts/fuzz.sh merge TARGET          minimise the working corpus into .build-fuzz/corpus-min/TARGET
 #
 # The NALU and NALUEncoder module sources are compiled once with -sanitize=fuzzer,address into
 # static libraries in .build-fuzz/; each target is the harnesses in Fuzz/Harness (also the
 # FuzzHarness SwiftPM target, through which `swift test` replays the regression inputs) plus a
 # three-line LLVMFuzzerTestOneInput in Fuzz/Targets/TARGET.swift, linked against them. Seeds come from Tests/Fixtures
-# (Fuzz/make-seeds.py), Fuzz/corpus/TARGET (committed, minimised) and the regression inputs in
-# Tests/Fixtures/fuzz-regressions/TARGET; the working corpus is .build-fuzz/corpus/TARGET.
+# (Fuzz/make-seeds.py) and the regression inputs in Tests/Fixtures/fuzz-regressions/TARGET; the
+# working corpus is .build-fuzz/corpus/TARGET (not committed).
 # Crashes, leaks, timeouts (>1 s per input) and out-of-memory (>2048 MB) inputs are written to
 # .build-fuzz/artifacts/TARGET/. Extra libFuzzer flags can be passed in FUZZ_FLAGS.
 set -euo pipefail
@@ -65,7 +65,6 @@ run_target() { # run_target TARGET SECONDS
     local corpus=$OUT/corpus/$target artifacts=$OUT/artifacts/$target
     mkdir -p "$corpus" "$artifacts"
     local dirs=("$corpus" "$OUT/seeds/$target")
-    [[ -d Fuzz/corpus/$target ]] && dirs+=("Fuzz/corpus/$target")
     [[ -d Tests/Fixtures/fuzz-regressions/$target ]] && dirs+=("Tests/Fixtures/fuzz-regressions/$target")
     local log=$OUT/logs/$target-$(date +%Y%m%d-%H%M%S).log
     mkdir -p "$OUT/logs"
@@ -94,9 +93,11 @@ case ${1:-all} in
         "$OUT/bin/$target" -runs=1 "$@" ;;
     merge)
         target=$2
-        build_all; seed
-        mkdir -p "Fuzz/corpus/$target" "$OUT/corpus/$target"
-        "$OUT/bin/$target" -merge=1 -max_len=${MAX_LEN:-4096} "Fuzz/corpus/$target" "$OUT/corpus/$target" ;;
+        build_all
+        rm -rf "$OUT/corpus-min/$target"
+        mkdir -p "$OUT/corpus-min/$target" "$OUT/corpus/$target"
+        "$OUT/bin/$target" -merge=1 -max_len=${MAX_LEN:-4096} "$OUT/corpus-min/$target" "$OUT/corpus/$target"
+        echo "fuzz: $target: $(ls "$OUT/corpus-min/$target" | wc -l) files, $(du -sh "$OUT/corpus-min/$target" | cut -f1) in $OUT/corpus-min/$target" ;;
     *)
         which=${1:-all}; seconds=${2:-60}
         build_all; seed
