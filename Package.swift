@@ -42,9 +42,12 @@ let package = Package(
                           swiftSettings: strictSettings),
         .executableTarget(name: "convert-stream-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ConvertStream",
                           swiftSettings: strictSettings),
-        .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
+        // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
+        // binaries; the tests replay the regression inputs through them.
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
-        .testTarget(name: "NALUCLITests", dependencies: ["nalu"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU"], swiftSettings: strictSettings),
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
         .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),
@@ -63,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NALUEncoderTests",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "FuzzHarness"],
             swiftSettings: strictSettings
         ),
     ],

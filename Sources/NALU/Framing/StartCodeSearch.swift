@@ -21,7 +21,9 @@ public enum AnnexB {
                 index &+= 16
                 continue
             }
-            let stop = index &+ 16
+            // Each candidate reads index...index+2, so the byte-wise scan stops two bytes before
+            // the end of the buffer; the tail loop below finishes the last bytes.
+            let stop = min(index &+ 16, count &- 2)
             while index < stop {
                 if base.load(fromByteOffset: index &+ 2, as: UInt8.self) > 1 {
                     index &+= 3

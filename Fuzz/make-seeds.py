@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Writes seed corpora for the fuzz targets from Tests/Fixtures (deterministic).
+
+Usage: make-seeds.py FIXTURES_DIR OUT_DIR
+Streams are reduced so each seed stays small: every non-VCL NAL unit is kept whole and VCL NAL
+units are cut to their first 48 bytes (enough for every slice header here).
+"""
+import os, sys
+
+fixtures, out = sys.argv[1], sys.argv[2]
+
+def annexb_units(data):
+    units, i, n = [], 0, len(data)
+    starts = []
+    while True:
+        j = data.find(b"\x00\x00\x01", i)
+        if j < 0: break
+        starts.append(j + 3); i = j + 3
+    for k, s in enumerate(starts):
+        e = starts[k + 1] - 3 if k + 1 < len(starts) else n
+        u = data[s:e].rstrip(b"\x00")
+        if u: units.append(u)
+    return units
+
+def is_vcl(codec, u):
+    return (u[0] & 0x1F) in (1, 2, 3, 4, 5) if codec == "avc" else ((u[0] >> 1) & 0x3F) < 32
+
+def reduce(codec, units, vcl_limit):
+    kept, vcl = [], 0
+    for u in units:
+        if is_vcl(codec, u):
+            vcl += 1
+            if vcl > vcl_limit: continue
+            u = u[:48]
+        kept.append(u)
+    return kept
+
+def annexb(units): return b"".join(b"\x00\x00\x00\x01" + u for u in units)
+def lp(units): return b"".join(len(u).to_bytes(4, "big") + u for u in units)
+
+def write(target, name, data):
+    d = os.path.join(out, target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f: f.write(data)
+
+for name in sorted(os.listdir(fixtures)):
+    path = os.path.join(fixtures, name)
+    base, ext = os.path.splitext(name)
+    if ext in (".h264", ".h265") and ".mp4toannexb" not in name:
+        codec = "avc" if ext == ".h264" else "hevc"
+        units = annexb_units(open(path, "rb").read())
+        small = reduce(codec, units, 16)
+        many = reduce(codec, units, 200)
+        write("annexb", base, annexb(small))
+        write("lengthprefixed", base, b"\x02" + lp(small))
+        write("avc-ps" if codec == "avc" else "hevc-ps", base, annexb(small))
+        cbit = 0 if codec == "avc" else 1
+        write("access-units", base, bytes([cbit]) + annexb(many))
+        write("convert", base + ".tolp", bytes([cbit]) + annexb(small))
+        write("convert", base + ".toannexb", bytes([cbit | 8]) + lp(small))
+        write("convert", base + ".insert", bytes([cbit | 8 | 0x20 | 0x40]) + lp(small))
+    elif ext in (".avcC", ".hvcC"):
+        write("records", base, b"\x07" + open(path, "rb").read())
+
+def y4m(header, frame_size, frames=2):
+    return header + b"\n" + b"".join(b"FRAME\n" + bytes((i * 7 + k) & 0xFF for k in range(frame_size)) for i in range(frames))
+write("y4m", "i420", b"\x05" + y4m(b"YUV4MPEG2 W16 H8 F30000:1001 Ip A1:1 C420mpeg2 XYSCSS=420MPEG2", 16 * 8 * 3 // 2))
+write("y4m", "jpeg", b"\x3f" + y4m(b"YUV4MPEG2 W4 H2 F25:1 C420jpeg", 12))
+write("y4m", "p10", b"\x01" + y4m(b"YUV4MPEG2 W2 H2 F1:1 A0:0 C420p10", 12))
+write("y4m", "raw", b"\x47" + bytes(range(192)) * 2)

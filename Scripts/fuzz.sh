@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets in Fuzz/Targets and runs them.
+#
+#   Scripts/fuzz.sh build                 build every target
+#   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60)
+#   Scripts/fuzz.sh replay TARGET FILE... run inputs through a target once (reproduce a crash)
+#   Scripts/fuzz.sh merge TARGET          minimise the working corpus into Fuzz/corpus/TARGET
+#
+# The NALU and NALUEncoder module sources are compiled once with -sanitize=fuzzer,address into
+# static libraries in .build-fuzz/; each target is the harnesses in Fuzz/Harness (also the
+# FuzzHarness SwiftPM target, through which `swift test` replays the regression inputs) plus a
+# three-line LLVMFuzzerTestOneInput in Fuzz/Targets/TARGET.swift, linked against them. Seeds come from Tests/Fixtures
+# (Fuzz/make-seeds.py), Fuzz/corpus/TARGET (committed, minimised) and the regression inputs in
+# Tests/Fixtures/fuzz-regressions/TARGET; the working corpus is .build-fuzz/corpus/TARGET.
+# Crashes, leaks, timeouts (>1 s per input) and out-of-memory (>2048 MB) inputs are written to
+# .build-fuzz/artifacts/TARGET/. Extra libFuzzer flags can be passed in FUZZ_FLAGS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+OUT=$ROOT/.build-fuzz
+TARGETS=(annexb lengthprefixed avc-ps hevc-ps records access-units convert y4m)
+SWIFTC=${SWIFTC:-swiftc}
+FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
+       -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault)
+mkdir -p "$OUT/bin"
+
+newer_than() { # newer_than OUTPUT INPUTS...: true when OUTPUT is missing or older than an input
+    local output=$1; shift
+    [[ ! -e $output ]] && return 0
+    [[ -n $(find "$@" -newer "$output" -print -quit) ]]
+}
+
+build_module() { # build_module NAME DIR
+    local name=$1 dir=$2
+    if newer_than "$OUT/lib$name.a" "$dir" "$0"; then
+        echo "fuzz: building $name with -sanitize=fuzzer,address" >&2
+        "$SWIFTC" "${FLAGS[@]}" -wmo -num-threads 2 -emit-library -static -emit-module -module-name "$name" \
+            -I "$OUT" -emit-module-path "$OUT/$name.swiftmodule" $(find "$dir" -name '*.swift' | sort) \
+            -o "$OUT/lib$name.a"
+    fi
+}
+
+build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the target's entry point
+    local target=$1
+    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a"; then
+        echo "fuzz: building target $target" >&2
+        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUEncoder -lNALU \
+            Fuzz/Harness/*.swift "Fuzz/Targets/$target.swift" -o "$OUT/bin/$target"
+    fi
+}
+
+build_all() {
+    build_module NALU Sources/NALU
+    build_module NALUEncoder Sources/NALUEncoder
+    for target in "${TARGETS[@]}"; do build_target "$target"; done
+}
+
+seed() {
+    rm -rf "$OUT/seeds"
+    python3 Fuzz/make-seeds.py Tests/Fixtures "$OUT/seeds"
+}
+
+run_target() { # run_target TARGET SECONDS
+    local target=$1 seconds=$2
+    local corpus=$OUT/corpus/$target artifacts=$OUT/artifacts/$target
+    mkdir -p "$corpus" "$artifacts"
+    local dirs=("$corpus" "$OUT/seeds/$target")
+    [[ -d Fuzz/corpus/$target ]] && dirs+=("Fuzz/corpus/$target")
+    [[ -d Tests/Fixtures/fuzz-regressions/$target ]] && dirs+=("Tests/Fixtures/fuzz-regressions/$target")
+    local log=$OUT/logs/$target-$(date +%Y%m%d-%H%M%S).log
+    mkdir -p "$OUT/logs"
+    echo "fuzz: $target for ${seconds}s, log $log" >&2
+    local status=0
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
+    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 \
+        -max_len=${MAX_LEN:-4096} -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
+        >"$log" 2>&1 || status=$?
+    local runs rate
+    runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
+    local cov; cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -1 || true)
+    echo "fuzz: $target: status $status, ${runs:-?} executions in ${seconds}s (${rate:-?}/s), $cov, corpus $(ls "$corpus" | wc -l) files"
+    if [[ $status -ne 0 ]]; then
+        grep -E 'ERROR|fuzz property|Fatal error|SUMMARY|Test unit written|==[0-9]+==' "$log" | head -20
+    fi
+    return $status
+}
+
+case ${1:-all} in
+    build) build_all ;;
+    replay)
+        target=$2; shift 2
+        build_all
+        "$OUT/bin/$target" -runs=1 "$@" ;;
+    merge)
+        target=$2
+        build_all; seed
+        mkdir -p "Fuzz/corpus/$target" "$OUT/corpus/$target"
+        "$OUT/bin/$target" -merge=1 -max_len=${MAX_LEN:-4096} "Fuzz/corpus/$target" "$OUT/corpus/$target" ;;
+    *)
+        which=${1:-all}; seconds=${2:-60}
+        build_all; seed
+        list=("${TARGETS[@]}")
+        [[ $which != all ]] && list=("$which")
+        failed=0
+        for target in "${list[@]}"; do run_target "$target" "$seconds" || failed=1; done
+        exit $failed ;;
+esac

@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# Generates Tests/Fixtures/malformed/ from Tests/Fixtures deterministically (fixed seeds): the
+# hostile inputs that Tests/NALUCLITests/MalformedCorpusTests.swift runs every CLI subcommand on.
+#
+#   truncated-*     every stream fixture cut at 7 offsets: in its first NAL units and near its end
+#   lp-truncated-*  length-prefixed fixtures cut mid-length and mid-NAL unit
+#   bitflip-*       one bit flipped in a parameter set or a slice header
+#   forbidden-*     forbidden_zero_bit set in a parameter set or a slice
+#   lp-length-*     zero-length, oversize and past-the-end length prefixes
+#   expgolomb-*     absurd Exp-Golomb codes (more than 31 leading zeros, 2^32-2, huge sizes)
+#   ids-*           parameter set ids out of range, references to missing parameter sets
+#   empty, startcodes-*, random-*  empty input, only start codes, random bytes
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rm -rf Tests/Fixtures/malformed
+mkdir -p Tests/Fixtures/malformed
+python3 - Tests/Fixtures Tests/Fixtures/malformed <<'PY'
+import os, random, sys
+
+fixtures, out = sys.argv[1], sys.argv[2]
+count = 0
+
+def write(name, data):
+    global count
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(bytes(data))
+    count += 1
+
+def units_of(data):
+    starts, i = [], 0
+    while True:
+        j = data.find(b"\x00\x00\x01", i)
+        if j < 0: break
+        starts.append(j + 3); i = j + 3
+    result = []
+    for k, s in enumerate(starts):
+        e = starts[k + 1] - 3 if k + 1 < len(starts) else len(data)
+        u = data[s:e].rstrip(b"\x00")
+        if u: result.append(u)
+    return result
+
+def annexb(units): return b"".join(b"\x00\x00\x00\x01" + bytes(u) for u in units)
+def lp(units, size=4): return b"".join(len(u).to_bytes(size, "big") + bytes(u) for u in units)
+def avc_type(u): return u[0] & 0x1F
+def hevc_type(u): return (u[0] >> 1) & 0x3F
+def is_ps(codec, u): return avc_type(u) in (7, 8) if codec == "avc" else hevc_type(u) in (32, 33, 34)
+def is_vcl(codec, u): return avc_type(u) in (1, 5) if codec == "avc" else hevc_type(u) < 32
+
+class Bits:
+    def __init__(self): self.bits = []
+    def u(self, n, v):
+        for i in range(n - 1, -1, -1): self.bits.append((v >> i) & 1)
+        return self
+    def ue(self, v):
+        v += 1
+        n = v.bit_length()
+        return self.u(n - 1, 0).u(n, v)
+    def zeros_then_one(self, zeros):  # an Exp-Golomb prefix with `zeros` leading zeros and all-ones suffix
+        return self.u(zeros, 0).u(1, 1).u(zeros, (1 << zeros) - 1)
+    def rbsp(self):
+        bits = self.bits + [1]
+        while len(bits) % 8: bits.append(0)
+        raw = bytes(int("".join(map(str, bits[i:i + 8])), 2) for i in range(0, len(bits), 8))
+        escaped, zeros = bytearray(), 0
+        for b in raw:
+            if zeros >= 2 and b <= 3:
+                escaped.append(3); zeros = 0
+            escaped.append(b)
+            zeros = zeros + 1 if b == 0 else 0
+        return bytes(escaped)
+
+rng = random.Random(6)
+streams = sorted(n for n in os.listdir(fixtures) if n.endswith((".h264", ".h265")) and "mp4toannexb" not in n)
+
+# Truncations: inside the headers, and near the end (the last NAL unit cut short).
+for name in streams:
+    data = open(os.path.join(fixtures, name), "rb").read()
+    base, ext = os.path.splitext(name)
+    offsets = sorted(set([4, 5, 9, 33] + [rng.randrange(10, 1200) for _ in range(2)] + [len(data) - 1 - rng.randrange(8)]))
+    for offset in offsets:
+        write(f"truncated-{base}-{offset}{ext}", data[:offset])
+
+# Length-prefixed truncations: mid-length field and mid-NAL unit.
+for name in sorted(n for n in os.listdir(fixtures) if n.endswith(".lp"))[::4]:
+    data = open(os.path.join(fixtures, name), "rb").read()
+    base = name[:-3]
+    first = int.from_bytes(data[:4], "big")
+    for offset in (2, 4 + first // 2, len(data) // 3 + 1):
+        write(f"lp-truncated-{base}-{offset}.lp", data[:offset])
+
+# Reduced streams: parameter sets, SEI and the first few slices cut to 200 bytes.
+def reduced(name, slices=3):
+    codec = "avc" if name.endswith(".h264") else "hevc"
+    units = units_of(open(os.path.join(fixtures, name), "rb").read())
+    kept, vcl = [], 0
+    for u in units:
+        if is_vcl(codec, u):
+            vcl += 1
+            if vcl > slices: break
+            u = u[:200]
+        kept.append(bytearray(u))
+    return codec, kept
+
+# Bit flips in parameter sets and slice headers (header byte excluded: forbidden_zero_bit below).
+for name in streams:
+    codec, units = reduced(name)
+    base, ext = os.path.splitext(name)
+    header = 1 if codec == "avc" else 2
+    targets = [i for i, u in enumerate(units) if is_ps(codec, u)] + [i for i, u in enumerate(units) if is_vcl(codec, u)][:1]
+    for k in range(2):
+        i = targets[rng.randrange(len(targets))]
+        copy = [bytearray(u) for u in units]
+        u = copy[i]
+        span = min(len(u) - header, 24)
+        bit = rng.randrange(span * 8)
+        u[header + bit // 8] ^= 0x80 >> (bit % 8)
+        write(f"bitflip-{base}-{k}{ext}", annexb(copy))
+
+# forbidden_zero_bit set in the first parameter set, and in the first slice.
+for name in ("avc_main.h264", "hevc_main.h265"):
+    codec, units = reduced(name)
+    base, ext = os.path.splitext(name)
+    for what, pick in (("ps", is_ps), ("slice", is_vcl)):
+        copy = [bytearray(u) for u in units]
+        i = next(i for i, u in enumerate(copy) if pick(codec, u))
+        copy[i][0] |= 0x80
+        write(f"forbidden-{what}-{base}{ext}", annexb(copy))
+
+# Length prefixes: zero length, oversize (2^32-1), one past the end, and a 2-byte prefix file.
+for name in ("avc_main.h264", "hevc_main.h265"):
+    codec, units = reduced(name)
+    base = name.split(".")[0]
+    body = lp(units)
+    write(f"lp-length-zero-{base}.lp", b"\x00\x00\x00\x00" + body + b"\x00\x00\x00\x00")
+    write(f"lp-length-max-{base}.lp", body + b"\xff\xff\xff\xff" + bytes(units[-1][:8]))
+    write(f"lp-length-past-end-{base}.lp", body + (len(units[-1]) + 1).to_bytes(4, "big") + bytes(units[-1]))
+    write(f"lp-length-all-zero-{base}.lp", bytes(64))
+    write(f"lp-length-2byte-oversize-{base}.lp", lp(units, 2)[:-5] + b"\xff\xff")
+
+# H.264 parameter sets written field by field.
+def avc_sps(sps_id=0, log2_frame=0, width_mbs=19, height_units=14, crop=None, poc_cycle=None, extra=None):
+    b = Bits().u(8, 66).u(8, 0).u(8, 30).ue(sps_id).ue(log2_frame)
+    if poc_cycle is None:
+        b.ue(0).ue(2)  # pic_order_cnt_type 0, log2_max_pic_order_cnt_lsb_minus4
+    else:
+        b.ue(1).u(1, 0).ue(0).ue(0).ue(poc_cycle)  # type 1, num_ref_frames_in_pic_order_cnt_cycle
+        for _ in range(min(poc_cycle, 4)): b.ue(0)
+    b.ue(1).u(1, 0).ue(width_mbs).ue(height_units).u(1, 1).u(1, 1)
+    if crop:
+        b.u(1, 1)
+        for v in crop: b.ue(v)
+    else:
+        b.u(1, 0)
+    b.u(1, 0)  # vui_parameters_present_flag
+    if extra: extra(b)
+    return bytes([0x67]) + b.rbsp()
+def avc_pps(pps_id=0, sps_id=0, slice_groups=0):
+    b = Bits().ue(pps_id).ue(sps_id).u(1, 0).u(1, 0).ue(slice_groups)
+    if slice_groups: b.ue(6).ue(10 ** 6)  # slice_group_map_type 6, pic_size_in_map_units_minus1
+    b.ue(0).ue(0).u(1, 0).u(2, 0)  # num_ref_idx_l0/l1_default_active_minus1, weighted_pred/bipred
+    b.ue(0).ue(0).ue(0)  # pic_init_qp_minus26, pic_init_qs_minus26, chroma_qp_index_offset (se 0)
+    b.u(1, 1).u(1, 0).u(1, 0)
+    return bytes([0x68]) + b.rbsp()
+def avc_idr(pps_id=0):
+    b = Bits().ue(0).ue(7).ue(pps_id).u(4, 0).ue(0).u(6, 0).u(1, 0).u(1, 0)
+    return bytes([0x65]) + b.rbsp() + bytes(16)
+
+valid_sps, valid_pps = avc_sps(), avc_pps()
+def avc_case(name, units): write(f"{name}.h264", annexb(units))
+avc_case("expgolomb-avc-32-zeros", [bytes([0x67, 66, 0, 30]) + bytes(5) + b"\x01\xff", valid_pps, avc_idr()])
+avc_case("expgolomb-avc-2^32-2-width", [bytes([0x67]) + Bits().u(8, 66).u(8, 0).u(8, 30).ue(0).ue(0).ue(0).ue(2).ue(1).u(1, 0).zeros_then_one(31).ue(14).u(1, 1).u(1, 1).u(1, 0).u(1, 0).rbsp(), valid_pps, avc_idr()])
+avc_case("expgolomb-avc-huge-picture", [avc_sps(width_mbs=(1 << 30), height_units=(1 << 30)), valid_pps, avc_idr()])
+avc_case("expgolomb-avc-log2-max-frame-num", [avc_sps(log2_frame=1 << 20), valid_pps, avc_idr()])
+avc_case("expgolomb-avc-crop-beyond-picture", [avc_sps(crop=(1 << 20, 1 << 20, 5, 5)), valid_pps, avc_idr()])
+avc_case("expgolomb-avc-poc-cycle", [avc_sps(poc_cycle=1 << 24), valid_pps, avc_idr()])
+avc_case("expgolomb-avc-slice-groups", [valid_sps, avc_pps(slice_groups=7), avc_idr()])
+avc_case("ids-avc-sps-32", [avc_sps(sps_id=32), avc_pps(sps_id=32), avc_idr()])
+avc_case("ids-avc-sps-huge", [avc_sps(sps_id=1 << 31), valid_pps, avc_idr()])
+avc_case("ids-avc-pps-256", [valid_sps, avc_pps(pps_id=256), avc_idr(pps_id=256)])
+avc_case("ids-avc-pps-missing-sps", [valid_sps, avc_pps(sps_id=5), avc_idr()])
+avc_case("ids-avc-slice-missing-pps", [valid_sps, valid_pps, avc_idr(pps_id=9)])
+avc_case("ids-avc-slice-before-parameter-sets", [avc_idr(), valid_sps, valid_pps])
+avc_case("valid-avc-handmade", [valid_sps, valid_pps, avc_idr()])
+
+# H.265 parameter sets written field by field.
+def ptl(b):
+    b.u(2, 0).u(1, 0).u(5, 1).u(32, 0x60000000).u(4, 0b1001).u(43, 0).u(1, 0).u(8, 93)
+def hevc_vps(vps_id=0):
+    b = Bits().u(4, vps_id).u(1, 1).u(1, 1).u(6, 0).u(3, 0).u(1, 1).u(16, 0xFFFF)
+    ptl(b)
+    b.u(1, 1).ue(4).ue(0).ue(0).u(6, 0).ue(0).u(1, 0).u(1, 0)
+    return bytes([0x40, 0x01]) + b.rbsp()
+def hevc_sps(sps_id=0, width=176, height=96, log2_poc=4, rps=0, ctb_diff=1):
+    b = Bits().u(4, 0).u(3, 0).u(1, 1)
+    ptl(b)
+    b.ue(sps_id).ue(1).ue(width).ue(height).u(1, 0).ue(0).ue(0).ue(log2_poc).u(1, 1).ue(4).ue(0).ue(0)
+    b.ue(0).ue(ctb_diff).ue(0).ue(2).ue(0).ue(0).u(1, 0).u(1, 0).u(1, 1).u(1, 0).ue(rps)
+    for _ in range(min(rps, 2)): b.ue(0).ue(0)  # num_negative_pics, num_positive_pics
+    b.u(1, 0).u(1, 1).u(1, 1).u(1, 0).u(1, 0)
+    return bytes([0x42, 0x01]) + b.rbsp()
+def hevc_pps(pps_id=0, sps_id=0):
+    b = Bits().ue(pps_id).ue(sps_id).u(1, 0).u(1, 0).u(3, 0).u(1, 0).u(1, 0).ue(0).ue(0).ue(0)
+    b.u(1, 0).u(1, 0).u(1, 0).ue(0).ue(0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).u(1, 0).ue(0).u(1, 0).u(1, 0)
+    return bytes([0x44, 0x01]) + b.rbsp()
+def hevc_idr(pps_id=0):
+    b = Bits().u(1, 1).u(1, 0).ue(pps_id).ue(2).u(1, 0).u(1, 0).u(1, 0).ue(0).u(1, 0)
+    return bytes([0x26, 0x01]) + b.rbsp() + bytes(16)
+vps, sps, pps = hevc_vps(), hevc_sps(), hevc_pps()
+def hevc_case(name, units): write(f"{name}.h265", annexb(units))
+hevc_case("expgolomb-hevc-huge-picture", [vps, hevc_sps(width=(1 << 31) - 8, height=(1 << 31) - 8), pps, hevc_idr()])
+hevc_case("expgolomb-hevc-2^32-2-width", [vps, bytes([0x42, 0x01]) + (lambda b: (b.u(4, 0).u(3, 0).u(1, 1), ptl(b), b.ue(0).ue(1).zeros_then_one(31).ue(96))[-1])(Bits()).rbsp(), pps, hevc_idr()])
+hevc_case("expgolomb-hevc-32-zeros", [vps, bytes([0x42, 0x01, 0x01]) + bytes(12) + bytes(6) + b"\x01", pps, hevc_idr()])
+hevc_case("expgolomb-hevc-log2-poc", [vps, hevc_sps(log2_poc=1 << 20), pps, hevc_idr()])
+hevc_case("expgolomb-hevc-ref-pic-sets", [vps, hevc_sps(rps=1 << 20), pps, hevc_idr()])
+hevc_case("expgolomb-hevc-ctb-size", [vps, hevc_sps(ctb_diff=1 << 20), pps, hevc_idr()])
+hevc_case("ids-hevc-sps-16", [vps, hevc_sps(sps_id=16), hevc_pps(sps_id=16), hevc_idr()])
+hevc_case("ids-hevc-pps-64", [vps, sps, hevc_pps(pps_id=64), hevc_idr(pps_id=64)])
+hevc_case("ids-hevc-pps-missing-sps", [vps, sps, hevc_pps(sps_id=7), hevc_idr()])
+hevc_case("ids-hevc-slice-missing-pps", [vps, sps, pps, hevc_idr(pps_id=33)])
+hevc_case("ids-hevc-slice-before-parameter-sets", [hevc_idr(), vps, sps, pps])
+hevc_case("valid-hevc-handmade", [vps, sps, pps, hevc_idr()])
+
+# Empty input, start codes only, random bytes.
+write("empty", b"")
+write("empty.h264", b"")
+write("startcodes-3.h264", b"\x00\x00\x01" * 50)
+write("startcodes-4.h265", b"\x00\x00\x00\x01" * 50)
+write("startcodes-zeros", b"\x00\x00\x01" + bytes(300) + b"\x00\x00\x00\x01")
+write("startcodes-then-header-only.h264", b"\x00\x00\x01\x67\x00\x00\x01\x68\x00\x00\x01\x65")
+write("zeros", bytes(1000))
+for k, size in enumerate((1, 2, 5, 16, 100, 1000, 4096)):
+    write(f"random-{k}", bytes(rng.randrange(256) for _ in range(size)))
+for k in range(4):
+    data = bytearray(rng.randrange(256) for _ in range(2000))
+    for _ in range(30):
+        at = rng.randrange(len(data) - 4)
+        data[at:at + 3] = b"\x00\x00\x01"
+    write(f"random-startcodes-{k}" + (".h264" if k % 2 == 0 else ".h265"), data)
+print(f"make-malformed: {count} files in {out}")
+PY
+du -sh Tests/Fixtures/malformed

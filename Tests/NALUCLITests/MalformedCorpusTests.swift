@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+import NALU
+
+/// Runs every input-reading subcommand on every file of `Tests/Fixtures/malformed/` (made by
+/// `Scripts/make-malformed.sh`) and requires, for each run:
+/// - an exit, never a signal; status 0, or 1 with exactly one line `nalu: error: …` on stderr;
+/// - output files complete or absent: after a failure neither the output nor its temporary
+///   `.nalu-partial` exists; after a success the output is exactly what the library produces
+///   for the same input in memory (convert), or a record that parses (extradata).
+/// Length-prefixed files (`.lp`) get `--length-size 4` (`--input-length-size 4` for
+/// `convert --to avcc`), so they reach the length-prefixed reader rather than format detection.
+@Suite struct MalformedCorpusTests {
+    static let directory = CLIRunner.fixtures.appendingPathComponent("malformed")
+
+    static let files: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted()
+    }()
+
+    enum Subcommand: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case info, nals, keyframes, convertToAVCC, convertToAnnexB, extradata
+        var testDescription: String { rawValue }
+    }
+
+    @Test func corpusCoversEveryKindOfDamage() {
+        #expect(Self.files.count >= 250)
+        for prefix in ["truncated-", "lp-truncated-", "bitflip-", "forbidden-", "lp-length-", "expgolomb-", "ids-",
+                       "empty", "startcodes-", "random-"] {
+            #expect(Self.files.contains { $0.hasPrefix(prefix) }, "no \(prefix) files")
+        }
+    }
+
+    @Test(arguments: Subcommand.allCases)
+    func failsCleanlyOnEveryFile(_ subcommand: Subcommand) throws {
+        let failures = Locked<[String]>([])
+        let statuses = Locked<[Int32: Int]>([:])
+        DispatchQueue.concurrentPerform(iterations: Self.files.count) { index in
+            let name = Self.files[index]
+            do {
+                let (status, problems) = try Self.check(subcommand, name)
+                statuses.update { $0[status, default: 0] += 1 }
+                if !problems.isEmpty { failures.update { $0.append("\(name): " + problems.joined(separator: "; ")) } }
+            } catch {
+                failures.update { $0.append("\(name): \(error)") }
+            }
+        }
+        #expect(failures.value.sorted() == [])
+        // Both outcomes occur: the corpus holds valid inputs as well as broken ones.
+        #expect(statuses.value[1, default: 0] > 0)
+        #expect(statuses.value[0, default: 0] > 0)
+        #expect(statuses.value.keys.allSatisfy { $0 == 0 || $0 == 1 })
+    }
+
+    /// Runs one subcommand on one file and returns its exit status and every broken rule.
+    static func check(_ subcommand: Subcommand, _ name: String) throws -> (Int32, [String]) {
+        let input = directory.appendingPathComponent(name).path
+        let lengthPrefixed = name.hasSuffix(".lp")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-malformed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let output = scratch.appendingPathComponent("out").path
+
+        var arguments: [String]
+        switch subcommand {
+        case .info, .nals, .keyframes:
+            arguments = [subcommand.rawValue, input] + (lengthPrefixed ? ["--length-size", "4"] : [])
+        case .extradata:
+            arguments = ["extradata", input, "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
+        case .convertToAVCC:
+            arguments = ["convert", input, "--to", "avcc", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
+        case .convertToAnnexB:
+            arguments = ["convert", input, "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
+        }
+        let result = try CLIRunner.run(arguments)
+        var problems: [String] = []
+        if result.signalled {
+            problems.append("killed by signal \(result.status)")
+            return (result.status, problems)
+        }
+        let leftovers = (try FileManager.default.contentsOfDirectory(atPath: scratch.path)).filter { $0 != "out" }
+        if !leftovers.isEmpty { problems.append("left \(leftovers)") }
+        let outputExists = FileManager.default.fileExists(atPath: output)
+        switch result.status {
+        case 0:
+            if subcommand == .extradata {
+                if !outputExists { problems.append("success without an output file") }
+                else if (try? DecoderConfigurationRecord(parsing: Array(try Data(contentsOf: URL(fileURLWithPath: output))))) == nil {
+                    problems.append("extradata output is not a record")
+                }
+            }
+            if subcommand == .convertToAVCC || subcommand == .convertToAnnexB {
+                let expected = try? libraryConversion(Array(try Data(contentsOf: URL(fileURLWithPath: input))),
+                                                      toAnnexB: subcommand == .convertToAnnexB, lengthPrefixed: lengthPrefixed)
+                let written = outputExists ? Array(try Data(contentsOf: URL(fileURLWithPath: output))) : nil
+                if written == nil { problems.append("success without an output file") }
+                else if expected == nil { problems.append("the CLI succeeded where the library fails") }
+                else if written != expected { problems.append("output of \(written?.count ?? 0) bytes, the library makes \(expected?.count ?? 0)") }
+            }
+        case 1:
+            if !result.stderr.hasPrefix("nalu: error: ") || !result.stderr.hasSuffix("\n")
+                || result.stderr.dropLast().contains("\n") {
+                problems.append("stderr is not one `nalu: error:` line: \(result.stderr.debugDescription)")
+            }
+            if outputExists { problems.append("failed but left an output file") }
+        default:
+            problems.append("exit status \(result.status)")
+        }
+        return (result.status, problems)
+    }
+
+    /// What `nalu convert` writes for `bytes`, done by the library in memory.
+    static func libraryConversion(_ bytes: [UInt8], toAnnexB: Bool, lengthPrefixed: Bool) throws -> [UInt8] {
+        var reader = try ElementaryStreamReader(MemorySource(bytes), format: lengthPrefixed ? .lengthPrefixed : nil,
+                                                lengthSize: lengthPrefixed ? 4 : nil)
+        var sink = MemorySink()
+        if toAnnexB {
+            var converter = try LengthPrefixedToAnnexB(codec: reader.codec)
+            try reader.forEachNALUnit { unit in try converter.push(unit, to: &sink) }
+            try converter.finish(to: &sink)
+        } else {
+            var converter = try AnnexBToLengthPrefixed(codec: reader.codec)
+            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &sink) }
+        }
+        return sink.bytes
+    }
+}
+
+/// A value shared between the threads of `concurrentPerform`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func update(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
+}

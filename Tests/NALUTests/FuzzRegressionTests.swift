@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+import NALU
+import FuzzHarness
+
+/// Replays every input the fuzzers found (`Tests/Fixtures/fuzz-regressions/<target>/`), and the
+/// real fixtures, through the same harness the libFuzzer target runs (`Fuzz/Harness`): each must
+/// end in a value or a typed error, with every checked property holding. A trap kills the test
+/// process, which fails the run.
+@Suite struct FuzzRegressionTests {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
+
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m"]
+
+    static func files(in directory: URL) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted().map { directory.appendingPathComponent($0) }
+    }
+
+    @Test func everyRegressionDirectoryHasAHarness() throws {
+        let directories = try FileManager.default.contentsOfDirectory(atPath: Self.regressions.path).filter { !$0.hasPrefix(".") }
+        #expect(!directories.isEmpty)
+        for directory in directories {
+            #expect(FuzzHarnesses.all[directory] != nil, "no harness for \(directory)")
+            #expect(!Self.files(in: Self.regressions.appendingPathComponent(directory)).isEmpty, "\(directory) is empty")
+        }
+        #expect(Set(Self.targets) == Set(FuzzHarnesses.all.keys))
+    }
+
+    /// The targets with regression inputs (every directory holds at least one: see above).
+    static let targetsWithRegressions: [String] = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: regressions.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted()
+    }()
+
+    @Test(arguments: targetsWithRegressions) func replaysRegressionInputs(target: String) throws {
+        let harness = try #require(FuzzHarnesses.all[target])
+        for file in Self.files(in: Self.regressions.appendingPathComponent(target)) {
+            let bytes = Array(try Data(contentsOf: file))
+            #expect(throws: Never.self, "\(target)/\(file.lastPathComponent)") { try harness(bytes) }
+        }
+    }
+
+    /// The real fixtures through every harness, framed the way the seed corpora are
+    /// (Fuzz/make-seeds.py): the properties hold on real streams and records too.
+    @Test(arguments: Fixture.all) func replaysFixtures(_ fixture: Fixture) throws {
+        let stream = try fixture.bytes(fixture.streamExtension)
+        let lengthPrefixed = try fixture.bytes("lp")
+        let record = try fixture.bytes(fixture.codec == .h264 ? "avcC" : "hvcC")
+        let codecBit: UInt8 = fixture.codec == .h264 ? 0 : 1
+        let runs: [(String, [UInt8])] = [
+            ("annexb", stream),
+            (fixture.codec == .h264 ? "avc-ps" : "hevc-ps", stream),
+            ("access-units", [codecBit] + stream),
+            ("convert", [codecBit] + stream),
+            ("convert", [codecBit | 8] + lengthPrefixed),
+            ("convert", [codecBit | 8 | 0x20 | 0x40] + lengthPrefixed),
+            ("lengthprefixed", [2] + lengthPrefixed),
+            ("records", [7] + record),
+        ]
+        for (target, bytes) in runs {
+            let harness = try #require(FuzzHarnesses.all[target])
+            #expect(throws: Never.self, "\(target)") { try harness(bytes) }
+        }
+    }
+
+    /// Found by the annexb target (ASan heap-buffer-overflow): the word-at-a-time search examined
+    /// candidates up to the last byte of a 16-byte block and read two bytes past the end of the
+    /// buffer, so a buffer ending in `00 00` followed in memory by `01` reported a start code that
+    /// is not in it.
+    @Test func startCodeSearchStopsAtTheEndOfTheBuffer() {
+        for length in 16...40 {
+            var bytes = [UInt8](repeating: 0xAA, count: length + 1)
+            bytes[length - 2] = 0
+            bytes[length - 1] = 0
+            bytes[length] = 1
+            let (inside, whole) = bytes.withUnsafeBytes { buffer in
+                (AnnexB.findStartCode(in: UnsafeRawBufferPointer(rebasing: buffer[..<length]), from: 0),
+                 AnnexB.findStartCode(in: buffer, from: 0))
+            }
+            #expect(inside == nil, "length \(length)")
+            #expect(whole == length - 2, "length \(length)")
+        }
+    }
+}
