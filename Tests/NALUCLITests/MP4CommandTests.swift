@@ -194,4 +194,45 @@ import Testing
         #expect(keys.stdout.split(separator: "\n").count == 2)
         #expect(!keys.stdout.contains("\"sync_sample\": false"))
     }
+
+    /// `nalu encode -o x.mp4` writes the stream `-o x.h264` writes, muxed: ffprobe is silent and
+    /// the decoded frames are the same (x264 and x265, B-frames on, one thread for determinism).
+    @Test(arguments: ["h264", "hevc"]) func encodeToMP4DecodesLikeTheElementaryStream(codec: String) throws {
+        let mp4 = temporaryPath("pattern.mp4")
+        let stream = temporaryPath("pattern.\(codec == "h264" ? "h264" : "h265")")
+        defer {
+            try? FileManager.default.removeItem(atPath: mp4)
+            try? FileManager.default.removeItem(atPath: stream)
+        }
+        let common = ["encode", "--test-pattern", "--size", "160x96", "--frames", "20", "--gop", "10", "--bframes", "2",
+                      "--threads", "1", "--codec", codec, "--quiet"]
+        #expect(try CLIRunner.run(common + ["-o", mp4]).status == 0)
+        #expect(try CLIRunner.run(common + ["-o", stream]).status == 0)
+        let probe = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "stream=nb_frames,r_frame_rate,codec_tag_string",
+                                            "-of", "csv=p=0", mp4])
+        #expect(probe.stderr == "")
+        #expect(probe.stdout == (codec == "h264" ? "avc1,30/1,20\n" : "hvc1,30/1,20\n"))
+        let ours = try runTool("ffmpeg", ["-v", "error", "-i", mp4, "-f", "framemd5", "-"])
+        let source = try runTool("ffmpeg", ["-v", "error", "-i", stream, "-f", "framemd5", "-"])
+        let md5 = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last } }
+        #expect(ours.stderr == "")
+        #expect(md5(ours.stdout).count == 20)
+        #expect(md5(ours.stdout) == md5(source.stdout))
+    }
+}
+
+/// Runs a tool from PATH and returns its output and status.
+func runTool(_ tool: String, _ arguments: [String]) throws -> (stdout: String, stderr: String, status: Int32) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [tool] + arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self), process.terminationStatus)
 }
