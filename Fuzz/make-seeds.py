@@ -43,6 +43,37 @@ def write(target, name, data):
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name), "wb") as f: f.write(data)
 
+def top_level_boxes(data):
+    """(type, start, end, header size) of each top-level ISO BMFF box; stops at a malformed one."""
+    boxes, i = [], 0
+    while i + 8 <= len(data):
+        size, kind, header = int.from_bytes(data[i:i + 4], "big"), data[i + 4:i + 8], 8
+        if size == 1 and i + 16 <= len(data):
+            size, header = int.from_bytes(data[i + 8:i + 16], "big"), 16
+        elif size == 0:
+            size = len(data) - i
+        if size < header or i + size > len(data): break
+        boxes.append((kind, i, i + size, header))
+        i += size
+    return boxes
+
+def shrink_mp4(data, mdat_keep=1024, fragments=2):
+    """The file with every mdat cut to its first mdat_keep bytes and at most `fragments` moof/mdat
+    pairs: sample offsets still point into the kept start of mdat (mdat never moves: what
+    follows it is all that shifts), so the first samples stay readable and later ones fall
+    outside the file, as in a truncated download."""
+    out, moofs = b"", 0
+    for kind, start, end, header in top_level_boxes(data):
+        if kind == b"moof":
+            moofs += 1
+            if moofs > fragments: break
+        if kind == b"mdat":
+            payload = data[start + header:end][:mdat_keep]
+            out += (8 + len(payload)).to_bytes(4, "big") + b"mdat" + payload
+        else:
+            out += data[start:end]
+    return out
+
 for name in sorted(os.listdir(fixtures)):
     path = os.path.join(fixtures, name)
     base, ext = os.path.splitext(name)
@@ -59,6 +90,11 @@ for name in sorted(os.listdir(fixtures)):
         write("convert", base + ".tolp", bytes([cbit]) + annexb(small))
         write("convert", base + ".toannexb", bytes([cbit | 8]) + lp(small))
         write("convert", base + ".insert", bytes([cbit | 8 | 0x20 | 0x40]) + lp(small))
+        flags = cbit << 1
+        write("mp4", base + ".mux", bytes([1 | flags]) + annexb(small))
+        write("mp4", base + ".mux-frag-inband", bytes([1 | flags | 4 | 16]) + annexb(small))
+    elif ext in (".mp4", ".mov"):
+        write("mp4", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
     elif ext in (".avcC", ".hvcC"):
         write("records", base, b"\x07" + open(path, "rb").read())
 

@@ -2,11 +2,12 @@
 # Builds the libFuzzer targets in Fuzz/Targets and runs them.
 #
 #   Scripts/fuzz.sh build                 build every target
-#   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60)
+#   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60) or
+#                                         RUNS executions (default 10 million), whichever comes first
 #   Scripts/fuzz.sh replay TARGET FILE... run inputs through a target once (reproduce a crash)
 #   Scripts/fuzz.sh merge TARGET          minimise the working corpus into .build-fuzz/corpus-min/TARGET
 #
-# The NALU and NALUEncoder module sources are compiled once with -sanitize=fuzzer,address into
+# The NALU, NALUEncoder and NALUMP4 module sources are compiled once with -sanitize=fuzzer,address into
 # static libraries in .build-fuzz/; each target is the harnesses in Fuzz/Harness (also the
 # FuzzHarness SwiftPM target, through which `swift test` replays the regression inputs) plus a
 # three-line LLVMFuzzerTestOneInput in Fuzz/Targets/TARGET.swift, linked against them. Seeds come from Tests/Fixtures
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(annexb lengthprefixed avc-ps hevc-ps records access-units convert y4m)
+TARGETS=(annexb lengthprefixed avc-ps hevc-ps records access-units convert y4m mp4)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault)
@@ -42,9 +43,9 @@ build_module() { # build_module NAME DIR
 
 build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the target's entry point
     local target=$1
-    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a"; then
+    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a"; then
         echo "fuzz: building target $target" >&2
-        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUEncoder -lNALU \
+        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUMP4 -lNALUEncoder -lNALU \
             Fuzz/Harness/*.swift "Fuzz/Targets/$target.swift" -o "$OUT/bin/$target"
     fi
 }
@@ -52,12 +53,17 @@ build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the tar
 build_all() {
     build_module NALU Sources/NALU
     build_module NALUEncoder Sources/NALUEncoder
+    build_module NALUMP4 Sources/NALUMP4
     for target in "${TARGETS[@]}"; do build_target "$target"; done
 }
 
 seed() {
     rm -rf "$OUT/seeds"
     python3 Fuzz/make-seeds.py Tests/Fixtures "$OUT/seeds"
+}
+
+max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks)
+    [[ $1 == mp4 ]] && echo 16384 || echo 4096
 }
 
 run_target() { # run_target TARGET SECONDS
@@ -71,8 +77,8 @@ run_target() { # run_target TARGET SECONDS
     echo "fuzz: $target for ${seconds}s, log $log" >&2
     local status=0
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -timeout=1 -rss_limit_mb=2048 \
-        -max_len=${MAX_LEN:-4096} -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
+    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -runs=${RUNS:-10000000} -timeout=1 -rss_limit_mb=2048 \
+        -max_len=${MAX_LEN:-$(max_len "$target")} -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     local runs rate
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || true)
@@ -96,7 +102,7 @@ case ${1:-all} in
         build_all
         rm -rf "$OUT/corpus-min/$target"
         mkdir -p "$OUT/corpus-min/$target" "$OUT/corpus/$target"
-        "$OUT/bin/$target" -merge=1 -max_len=${MAX_LEN:-4096} "$OUT/corpus-min/$target" "$OUT/corpus/$target"
+        "$OUT/bin/$target" -merge=1 -max_len=${MAX_LEN:-$(max_len "$target")} "$OUT/corpus-min/$target" "$OUT/corpus/$target"
         echo "fuzz: $target: $(ls "$OUT/corpus-min/$target" | wc -l) files, $(du -sh "$OUT/corpus-min/$target" | cut -f1) in $OUT/corpus-min/$target" ;;
     *)
         which=${1:-all}; seconds=${2:-60}

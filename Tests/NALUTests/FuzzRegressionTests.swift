@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -59,10 +59,25 @@ import FuzzHarness
             ("convert", [codecBit | 8 | 0x20 | 0x40] + lengthPrefixed),
             ("lengthprefixed", [2] + lengthPrefixed),
             ("records", [7] + record),
+            ("mp4", [0] + (try fixture.bytes("mp4"))),
+            ("mp4", [1 | codecBit << 1] + stream),
+            ("mp4", [1 | codecBit << 1 | 4 | 16] + stream),
         ]
         for (target, bytes) in runs {
             let harness = try #require(FuzzHarnesses.all[target])
             #expect(throws: Never.self, "\(target)") { try harness(bytes) }
+        }
+    }
+
+    /// The MP4 fixtures ffmpeg wrote (B-frames, negative composition offsets, faststart, MOV,
+    /// an audio track, fragments, hvc1) through the mp4 harness's reader, whole and cut short.
+    @Test(arguments: ["mp4_avc_audio.mp4", "mp4_avc_bframes.mp4", "mp4_avc_faststart.mp4", "mp4_avc_frag.mp4",
+                      "mp4_avc_negcts.mp4", "mp4_hevc_bframes.mp4", "mp4_hevc_frag.mp4", "mp4_hevc_hvc1.mp4", "mov_avc.mov"])
+    func replaysMP4Fixtures(_ name: String) throws {
+        let harness = try #require(FuzzHarnesses.all["mp4"])
+        let file = Array(try Data(contentsOf: Self.repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)")))
+        for length in [file.count, file.count - 1, file.count * 2 / 3, file.count / 2, 1000, 100, 9] {
+            #expect(throws: Never.self, "\(name) cut to \(length) bytes") { try harness([0] + file.prefix(length)) }
         }
     }
 
