@@ -4,6 +4,7 @@
 #   Scripts/fuzz.sh build                 build every target
 #   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60) or
 #                                         RUNS executions (default 10 million), whichever comes first
+#   Scripts/fuzz.sh parallel JOBS SECONDS every target, JOBS at a time
 #   Scripts/fuzz.sh replay TARGET FILE... run inputs through a target once (reproduce a crash)
 #   Scripts/fuzz.sh merge TARGET          minimise the working corpus into .build-fuzz/corpus-min/TARGET
 #
@@ -19,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(annexb lengthprefixed avc-ps hevc-ps records access-units convert y4m mp4)
+TARGETS=(mp4 hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault)
@@ -93,6 +94,11 @@ run_target() { # run_target TARGET SECONDS
 
 case ${1:-all} in
     build) build_all ;;
+    parallel) # parallel JOBS SECONDS: every target, JOBS at a time (built and seeded once)
+        jobs=${2:-2}; seconds=${3:-1800}
+        build_all; seed
+        printf '%s\n' "${TARGETS[@]}" | xargs -P "$jobs" -I{} "$0" run-built {} "$seconds" ;;
+    run-built) run_target "$2" "$3" ;; # one target, already built and seeded
     replay)
         target=$2; shift 2
         build_all

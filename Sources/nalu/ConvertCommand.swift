@@ -41,20 +41,20 @@ struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4.",
         discussion: """
-        Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record
-        (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use).
-        Length-prefixed → Annex-B (--to annexb) writes the record's parameter sets before every
-        keyframe access unit that lacks them (--parameter-sets keyframes|first|never), after any
-        access unit delimiter. Length-prefixed input takes its parameter sets from --extradata (a
-        raw avcC/hvcC record) or from the stream itself. Output files are written under a
+        Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record \
+        (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use). \
+        Length-prefixed → Annex-B (--to annexb) writes the record's parameter sets before every \
+        keyframe access unit that lacks them (--parameter-sets keyframes|first|never), after any \
+        access unit delimiter. Length-prefixed input takes its parameter sets from --extradata (a \
+        raw avcC/hvcC record) or from the stream itself. Output files are written under a \
         temporary name and renamed when complete.
 
-        MP4/MOV input (by extension, or a file that starts with an ISO BMFF box) is read from its
-        first H.264/H.265 video track; --to annexb then does what ffmpeg's h264_mp4toannexb /
-        hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by
-        default, --sample-entry to choose), moov at the end, or first with --faststart, or
-        fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else
-        the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice
+        MP4/MOV input (by extension, or a file that starts with an ISO BMFF box) is read from its \
+        first H.264/H.265 video track; --to annexb then does what ffmpeg's h264_mp4toannexb / \
+        hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by \
+        default, --sample-entry to choose), moov at the end, or first with --faststart, or \
+        fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else \
+        the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice \
         headers' picture order counts, so B-frames play in order.
         """
     )

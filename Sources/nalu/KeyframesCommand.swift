@@ -7,9 +7,9 @@ struct Keyframes: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List keyframe access units: index, byte offset, class (idr, cra, bla, recovery) and picture type.",
         discussion: """
-        Access units are found by the specs' rules (H.264 7.4.1.2.3, H.265 7.4.2.4.4); their index
-        is in decoding order. Offsets are those of the first byte of the access unit's first start
-        code or length prefix. recovery is an access unit with a recovery point SEI message: an
+        Access units are found by the specs' rules (H.264 7.4.1.2.3, H.265 7.4.2.4.4); their index \
+        is in decoding order. Offsets are those of the first byte of the access unit's first start \
+        code or length prefix. recovery is an access unit with a recovery point SEI message: an \
         open-GOP I picture (count 0) or the start of gradual decoding refresh (count > 0).
         """
     )

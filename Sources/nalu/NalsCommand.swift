@@ -6,8 +6,8 @@ struct Nals: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "List every NAL unit: byte offset, size, type and name.",
         discussion: """
-        Offsets are those of the NAL unit's first header byte in the input (after the start code or
-        length prefix); sizes exclude the start code or prefix. H.265 lines add the layer and
+        Offsets are those of the NAL unit's first header byte in the input (after the start code or \
+        length prefix); sizes exclude the start code or prefix. H.265 lines add the layer and \
         temporal id; H.264 lines add nal_ref_idc.
         """
     )
