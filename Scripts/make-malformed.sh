@@ -10,6 +10,10 @@
 #   expgolomb-*     absurd Exp-Golomb codes (more than 31 leading zeros, 2^32-2, huge sizes)
 #   ids-*           parameter set ids out of range, references to missing parameter sets
 #   empty, startcodes-*, random-*  empty input, only start codes, random bytes
+#   truncated-mp4_*/-mov_*  every MP4/MOV fixture cut in ftyp, in and at the end of moov, in mdat
+#   mp4-*           box sizes past the end / zero / below the header / 64-bit, 40-deep nesting,
+#                   huge table and fragment counts, sample offsets outside the file, missing or
+#                   empty stsd, no H.264/H.265 track, broken avcC/hvcC, NAL lengths past a sample
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf Tests/Fixtures/malformed
@@ -236,6 +240,139 @@ for k in range(4):
         at = rng.randrange(len(data) - 4)
         data[at:at + 3] = b"\x00\x00\x01"
     write(f"random-startcodes-{k}" + (".h264" if k % 2 == 0 else ".h265"), data)
+
+# MP4/MOV: the container fixtures truncated and with their boxes damaged field by field.
+import struct
+CONTAINERS = {b"moov", b"trak", b"mdia", b"minf", b"stbl", b"mvex", b"moof", b"traf", b"edts", b"dinf"}
+ENTRIES = {b"avc1", b"avc3", b"hvc1", b"hev1"}
+
+def boxes(data):
+    """Every box as (path, offset, size, header size), depth first: path is like moov/trak/mdia."""
+    found = []
+    def walk(start, end, parent):
+        i = start
+        while i + 8 <= end:
+            size, kind = struct.unpack(">I4s", data[i:i + 8]); header = 8
+            if size == 1: size, header = struct.unpack(">Q", data[i + 8:i + 16])[0], 16
+            elif size == 0: size = end - i
+            path = parent + [kind.decode("latin1")]
+            found.append(("/".join(path), i, size, header))
+            if kind in CONTAINERS: walk(i + header, i + size, path)
+            elif kind == b"stsd": walk(i + 16, i + size, path)
+            elif kind in ENTRIES: walk(i + 8 + 78, i + size, path)
+            i += size
+    walk(0, len(data), [])
+    return found
+
+def box(data, suffix, nth=0):
+    """(offset, size, header) of the nth box whose path ends with `suffix`."""
+    matches = [(o, s, h) for path, o, s, h in boxes(data) if path == suffix or path.endswith("/" + suffix)]
+    return matches[nth]
+
+def patched(data, offset, fmt, value):
+    copy = bytearray(data)
+    struct.pack_into(fmt, copy, offset, value)
+    return copy
+
+def mp4(name, data): write(f"mp4-{name}", data)
+
+containers = sorted(n for n in os.listdir(fixtures) if n.startswith(("mp4_", "mov_")) and n.endswith((".mp4", ".mov")))
+for name in containers:
+    data = open(os.path.join(fixtures, name), "rb").read()
+    base, ext = os.path.splitext(name)
+    moov, moov_size, _ = box(data, "moov")
+    mdat, mdat_size, _ = box(data, "mdat")
+    offsets = {7, 20, moov + 8, moov + moov_size // 2, moov + moov_size - 1, mdat + mdat_size // 2, len(data) - 1}
+    for offset in sorted(o for o in offsets if 0 < o < len(data)):
+        write(f"truncated-{base}-{offset}{ext}", data[:offset])
+
+def progressive(name): return open(os.path.join(fixtures, name), "rb").read()
+bframes = progressive("mp4_avc_bframes.mp4")          # moov at the end, ctts, stss
+faststart = progressive("mp4_avc_faststart.mp4")      # moov first
+hevc = progressive("mp4_hevc_hvc1.mp4")
+fragmented = progressive("mp4_hevc_frag.mp4")
+
+for label, data in (("bframes", bframes), ("faststart", faststart)):
+    moov, _, _ = box(data, "moov")
+    mp4(f"{label}-moov-size-past-end.mp4", patched(data, moov, ">I", 0x7FFF_FFFF))
+    trak, _, _ = box(data, "trak")
+    mp4(f"{label}-trak-size-zero.mp4", patched(data, trak, ">I", 0))
+    stbl, _, _ = box(data, "stbl")
+    mp4(f"{label}-stbl-size-below-header.mp4", patched(data, stbl, ">I", 4))
+    for table, field in (("stsz", 16), ("stts", 12), ("stsc", 12), ("stco", 12), ("stss", 12), ("ctts", 12)):
+        if any(p.endswith("/" + table) for p, _, _, _ in boxes(data)):
+            at, _, _ = box(data, table)
+            mp4(f"{label}-{table}-count-huge.mp4", patched(data, at + field, ">I", 0xFFFF_FFFF))
+    stsz, _, _ = box(data, "stsz")
+    mp4(f"{label}-stsz-constant-size-huge.mp4", patched(data, stsz + 12, ">I", 0x7FFF_FFFF))
+    mp4(f"{label}-stsz-first-size-past-end.mp4", patched(data, stsz + 20, ">I", 0x7FFF_0000))
+    stco, _, _ = box(data, "stco")
+    mp4(f"{label}-stco-offset-outside.mp4", patched(data, stco + 16, ">I", 0xFFFF_FF00))
+    stsc, _, _ = box(data, "stsc")
+    mp4(f"{label}-stsc-first-chunk-zero.mp4", patched(data, stsc + 16, ">I", 0))
+    mp4(f"{label}-stsc-zero-samples-per-chunk.mp4", patched(data, stsc + 20, ">I", 0))
+    mp4(f"{label}-stsc-description-index-2.mp4", patched(data, stsc + 24, ">I", 2))
+    stsd, _, _ = box(data, "stsd")
+    mp4(f"{label}-missing-stsd.mp4", patched(data, stsd + 4, ">4s", b"free"))
+    mp4(f"{label}-stsd-count-zero.mp4", patched(data, stsd + 12, ">I", 0))
+    mp4(f"{label}-stsd-count-huge.mp4", patched(data, stsd + 12, ">I", 0xFFFF_FFFF))
+    entry, _, _ = box(data, "avc1")
+    mp4(f"{label}-no-video-track.mp4", patched(data, entry + 4, ">4s", b"mp4v"))
+    avcc, _, _ = box(data, "avcC")
+    mp4(f"{label}-avcC-31-sps.mp4", patched(data, avcc + 13, ">B", 0xFF))
+    mp4(f"{label}-avcC-length-size-3.mp4", patched(data, avcc + 12, ">B", 0xFE))
+    mp4(f"{label}-avcC-version-0.mp4", patched(data, avcc + 8, ">B", 0))
+    mp4(f"{label}-avcC-sps-length-huge.mp4", patched(data, avcc + 14, ">H", 0xFFFF))
+    mdhd, _, _ = box(data, "mdhd")
+    mp4(f"{label}-mdhd-timescale-zero.mp4", patched(data, mdhd + 20, ">I", 0))
+    mp4(f"{label}-mdhd-version-7.mp4", patched(data, mdhd + 8, ">B", 7))
+    # The first sample's first NAL unit length runs past the sample.
+    first = struct.unpack(">I", data[stco + 16:stco + 20])[0]
+    mp4(f"{label}-nal-length-past-sample.mp4", patched(data, first, ">I", 0x00FF_FFFF))
+    mp4(f"{label}-nal-length-zero.mp4", patched(data, first, ">I", 0))
+
+# 64-bit sizes: an mdat (before moov, so the reader walks its header) whose largesize runs past
+# the end, and one below its header.
+mdat, mdat_size, _ = box(bframes, "mdat")
+for label, largesize in (("past-end", 1 << 62), ("below-header", 12)):
+    copy = bytearray(bframes[:mdat]) + struct.pack(">I4sQ", 1, b"mdat", largesize) + bframes[mdat + 8:]
+    mp4(f"largesize-{label}.mp4", copy)
+# Boxes nested deeper than any real file: 40 levels of trak inside moov.
+ftyp, ftyp_size, _ = box(faststart, "ftyp")
+nested = b""
+for depth in range(40):
+    nested = struct.pack(">I4s", 8 + len(nested), b"trak") + nested
+mp4("nesting-40-levels.mp4", faststart[:ftyp_size] + struct.pack(">I4s", 8 + len(nested), b"moov") + nested)
+mp4("only-ftyp.mp4", faststart[:ftyp_size])
+mp4("empty-moov.mp4", faststart[:ftyp_size] + struct.pack(">I4s", 8, b"moov"))
+mp4("ftyp-then-random.mp4", faststart[:ftyp_size] + bytes(rng.randrange(256) for _ in range(600)))
+mp4("size-below-header-top.mp4", faststart[:ftyp_size] + struct.pack(">I4s", 3, b"free") + faststart[ftyp_size:])
+
+# HEVC: hvcC arrays and NAL counts.
+hvcc, _, _ = box(hevc, "hvcC")
+mp4("hevc-hvcC-arrays-huge.mp4", patched(hevc, hvcc + 8 + 22, ">B", 0xFF))
+mp4("hevc-hvcC-nal-count-huge.mp4", patched(hevc, hvcc + 8 + 24, ">H", 0xFFFF))
+mp4("hevc-hvcC-length-size-3.mp4", patched(hevc, hvcc + 8 + 21, ">B", 0x0E))
+# Fragments: trun counts and offsets, tfhd base offsets, defaults, a moof past the end, no mvex.
+moof, _, _ = box(fragmented, "moof")
+trun, _, _ = box(fragmented, "trun")
+tfhd, _, _ = box(fragmented, "tfhd")
+mp4("frag-trun-count-huge.mp4", patched(fragmented, trun + 12, ">I", 0xFFFF_FFFF))
+mp4("frag-trun-data-offset-negative.mp4", patched(fragmented, trun + 16, ">i", -0x7FFF_0000))
+mp4("frag-trun-data-offset-outside.mp4", patched(fragmented, trun + 16, ">i", 0x7FFF_0000))
+mp4("frag-moof-size-past-end.mp4", patched(fragmented, moof, ">I", 0x7FFF_FFFF))
+mp4("frag-tfhd-track-unknown.mp4", patched(fragmented, tfhd + 12, ">I", 77))
+def flags(data, at, value): # a full box's 24-bit flags: fields the box does not hold are read from what follows
+    copy = bytearray(data)
+    copy[at + 9:at + 12] = value.to_bytes(3, "big")
+    return copy
+mp4("frag-tfhd-flags-all.mp4", flags(fragmented, tfhd, 0x03003B))
+mp4("frag-trun-flags-all.mp4", flags(fragmented, trun, 0x000F05))
+mvex, _, _ = box(fragmented, "mvex")
+mp4("frag-no-mvex.mp4", patched(fragmented, mvex + 4, ">4s", b"free"))
+trex, _, _ = box(fragmented, "trex")
+mp4("frag-trex-default-size-huge.mp4", patched(fragmented, trex + 24, ">I", 0xFFFF_FFFF))
+mp4("frag-trex-description-index-zero.mp4", patched(fragmented, trex + 16, ">I", 0))
 print(f"make-malformed: {count} files in {out}")
 PY
 du -sh Tests/Fixtures/malformed

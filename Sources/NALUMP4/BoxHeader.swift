@@ -91,13 +91,15 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
         default:
             size = Int64(size32)
         }
+        // Errors name the field that holds the size: `largesize` when the 32-bit size is 1.
+        let sizeField = headerSize == 16 ? (name: "\(type).largesize", offset: offset + 8) : (name: "\(type).size", offset: offset)
         if type == .uuid { headerSize += 16 }
         guard size >= Int64(headerSize) else {
-            throw NALUError(.invalidValue, field: "\(type).size", byteOffset: offset,
+            throw NALUError(.invalidValue, field: sizeField.name, byteOffset: sizeField.offset,
                             detail: "\(size) bytes is smaller than its \(headerSize)-byte header")
         }
         guard size <= available else {
-            throw NALUError(.lengthPastEnd, field: "\(type).size", byteOffset: offset,
+            throw NALUError(.lengthPastEnd, field: sizeField.name, byteOffset: sizeField.offset,
                             detail: "\(size) bytes, \(available) left in \(parent.map { "\($0)" } ?? "the file")")
         }
         var userType: [UInt8]?

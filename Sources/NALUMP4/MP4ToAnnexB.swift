@@ -19,30 +19,12 @@ public enum MP4ToAnnexB {
         options: LengthPrefixedToAnnexB.Options = .init(placement: .beforeFirstSlice)
     ) throws -> ConversionStatistics {
         let track = reader.track
-        let descriptions = track.sampleDescriptions
         var declarativeSEI: [[UInt8]] = []
         if case .hevc(let record) = track.decoderConfiguration { declarativeSEI = record.declarativeSEI }
         var converter = try LengthPrefixedToAnnexB(codec: track.codec, options: options,
                                                    outOfBandParameterSets: track.decoderConfiguration.parameterSets,
                                                    declarativeSEI: declarativeSEI)
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
-        var description = 1
-        try reader.forEachSample { sample in
-            if sample.sampleDescriptionIndex != description, sample.sampleDescriptionIndex <= descriptions.count {
-                description = sample.sampleDescriptionIndex
-                for unit in descriptions[description - 1].record.parameterSets {
-                    try unit.withUnsafeBytes { bytes in
-                        try converter.push(NALUnitView(offset: sample.offset, bytes: bytes, prefixLength: 0), to: &sink)
-                    }
-                }
-            }
-            try reader.read(sample, into: &buffer)
-            let lengthSize = descriptions[min(description, descriptions.count) - 1].record.lengthSize
-            try forEachNALUnit(in: buffer, lengthSize: lengthSize, sampleOffset: sample.offset) { unit in
-                try converter.push(unit, to: &sink)
-            }
-        }
+        try reader.forEachNALUnit { unit in try converter.push(unit, to: &sink) }
         try converter.finish(to: &sink)
         return converter.statistics
     }

@@ -127,7 +127,8 @@ public struct MP4VideoTrackReader<Source: RandomAccessByteSource> {
            let elst = try MP4BoxHeader.children(of: edts, in: source, depth: 3).first(where: { $0.type == .elst }) {
             editList = try MovieBoxes.editList(elst, in: source)
         }
-        let table = try SampleTable(boxes: tables, in: source, fileSize: fileSize, requireTables: !isFragmented)
+        let table = try SampleTable(boxes: tables, in: source, fileSize: fileSize, sampleDescriptionCount: descriptions.count,
+                                    requireTables: !isFragmented)
         return (descriptions, table, trackID, mediaHeader, editList)
     }
 
@@ -233,7 +234,8 @@ public struct MP4SampleIterator<Source: RandomAccessByteSource> {
             let box = try MP4BoxHeader.read(from: reader.source, at: scanPosition, parentEnd: fileSize)
             scanPosition = box.end
             guard box.type == .moof else { continue }
-            runs = try MovieFragment.runs(of: box, trackID: reader.track.trackID, extends: reader.trackExtends,
+            runs = try MovieFragment.runs(of: box, trackID: reader.track.trackID,
+                                          sampleDescriptionCount: reader.track.sampleDescriptions.count, extends: reader.trackExtends,
                                           in: reader.source, fileSize: fileSize)
             runIndex = 0
             sampleInRun = 0

@@ -26,8 +26,10 @@ struct SampleTable: Sendable {
     /// `stss` sample numbers (1-based, ascending), or `nil` when every sample is a sync sample.
     var syncSamples: [UInt32]?
 
-    /// Parses the sample table boxes among `boxes` (the children of `stbl`).
-    init(boxes: [MP4BoxHeader], in source: some RandomAccessByteSource, fileSize: Int64, requireTables: Bool) throws {
+    /// Parses the sample table boxes among `boxes` (the children of `stbl`), whose `stsd` has
+    /// `sampleDescriptionCount` entries.
+    init(boxes: [MP4BoxHeader], in source: some RandomAccessByteSource, fileSize: Int64, sampleDescriptionCount: Int,
+         requireTables: Bool) throws {
         var haveSizes = false
         for box in boxes {
             switch box.type {
@@ -98,9 +100,10 @@ struct SampleTable: Sendable {
                                         detail: "\(first) after \(previous); must start at 1 and increase")
                     }
                     previous = first
-                    guard table.u32(index, field: 8) >= 1 else {
+                    let description = table.u32(index, field: 8)
+                    guard description >= 1 && description <= sampleDescriptionCount else {
                         throw NALUError(.invalidValue, field: "stsc.sample_description_index", byteOffset: table.offset(of: index) + 8,
-                                        detail: "0; indices start at 1")
+                                        detail: "\(description), but stsd has \(sampleDescriptionCount) sample \(sampleDescriptionCount == 1 ? "entry" : "entries")")
                     }
                 }
                 samplesToChunk = table

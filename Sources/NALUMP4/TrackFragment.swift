@@ -7,11 +7,14 @@ struct TrackExtends: Sendable {
     var defaultSampleDuration: UInt32
     var defaultSampleSize: UInt32
     var defaultSampleFlags: UInt32
+    /// File offset of `default_sample_description_index` (0 for the implicit defaults).
+    var defaultSampleDescriptionIndexOffset: Int64 = 0
 
     init(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         _ = try reader.fullBoxHeader()
         trackID = try reader.u32("track_ID")
+        defaultSampleDescriptionIndexOffset = reader.fileOffset
         defaultSampleDescriptionIndex = try reader.u32("default_sample_description_index")
         defaultSampleDuration = try reader.u32("default_sample_duration")
         defaultSampleSize = try reader.u32("default_sample_size")
@@ -91,8 +94,9 @@ enum MovieFragment {
 
     /// Parses `moof` and returns the runs of track `trackID`, in order. Every `traf` is read, as
     /// the implicit base data offset of one track fragment is the end of the previous one's data
-    /// (8.8.7.1), whatever its track.
-    static func runs(of moof: MP4BoxHeader, trackID: UInt32, extends: [UInt32: TrackExtends],
+    /// (8.8.7.1), whatever its track. The runs of track `trackID` must name one of its
+    /// `sampleDescriptionCount` sample entries (`tfhd`'s or `trex`'s `sample_description_index`).
+    static func runs(of moof: MP4BoxHeader, trackID: UInt32, sampleDescriptionCount: Int, extends: [UInt32: TrackExtends],
                      in source: some RandomAccessByteSource, fileSize: Int64) throws -> [TrackRun] {
         var runs: [TrackRun] = []
         // The end of the previous track fragment's data: the base of one without its own.
@@ -119,8 +123,14 @@ enum MovieFragment {
             } else {
                 base = implicitOffset
             }
-            let descriptionIndex = flags & tfhdSampleDescriptionIndex != 0
-                ? try tfhd.u32("sample_description_index") : trex.defaultSampleDescriptionIndex
+            let inTFHD = flags & tfhdSampleDescriptionIndex != 0
+            let descriptionOffset = inTFHD ? tfhd.fileOffset : trex.defaultSampleDescriptionIndexOffset
+            let descriptionIndex = inTFHD ? try tfhd.u32("sample_description_index") : trex.defaultSampleDescriptionIndex
+            if fragmentTrack == trackID, descriptionIndex < 1 || descriptionIndex > sampleDescriptionCount {
+                throw NALUError(.invalidValue, field: inTFHD ? "tfhd.sample_description_index" : "trex.default_sample_description_index",
+                                byteOffset: descriptionOffset,
+                                detail: "\(descriptionIndex), but stsd has \(sampleDescriptionCount) sample \(sampleDescriptionCount == 1 ? "entry" : "entries")")
+            }
             let duration = flags & tfhdDefaultDuration != 0 ? try tfhd.u32("default_sample_duration") : trex.defaultSampleDuration
             let size = flags & tfhdDefaultSize != 0 ? try tfhd.u32("default_sample_size") : trex.defaultSampleSize
             let sampleFlags = flags & tfhdDefaultFlags != 0 ? try tfhd.u32("default_sample_flags") : trex.defaultSampleFlags

@@ -204,7 +204,7 @@ struct Convert: ParsableCommand {
                 options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepParameterSets,
                                accessUnitDelimiters: aud == .strip ? .strip : .keep),
                 outOfBandParameterSets: track.decoderConfiguration.parameterSets)
-            try MP4Input.forEachNALUnit(reader) { unit in try converter.convert(unit, to: &output) }
+            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &output) }
             if let extradataOut {
                 let file = try FileSink(path: extradataOut)
                 try file.write(try converter.decoderConfigurationRecord())
@@ -217,7 +217,7 @@ struct Convert: ParsableCommand {
             let file = try MP4OutputFile(path: self.output, codec: track.codec, options: mp4, frameRate: rate,
                                          accessUnitDelimiters: aud == .strip ? .strip : .keep, sink: sink)
             for unit in track.decoderConfiguration.parameterSets { try file.push(nalUnit: unit) }
-            try MP4Input.forEachNALUnit(reader) { unit in try file.push(unit) }
+            try reader.forEachNALUnit { unit in try file.push(unit) }
             let summary = try file.finish()
             if verbose { reportMP4(summary, from: from) }
         }

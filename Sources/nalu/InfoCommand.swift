@@ -43,7 +43,7 @@ struct Info: ParsableCommand {
                 samples += 1
                 duration += UInt64(sample.duration)
             }
-            try MP4Input.forEachNALUnit(reader, body)
+            try reader.forEachNALUnit(body)
         }
         summary.bytes = reader.source.size
         let container = ContainerSummary(reader: reader, samples: samples, sampleDuration: duration)

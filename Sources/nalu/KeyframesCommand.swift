@@ -90,7 +90,7 @@ struct Keyframes: ParsableCommand {
                 try out.line(line)
             }
         }
-        try MP4Input.forEachNALUnit(reader, sampleStarts: { samples.append($0) }) { unit in
+        try reader.forEachNALUnit(sampleStarts: { samples.append($0) }) { unit in
             if let completed = try splitter.push(unit).completed { try emit(completed) }
         }
         if let last = splitter.finish() { try emit(last) }

@@ -29,28 +29,6 @@ enum MP4Input {
         try MP4VideoTrackReader(RandomAccessFile(path: path))
     }
 
-    /// Calls `body` with every NAL unit of every sample, in decoding order, with its offset in
-    /// the file (the prefix is the sample's length field). When samples switch to another sample
-    /// entry, that entry's parameter sets come first.
-    static func forEachNALUnit(_ reader: MP4VideoTrackReader<RandomAccessFile>, sampleStarts: (MP4Sample) throws -> Void = { _ in },
-                               _ body: (NALUnitView) throws -> Void) throws {
-        let descriptions = reader.track.sampleDescriptions
-        var description = 1
-        var buffer: [UInt8] = []
-        try reader.forEachSample { sample in
-            try sampleStarts(sample)
-            if sample.sampleDescriptionIndex != description, sample.sampleDescriptionIndex <= descriptions.count {
-                description = sample.sampleDescriptionIndex
-                for unit in descriptions[description - 1].record.parameterSets {
-                    try unit.withUnsafeBytes { try body(NALUnitView(offset: sample.offset, bytes: $0, prefixLength: 0)) }
-                }
-            }
-            try reader.read(sample, into: &buffer)
-            let lengthSize = descriptions[min(description, descriptions.count) - 1].record.lengthSize
-            try MP4ToAnnexB.forEachNALUnit(in: buffer, lengthSize: lengthSize, sampleOffset: sample.offset, body)
-        }
-    }
-
     /// The frame rate the track's timing implies: its timescale over the first sample's
     /// duration (constant-frame-rate files), or `nil`.
     static func frameRate(_ reader: MP4VideoTrackReader<RandomAccessFile>) throws -> Rational? {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import NALU
+import NALUMP4
 
 /// Runs every input-reading subcommand on every file of `Tests/Fixtures/malformed/` (made by
 /// `Scripts/make-malformed.sh`) and requires, for each run:
@@ -9,7 +10,8 @@ import NALU
 ///   `.nalu-partial` exists; after a success the output is exactly what the library produces
 ///   for the same input in memory (convert), or a record that parses (extradata).
 /// Length-prefixed files (`.lp`) get `--length-size 4` (`--input-length-size 4` for
-/// `convert --to avcc`), so they reach the length-prefixed reader rather than format detection.
+/// `convert --to avcc|mp4`), so they reach the length-prefixed reader rather than format
+/// detection; `.mp4`/`.mov` files are read as MP4 (by their extension).
 @Suite struct MalformedCorpusTests {
     static let directory = CLIRunner.fixtures.appendingPathComponent("malformed")
 
@@ -19,14 +21,14 @@ import NALU
     }()
 
     enum Subcommand: String, CaseIterable, CustomTestStringConvertible, Sendable {
-        case info, nals, keyframes, convertToAVCC, convertToAnnexB, extradata
+        case info, nals, keyframes, convertToAVCC, convertToAnnexB, convertToMP4, extradata
         var testDescription: String { rawValue }
     }
 
     @Test func corpusCoversEveryKindOfDamage() {
-        #expect(Self.files.count >= 250)
+        #expect(Self.files.count >= 400)
         for prefix in ["truncated-", "lp-truncated-", "bitflip-", "forbidden-", "lp-length-", "expgolomb-", "ids-",
-                       "empty", "startcodes-", "random-"] {
+                       "empty", "startcodes-", "random-", "truncated-mp4_", "truncated-mov_", "mp4-"] {
             #expect(Self.files.contains { $0.hasPrefix(prefix) }, "no \(prefix) files")
         }
     }
@@ -56,6 +58,7 @@ import NALU
     static func check(_ subcommand: Subcommand, _ name: String) throws -> (Int32, [String]) {
         let input = directory.appendingPathComponent(name).path
         let lengthPrefixed = name.hasSuffix(".lp")
+        let container = name.hasSuffix(".mp4") || name.hasSuffix(".mov")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-malformed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -71,6 +74,8 @@ import NALU
             arguments = ["convert", input, "--to", "avcc", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         case .convertToAnnexB:
             arguments = ["convert", input, "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
+        case .convertToMP4:
+            arguments = ["convert", input, "--to", "mp4", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         }
         let result = try CLIRunner.run(arguments)
         var problems: [String] = []
@@ -89,9 +94,10 @@ import NALU
                     problems.append("extradata output is not a record")
                 }
             }
-            if subcommand == .convertToAVCC || subcommand == .convertToAnnexB {
-                let expected = try? libraryConversion(Array(try Data(contentsOf: URL(fileURLWithPath: input))),
-                                                      toAnnexB: subcommand == .convertToAnnexB, lengthPrefixed: lengthPrefixed)
+            if subcommand == .convertToAVCC || subcommand == .convertToAnnexB || subcommand == .convertToMP4 {
+                let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: input)))
+                let expected = container ? try? libraryConversion(mp4: bytes, to: subcommand)
+                                         : try? libraryConversion(bytes, to: subcommand, lengthPrefixed: lengthPrefixed)
                 let written = outputExists ? Array(try Data(contentsOf: URL(fileURLWithPath: output))) : nil
                 if written == nil { problems.append("success without an output file") }
                 else if expected == nil { problems.append("the CLI succeeded where the library fails") }
@@ -109,17 +115,48 @@ import NALU
         return (result.status, problems)
     }
 
-    /// What `nalu convert` writes for `bytes`, done by the library in memory.
-    static func libraryConversion(_ bytes: [UInt8], toAnnexB: Bool, lengthPrefixed: Bool) throws -> [UInt8] {
+    /// What `nalu convert` writes for the elementary stream `bytes`, done by the library in memory.
+    static func libraryConversion(_ bytes: [UInt8], to subcommand: Subcommand, lengthPrefixed: Bool) throws -> [UInt8] {
         var reader = try ElementaryStreamReader(MemorySource(bytes), format: lengthPrefixed ? .lengthPrefixed : nil,
                                                 lengthSize: lengthPrefixed ? 4 : nil)
         var sink = MemorySink()
-        if toAnnexB {
+        switch subcommand {
+        case .convertToAnnexB:
             var converter = try LengthPrefixedToAnnexB(codec: reader.codec)
             try reader.forEachNALUnit { unit in try converter.push(unit, to: &sink) }
             try converter.finish(to: &sink)
-        } else {
+        case .convertToMP4:
+            let muxer = try MP4Muxer(codec: reader.codec, sink: MemorySink())
+            try reader.forEachNALUnit { unit in try muxer.push(unit) }
+            try muxer.finish()
+            return muxer.output?.bytes ?? []
+        default:
             var converter = try AnnexBToLengthPrefixed(codec: reader.codec)
+            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &sink) }
+        }
+        return sink.bytes
+    }
+
+    /// What `nalu convert` writes for the MP4/MOV file `bytes`, done by the library in memory.
+    static func libraryConversion(mp4 bytes: [UInt8], to subcommand: Subcommand) throws -> [UInt8] {
+        let reader = try MP4VideoTrackReader(MemoryRandomAccessSource(bytes))
+        let track = reader.track
+        var sink = MemorySink()
+        switch subcommand {
+        case .convertToAnnexB:
+            try MP4ToAnnexB.convert(reader, to: &sink)
+        case .convertToMP4:
+            // The input's timing: its timescale over the first sample's duration.
+            var samples = reader.samples()
+            let first = try samples.next()
+            let rate = first.flatMap { $0.duration > 0 ? Rational(Int64(track.timescale), Int64($0.duration)).reduced : nil }
+            let muxer = try MP4Muxer(codec: track.codec, sink: MemorySink(), options: MP4MuxerOptions(frameRate: rate))
+            for unit in track.decoderConfiguration.parameterSets { try muxer.push(nalUnit: unit) }
+            try reader.forEachNALUnit { unit in try muxer.push(unit) }
+            try muxer.finish()
+            return muxer.output?.bytes ?? []
+        default:
+            var converter = try AnnexBToLengthPrefixed(codec: track.codec, outOfBandParameterSets: track.decoderConfiguration.parameterSets)
             try reader.forEachNALUnit { unit in try converter.convert(unit, to: &sink) }
         }
         return sink.bytes

@@ -88,6 +88,20 @@ import NALU
                                           detail: "\(UInt64.max) bytes, \(large.count - mdat) left in the file"))
     }
 
+    /// Errors about a 64-bit size name `largesize` and its offset, whatever is wrong with it.
+    @Test func largeSizeErrorsNameTheLargeSizeField() throws {
+        let bytes = try fixture("mp4_avc_bframes")
+        let mdat = try boxOffset("mdat", in: bytes)
+        func withLargeSize(_ value: UInt64) -> [UInt8] {
+            Array(bytes[0..<mdat]) + be32(1) + FourCC("mdat").bytes + be64(value) + Array(bytes[(mdat + 8)...])
+        }
+        let past = withLargeSize(1 << 62)
+        #expect(error(past) == NALUError(.lengthPastEnd, field: "mdat.largesize", byteOffset: Int64(mdat + 8),
+                                         detail: "\(1 << 62) bytes, \(past.count - mdat) left in the file"))
+        #expect(error(withLargeSize(12)) == NALUError(.invalidValue, field: "mdat.largesize", byteOffset: Int64(mdat + 8),
+                                                      detail: "12 bytes is smaller than its 16-byte header"))
+    }
+
     @Test func zeroAndTooSmallSizes() throws {
         var bytes = try fixture("mp4_avc_bframes")
         let stsz = try boxOffset("stsz", in: bytes)
@@ -194,6 +208,28 @@ import NALU
         patch32(&fragment, at: trun + 16, 0x7FFF_0000)
         #expect(error(fragment)?.field == "trun.data_offset")
         #expect(error(fragment)?.code == .lengthPastEnd)
+    }
+
+    /// Samples must name one of the track's sample entries: an index of 0 or past `stsd`'s
+    /// entries (which once indexed the entry array at -1 when converting) is an error where the
+    /// index is read.
+    @Test func sampleDescriptionIndexOutsideTheEntries() throws {
+        var bytes = try fixture("mp4_avc_bframes")
+        let stsc = try boxOffset("stsc", in: bytes)
+        patch32(&bytes, at: stsc + 24, 2)
+        #expect(error(bytes) == NALUError(.invalidValue, field: "stsc.sample_description_index", byteOffset: Int64(stsc + 24),
+                                          detail: "2, but stsd has 1 sample entry"))
+        patch32(&bytes, at: stsc + 24, 0)
+        #expect(error(bytes)?.field == "stsc.sample_description_index")
+        // A fragment taking trex's default index 0.
+        var fragment = try fixture("mp4_hevc_frag")
+        let trex = try boxOffset("trex", in: fragment)
+        patch32(&fragment, at: trex + 16, 0)
+        let expected = NALUError(.invalidValue, field: "trex.default_sample_description_index", byteOffset: Int64(trex + 16),
+                                 detail: "0, but stsd has 1 sample entry")
+        #expect(error(fragment) == expected)
+        var sink = MemorySink()
+        #expect(throws: expected) { try MP4ToAnnexB.convert(try MP4VideoTrackReader(MemoryRandomAccessSource(fragment)), to: &sink) }
     }
 
     @Test func noMovieBox() throws {

@@ -1,0 +1,39 @@
+public import NALU
+
+extension MP4VideoTrackReader {
+    /// Calls `body` with every NAL unit of every sample, in decoding order.
+    ///
+    /// A sample is a run of NAL units, each preceded by its length in the sample entry's
+    /// `lengthSizeMinusOne + 1` bytes (ISO/IEC 14496-15 5.3.2, 8.3.2); zero-length ones are
+    /// skipped. Each ``NALUnitView`` has its file offset and the length field as its prefix. When
+    /// samples switch to another sample entry, that entry's parameter sets come first (with the
+    /// sample's offset and no prefix), so a decoder fed these units sees every parameter set it
+    /// needs. Memory is one reused sample buffer.
+    /// - Parameter sampleStarts: called with each sample before its NAL units.
+    /// - Throws: ``NALUError`` for a sample outside the file or a NAL unit length past its sample.
+    public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
+                               _ body: (NALUnitView) throws -> Void) throws {
+        let descriptions = track.sampleDescriptions
+        var current = 1
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(1 << 20)
+        try forEachSample { sample in
+            try sampleStarts(sample)
+            let index = sample.sampleDescriptionIndex
+            // The sample table and fragment parsers reject other indices; this keeps it local.
+            guard index >= 1 && index <= descriptions.count else {
+                throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
+                                detail: "sample \(sample.index + 1) names entry \(index) of \(descriptions.count)")
+            }
+            let record = descriptions[index - 1].record
+            if index != current {
+                current = index
+                for unit in record.parameterSets {
+                    try unit.withUnsafeBytes { try body(NALUnitView(offset: sample.offset, bytes: $0, prefixLength: 0)) }
+                }
+            }
+            try read(sample, into: &buffer)
+            try MP4ToAnnexB.forEachNALUnit(in: buffer, lengthSize: record.lengthSize, sampleOffset: sample.offset, body)
+        }
+    }
+}
