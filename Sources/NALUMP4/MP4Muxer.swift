@@ -194,6 +194,12 @@ public final class MP4Muxer<Sink: ByteSink> {
                     recordOrder.append(bytes)
                     recordChanged = true
                 }
+            case .changed where decodeCount == 0 && !recordFrozen:
+                // Before the first picture the replaced version was never used: the record takes
+                // the new one in its place.
+                let current = Set(store.nalUnits)
+                recordOrder = recordOrder.map { current.contains($0) ? $0 : bytes }
+                recordChanged = true
             case .changed:
                 if !inBand { keptInBand += 1 }
                 inBand = true
@@ -277,9 +283,20 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
     }
 
+    /// The `avcC`/`hvcC` record of ``recordOrder``, checked the way a reader takes it: its
+    /// parameter sets, in the record's order, must parse (a PPS against the record's SPS), so
+    /// hostile input that the stream's own order got past cannot yield a file nobody can read.
     private func record() throws(NALUError) -> [UInt8] {
-        try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: recordOrder, lengthSize: 4,
-                                          arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
+        let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: recordOrder, lengthSize: 4,
+                                                      arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
+        var check = ParameterSetStore(codec: codec)
+        do throws(NALUError) {
+            for unit in try DecoderConfigurationRecord(parsing: bytes).parameterSets { try check.add(unit) }
+        } catch {
+            throw NALUError(.invalidValue, field: codec == .h264 ? "avcC" : "hvcC",
+                            detail: "its parameter sets do not parse in the record's order: \(error)")
+        }
+        return bytes
     }
 
     /// Creates the writer once the first picture is complete: its parameter sets give the record,

@@ -43,6 +43,17 @@ import Testing
         #expect(record.bytes[23] == 0x80 | 32)
     }
 
+    /// Parameter sets given out of order (SPS and PPS before the VPS) still make arrays in the
+    /// order VPS, SPS, PPS: the same bytes as ffmpeg's record of the stream in its own order.
+    @Test(arguments: Fixture.hevc) func hvcCArraysInTypeOrder(fixture: Fixture) throws {
+        let sets = try parameterSets(fixture)
+        let shuffled = sets.filter { ($0[0] >> 1) & 0x3F != 32 } + sets.filter { ($0[0] >> 1) & 0x3F == 32 }
+        #expect(shuffled != sets)
+        let record = try HEVCDecoderConfigurationRecord(parameterSets: shuffled, arrayCompleteness: false)
+        #expect(record.arrays.map(\.nalUnitType) == [32, 33, 34])
+        #expect(record.bytes == (try fixture.decoderConfigurationRecord()))
+    }
+
     @Test func avcCWithoutTrailingBlockParses() throws {
         // A High-profile record as some writers emit it: no chroma/bit-depth block.
         let fixture = try #require(Fixture.avc.first { $0.name == "avc_high_bframes" })

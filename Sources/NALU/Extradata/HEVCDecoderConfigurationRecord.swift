@@ -46,7 +46,8 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
     public var lengthSize: Int { Int(lengthSizeMinusOne) + 1 }
 
     /// Builds a record from VPS, SPS, PPS (and optionally declarative SEI) NAL units, escaped with
-    /// their headers, in stream order.
+    /// their headers, in stream order: each array keeps its units in that order, and the arrays go
+    /// in the order of their types (VPS 32, SPS 33, PPS 34, prefix SEI 39, suffix SEI 40).
     /// - Parameter arrayCompleteness: `true` for the `hvc1` sample entry (parameter sets only out
     ///   of band), `false` for `hev1` (they may also appear in band).
     public init(parameterSets: [[UInt8]], arrayCompleteness: Bool, lengthSize: Int = 4) throws(NALUError) {
@@ -118,6 +119,9 @@ public struct HEVCDecoderConfigurationRecord: Hashable, Sendable {
                 arrays.append(NALUnitArray(arrayCompleteness: type <= 34 && arrayCompleteness, nalUnitType: type, nalUnits: [unit]))
             }
         }
+        // ISO/IEC 14496-15 8.3.3.1: the arrays go VPS, SPS, PPS, prefix SEI, suffix SEI, whatever
+        // order the stream had (a decoder reading an SPS before its VPS rejects it).
+        arrays.sort { $0.nalUnitType < $1.nalUnitType }
         guard counts.vps > 0 else { throw NALUError(.missing, field: "video parameter set", detail: "hvcC needs a VPS") }
         guard counts.sps > 0 else { throw NALUError(.missing, field: "sequence parameter set", detail: "hvcC needs an SPS") }
         guard counts.pps > 0 else { throw NALUError(.missing, field: "picture parameter set", detail: "hvcC needs a PPS") }
