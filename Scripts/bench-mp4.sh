@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole-process benchmarks of nalu's MP4 paths (release build) next to cp and ffmpeg on the large
-# real streams. Prints Markdown tables; Docs/performance-mp4.md comes from here.
+# real streams. Prints the Markdown tables of Docs/performance.md ("Every MP4 path").
 #
 #   Scripts/make-bench-input.sh   # once: Benchmarks/data/big.h264, big.h265 and their MP4 remuxes
 #   Scripts/bench-mp4.sh [runs]   # needs hyperfine, ffmpeg, GNU time
