@@ -9,6 +9,11 @@ public import NALU
 public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
     /// Boxes nest at most this deep: deeper structures are rejected rather than followed.
     public static let maxDepth = 16
+    /// A box holds at most this many child boxes. ISO/IEC 14496-12 sets no count, but the
+    /// containers read here hold a handful (a `moov` one `trak` per track, a `traf` one `trun`
+    /// per run); a `moov` of millions of empty children would otherwise cost ~40 bytes of
+    /// memory per 8 bytes of file. 65,536 headers are under 3 MiB.
+    public static let maxChildren = 1 << 16
 
     /// The box type.
     public let type: FourCC
@@ -123,6 +128,10 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
         while position < end {
             // Some writers pad a container with fewer than 8 zero bytes (QuickTime's 32-bit terminator).
             if parent != nil, end - position < 8 { break }
+            guard boxes.count < maxChildren else {
+                throw NALUError(.tooLarge, field: "\(parent.map { "\($0)" } ?? "file") children", byteOffset: position,
+                                detail: "more than \(maxChildren) child boxes")
+            }
             let box = try read(from: source, at: position, parentEnd: end, parent: parent, depth: depth)
             boxes.append(box)
             position = box.end

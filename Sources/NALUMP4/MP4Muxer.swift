@@ -71,6 +71,9 @@ public final class MP4Muxer<Sink: ByteSink> {
     // Parameter sets for the record, in the order first seen.
     private var store: ParameterSetStore
     private var recordOrder: [[UInt8]] = []
+    /// `recordOrder`'s NAL unit types and ids, so a replacement finds its entry without hashing
+    /// every stored set (which made a stream of SPS changes quadratic).
+    private var recordKeys: [ParameterSetKey] = []
     private var recordFrozen = false
     private var recordChanged = false
     private var keptInBand = 0
@@ -192,13 +195,14 @@ public final class MP4Muxer<Sink: ByteSink> {
                     keptInBand += sampleEntry.allowsInBandParameterSets ? 0 : 1
                 } else {
                     recordOrder.append(bytes)
+                    recordKeys.append(try ParameterSetKey(bytes, codec: codec, offset: unit.offset))
                     recordChanged = true
                 }
             case .changed where decodeCount == 0 && !recordFrozen:
                 // Before the first picture the replaced version was never used: the record takes
                 // the new one in its place.
-                let current = Set(store.nalUnits)
-                recordOrder = recordOrder.map { current.contains($0) ? $0 : bytes }
+                let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
+                if let index = recordKeys.firstIndex(of: key) { recordOrder[index] = bytes }
                 recordChanged = true
             case .changed:
                 if !inBand { keptInBand += 1 }
@@ -334,5 +338,39 @@ public final class MP4Muxer<Sink: ByteSink> {
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.
         if options.layout == .fragmented { recordFrozen = true }
+    }
+}
+
+/// A parameter set's NAL unit type and id: which stored set a new one replaces.
+struct ParameterSetKey: Hashable {
+    var type: UInt8
+    var id: Int
+
+    /// Parses the id of `nalUnit`, a parameter set the ``ParameterSetStore`` has just taken.
+    init(_ nalUnit: [UInt8], codec: Codec, offset: Int64) throws(NALUError) {
+        do throws(NALUError) {
+            switch codec {
+            case .h264:
+                let header = try AVCNALUnitHeader(nalUnit[...])
+                type = header.nalUnitType.rawValue
+                if header.nalUnitType == .sps {
+                    id = try AVCSequenceParameterSet(nalUnit: nalUnit[...]).seqParameterSetId
+                } else {
+                    // pic_parameter_set_id is the PPS's first syntax element (7.3.2.2).
+                    var reader = BitReader(nalUnit: nalUnit[...], headerBytes: 1)
+                    id = Int(try reader.ue("pic_parameter_set_id"))
+                }
+            case .hevc:
+                let header = try HEVCNALUnitHeader(nalUnit[...])
+                type = header.nalUnitType.rawValue
+                switch header.nalUnitType {
+                case .vps: id = try HEVCVideoParameterSet(nalUnit: nalUnit[...]).vpsVideoParameterSetId
+                case .sps: id = try HEVCSequenceParameterSet(nalUnit: nalUnit[...]).spsSeqParameterSetId
+                default: id = try HEVCPictureParameterSet(nalUnit: nalUnit[...]).ppsPicParameterSetId
+                }
+            }
+        } catch {
+            throw error.offset(by: offset)
+        }
     }
 }

@@ -37,3 +37,29 @@ extension MP4VideoTrackReader {
         }
     }
 }
+
+extension MP4VideoTrackReader {
+    /// Calls `body` with every access unit of the track (found by ``AccessUnitSplitter``, which
+    /// starts with the sample entry's parameter sets) and the sample it starts at: the sample
+    /// whose first byte is the access unit's first byte, or `nil` when the access unit starts
+    /// inside a sample.
+    ///
+    /// Memory is constant: only the sample being read and the one the current access unit
+    /// started in are kept, however many samples (empty ones included) an access unit spans.
+    /// - Throws: ``NALUError`` from the samples or the splitter.
+    public func forEachAccessUnit(_ body: (AccessUnitSummary, MP4Sample?) throws -> Void) throws {
+        var splitter = AccessUnitSplitter(codec: track.codec)
+        for unit in track.decoderConfiguration.parameterSets { try splitter.addParameterSet(unit) }
+        var sample: MP4Sample?
+        var startSample: MP4Sample?
+        try forEachNALUnit(sampleStarts: { sample = $0 }) { unit in
+            let step = try splitter.push(unit)
+            if let completed = step.completed { try body(completed, startSample) }
+            if step.startsAccessUnit {
+                let start = unit.offset - Int64(unit.prefixLength)
+                startSample = sample.flatMap { $0.offset == start ? $0 : nil }
+            }
+        }
+        if let last = splitter.finish() { try body(last, startSample) }
+    }
+}

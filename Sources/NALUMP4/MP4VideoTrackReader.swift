@@ -174,11 +174,14 @@ public struct MP4SampleIterator<Source: RandomAccessByteSource> {
     private var dataOffset: Int64 = 0
     private var dts: Int64 = 0
     private var index = 0
+    /// Samples the fragments may still declare: one per byte of the file (see `MovieFragment.runs`).
+    private var sampleBudget: Int64
 
     init(reader: MP4VideoTrackReader<Source>) {
         self.reader = reader
         table = SampleTableCursor(table: reader.sampleTable, fileSize: reader.source.size)
         scanPosition = reader.movieBox.end
+        sampleBudget = reader.source.size
     }
 
     /// The next sample, or `nil` after the last.
@@ -236,7 +239,7 @@ public struct MP4SampleIterator<Source: RandomAccessByteSource> {
             guard box.type == .moof else { continue }
             runs = try MovieFragment.runs(of: box, trackID: reader.track.trackID,
                                           sampleDescriptionCount: reader.track.sampleDescriptions.count, extends: reader.trackExtends,
-                                          in: reader.source, fileSize: fileSize)
+                                          in: reader.source, fileSize: fileSize, sampleBudget: &sampleBudget)
             runIndex = 0
             sampleInRun = 0
         }

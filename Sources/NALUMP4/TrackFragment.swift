@@ -96,8 +96,13 @@ enum MovieFragment {
     /// the implicit base data offset of one track fragment is the end of the previous one's data
     /// (8.8.7.1), whatever its track. The runs of track `trackID` must name one of its
     /// `sampleDescriptionCount` sample entries (`tfhd`'s or `trex`'s `sample_description_index`).
+    ///
+    /// `sampleBudget` is how many more samples the file's runs may declare, of every track: the
+    /// caller starts it at the file size, as a sample that holds a NAL unit takes at least one
+    /// byte. Samples of a default size of 0 take none, so without it each `trun` could declare
+    /// file-size samples and reading would be quadratic in the file size.
     static func runs(of moof: MP4BoxHeader, trackID: UInt32, sampleDescriptionCount: Int, extends: [UInt32: TrackExtends],
-                     in source: some RandomAccessByteSource, fileSize: Int64) throws -> [TrackRun] {
+                     in source: some RandomAccessByteSource, fileSize: Int64, sampleBudget: inout Int64) throws -> [TrackRun] {
         var runs: [TrackRun] = []
         // The end of the previous track fragment's data: the base of one without its own.
         var implicitOffset = moof.offset
@@ -188,6 +193,11 @@ enum MovieFragment {
                                          "\(count) samples of \(size) bytes exceed the \(fileSize)-byte file")
                     }
                 }
+                guard Int64(count) <= sampleBudget else {
+                    throw trun.error(.tooLarge, "sample_count", at: countPosition,
+                                     "\(count) more samples: the file's runs declare more samples than its \(fileSize) bytes")
+                }
+                sampleBudget -= Int64(count)
                 let entries = try BigEndianTable(&trun, count: count, stride: max(stride, 0), field: "sample")
                 let run = TrackRun(entries: entries, sampleCount: count, durationField: fields[0], sizeField: fields[1],
                                    flagsField: fields[2], compositionField: fields[3], firstSampleFlags: firstFlags,

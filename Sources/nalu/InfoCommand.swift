@@ -36,17 +36,13 @@ struct Info: ParsableCommand {
         let reader = try MP4Input.open(inputOptions.input)
         var splitter = AccessUnitSplitter(codec: reader.track.codec)
         for unit in reader.track.decoderConfiguration.parameterSets { try splitter.addParameterSet(unit) }
-        var samples = 0
-        var duration: UInt64 = 0
+        var totals = MP4SampleTotals()
         var summary = try StreamSummary.scan(codec: reader.track.codec, splitter: splitter) { body in
-            try reader.forEachSample { sample in
-                samples += 1
-                duration += UInt64(sample.duration)
-            }
+            totals = try MP4SampleTotals.of(reader)
             try reader.forEachNALUnit(body)
         }
         summary.bytes = reader.source.size
-        let container = ContainerSummary(reader: reader, samples: samples, sampleDuration: duration)
+        let container = ContainerSummary(reader: reader, samples: totals.samples, sampleDuration: totals.duration)
         let out = try StandardOutput()
         if json {
             guard case .object(var members) = summary.json(format: .lengthPrefixed, lengthSize: reader.track.lengthSize) else { return }
@@ -66,13 +62,14 @@ struct ContainerSummary {
     var trackID: UInt32
     var sampleEntry: String
     var timescale: UInt32
-    var duration: UInt64
+    /// `nil` when the samples' durations overflow 64 bits.
+    var duration: UInt64?
     var samples: Int
     var fragmented: Bool
     var editList: [MP4EditListEntry]
     var movieTimescale: UInt32
 
-    init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64) {
+    init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
         let track = reader.track
         name = reader.fileType?.isQuickTime == true ? "QuickTime" : "MP4"
         brand = reader.fileType.map { "\($0.majorBrand)" }
@@ -87,7 +84,7 @@ struct ContainerSummary {
         movieTimescale = track.movieTimescale
     }
 
-    var seconds: Double { Double(duration) / Double(max(1, timescale)) }
+    var seconds: Double? { duration.map { Double($0) / Double(max(1, timescale)) } }
 
     var json: JSON {
         var members: [(String, JSON)] = [
@@ -96,8 +93,8 @@ struct ContainerSummary {
             ("track_id", .number(Int(trackID))),
             ("sample_entry", .string(sampleEntry)),
             ("timescale", .number(Int(timescale))),
-            ("duration", .number(Int(clamping: duration))),
-            ("duration_seconds", .double(seconds)),
+            ("duration", duration.map { .number(Int(clamping: $0)) } ?? .null),
+            ("duration_seconds", seconds.map { .double($0) } ?? .null),
             ("samples", .number(samples)),
             ("fragmented", .bool(fragmented)),
         ]
@@ -115,7 +112,7 @@ struct ContainerSummary {
         lines.append(("container", container))
         lines.append(("track", "\(trackID), \(sampleEntry), \(samples) samples"))
         lines.append(("timescale", "\(timescale)"))
-        lines.append(("duration", "\(duration) (\(formatSeconds(seconds)) s)"))
+        lines.append(("duration", duration.map { "\($0) (\(MP4Duration.secondsText($0, timescale: max(1, timescale)) ?? "?") s)" } ?? "overflow (the sample durations pass 2^64)"))
         for edit in editList {
             let start = edit.mediaTime < 0 ? "empty" : "from \(edit.mediaTime)"
             lines.append(("edit", "\(start), \(edit.segmentDuration) at movie timescale \(movieTimescale)"))
@@ -130,12 +127,6 @@ extension String {
         while text.last == " " { text.removeLast() }
         return text
     }
-}
-
-/// "1.5", "0.667", "2".
-func formatSeconds(_ value: Double) -> String {
-    let rounded = (value * 1000).rounded() / 1000
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
 }
 
 /// Everything `nalu info` reports, gathered in one pass.
@@ -280,5 +271,5 @@ struct StreamSummary {
 /// "29.97", "30", "59.94".
 func formatFPS(_ value: Double) -> String {
     let rounded = (value * 100).rounded() / 100
-    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+    return rounded == rounded.rounded() && abs(rounded) < 1e15 ? String(Int64(rounded)) : String(rounded)
 }

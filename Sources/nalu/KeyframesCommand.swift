@@ -58,17 +58,12 @@ struct Keyframes: ParsableCommand {
     /// the file marks it as a sync sample.
     private func runMP4() throws {
         let reader = try MP4Input.open(inputOptions.input)
-        var splitter = AccessUnitSplitter(codec: reader.track.codec)
-        for unit in reader.track.decoderConfiguration.parameterSets { try splitter.addParameterSet(unit) }
         let out = try StandardOutput()
         defer { try? out.flush() }
         if !json { try out.line("   index      offset  class     type         pts  sync") }
-        var samples: [MP4Sample] = []
-        func emit(_ unit: AccessUnitSummary) throws {
-            // Samples before this access unit's are done with.
-            while let first = samples.first, first.offset < unit.offset { samples.removeFirst() }
+        // Constant memory: the reader keeps only the sample each access unit starts at.
+        func emit(_ unit: AccessUnitSummary, _ sample: MP4Sample?) throws {
             guard let keyframe = unit.keyframe else { return }
-            let sample = samples.first { $0.offset == unit.offset }
             if json {
                 let pts: JSON = sample.map { JSON.number($0.pts) } ?? .null
                 let sync: JSON = sample.map { JSON.bool($0.isSync) } ?? .null
@@ -90,9 +85,6 @@ struct Keyframes: ParsableCommand {
                 try out.line(line)
             }
         }
-        try reader.forEachNALUnit(sampleStarts: { samples.append($0) }) { unit in
-            if let completed = try splitter.push(unit).completed { try emit(completed) }
-        }
-        if let last = splitter.finish() { try emit(last) }
+        try reader.forEachAccessUnit(emit)
     }
 }
