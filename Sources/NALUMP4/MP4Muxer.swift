@@ -15,6 +15,9 @@ public struct MP4MuxerOptions: Sendable {
     public var chunkSize: Int
     /// See ``MP4WriterConfiguration/forceLargeChunkOffsets``.
     public var forceLargeChunkOffsets: Bool
+    /// Bytes of one access unit (with the non-picture NAL units carried into it) held in memory
+    /// before the muxer gives up (``AccessUnitLimit``).
+    public var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -194,15 +197,16 @@ public final class MP4Muxer<Sink: ByteSink> {
                     inBand = true
                     keptInBand += sampleEntry.allowsInBandParameterSets ? 0 : 1
                 } else {
-                    recordOrder.append(bytes)
-                    recordKeys.append(try ParameterSetKey(bytes, codec: codec, offset: unit.offset))
+                    let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
+                    recordOrder.append(stored(key) ?? bytes)
+                    recordKeys.append(key)
                     recordChanged = true
                 }
             case .changed where decodeCount == 0 && !recordFrozen:
                 // Before the first picture the replaced version was never used: the record takes
                 // the new one in its place.
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
-                if let index = recordKeys.firstIndex(of: key) { recordOrder[index] = bytes }
+                if let index = recordKeys.firstIndex(of: key) { recordOrder[index] = stored(key) ?? bytes }
                 recordChanged = true
             case .changed:
                 if !inBand { keptInBand += 1 }
@@ -215,6 +219,9 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard unit.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(unit.count) bytes")
         }
+        guard unit.count + 4 <= options.maxAccessUnitSize - unitBytes.count - carried.count else {
+            throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset)
+        }
         let length = UInt32(unit.count)
         unitBytes.append(UInt8(length >> 24))
         unitBytes.append(UInt8((length >> 16) & 0xFF))
@@ -222,6 +229,16 @@ public final class MP4Muxer<Sink: ByteSink> {
         unitBytes.append(UInt8(length & 0xFF))
         unitBytes.append(contentsOf: unit.bytes)
         currentNALUnits += 1
+    }
+
+    /// The store's copy of a parameter set: without junk past its syntax (``ParameterSetSize``).
+    private func stored(_ key: ParameterSetKey) -> [UInt8]? {
+        switch codec {
+        case .h264: key.type == AVCNALUnitType.sps.rawValue ? store.avcSPS[key.id]?.nalUnit : store.avcPPS[key.id]?.nalUnit
+        case .hevc:
+            key.type == HEVCNALUnitType.vps.rawValue ? store.hevcVPS[key.id]?.nalUnit
+                : key.type == HEVCNALUnitType.sps.rawValue ? store.hevcSPS[key.id]?.nalUnit : store.hevcPPS[key.id]?.nalUnit
+        }
     }
 
     private func complete(_ summary: AccessUnitSummary) throws {

@@ -162,7 +162,8 @@ struct Convert: ParsableCommand {
             if verbose { report(converter.statistics, reader: reader) }
         case .annexb:
             var converter = try LengthPrefixedToAnnexB(
-                codec: codec, options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy),
+                codec: codec, options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy,
+                                             maxAccessUnitSize: mp4.maxAccessUnitSize),
                 outOfBandParameterSets: outOfBand)
             try reader.forEachNALUnit { unit in try converter.push(unit, to: &output) }
             try converter.finish(to: &output)

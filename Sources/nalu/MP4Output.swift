@@ -31,8 +31,13 @@ struct MP4OutputOptions: ParsableArguments {
 
     var sampleEntry: MP4SampleEntryType? { sampleEntryOption?.entry }
 
+    @Option(name: .customLong("max-access-unit-size"),
+            help: ArgumentHelp("Bytes of one access unit held in memory before giving up (MP4 and Annex-B output; default 64 MiB).", valueName: "bytes"))
+    var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
+
     func validate() throws {
         if faststart && fragmented { throw ValidationError("Use either --faststart or --fragmented.") }
+        if maxAccessUnitSize < 1 << 16 { throw ValidationError("--max-access-unit-size must be at least 65536 bytes.") }
     }
 
     /// Whether any of these options was given.
@@ -67,10 +72,10 @@ final class MP4OutputFile {
             let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
             spool = try SpoolFile(directory: path == "-" ? nil : (directory.isEmpty ? "/" : directory))
         }
-        muxer = try MP4Muxer(codec: codec, sink: self.sink,
-                             options: MP4MuxerOptions(sampleEntry: options.sampleEntry, layout: options.layout, frameRate: frameRate,
-                                                      accessUnitDelimiters: accessUnitDelimiters),
-                             spool: spool)
+        var muxerOptions = MP4MuxerOptions(sampleEntry: options.sampleEntry, layout: options.layout, frameRate: frameRate,
+                                           accessUnitDelimiters: accessUnitDelimiters)
+        muxerOptions.maxAccessUnitSize = options.maxAccessUnitSize
+        muxer = try MP4Muxer(codec: codec, sink: self.sink, options: muxerOptions, spool: spool)
     }
 
     /// Feeds one NAL unit.

@@ -48,12 +48,16 @@ public struct ParameterSetStore: Sendable {
             switch first & 0x1F {
             case 7:
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
+                let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? AVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.seqParameterSetId
-                return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
+                return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
             case 8:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
-                return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
+                let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") {
+                    (try? AVCPictureParameterSet(nalUnit: $0, sps: { spsTable[$0]?.parsed })) == pps
+                }
+                return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: bytes, parsed: pps))
             default:
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
@@ -61,14 +65,17 @@ public struct ParameterSetStore: Sendable {
             switch (first >> 1) & 0x3F {
             case 32:
                 let vps = try HEVCVideoParameterSet(nalUnit: nalUnit[...])
-                return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: nalUnit, parsed: vps))
+                let bytes = try ParameterSetSize.bounded(nalUnit, field: "video_parameter_set_rbsp") { (try? HEVCVideoParameterSet(nalUnit: $0)) == vps }
+                return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: bytes, parsed: vps))
             case 33:
                 let sps = try HEVCSequenceParameterSet(nalUnit: nalUnit[...])
+                let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? HEVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.spsSeqParameterSetId
-                return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
+                return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
             case 34:
                 let pps = try HEVCPictureParameterSet(nalUnit: nalUnit[...])
-                return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
+                let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") { (try? HEVCPictureParameterSet(nalUnit: $0)) == pps }
+                return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: bytes, parsed: pps))
             default:
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }

@@ -22,12 +22,15 @@ public struct LengthPrefixedToAnnexB {
         public var accessUnitDelimiters: AccessUnitDelimiterPolicy
         /// Where inserted parameter sets go in the access unit.
         public var placement: ParameterSetPlacement
+        /// Bytes of one access unit that may be held back (``AccessUnitLimit``).
+        public var maxAccessUnitSize: Int
 
         public init(parameterSets: ParameterSetInsertion = .keyframes, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
-                    placement: ParameterSetPlacement = .accessUnitStart) {
+                    placement: ParameterSetPlacement = .accessUnitStart, maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) {
             self.parameterSets = parameterSets
             self.accessUnitDelimiters = accessUnitDelimiters
             self.placement = placement
+            self.maxAccessUnitSize = maxAccessUnitSize
         }
     }
 
@@ -120,6 +123,7 @@ public struct LengthPrefixedToAnnexB {
             }
         }
         let start = unitBytes.count
+        guard unit.count <= options.maxAccessUnitSize - start else { throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset) }
         unitBytes.append(contentsOf: unit.bytes.assumingMemoryBound(to: UInt8.self))
         units.append((start, unitBytes.count, unit.offset))
     }
