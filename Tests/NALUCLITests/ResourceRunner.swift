@@ -1,13 +1,13 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs the built `nalu` under resource limits (`ulimit -v` for address space, `ulimit -t` for
 /// CPU seconds, so a regression to quadratic time ends in SIGXCPU instead of hanging the suite)
-/// and reports how it ended and what it used, from `wait4`'s `rusage` of that very process.
+/// and reports how it ended and what it used.
+///
+/// The figures come from GNU time (`/usr/bin/time`, Debian package `time`), which forks `nalu`
+/// and reads its `rusage` from `wait4`. They cannot come from this process's own `wait4`: Linux
+/// folds the old address space's peak into `ru_maxrss` at `exec`, and `posix_spawn` shares the
+/// test process's address space until then, so every child would report the test's own RSS.
 struct ResourceRunner {
     struct Result {
         /// Exit status, when the process exited.
@@ -22,6 +22,9 @@ struct ResourceRunner {
         let stderr: String
     }
 
+    static let time = "/usr/bin/time"
+    static var available: Bool { FileManager.default.isExecutableFile(atPath: time) }
+
     /// Address space the child may map: the Swift runtime and glibc reserve some, the real bound
     /// is asserted on the peak RSS.
     static let addressSpaceKiB = 2 * 1024 * 1024
@@ -34,27 +37,31 @@ struct ResourceRunner {
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("stdout").path
         let err = directory.appendingPathComponent("stderr").path
-        let script = "ulimit -v $1 && ulimit -t $2 && in=$3 out=$4 err=$5 && shift 5 && exec \"$@\" <\"$in\" >\"$out\" 2>\"$err\""
-        let argv = ["/bin/sh", "-c", script, "sh", String(addressSpaceKiB), String(cpuSeconds), stdin, out, err,
-                    CLIRunner.executable.path] + arguments
-        var cArguments: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
-        cArguments.append(nil)
-        defer { for pointer in cArguments { free(pointer) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, cArguments, environ)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
-        var status: Int32 = 0
-        var usage = rusage()
-        while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EINVAL) }
+        let usage = directory.appendingPathComponent("usage").path
+        let script = "ulimit -v $1 && ulimit -t $2 && in=$3 out=$4 err=$5 usage=$6 && shift 6 && "
+            + "exec \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" <\"$in\" >\"$out\" 2>\"$err\""
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script, "sh", String(addressSpaceKiB), String(cpuSeconds), stdin, out, err, usage,
+                             CLIRunner.executable.path] + arguments
+        try process.run()
+        process.waitUntilExit()
+        // "Command terminated by signal N" (when signalled), then "maxrss user system status".
+        let report = (try? String(contentsOfFile: usage, encoding: .utf8)) ?? ""
+        var signal: Int32?
+        var fields: [Substring] = []
+        for line in report.split(separator: "\n") {
+            if line.hasPrefix("Command terminated by signal") {
+                signal = line.split(separator: " ").last.flatMap { Int32($0) }
+            } else if line.split(separator: " ").count == 4 {
+                fields = line.split(separator: " ")
+            }
         }
-        let termination = status & 0x7F
-        let cpu = Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
-            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
-        return Result(status: termination == 0 ? (status >> 8) & 0xFF : -1,
-                      signal: termination == 0 ? nil : termination,
-                      peakRSS: Int(usage.ru_maxrss) * 1024,
-                      cpuSeconds: cpu,
+        let kib = fields.first.flatMap { Int($0) } ?? Int.max / 1024
+        let cpu = fields.count == 4 ? (Double(fields[1]) ?? 0) + (Double(fields[2]) ?? 0) : Double.infinity
+        let status = fields.count == 4 ? Int32(fields[3]) ?? -1 : -1
+        return Result(status: signal == nil ? status : -1, signal: signal,
+                      peakRSS: kib * 1024, cpuSeconds: cpu,
                       stdout: (try? Data(contentsOf: URL(fileURLWithPath: out))) ?? Data(),
                       stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
     }
