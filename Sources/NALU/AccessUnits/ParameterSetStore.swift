@@ -28,8 +28,18 @@ public struct ParameterSetStore: Sendable {
     public private(set) var hevcPPS: [Int: Entry<HEVCPictureParameterSet>] = [:]
     /// The id of the SPS most recently added or referenced (the "active" one for summaries).
     public private(set) var lastSPSId: Int?
+    /// What H.264 slice headers need from each SPS and PPS, in fixed tables indexed by id (32 and
+    /// 256 entries), so a slice is read without hashing or copying a parameter set.
+    private(set) var avcSPSFacts: [AVCSliceSPSFacts] = []
+    private(set) var avcPPSFacts: [AVCSlicePPSFacts] = []
 
-    public init(codec: Codec) { self.codec = codec }
+    public init(codec: Codec) {
+        self.codec = codec
+        if codec == .h264 {
+            avcSPSFacts = Array(repeating: AVCSliceSPSFacts(), count: 32)
+            avcPPSFacts = Array(repeating: AVCSlicePPSFacts(), count: 256)
+        }
+    }
 
     /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
     public func isParameterSet(_ firstByte: UInt8) -> Bool {
@@ -49,10 +59,16 @@ public struct ParameterSetStore: Sendable {
             case 7:
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
                 lastSPSId = sps.seqParameterSetId
+                if sps.seqParameterSetId >= 0 && sps.seqParameterSetId < avcSPSFacts.count {
+                    avcSPSFacts[sps.seqParameterSetId] = AVCSliceSPSFacts(sps)
+                }
                 return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
             case 8:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
+                if pps.picParameterSetId >= 0 && pps.picParameterSetId < avcPPSFacts.count {
+                    avcPPSFacts[pps.picParameterSetId] = AVCSlicePPSFacts(pps)
+                }
                 return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
             default:
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
