@@ -158,6 +158,12 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// restriction; 0 for `pic_order_cnt_type` 2, which cannot reorder; else 16), H.265
     /// `sps_max_num_reorder_pics` of the highest sub-layer.
     private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> (PictureOrderCount, Int) {
+        // H.264: from the slice fields the splitter already read.
+        do throws(NALUError) {
+            if let (count, limit) = try splitter.avcPictureOrderCount(&counter) { return (count, limit) }
+        } catch {
+            throw error.offset(by: unit.offset)
+        }
         let prefix = Array(unit.bytes.prefix(256))
         let sets = splitter.parameterSets
         do throws(NALUError) {

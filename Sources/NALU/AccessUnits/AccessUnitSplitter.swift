@@ -31,7 +31,9 @@ public struct AccessUnitSplitter: Sendable {
     /// Access units completed so far.
     public private(set) var completedCount = 0
 
-    private var previousAVCSlice: AVCSliceHeader?
+    private var previousAVCSlice: AVCSliceFields?
+    /// The fields of the last H.264 slice pushed (for ``avcPictureOrderCount(_:)``).
+    private var lastAVCSlice: AVCSliceFields?
     private var pendingRecovery: Int?
     private var currentHasVCL = false
 
@@ -69,6 +71,7 @@ public struct AccessUnitSplitter: Sendable {
     }
 
     private mutating func pushUnlocated(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
+        lastAVCSlice = nil
         let header = try NALUnitHeader(nalUnit, codec: codec)
         var startsNew = false
         var sliceType: PictureType?
@@ -84,9 +87,9 @@ public struct AccessUnitSplitter: Sendable {
                     // Data partitions B and C carry no slice header: same picture as partition A.
                 } else {
                     let slice = try parseAVCSlice(nalUnit)
+                    lastAVCSlice = slice
                     if let previous = previousAVCSlice, currentHasVCL, slice.redundantPicCnt == 0,
-                       slice.isFirstSliceOfNewPicture(comparedTo: previous, sps: parameterSets.avcPPS[slice.picParameterSetId]
-                        .flatMap { parameterSets.avcSPS[$0.parsed.seqParameterSetId]?.parsed }) {
+                       slice.isFirstSliceOfNewPicture(comparedTo: previous) {
                         startsNew = true
                     }
                     if slice.redundantPicCnt == 0 { previousAVCSlice = slice }
@@ -168,10 +171,29 @@ public struct AccessUnitSplitter: Sendable {
         return Step(header: header, completed: completed, startsAccessUnit: startsAccessUnit, isFirstVCL: firstVCL)
     }
 
-    private func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceHeader {
+    /// Reads the slice header in place (``AVCSliceFields``); anything unusual goes through
+    /// ``AVCSliceHeader``, which gives the same values or the exact error.
+    private func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceFields {
+        if let fields = AVCSliceFields(nalUnit: nalUnit, spsFacts: parameterSets.avcSPSFacts, ppsFacts: parameterSets.avcPPSFacts) {
+            return fields
+        }
         let prefix = Array(nalUnit.prefix(AVCSliceHeader.maxParsedPrefix + 8))
         let store = parameterSets
-        return try AVCSliceHeader(nalUnit: prefix[...], sps: { store.avcSPS[$0]?.parsed }, pps: { store.avcPPS[$0]?.parsed })
+        let header = try AVCSliceHeader(nalUnit: prefix[...], sps: { store.avcSPS[$0]?.parsed }, pps: { store.avcPPS[$0]?.parsed })
+        return AVCSliceFields(header, seqParameterSetId: store.avcPPS[header.picParameterSetId]?.parsed.seqParameterSetId ?? 0)
+    }
+
+    /// The picture order count of the H.264 picture whose first slice was the NAL unit just
+    /// pushed (call when ``Step/isFirstVCL``), from the fields the splitter already read, and
+    /// how many pictures its SPS lets the stream reorder; `nil` when that NAL unit was no slice.
+    public func avcPictureOrderCount(_ counter: inout PictureOrderCounter) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
+        guard codec == .h264, let slice = lastAVCSlice,
+              slice.seqParameterSetId < parameterSets.avcSPSFacts.count else { return nil }
+        let facts = parameterSets.avcSPSFacts[slice.seqParameterSetId]
+        guard facts.present else { return nil }
+        let sps = facts.picOrderCntType == 1 ? parameterSets.avcSPS[slice.seqParameterSetId]?.parsed : nil
+        let count = try counter.pictureOrderCount(slice, facts: facts, sps: sps)
+        return (count, facts.reorderLimit)
     }
 
     private func parseHEVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> HEVCSliceSegmentHeader? {

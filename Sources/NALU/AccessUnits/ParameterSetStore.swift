@@ -28,8 +28,18 @@ public struct ParameterSetStore: Sendable {
     public private(set) var hevcPPS: [Int: Entry<HEVCPictureParameterSet>] = [:]
     /// The id of the SPS most recently added or referenced (the "active" one for summaries).
     public private(set) var lastSPSId: Int?
+    /// What H.264 slice headers need from each SPS and PPS, in fixed tables indexed by id (32 and
+    /// 256 entries), so a slice is read without hashing or copying a parameter set.
+    private(set) var avcSPSFacts: [AVCSliceSPSFacts] = []
+    private(set) var avcPPSFacts: [AVCSlicePPSFacts] = []
 
-    public init(codec: Codec) { self.codec = codec }
+    public init(codec: Codec) {
+        self.codec = codec
+        if codec == .h264 {
+            avcSPSFacts = Array(repeating: AVCSliceSPSFacts(), count: 32)
+            avcPPSFacts = Array(repeating: AVCSlicePPSFacts(), count: 256)
+        }
+    }
 
     /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
     public func isParameterSet(_ firstByte: UInt8) -> Bool {
@@ -50,12 +60,18 @@ public struct ParameterSetStore: Sendable {
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? AVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.seqParameterSetId
+                if sps.seqParameterSetId >= 0 && sps.seqParameterSetId < avcSPSFacts.count {
+                    avcSPSFacts[sps.seqParameterSetId] = AVCSliceSPSFacts(sps)
+                }
                 return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
             case 8:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") {
                     (try? AVCPictureParameterSet(nalUnit: $0, sps: { spsTable[$0]?.parsed })) == pps
+                }
+                if pps.picParameterSetId >= 0 && pps.picParameterSetId < avcPPSFacts.count {
+                    avcPPSFacts[pps.picParameterSetId] = AVCSlicePPSFacts(pps)
                 }
                 return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: bytes, parsed: pps))
             default:

@@ -50,23 +50,30 @@ public struct PictureOrderCounter: Sendable {
 
     /// The picture order count of the H.264 picture whose first slice is `slice`, parsed with `sps`.
     public mutating func pictureOrderCount(_ slice: AVCSliceHeader, sps: AVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
+        try pictureOrderCount(AVCSliceFields(slice, seqParameterSetId: sps.seqParameterSetId), facts: AVCSliceSPSFacts(sps), sps: sps)
+    }
+
+    /// The picture order count of the H.264 picture whose first slice has `slice`'s fields;
+    /// `facts` come from its SPS, and `sps` itself is needed for `pic_order_cnt_type` 1 only.
+    mutating func pictureOrderCount(_ slice: AVCSliceFields, facts: AVCSliceSPSFacts,
+                                    sps: AVCSequenceParameterSet?) throws(NALUError) -> PictureOrderCount {
         let idr = slice.idrPicFlag
         defer {
             first = false
             afterEndOfSequence = false
         }
-        let maxFrameNum = sps.maxFrameNum
+        let maxFrameNum = 1 << facts.log2MaxFrameNum
         var frameNumOffset = 0
-        if sps.picOrderCntType != 0 && !idr {
+        if facts.picOrderCntType != 0 && !idr {
             frameNumOffset = previousFrameNum > slice.frameNum
                 ? try Self.add(previousFrameNumOffset, maxFrameNum) : previousFrameNumOffset
         }
         var top = 0
         var bottom = 0
-        switch sps.picOrderCntType {
+        switch facts.picOrderCntType {
         case 0:
-            let lsb = slice.picOrderCntLsb ?? 0
-            let maxLsb = sps.maxPicOrderCntLsb
+            let lsb = slice.picOrderCntLsb
+            let maxLsb = 1 << facts.log2MaxPicOrderCntLsb
             if idr {
                 previousReferenceMsb = 0
                 previousReferenceLsb = 0
@@ -84,6 +91,7 @@ public struct PictureOrderCounter: Sendable {
                 previousReferenceLsb = lsb
             }
         case 1:
+            guard let sps else { throw NALUError(.missing, field: "seq_parameter_set_id", detail: "no SPS for pic_order_cnt_type 1") }
             let cycle = sps.numRefFramesInPicOrderCntCycle
             var absFrameNum = cycle != 0 ? try Self.add(frameNumOffset, slice.frameNum) : 0
             if slice.nalRefIdc == 0 && absFrameNum > 0 { absFrameNum -= 1 }
@@ -99,8 +107,8 @@ public struct PictureOrderCounter: Sendable {
                 for offset in sps.offsetForRefFrame.prefix(inCycle + 1) { expected = try Self.add(expected, Int(offset)) }
             }
             if slice.nalRefIdc == 0 { expected = try Self.add(expected, Int(sps.offsetForNonRefPic)) }
-            let delta0 = slice.deltaPicOrderCnt.first ?? 0
-            let delta1 = slice.deltaPicOrderCnt.count > 1 ? slice.deltaPicOrderCnt[1] : 0
+            let delta0 = slice.deltaPicOrderCnt0
+            let delta1 = slice.deltaPicOrderCnt1
             if !slice.fieldPicFlag {
                 top = try Self.add(expected, delta0)
                 bottom = try Self.add(try Self.add(top, Int(sps.offsetForTopToBottomField)), delta1)

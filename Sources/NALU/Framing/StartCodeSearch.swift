@@ -1,8 +1,14 @@
 /// Start-code search over Annex-B bytes (ITU-T H.264 B.2, ITU-T H.265 B.2).
 ///
-/// The search is the hot loop of every Annex-B reader. It skips 16 bytes at a time while the
-/// bytes hold no zero (a word-at-a-time test, as in FFmpeg's `ff_startcode_find_candidate`), and
-/// only examines bytes one by one around a zero.
+/// The search is the hot loop of every Annex-B reader, so it tests for the start-code *pattern*
+/// 16 bytes at a time rather than for zero bytes (which are common in CAVLC streams). With `a`,
+/// `b`, `c` the 16-byte loads at `o`, `o + 1`, `o + 2`, lane `i` of `(a | b | (c & 0xFE)) .== 0`
+/// is set exactly where `00 00 00` or `00 00 01` starts at `o + i`. (The lane test is written as
+/// `(x &- 1) & ~x & 0x80`, lane-wise arithmetic that compiles to vector instructions; Swift's
+/// generic `.==` on `SIMD16` does not.) Inside a NAL unit neither
+/// occurs (emulation prevention, H.264 7.4.1 / H.265 7.4.2), so a set lane is almost always a
+/// start code or the zero bytes before one. Four such masks cover 64 bytes; when all are clear
+/// (the common case) the loop moves on without looking at single bytes.
 public enum AnnexB {
     /// The index of the first byte of the next three-byte start code prefix `00 00 01` at or after
     /// `start`, or `nil` when there is none in `buffer`.
@@ -11,31 +17,24 @@ public enum AnnexB {
         let count = buffer.count
         guard let base = buffer.baseAddress, start >= 0, count >= 3 else { return nil }
         var index = start
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        while index &+ 16 <= count {
-            let first = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let second = base.loadUnaligned(fromByteOffset: index &+ 8, as: UInt64.self)
-            let zeros = ((first &- ones) & ~first | (second &- ones) & ~second) & highs
-            if zeros == 0 {
-                index &+= 16
-                continue
+        // 64 candidates per step; the loads reach index + 2 + 63.
+        while index &+ 66 <= count {
+            let m0 = candidates(base, index)
+            let m1 = candidates(base, index &+ 16)
+            let m2 = candidates(base, index &+ 32)
+            let m3 = candidates(base, index &+ 48)
+            let any = unsafeBitCast((m0 | m1) | (m2 | m3), to: SIMD2<UInt64>.self)
+            if any[0] | any[1] != 0 {
+                if let found = firstStartCode(base, index, m0) { return found }
+                if let found = firstStartCode(base, index &+ 16, m1) { return found }
+                if let found = firstStartCode(base, index &+ 32, m2) { return found }
+                if let found = firstStartCode(base, index &+ 48, m3) { return found }
             }
-            // Each candidate reads index...index+2, so the byte-wise scan stops two bytes before
-            // the end of the buffer; the tail loop below finishes the last bytes.
-            let stop = min(index &+ 16, count &- 2)
-            while index < stop {
-                if base.load(fromByteOffset: index &+ 2, as: UInt8.self) > 1 {
-                    index &+= 3
-                    continue
-                }
-                if base.load(fromByteOffset: index, as: UInt8.self) == 0,
-                   base.load(fromByteOffset: index &+ 1, as: UInt8.self) == 0,
-                   base.load(fromByteOffset: index &+ 2, as: UInt8.self) == 1 {
-                    return index
-                }
-                index &+= 1
-            }
+            index &+= 64
+        }
+        while index &+ 18 <= count {
+            if let found = firstStartCode(base, index, candidates(base, index)) { return found }
+            index &+= 16
         }
         while index &+ 3 <= count {
             if base.load(fromByteOffset: index, as: UInt8.self) == 0,
@@ -44,6 +43,38 @@ public enum AnnexB {
                 return index
             }
             index &+= 1
+        }
+        return nil
+    }
+
+    /// Lane `i` is `0x80` where `00 00 00` or `00 00 01` starts at `offset + i`, else 0; reads
+    /// `offset ..< offset + 18`.
+    @inlinable @inline(__always)
+    static func candidates(_ base: UnsafeRawPointer, _ offset: Int) -> SIMD16<UInt8> {
+        let a = base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+        let b = base.loadUnaligned(fromByteOffset: offset &+ 1, as: SIMD16<UInt8>.self)
+        let c = base.loadUnaligned(fromByteOffset: offset &+ 2, as: SIMD16<UInt8>.self)
+        let x = a | b | (c & SIMD16(repeating: 0xFE))
+        return (x &- SIMD16(repeating: 1)) & ~x & SIMD16(repeating: 0x80)
+    }
+
+    /// The first lane of `mask` (candidates at `offset`) whose third byte is `01`.
+    @inlinable @inline(__always)
+    static func firstStartCode(_ base: UnsafeRawPointer, _ offset: Int, _ mask: SIMD16<UInt8>) -> Int? {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        var word = words[0]
+        var wordOffset = offset
+        for half in 0..<2 {
+            if half == 1 {
+                word = words[1]
+                wordOffset = offset &+ 8
+            }
+            while word != 0 {
+                let lane = word.trailingZeroBitCount &>> 3
+                let position = wordOffset &+ lane
+                if base.load(fromByteOffset: position &+ 2, as: UInt8.self) == 1 { return position }
+                word &= word &- 1
+            }
         }
         return nil
     }
