@@ -49,12 +49,22 @@ struct BoxBuilder {
     }
 }
 
+/// One sample entry's decoder configuration record and picture size.
+struct MP4SampleDescriptionEntry {
+    var record: [UInt8]
+    var width: Int
+    var height: Int
+}
+
 /// What the `moov` box of a one-video-track movie says (ISO/IEC 14496-12 8.2–8.7).
 struct MovieDescription {
     var sampleEntry: MP4SampleEntryType
     var record: [UInt8]
     var width: Int
     var height: Int
+    /// Sample entries after the first (new records after a parameter-set change), each with
+    /// its record and picture size.
+    var laterEntries: [MP4SampleDescriptionEntry] = []
     var timescale: UInt32
     /// Ticks per second of `mvhd` and edit durations.
     var movieTimescale: UInt32 = 1000
@@ -162,15 +172,17 @@ struct MovieDescription {
                             }
                         }
                         minf.box(.stbl) { stbl in
-                            // 8.5.2 Sample Description Box with one VisualSampleEntry (12.1.3).
+                            // 8.5.2 Sample Description Box: one VisualSampleEntry (12.1.3) per record.
                             stbl.fullBox(.stsd) { box in
-                                box.u32(1)
+                                let entries = [MP4SampleDescriptionEntry(record: self.record, width: width, height: height)] + laterEntries
+                                box.u32(UInt32(entries.count))
+                                for description in entries {
                                 box.box(sampleEntry.fourCC) { entry in
                                     entry.zeros(6)
                                     entry.u16(1)  // data_reference_index
                                     entry.zeros(16)
-                                    entry.u16(UInt16(clamping: width))
-                                    entry.u16(UInt16(clamping: height))
+                                    entry.u16(UInt16(clamping: description.width))
+                                    entry.u16(UInt16(clamping: description.height))
                                     entry.u32(0x0048_0000)  // 72 dpi
                                     entry.u32(0x0048_0000)
                                     entry.zeros(4)
@@ -178,7 +190,8 @@ struct MovieDescription {
                                     entry.zeros(32)  // compressorname
                                     entry.u16(0x0018)
                                     entry.u16(0xFFFF)
-                                    entry.box(sampleEntry.codec == .h264 ? .avcC : .hvcC) { record in record.append(self.record) }
+                                    entry.box(sampleEntry.codec == .h264 ? .avcC : .hvcC) { record in record.append(description.record) }
+                                }
                                 }
                             }
                             sampleTables(&stbl)

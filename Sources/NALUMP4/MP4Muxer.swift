@@ -45,6 +45,12 @@ public struct MP4MuxerSummary: Hashable, Sendable {
     public var parameterSetsKeptInBand: Int
     /// Non-picture NAL units after the last picture, which belong to no sample and were dropped.
     public var trailingNALUnitsDropped: Int
+    /// Sample entries written: 1, plus one for each change of the stream's parameter sets after
+    /// the first picture (resolution, profile, a set re-sent with new content).
+    public var sampleDescriptions: Int
+    /// Whether, after a parameter-set change the layout could not give a new sample entry
+    /// (fragmented: `moov` is written first), every later parameter set was kept in band.
+    public var parameterSetsInBandAfterChange: Bool
 }
 
 /// Muxes an H.264/H.265 elementary stream into MP4: NAL units in (from an Annex-B reader, an
@@ -52,9 +58,15 @@ public struct MP4MuxerSummary: Hashable, Sendable {
 ///
 /// - Access units are found by the specs' rules (``AccessUnitSplitter``); each is one sample,
 ///   its NAL units given 4-byte lengths (ISO/IEC 14496-15 5.3.2, 8.3.2).
-/// - Parameter sets go to the `avcC`/`hvcC` record. With `avc1`/`hvc1` they leave the samples
-///   (updates of a set already in the record stay in band, so the stream still decodes); with
-///   `avc3`/`hev1` they stay in band too. `hvc1` records have array_completeness 1.
+/// - Parameter sets go to the `avcC`/`hvcC` record. With `avc1`/`hvc1` they leave the samples;
+///   with `avc3`/`hev1` they stay in band too. `hvc1` records have array_completeness 1.
+/// - A parameter set that is new or changed after the first picture (a resolution or profile
+///   change, a set re-sent with the same id and new content) starts a new sample entry whose
+///   record holds every current set (ISO/IEC 14496-12 8.5.2, 8.7.4 `sample_description_index`),
+///   so each sample decodes with the sets it was coded with (the access unit that carries the
+///   change keeps its sets in band as well). Where the layout cannot add an
+///   entry (fragmented: `moov` is out already), every parameter set from the change on stays
+///   in band (``MP4MuxerSummary/parameterSetsInBandAfterChange``).
 /// - Sync samples are the access units with a keyframe class (IDR, CRA, BLA, recovery point).
 /// - Timing is constant-frame-rate: the i-th access unit in decoding order decodes at
 ///   i·duration; its presentation time is its index in presentation order (by picture order
@@ -80,6 +92,11 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var recordFrozen = false
     private var recordChanged = false
     private var keptInBand = 0
+    /// A change after the first picture waits for its access unit to start a sample entry.
+    private var descriptionPending = false
+    private var sampleDescriptions = 1
+    /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
+    private var inBandFromNow = false
 
     // The access unit being assembled.
     private var unitBytes: [UInt8] = []
@@ -91,7 +108,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var currentNALUnits = 0
 
     // Access units waiting for their presentation index, in decoding order.
-    private var queue: [(data: [UInt8], presentation: Int?, sync: Bool)] = []
+    private var queue: [(data: [UInt8], presentation: Int?, sync: Bool, description: NewDescription?)] = []
     private var queueBase = 0
     private var decodeCount = 0
     private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
@@ -148,7 +165,8 @@ public final class MP4Muxer<Sink: ByteSink> {
         let summary = try writer.finish()
         return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
                                frameDuration: timing.duration, parameterSetsKeptInBand: keptInBand,
-                               trailingNALUnitsDropped: carriedNALUnits)
+                               trailingNALUnitsDropped: carriedNALUnits, sampleDescriptions: sampleDescriptions,
+                               parameterSetsInBandAfterChange: inBandFromNow)
     }
 
     // MARK: - Access units
@@ -196,30 +214,36 @@ public final class MP4Muxer<Sink: ByteSink> {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
-            var inBand = sampleEntry.allowsInBandParameterSets
+            var inBand = sampleEntry.allowsInBandParameterSets || inBandFromNow
             switch update {
-            case .new:
-                if recordFrozen {
-                    inBand = true
-                    keptInBand += sampleEntry.allowsInBandParameterSets ? 0 : 1
-                } else {
-                    let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
-                    recordOrder.append(stored(key) ?? bytes)
-                    recordKeys.append(key)
-                    recordChanged = true
-                }
+            case .new where decodeCount == 0 && !recordFrozen:
+                let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
+                recordOrder.append(stored(key) ?? bytes)
+                recordKeys.append(key)
+                recordChanged = true
             case .changed where decodeCount == 0 && !recordFrozen:
                 // Before the first picture the replaced version was never used: the record takes
                 // the new one in its place.
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
                 if let index = recordKeys.firstIndex(of: key) { recordOrder[index] = stored(key) ?? bytes }
                 recordChanged = true
-            case .changed:
-                if !inBand { keptInBand += 1 }
-                inBand = true
+            case .new, .changed:
+                // After the first picture: the record no longer describes the stream.
+                if sampleEntry.allowsInBandParameterSets { break }
+                if options.layout != .fragmented {
+                    // A new entry from this access unit on; its sets stay in band there too, for
+                    // parsers that read the samples without following the entries (FFmpeg's).
+                    descriptionPending = true
+                    inBand = true
+                } else {
+                    // moov is out: this set and every later one stay in band.
+                    inBandFromNow = true
+                    inBand = true
+                }
             case .unchanged:
-                break
+                if descriptionPending { inBand = true }
             }
+            if inBand && !sampleEntry.allowsInBandParameterSets { keptInBand += 1 }
             guard inBand else { return }
         }
         guard unit.count <= Int(UInt32.max) else {
@@ -265,9 +289,14 @@ public final class MP4Muxer<Sink: ByteSink> {
         carried.removeAll()
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
+        var description: NewDescription?
+        if descriptionPending {
+            descriptionPending = false
+            description = try currentDescription()
+        }
         let decodeIndex = decodeCount
         decodeCount += 1
-        queue.append((data, nil, summary.keyframe != nil))
+        queue.append((data, nil, summary.keyframe != nil, description))
         let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
         for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
                                                   reorderLimit: currentReorderLimit) {
@@ -301,6 +330,10 @@ public final class MP4Muxer<Sink: ByteSink> {
                 try writer.updateDecoderConfigurationRecord(try record())
                 recordChanged = false
             }
+            if let description = queue[written].description {
+                try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
+                sampleDescriptions += 1
+            }
             try writer.append(queue[written].data, duration: timing.duration, compositionOffset: Int64(delta), isSync: queue[written].sync)
             written += 1
         }
@@ -314,7 +347,28 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// parameter sets, in the record's order, must parse (a PPS against the record's SPS), so
     /// hostile input that the stream's own order got past cannot yield a file nobody can read.
     private func record() throws(NALUError) -> [UInt8] {
-        let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: recordOrder, lengthSize: 4,
+        try record(of: recordOrder)
+    }
+
+    /// A sample entry's record and picture size after a parameter-set change.
+    private struct NewDescription {
+        var record: [UInt8]
+        var width: Int
+        var height: Int
+    }
+
+    /// The record of every current parameter set (VPS, SPS, PPS by id), and the picture size of
+    /// the latest SPS.
+    private func currentDescription() throws(NALUError) -> NewDescription {
+        guard let description = store.streamDescription else {
+            throw NALUError(.missing, field: "sequence parameter set", detail: "no SPS for the new sample entry")
+        }
+        return NewDescription(record: try record(of: store.nalUnits), width: description.width, height: description.height)
+    }
+
+    /// The record of `parameterSets`, checked as ``record()`` says.
+    private func record(of parameterSets: [[UInt8]]) throws(NALUError) -> [UInt8] {
+        let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: parameterSets, lengthSize: 4,
                                                       arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
         var check = ParameterSetStore(codec: codec)
         do throws(NALUError) {

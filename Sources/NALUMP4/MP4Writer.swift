@@ -94,7 +94,10 @@ public final class MP4Writer<Sink: ByteSink> {
     private var durations: [(count: UInt32, delta: UInt32)] = []
     private var offsets: [(count: UInt32, offset: Int64)] = []
     private var syncSamples: [UInt32] = []
-    private var chunks: [(offset: Int64, samples: UInt32)] = []
+    /// Chunks with their sample count and 1-based sample description index (8.7.4).
+    private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
+    /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
+    private var laterEntries: [MP4SampleDescriptionEntry] = []
     private var totalDuration: UInt64 = 0
     private var minimumOffset: Int64 = 0
     /// The smallest presentation time (decoding time + composition offset) so far.
@@ -139,6 +142,32 @@ public final class MP4Writer<Sink: ByteSink> {
         configuration.decoderConfigurationRecord = record
     }
 
+    /// The 1-based index of the sample entry the next sample uses.
+    private var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
+
+    /// Whether ``startSampleDescription(record:width:height:)`` is possible: the sample tables
+    /// are still to be written (not the fragmented layout, whose `moov` goes out first).
+    public var canStartSampleDescription: Bool { configuration.layout != .fragmented && !finished }
+
+    /// Starts a new sample entry (ISO/IEC 14496-12 8.5.2) with `record`: the samples appended
+    /// from now on refer to it, in chunks of their own (8.7.4: a chunk has one sample
+    /// description). For a stream whose parameter sets change (resolution, profile, a set
+    /// re-sent with new content), so that every sample decodes with the sets it was coded with.
+    public func startSampleDescription(record: [UInt8], width: Int, height: Int) throws {
+        guard canStartSampleDescription else {
+            throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+        }
+        guard laterEntries.count < Int(UInt16.max) else {
+            throw NALUError(.tooLarge, field: "entry_count", detail: "more than \(UInt16.max) sample descriptions")
+        }
+        switch configuration.layout {
+        case .moovAtEnd: try flushChunk()
+        case .faststart: chunkBytes = 0
+        case .fragmented: break
+        }
+        laterEntries.append(MP4SampleDescriptionEntry(record: record, width: width, height: height))
+    }
+
     /// The sink, for example to commit a file after ``finish()``.
     public var output: Sink { sink }
 
@@ -172,14 +201,14 @@ public final class MP4Writer<Sink: ByteSink> {
             try startIfNeeded()
             pending.append(contentsOf: sample)
             recordSample(size: size, duration: duration, offset: compositionOffset, isSync: isSync)
-            if chunkBytes == 0 { chunks.append((0, 0)) }
+            if chunkBytes == 0 { chunks.append((0, 0, currentDescription)) }
             chunks[chunks.count - 1].samples += 1
             chunkBytes += sample.count
             if chunkBytes >= configuration.chunkSize { try flushChunk() }
         case .faststart:
             guard var spool else { return }
             try spool.write(sample)
-            if chunkBytes == 0 { chunks.append((spooled, 0)) }
+            if chunkBytes == 0 { chunks.append((spooled, 0, currentDescription)) }
             chunks[chunks.count - 1].samples += 1
             spooled += Int64(sample.count)
             chunkBytes += sample.count
@@ -220,7 +249,8 @@ public final class MP4Writer<Sink: ByteSink> {
     private func description(duration: UInt64, editMediaTime: Int64?) -> MovieDescription {
         // The movie timescale is the media's, so movie and edit durations are exact.
         MovieDescription(sampleEntry: configuration.sampleEntry, record: configuration.decoderConfigurationRecord,
-                         width: configuration.width, height: configuration.height, timescale: configuration.timescale,
+                         width: configuration.width, height: configuration.height, laterEntries: laterEntries,
+                         timescale: configuration.timescale,
                          movieTimescale: configuration.timescale,
                          duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented)
     }
@@ -410,15 +440,16 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         stbl.fullBox(.stsc) { box in
-            var runs: [(first: UInt32, samples: UInt32)] = []
-            for (index, chunk) in chunks.enumerated() where runs.last?.samples != chunk.samples {
-                runs.append((UInt32(index + 1), chunk.samples))
+            var runs: [(first: UInt32, samples: UInt32, description: UInt32)] = []
+            for (index, chunk) in chunks.enumerated()
+            where runs.last?.samples != chunk.samples || runs.last?.description != chunk.description {
+                runs.append((UInt32(index + 1), chunk.samples, chunk.description))
             }
             box.u32(UInt32(runs.count))
             for run in runs {
                 box.u32(run.first)
                 box.u32(run.samples)
-                box.u32(1)
+                box.u32(run.description)
             }
         }
         stbl.fullBox(.stsz) { box in

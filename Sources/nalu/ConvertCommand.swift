@@ -175,7 +175,7 @@ struct Convert: ParsableCommand {
             for unit in outOfBand { try file.push(nalUnit: unit) }
             try reader.forEachNALUnit { unit in try file.push(unit) }
             let summary = try file.finish()
-            if verbose { reportMP4(summary, from: "\(reader.format) \(reader.codec)") }
+            reportMP4(summary, from: "\(reader.format) \(reader.codec)")
         }
     }
 
@@ -220,16 +220,21 @@ struct Convert: ParsableCommand {
             for unit in track.decoderConfiguration.parameterSets { try file.push(nalUnit: unit) }
             try reader.forEachNALUnit { unit in try file.push(unit) }
             let summary = try file.finish()
-            if verbose { reportMP4(summary, from: from) }
+            reportMP4(summary, from: from)
         }
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
+        if summary.parameterSetsInBandAfterChange {
+            StandardError.write("nalu: note: the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on\n")
+        }
+        guard verbose else { return }
         var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
                      "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
                      "\(summary.frameRate) fps, timescale \(summary.timescale)"]
         if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
         if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
+        if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 
