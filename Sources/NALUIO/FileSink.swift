@@ -7,19 +7,20 @@ import Darwin
 #endif
 public import NALU
 
-/// A buffered ``ByteSink`` writing to a file or standard output.
+/// A buffered ``ByteSink`` writing to a file, a device or standard output.
 ///
-/// A file is written under a temporary name beside its destination and renamed into place by
-/// ``commit()``, so a failed run never leaves a silently truncated output: it leaves either the
-/// complete file or none. Standard output (`"-"`) is written through as bytes arrive.
+/// The path is opened through ``OutputTarget``: a regular file is written under a unique
+/// temporary name beside its destination and renamed into place by ``commit()``, so a failed or
+/// interrupted run leaves either the complete file or the old one, never a truncated output. A
+/// device or FIFO is written in place, a symbolic link through to its target; standard output
+/// (`"-"`) is written through as bytes arrive.
 public final class FileSink: ByteSink {
     /// The destination path, or `"-"` for standard output.
     public let path: String
-    private let temporaryPath: String?
+    private let target: OutputTarget
     private var descriptor: Int32
     private var buffer: [UInt8]
     private let capacity: Int
-    private var committed = false
     /// Bytes accepted so far.
     public private(set) var bytesWritten: Int64 = 0
 
@@ -29,25 +30,15 @@ public final class FileSink: ByteSink {
         capacity = max(4096, bufferSize)
         buffer = []
         buffer.reserveCapacity(capacity)
-        if path == "-" {
-            descriptor = 1
-            temporaryPath = nil
-        } else {
-            let temporary = path + ".nalu-partial"
-            let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-            guard fd >= 0 else { throw NALUError(.io, field: path, detail: FileSource.errnoText()) }
-            descriptor = fd
-            temporaryPath = temporary
-        }
+        target = try OutputTarget(path: path)
+        descriptor = target.descriptor
     }
 
-    deinit {
-        // Not committed: remove the partial file so no truncated output is left behind.
-        if let temporaryPath, !committed {
-            close(descriptor)
-            unlink(temporaryPath)
-        }
-    }
+    /// How the destination is written (file replaced by rename, device in place, standard output).
+    public var kind: OutputTarget.Kind { target.kind }
+
+    /// Abandons the output: a temporary file is removed, the destination keeps what it held.
+    public func discard() { target.discard() }
 
     /// Writes of at least this many bytes skip the buffer (after draining it), saving a copy.
     public static var writeThroughThreshold: Int { 64 * 1024 }
@@ -89,16 +80,10 @@ public final class FileSink: ByteSink {
         }
     }
 
-    /// Flushes and, for a file, renames it into place. Without this call a file output is removed.
+    /// Flushes and completes the output: a file is renamed into place. Without this call a file
+    /// output is removed when the sink is released.
     public func commit() throws {
         try drain()
-        guard let temporaryPath, !committed else { return }
-        guard close(descriptor) == 0 else { throw NALUError(.io, field: path, detail: FileSource.errnoText()) }
-        committed = true
-        guard rename(temporaryPath, path) == 0 else {
-            let text = FileSource.errnoText()
-            unlink(temporaryPath)
-            throw NALUError(.io, field: path, detail: text)
-        }
+        try target.commit()
     }
 }

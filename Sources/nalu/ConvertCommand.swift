@@ -59,14 +59,14 @@ struct Convert: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("Input stream, or - for standard input.", valueName: "input"))
-    var input: String
+    @Argument(help: ArgumentHelp("Input stream, or - for standard input (the default when it is a pipe).", valueName: "input"))
+    var inputArgument: String?
 
-    @Option(help: "Output: annexb, avcc (length-prefixed; also for H.265) or mp4.")
-    var to: OutputFraming
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed; also for H.265) or mp4; default from the output's extension.")
+    var toOption: OutputFraming?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
-    var output: String
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (the default when it is a pipe).", valueName: "file"))
+    var outputArgument: String?
 
     @Option(help: "Codec of the input (h264|hevc); detected when omitted.")
     var codec: CodecOption?

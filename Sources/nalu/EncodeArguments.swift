@@ -2,9 +2,14 @@ import ArgumentParser
 import NALU
 import NALUEncoder
 
-/// `--pix-fmt i420|nv12|yuv420p10le`.
+/// `--pix-fmt i420|nv12|yuv420p10le` (`yuv420p`, ffmpeg's name, is i420).
 enum PixelFormatOption: String, ExpressibleByArgument, CaseIterable {
     case i420, nv12, yuv420p10le
+
+    init?(argument: String) {
+        let lower = argument.lowercased()
+        self.init(rawValue: lower == "yuv420p" || lower == "iyuv" ? "i420" : lower)
+    }
 
     var pixelFormat: PixelFormat {
         switch self {
@@ -15,26 +20,28 @@ enum PixelFormatOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `--output-format annexb|avcc`.
+/// `--to annexb|avcc|mp4` (hidden alias `--output-format`).
 enum EncodeOutputFormat: String, ExpressibleByArgument, CaseIterable {
-    case annexb, avcc
+    case annexb, avcc, mp4
 
-    var streamFormat: StreamFormat { self == .annexb ? .annexB : .lengthPrefixed }
+    var streamFormat: StreamFormat { self == .avcc ? .lengthPrefixed : .annexB }
 }
 
-/// A bit rate: `2500k`, `5M`, `1.5M`, or a plain number of bits per second.
+/// A bit rate: `2500k`, `5M`, `1.5M`, `800000bps`; a plain number is kbit/s, as in x264 and
+/// x265 (`--bitrate 5000` is 5 Mbit/s).
 struct BitRate: ExpressibleByArgument, Hashable {
     var bitsPerSecond: Int
 
     init?(argument: String) {
         var text = argument.lowercased()
-        var scale = 1.0
-        if text.hasSuffix("bps") { text.removeLast(3) } else if text.hasSuffix("b") { text.removeLast() }
+        var scale = 1_000.0
+        var inBits = false
+        if text.hasSuffix("bps") { text.removeLast(3); inBits = true } else if text.hasSuffix("b") { text.removeLast(); inBits = true }
         switch text.last {
         case "k": scale = 1_000; text.removeLast()
         case "m": scale = 1_000_000; text.removeLast()
         case "g": scale = 1_000_000_000; text.removeLast()
-        default: break
+        default: if inBits { scale = 1 }
         }
         guard let value = Double(text), value.isFinite, value > 0 else { return nil }
         let bits = value * scale

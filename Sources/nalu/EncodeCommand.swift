@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ArgumentParser
 import NALU
 import NALUEncoder
@@ -22,31 +27,34 @@ struct Encode: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("Y4M or raw input file, or - for standard input. Omit for the test pattern.", valueName: "input"))
+    @Argument(help: ArgumentHelp("Y4M or raw input file, or - for standard input (the default when it is a pipe).", valueName: "input"))
     var input: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Output elementary stream, or - for standard output; .mp4/.mov/.m4v: an MP4 file.", valueName: "file"))
-    var output: String
+    @Option(name: [.short, .customLong("output")],
+            help: ArgumentHelp("Output file, or - for standard output. Default: next to the input, named for it (raw.yuv → raw.h264), or standard output when it is a pipe.", valueName: "file"))
+    var outputArgument: String?
 
-    @Option(help: "h264 (x264) or hevc (x265); from the output's extension when omitted (.h265/.265/.hevc: hevc), else h264.")
+    @Option(help: "h264 (also avc, x264) or h265 (also hevc, x265); from the output's extension when omitted, else h264.")
     var codec: CodecOption?
 
     @Flag(help: "Encode the built-in moving test pattern.")
     var testPattern = false
 
-    @Option(help: ArgumentHelp("Frame size of raw input (or of the test pattern).", valueName: "WxH"))
+    @Option(name: [.customLong("size"), .customLong("input-res")],
+            help: ArgumentHelp("Frame size of raw input (or of the test pattern). Default: the last WxH in the file name, as x264 reads it (clip_640x360.yuv).", valueName: "WxH"))
     var size: FrameSize?
 
-    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: i420, nv12 or yuv420p10le (default i420).")
+    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: i420 (also yuv420p), nv12 or yuv420p10le (default i420).")
     var pixelFormat: PixelFormatOption?
 
-    @Option(help: ArgumentHelp("Frame rate of raw input, e.g. 30, 29.97, 30000/1001 (default 30; Y4M: from the header).", valueName: "rate"))
+    @Option(name: [.customLong("fps"), .customShort("r")],
+            help: ArgumentHelp("Frame rate of raw input, e.g. 30, 29.97, 30000/1001 (default 30; Y4M: from the header).", valueName: "rate"))
     var fps: FrameRate?
 
     @Option(help: "Encode at most this many frames (test pattern default: 150).")
     var frames: Int?
 
-    @Option(help: ArgumentHelp("Average bitrate, e.g. 2500k or 5M (default 5M).", valueName: "rate"))
+    @Option(help: ArgumentHelp("Average bitrate in kbit/s as in x264 (5000 = 5 Mbit/s), or with a unit: 2500k, 5M (default 5M).", valueName: "rate"))
     var bitrate: BitRate?
 
     @Option(help: "Constant rate factor instead of a bitrate (0–51).")
@@ -55,13 +63,13 @@ struct Encode: ParsableCommand {
     @Option(help: "Constant quantiser instead of a bitrate (0–51).")
     var qp: Int?
 
-    @Option(name: .customLong("vbv-maxrate"), help: ArgumentHelp("VBV maximum rate, e.g. 6M (with --vbv-bufsize).", valueName: "rate"))
+    @Option(name: .customLong("vbv-maxrate"), help: ArgumentHelp("VBV maximum rate in kbit/s, or 6M (with --vbv-bufsize).", valueName: "rate"))
     var vbvMaxrate: BitRate?
 
-    @Option(name: .customLong("vbv-bufsize"), help: ArgumentHelp("VBV buffer size in bits, e.g. 10M (with --vbv-maxrate).", valueName: "size"))
+    @Option(name: .customLong("vbv-bufsize"), help: ArgumentHelp("VBV buffer size in kbit, or 10M (with --vbv-maxrate).", valueName: "size"))
     var vbvBufsize: BitRate?
 
-    @Option(help: "Keyframe interval in frames (default: 5 seconds of frames).")
+    @Option(name: [.customLong("gop"), .customLong("keyint")], help: "Keyframe interval in frames (default: 5 seconds of frames).")
     var gop: Int?
 
     @Option(name: .customLong("keyint-sec"), help: ArgumentHelp("Maximum keyframe interval in seconds.", valueName: "seconds"))
@@ -94,19 +102,24 @@ struct Encode: ParsableCommand {
     @Option(help: "Encoder threads (default: the library's choice).")
     var threads: Int?
 
-    @Option(name: .customLong("output-format"), help: "annexb (start codes) or avcc (4-byte lengths).")
-    var outputFormat: EncodeOutputFormat = .annexb
+    @Option(name: .customLong("to"),
+            help: "Output framing: annexb (start codes), avcc (4-byte lengths) or mp4. Default: from the output's extension (.h264 .264 .avc .h265 .265 .hevc: annexb; .mp4 .m4v .mov: mp4).")
+    var toOption: EncodeOutputFormat?
 
-    @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the extradata: the avcC/hvcC record with --output-format avcc, else the parameter sets with start codes.", valueName: "file"))
+    @Option(name: .customLong("output-format"), help: .hidden)
+    var outputFormatAlias: EncodeOutputFormat?
+
+    @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the extradata: the avcC/hvcC record with --to avcc, else the parameter sets with start codes.", valueName: "file"))
     var extradataOut: String?
 
     @OptionGroup var mp4: MP4OutputOptions
 
-    @Flag(help: "No progress line and no summary.")
+    @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
     var quiet = false
 
     @Option(name: .customLong("stats-json"), help: ArgumentHelp("Write the summary as JSON to this file.", valueName: "file"))
     var statsJSON: String?
+
 
     func validate() throws {
         if [bitrate != nil, crf != nil, qp != nil].filter({ $0 }).count > 1 {
@@ -116,63 +129,98 @@ struct Encode: ParsableCommand {
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
-        if MP4OutputOptions.isMP4Path(output) && outputFormat == .avcc {
-            throw ValidationError("MP4 output (\(output)) takes no --output-format: its samples are length-prefixed already.")
+        if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
+            throw ValidationError("--to \(toOption.rawValue) and --output-format \(outputFormatAlias.rawValue) disagree.")
         }
-        if !MP4OutputOptions.isMP4Path(output) && mp4.isSet {
-            throw ValidationError("--faststart, --fragmented and --sample-entry go with an .mp4/.mov/.m4v output.")
-        }
-        if input != nil && !testPattern && size == nil && (pixelFormat != nil || fps != nil) {
-            throw ValidationError("--pix-fmt and --fps describe raw input, which needs --size; Y4M input carries its own.")
+        if framing != .mp4 && mp4.isSet {
+            throw ValidationError("--faststart, --fragmented and --sample-entry go with MP4 output (--to mp4, or an .mp4/.mov/.m4v output).")
         }
     }
 
-    /// Opens Y4M input; a stream that is not Y4M gets a hint about raw input.
-    static func openY4M(_ file: FileSource) throws(EncoderError) -> Y4MReader<FileSource> {
-        do {
-            return try Y4MReader(file)
-        } catch {
-            guard error.context == "Y4M header", error.code == .invalidInput else { throw error }
-            throw EncoderError(error.code, context: error.context,
-                               detail: (error.detail ?? "") + "; for raw frames give --size WxH", byteOffset: error.byteOffset)
-        }
+    /// The output framing: --to (or --output-format), else from the output's extension; `nil`
+    /// when neither says (a usage error at run time).
+    var framing: EncodeOutputFormat? {
+        if let chosen = toOption ?? outputFormatAlias { return chosen }
+        guard let outputArgument else { return .annexb }
+        if outputArgument == "-" { return .annexb }
+        if let framing = Naming.framing(forExtensionOf: outputArgument) { return framing }
+        // A device or FIFO (/dev/null, a named pipe) takes the default.
+        var info = stat()
+        if stat(outputArgument, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return .annexb }
+        return nil
     }
 
     var resolvedCodec: Codec {
         if let codec { return codec.codec }
-        let lower = output.lowercased()
-        return [".h265", ".265", ".hevc"].contains(where: lower.hasSuffix) ? .hevc : .h264
+        return outputArgument.flatMap(Naming.codec(forExtensionOf:)) ?? .h264
+    }
+
+    /// The output path: -o, else next to an input file (named for it with the codec's
+    /// extension), else standard output.
+    var output: String {
+        if let outputArgument { return outputArgument }
+        guard let input, input != "-", !testPattern else { return "-" }
+        let codecExtension = resolvedCodec == .hevc ? ".h265" : ".h264"
+        switch framing ?? .annexb {
+        case .annexb: return Naming.defaultOutput(forInput: input, extension: codecExtension)
+        case .avcc: return Naming.defaultOutput(forInput: input, extension: codecExtension + ".lp")
+        case .mp4: return Naming.defaultOutput(forInput: input, extension: ".mp4")
+        }
+    }
+
+    /// Opens the input once: Y4M when it starts with `YUV4MPEG2 ` (or is named .y4m), else raw
+    /// frames of --size or the size in the file name.
+    private func openInput(_ path: String) throws -> (EncodeInput, EncodeSource) {
+        let source = try EncodeSource(path: path)
+        let subject = path == "-" ? "standard input" : path
+        let magic = Array("YUV4MPEG2 ".utf8)
+        let isY4M = try source.peek(magic.count) == magic || path.lowercased().hasSuffix(".y4m")
+        if isY4M {
+            let reader = try Y4MReader(source)
+            if size != nil || pixelFormat != nil {
+                Diagnostics.warning("\(subject): the Y4M header says \(reader.header.width)x\(reader.header.height) \(reader.header.pixelFormat); --size and --pix-fmt are ignored")
+            }
+            return (.y4m(reader), source)
+        }
+        guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
+            throw CLIError.usage(path, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
+        }
+        let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
+        return (.raw(reader, source), source)
     }
 
     func run() throws {
+        Diagnostics.quiet = quiet
+        Signals.finishOnSignal = true
+        guard let framing else { throw Naming.unknownFraming(self.output) }
+        let output = self.output
+
         // Input.
         var source: EncodeInput
         var frameRate = fps?.rational ?? Rational(30, 1)
         var totalFrames: Int64? = frames.map(Int64.init)
         // Only --frames (or the pattern's default) stops reading early: a file's size is just an
-        // estimate for the progress line, so a truncated last frame is still reported.
+        // estimate for the progress line.
         var limit = frames.map(Int64.init) ?? Int64.max
-        if input == nil || testPattern {
+        if testPattern {
             let size = size ?? FrameSize(width: 640, height: 360)
             source = .pattern(try TestPattern(pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
             if totalFrames == nil { totalFrames = 150 }
             limit = totalFrames ?? 150
-        } else if let input, let size {
-            let file = try FileSource(path: input)
-            let reader = try RawVideoReader(file, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
-            if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
-            source = .raw(reader)
-        } else if let input {
-            let file = try FileSource(path: input)
-            let reader = try Self.openY4M(file)
-            frameRate = reader.header.frameRate
-            if totalFrames == nil, let bytes = file.regularFileSize {
-                // An estimate: every frame behind a plain "FRAME\n" line.
-                totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
-            }
-            source = .y4m(reader)
         } else {
-            throw ValidationError("No input.")
+            let (opened, file) = try openInput(input ?? "-")
+            source = opened
+            switch opened {
+            case .raw(let reader, _):
+                if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
+            case .y4m(let reader):
+                frameRate = reader.header.frameRate
+                if totalFrames == nil, let bytes = file.regularFileSize {
+                    // An estimate: every frame behind a plain "FRAME\n" line.
+                    totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
+                }
+            case .pattern: break
+            }
         }
 
         // Configuration.
@@ -195,20 +243,20 @@ struct Encode: ParsableCommand {
         configuration.preset = preset
         configuration.tune = tune
         configuration.threads = threads
-        configuration.outputFormat = outputFormat.streamFormat
+        configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { Int(clamping: min($0, limit)) }
         let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
-        let mp4File = MP4OutputOptions.isMP4Path(output)
+        let mp4File = framing == .mp4
             ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
         let sink = try mp4File?.sink ?? FileSink(path: output)
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
             var bytes: [UInt8] = []
-            if outputFormat == .avcc, let record = try session.decoderConfigurationRecord() {
+            if framing == .avcc, let record = try session.decoderConfigurationRecord() {
                 bytes = record.bytes
             } else {
                 for set in session.parameterSets { bytes += [0, 0, 0, 1] + set }
@@ -228,7 +276,10 @@ struct Encode: ParsableCommand {
             }
         }
         var count: Int64 = 0
-        while count < limit, let frame = try source.nextFrame() {
+        // A stopping signal ends the reading; the frames so far are encoded and the output
+        // completed, as x264 does.
+        while count < limit, !Signals.stopRequested {
+            guard let frame = try nextFrame(&source, count: count) else { break }
             try session.encode(frame, write)
             count += 1
             if showProgress { report.progress(session.statistics) }
@@ -237,7 +288,9 @@ struct Encode: ParsableCommand {
         if let mp4File { try mp4File.finish() } else { try sink.commit() }
         if showProgress { report.endProgress() }
 
-        let summary = report.summary(session.statistics, output: output, codec: codec)
+        let interrupted = Signals.received
+        var summary = report.summary(session.statistics, output: output, codec: codec)
+        if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
@@ -245,5 +298,38 @@ struct Encode: ParsableCommand {
             try text.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
             try file.commit()
         }
+        if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
     }
+}
+
+extension Encode {
+    /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input
+    /// short, or after a partial last frame of raw input (a warning with the bytes ignored).
+    func nextFrame(_ source: inout EncodeInput, count: Int64) throws(EncoderError) -> Frame? {
+        let frame: Frame?
+        do {
+            frame = try source.nextFrame()
+        } catch {
+            guard error.code == .truncatedInput else { throw error }
+            if Signals.stopRequested { return nil }
+            guard let ignored = source.trailingBytes(frames: count) else { throw error }
+            Diagnostics.warning("\(input ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
+            return nil
+        }
+        return frame
+    }
+}
+
+extension Encode: CommandIO {
+    var inputArgument: String? { input }
+    var inputIsOptional: Bool { !testPattern }
+    var outputs: [(option: String, path: String)] {
+        [("-o", output)] + (extradataOut.map { [("--extradata-out", $0)] } ?? [])
+            + (statsJSON.map { [("--stats-json", $0)] } ?? [])
+    }
+    var writesBinary: Bool { true }
+    func checkOptions() throws {
+        if framing == nil { throw Naming.unknownFraming(output) }
+    }
+    var example: String { "nalu encode clip_640x360.yuv --codec hevc (writes clip_640x360.h265), or nalu encode --test-pattern -o demo.mp4" }
 }

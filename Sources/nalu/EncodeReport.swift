@@ -105,4 +105,15 @@ struct EncodeReport {
 struct EncodeSummary {
     var line: String
     var object: JSON
+
+    /// Says the run was stopped by `signal`: the line starts with "interrupted", the JSON gains
+    /// `"interrupted": true`.
+    mutating func markInterrupted(signal: Int32) {
+        let name = signal == 2 ? "SIGINT" : signal == 15 ? "SIGTERM" : signal == 1 ? "SIGHUP" : "signal \(signal)"
+        line = "interrupted by \(name): " + line
+        if case .object(var members) = object {
+            members.append(("interrupted", JSON.bool(true)))
+            object = .object(members)
+        }
+    }
 }

@@ -11,8 +11,8 @@ enum CodecOption: String, ExpressibleByArgument, CaseIterable {
 
 /// Options shared by every command that reads an elementary stream.
 struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Input stream (Annex-B or length-prefixed), or - for standard input.", valueName: "file"))
-    var input: String
+    @Argument(help: ArgumentHelp("Input stream (Annex-B or length-prefixed), or - for standard input (the default when it is a pipe).", valueName: "file"))
+    var inputArgument: String?
 
     @Option(help: "Codec of the input (h264|hevc); detected from the NAL headers when omitted.")
     var codec: CodecOption?
@@ -63,24 +63,6 @@ struct InputOptions: ParsableArguments {
         for unit in record?.parameterSets ?? [] { try splitter.addParameterSet(unit) }
         return splitter
     }
-}
-
-/// Buffered standard output.
-final class StandardOutput {
-    private let sink: FileSink
-
-    init() throws { sink = try FileSink(path: "-", bufferSize: 1 << 16) }
-
-    func write(_ text: String) throws {
-        var text = text
-        try text.withUTF8 { try sink.write(UnsafeRawBufferPointer($0)) }
-    }
-
-    func line(_ text: String) throws { try write(text + "\n") }
-
-    func flush() throws { try sink.drain() }
-
-    deinit { try? sink.drain() }
 }
 
 /// Reads and parses an avcC/hvcC record file; errors name the file.

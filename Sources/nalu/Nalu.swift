@@ -15,23 +15,30 @@ struct Nalu: ParsableCommand {
         subcommands: [Info.self, Nals.self, Keyframes.self, Convert.self, Extradata.self, Encode.self]
     )
 
-    /// Runs the command. Errors from parsing the arguments exit as ArgumentParser does (64 for
-    /// usage errors); errors from the work itself print `nalu: error: …` and exit with status 1.
+    /// Runs the command: parses the arguments, checks inputs and outputs (``Preflight``), runs
+    /// it. Every error prints `nalu: error: <subject>: <what>` (a `hint:` line where one helps,
+    /// the usage line for usage errors) and exits with a sysexits status (``ExitStatus``);
+    /// signals exit with 128 + their number (``Signals``).
     static func main() {
+        Signals.install()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "help", arguments.count > 1,
+           !configuration.subcommands.contains(where: { $0._commandName == arguments[1] }) {
+            Failure.exit(CLIError.usage(arguments[1], "no such subcommand",
+                                        hint: "one of " + configuration.subcommands.map { $0._commandName }.joined(separator: ", ")))
+        }
         var command: any ParsableCommand
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
         } catch {
-            exit(withError: error)
+            Failure.exitForParse(error)
         }
+        Failure.commandType = type(of: command)
         do {
+            if let io = command as? any CommandIO { try Preflight.check(io) }
             try command.run()
         } catch {
-            // ArgumentParser's own errors (help, version, validation, ExitCode) keep their
-            // behaviour; anything else is a failure of the work itself.
-            guard exitCode(for: error) == .failure, !(error is ExitCode) else { exit(withError: error) }
-            StandardError.write("nalu: error: \(error)\n")
-            exitProcess(1)
+            Failure.exit(error)
         }
     }
 }

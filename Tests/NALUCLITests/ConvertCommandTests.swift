@@ -80,7 +80,7 @@ func temporaryPath(_ name: String) -> String {
         #expect(result.stderr == "nalu: annexb h264 → avcc, 37 NAL units in, 16 out, 6 parameter sets moved to the record, 15 AUDs stripped\n")
         // Without the record the slices refer to parameter sets nobody has.
         let bare = try CLIRunner.run(["info", "--json", "--length-size", "2", "--codec", "h264", out])
-        #expect(bare.status == 1)
+        #expect(bare.status == 65)
         #expect(bare.stderr == "nalu: error: pic_parameter_set_id: missing (no PPS 0) at byte 688\n")
         let record = temporaryPath("two.avcC")
         defer { try? FileManager.default.removeItem(atPath: record) }
@@ -97,7 +97,7 @@ func temporaryPath(_ name: String) -> String {
     @Test func lengthSizeOneThatDoesNotFitFailsAndLeavesNoFile() throws {
         let out = temporaryPath("one.lp")
         let result = try CLIRunner.run(["convert", streamFile("avc_baseline"), "--to", "avcc", "--length-size", "1", "-o", out])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.stderr == "nalu: error: NAL unit length: does not fit (SEI NAL unit of 623 bytes does not fit a 1-byte length) at byte 38\n")
         #expect(!FileManager.default.fileExists(atPath: out))
         #expect(!FileManager.default.fileExists(atPath: out + ".nalu-partial"))
@@ -111,7 +111,7 @@ func temporaryPath(_ name: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: stripped) }
         #expect(try CLIRunner.run(["convert", samples, "--input-length-size", "4", "--to", "avcc", "-o", stripped]).status == 0)
         let result = try CLIRunner.run(["convert", stripped, "--length-size", "4", "--to", "annexb", "-o", out])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("nalu: error: pic_parameter_set_id: missing"))
         #expect(!FileManager.default.fileExists(atPath: out))
     }
@@ -156,7 +156,7 @@ func temporaryPath(_ name: String) -> String {
         defer { try? FileManager.default.removeItem(atPath: stripped) }
         #expect(try CLIRunner.run(["convert", streamFile("hevc_main"), "--to", "avcc", "-o", stripped]).status == 0)
         let result = try CLIRunner.run(["extradata", "--length-size", "4", stripped])
-        #expect(result.status == 1)
+        #expect(result.status == 65)
         #expect(result.stderr == "nalu: error: parameter sets: missing (the stream has no VPS, SPS and PPS) at byte 0\n")
     }
 }

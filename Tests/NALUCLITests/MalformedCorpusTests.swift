@@ -5,7 +5,7 @@ import NALUMP4
 
 /// Runs every input-reading subcommand on every file of `Tests/Fixtures/malformed/` (made by
 /// `Scripts/make-malformed.sh`) and requires, for each run:
-/// - an exit, never a signal; status 0, or 1 with exactly one line `nalu: error: …` on stderr;
+/// - an exit, never a signal; status 0, or 65 (malformed input) with exactly one line `nalu: error: …` on stderr;
 /// - output files complete or absent: after a failure neither the output nor its temporary
 ///   `.nalu-partial` exists; after a success the output is exactly what the library produces
 ///   for the same input in memory (convert), or a record that parses (extradata).
@@ -49,9 +49,9 @@ import NALUMP4
         }
         #expect(failures.value.sorted() == [])
         // Both outcomes occur: the corpus holds valid inputs as well as broken ones.
-        #expect(statuses.value[1, default: 0] > 0)
+        #expect(statuses.value[65, default: 0] > 0)
         #expect(statuses.value[0, default: 0] > 0)
-        #expect(statuses.value.keys.allSatisfy { $0 == 0 || $0 == 1 })
+        #expect(statuses.value.keys.allSatisfy { $0 == 0 || $0 == 65 })
     }
 
     /// Runs one subcommand on one file and returns its exit status and every broken rule.
@@ -103,7 +103,7 @@ import NALUMP4
                 else if expected == nil { problems.append("the CLI succeeded where the library fails") }
                 else if written != expected { problems.append("output of \(written?.count ?? 0) bytes, the library makes \(expected?.count ?? 0)") }
             }
-        case 1:
+        case 65:
             if !result.stderr.hasPrefix("nalu: error: ") || !result.stderr.hasSuffix("\n")
                 || result.stderr.dropLast().contains("\n") {
                 problems.append("stderr is not one `nalu: error:` line: \(result.stderr.debugDescription)")

@@ -1,0 +1,196 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import NALUIO
+
+/// What a subcommand reads and writes, checked before it reads a byte (``Preflight``).
+protocol CommandIO {
+    /// The input path as given (`nil`: none given).
+    var inputArgument: String? { get }
+    /// The input path as given; `nil` or `"-"` reads standard input.
+    var inputIsOptional: Bool { get }
+    /// The outputs as (option name, resolved path), `"-"` for standard output.
+    var outputs: [(option: String, path: String)] { get }
+    /// Whether the main output (the first) is binary (refused on a terminal).
+    var writesBinary: Bool { get }
+    /// A command line to show when neither an input nor a pipe is given.
+    var example: String { get }
+    /// Checks that need no input (framing from the output's name).
+    func checkOptions() throws
+}
+
+extension CommandIO {
+    var inputIsOptional: Bool { true }
+    func checkOptions() throws {}
+}
+
+/// The input path a command reads: the argument, or `"-"` (standard input) without one.
+func resolvedInputPath(_ argument: String?) -> String { argument ?? "-" }
+
+/// Whether a descriptor is a terminal.
+func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
+
+/// Checks a command's inputs and outputs before anything is read or written:
+/// - no input argument with standard input a terminal: a usage error with an example;
+/// - a missing or unreadable input: exit 66;
+/// - binary output to a terminal: a usage error with a hint, as gzip does;
+/// - an output that is the input (same device and inode, whatever the path), or two outputs
+///   naming the same file: refused.
+enum Preflight {
+    static func check(_ command: any CommandIO) throws {
+        try command.checkOptions()
+        let input = resolvedInputPath(command.inputArgument)
+        Failure.inputSubject = input
+        if command.inputArgument == nil, command.inputIsOptional, isTerminal(0) {
+            throw CLIError.usage(nil, "no input given and standard input is a terminal",
+                                 hint: "give an input file, or pipe one in: \(command.example)")
+        }
+        var inputIdentity: FileIdentity?
+        if input == "-" {
+            inputIdentity = FileIdentity(descriptor: 0)
+        } else if command.inputArgument != nil {
+            var info = stat()
+            guard stat(input, &info) == 0 else {
+                throw CLIError(input, Failure.errnoText(errno), status: ExitStatus.noInput)
+            }
+            if info.st_mode & S_IFMT == S_IFDIR {
+                throw CLIError(input, "is a directory", status: ExitStatus.noInput)
+            }
+            guard access(input, R_OK) == 0 else {
+                throw CLIError(input, Failure.errnoText(errno), status: ExitStatus.noInput)
+            }
+            inputIdentity = FileIdentity(path: input)
+        }
+
+        let readsInput = command.inputArgument != nil || command.inputIsOptional
+        if !readsInput { inputIdentity = nil }
+        var seen: [(option: String, key: OutputKey)] = []
+        for (index, output) in command.outputs.enumerated() {
+            if output.path == "-" {
+                if index == 0, command.writesBinary, isTerminal(1) {
+                    throw CLIError.usage("standard output", "refusing to write binary video to a terminal",
+                                         hint: "redirect it or give -o FILE: \(command.example)")
+                }
+            }
+            let key = OutputKey(output.path)
+            if let inputIdentity, inputIdentity.isRegularFile, let identity = key.identity, identity == inputIdentity {
+                throw CLIError(output.path, "is the input file\(input == "-" ? " (standard input)" : " (\(input))"); refusing to overwrite it",
+                               hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
+            }
+            if let earlier = seen.first(where: { $0.key.collides(with: key) }) {
+                throw CLIError.usage(output.path, "\(output.option) names the same file as \(earlier.option)",
+                                     hint: "give each output its own file")
+            }
+            seen.append((output.option, key))
+        }
+    }
+}
+
+/// What an output path names, to compare two outputs: the file (device, inode) when it exists,
+/// else the resolved folder and name.
+struct OutputKey {
+    let identity: FileIdentity?
+    let resolvedPath: String
+    let isStandardOutput: Bool
+
+    init(_ path: String) {
+        isStandardOutput = path == "-"
+        if isStandardOutput {
+            identity = FileIdentity(descriptor: 1)
+            resolvedPath = "-"
+            return
+        }
+        let target = OutputTarget.resolveLinks(path)
+        identity = FileIdentity(path: target)
+        let folder = OutputTarget.directory(of: target)
+        let name = target.split(separator: "/").last.map(String.init) ?? target
+        if let real = realpath(folder, nil) {
+            resolvedPath = String(cString: real) + "/" + name
+            free(real)
+        } else {
+            resolvedPath = target
+        }
+    }
+
+    /// Whether writing both would write one file twice (devices such as /dev/null may be shared).
+    func collides(with other: OutputKey) -> Bool {
+        if isStandardOutput && other.isStandardOutput { return true }
+        if let identity, let otherIdentity = other.identity {
+            return identity == otherIdentity && identity.isRegularFile
+        }
+        return !isStandardOutput && !other.isStandardOutput && resolvedPath == other.resolvedPath
+    }
+}
+
+// MARK: - The subcommands' inputs and outputs
+
+extension InputOptions {
+    /// The input path: the argument, or `"-"` (standard input).
+    var input: String { resolvedInputPath(inputArgument) }
+}
+
+extension Info: CommandIO {
+    var inputArgument: String? { inputOptions.inputArgument }
+    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
+    var writesBinary: Bool { false }
+    var example: String { "nalu info clip.h264, or cat clip.mp4 | nalu info" }
+}
+
+extension Nals: CommandIO {
+    var inputArgument: String? { inputOptions.inputArgument }
+    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
+    var writesBinary: Bool { false }
+    var example: String { "nalu nals clip.h264, or cat clip.h264 | nalu nals" }
+}
+
+extension Keyframes: CommandIO {
+    var inputArgument: String? { inputOptions.inputArgument }
+    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
+    var writesBinary: Bool { false }
+    var example: String { "nalu keyframes clip.h264, or cat clip.h264 | nalu keyframes" }
+}
+
+extension Extradata: CommandIO {
+    var inputArgument: String? { inputOptions.inputArgument }
+    var outputs: [(option: String, path: String)] { [("-o", output)] }
+    var writesBinary: Bool { true }
+    var example: String { "nalu extradata clip.h264 -o clip.avcC" }
+}
+
+extension Convert: CommandIO {
+    /// The input path: the argument, or `"-"` (standard input).
+    var input: String { resolvedInputPath(inputArgument) }
+    /// The output path: `-o`, or `"-"` (standard output).
+    var output: String { outputArgument ?? "-" }
+
+    var outputs: [(option: String, path: String)] {
+        [("-o", output)] + (extradataOut.map { [("--extradata-out", $0)] } ?? [])
+    }
+    var writesBinary: Bool { true }
+    var example: String { "nalu convert clip.mp4 --to annexb -o clip.h264, or cat clip.mp4 | nalu convert --to annexb | ffplay -" }
+}
+
+extension Convert {
+    /// The output framing: --to, else from the output's extension (annexb when none says;
+    /// ``checkFraming()`` refuses that case before the run).
+    var to: OutputFraming {
+        if let toOption { return toOption }
+        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
+        case .mp4: return .mp4
+        default: return .annexb
+        }
+    }
+
+    /// Refuses an output whose framing neither --to nor its name says.
+    func checkOptions() throws {
+        guard toOption == nil else { return }
+        guard let outputArgument, outputArgument != "-" else {
+            throw CLIError.usage(nil, "give --to annexb|avcc|mp4 for standard output",
+                                 hint: "cat clip.mp4 | nalu convert --to annexb | ffplay -")
+        }
+        if Naming.framing(forExtensionOf: outputArgument) == nil { throw Naming.unknownFraming(outputArgument) }
+    }
+}

@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ArgumentParser
+import NALU
+import NALUEncoder
+import NALUIO
+
+/// Exit statuses (sysexits.h), so scripts can tell what failed.
+enum ExitStatus {
+    static let failure: Int32 = 1
+    static let usage: Int32 = 64
+    static let dataError: Int32 = 65
+    static let noInput: Int32 = 66
+    static let cannotCreate: Int32 = 73
+    static let ioError: Int32 = 74
+}
+
+/// An error the command line raises itself: `nalu: error: <subject>: <message>`, an optional
+/// `hint:` line, and the exit status. Usage errors (64) also print the command's usage line.
+struct CLIError: Error, CustomStringConvertible {
+    var subject: String?
+    var message: String
+    var hint: String?
+    var status: Int32
+
+    init(_ subject: String?, _ message: String, hint: String? = nil, status: Int32) {
+        self.subject = subject
+        self.message = message
+        self.hint = hint
+        self.status = status
+    }
+
+    static func usage(_ subject: String?, _ message: String, hint: String? = nil) -> CLIError {
+        CLIError(subject, message, hint: hint, status: ExitStatus.usage)
+    }
+
+    var description: String { (subject.map { $0 + ": " } ?? "") + message }
+}
+
+/// Turns any error into the one message style and an exit status.
+enum Failure {
+    /// The subject of input errors (the input path) for the command being run.
+    nonisolated(unsafe) static var inputSubject: String?
+    /// The command being run, for the usage line of usage errors.
+    nonisolated(unsafe) static var commandType: (any ParsableCommand.Type)?
+
+    /// Prints `error` as `nalu: error: …` (plus hint and usage lines) and exits with its status.
+    /// A write to a closed pipe exits quietly, as `head`'s writers do.
+    static func exit(_ error: any Error) -> Never {
+        if isBrokenPipe(error) {
+            TemporaryFileRegistry.removeAll()
+            exitProcess(Signals.exitStatus(SIGPIPE))
+        }
+        let (text, status) = describe(error)
+        StandardError.write(text)
+        exitProcess(status)
+    }
+
+    /// Reports an error from parsing the arguments (`--help` and `--version` print and exit 0).
+    static func exitForParse(_ error: any Error) -> Never {
+        guard Nalu.exitCode(for: error) != .success else { Nalu.exit(withError: error) }
+        var text = Nalu.fullMessage(for: error)
+        if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
+        text = text.replacingFirst("\nHelp:  ", with: "\nhint: ")
+        StandardError.write("nalu: error: " + text + (text.hasSuffix("\n") ? "" : "\n"))
+        exitProcess(ExitStatus.usage)
+    }
+
+    private static func isBrokenPipe(_ error: any Error) -> Bool {
+        guard let error = error as? NALUError, error.code == .io, let detail = error.detail else { return false }
+        return detail == errnoText(EPIPE)
+    }
+
+    static func errnoText(_ number: Int32) -> String {
+        guard let text = strerror(number) else { return "errno \(number)" }
+        return String(cString: text)
+    }
+
+    /// The message lines and exit status for `error`.
+    static func describe(_ error: any Error) -> (String, Int32) {
+        switch error {
+        case let error as CLIError:
+            var text = "nalu: error: \(error)\n"
+            if let hint = error.hint { text += "hint: \(hint)\n" }
+            if error.status == ExitStatus.usage { text += usageLine() }
+            return (text, error.status)
+        case let error as NALUError:
+            return describe(error)
+        case let error as EncoderError:
+            return describe(error)
+        case let error as ValidationError:
+            return ("nalu: error: \(error.message)\n" + usageLine(), ExitStatus.usage)
+        case let error as ExitCode:
+            exitProcess(error.rawValue)
+        default:
+            if Nalu.exitCode(for: error) == .validationFailure {
+                return ("nalu: error: \(Nalu.message(for: error))\n" + usageLine(), ExitStatus.usage)
+            }
+            return ("nalu: error: \(error)\n", ExitStatus.failure)
+        }
+    }
+
+    private static func describe(_ error: NALUError) -> (String, Int32) {
+        let subject = error.field == "-" ? "standard output" : error.field
+        switch error.code {
+        case .cannotCreate:
+            return ("nalu: error: \(subject): cannot create: \(error.detail ?? "failed")\n", ExitStatus.cannotCreate)
+        case .io:
+            return ("nalu: error: \(subject): \(error.detail ?? "I/O error")\n", ExitStatus.ioError)
+        default:
+            // The field names the subject (the syntax element, box or record) and the byte offset.
+            return ("nalu: error: \(error)\n", ExitStatus.dataError)
+        }
+    }
+
+    private static func describe(_ error: EncoderError) -> (String, Int32) {
+        switch error.code {
+        case .invalidConfiguration, .unsupported:
+            var what = error.detail ?? error.code.rawValue
+            var hint: String?
+            // "unknown preset "x"; expected one of a, b" → the choices as a hint.
+            if let range = what.firstRange(of: "; expected ") {
+                hint = String(what[range.upperBound...])
+                what = String(what[..<range.lowerBound])
+            }
+            var text = "nalu: error: --\(optionName(error.context)): \(what)\n"
+            if let hint { text += "hint: \(hint)\n" }
+            return (text + usageLine(), ExitStatus.usage)
+        case .truncatedInput, .invalidInput:
+            let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
+            return ("nalu: error: \(prefix)\(error)\n", ExitStatus.dataError)
+        case .io:
+            return ("nalu: error: \(error)\n", ExitStatus.ioError)
+        default:
+            return ("nalu: error: \(error)\n", ExitStatus.failure)
+        }
+    }
+
+    /// `bFrames` → `bframes`, `gopLength` → `gop-length`: the configuration field as an option.
+    private static func optionName(_ field: String) -> String {
+        switch field {
+        case "bFrames": return "bframes"
+        case "gopLength": return "gop"
+        case "rateControl": return "bitrate"
+        case "vbvMaxBitrate": return "vbv-maxrate"
+        case "vbvBufferSize": return "vbv-bufsize"
+        case "pixelFormat": return "pix-fmt"
+        default:
+            var name = ""
+            for character in field {
+                if character.isUppercase { name += "-" + character.lowercased() } else { name.append(character) }
+            }
+            return name
+        }
+    }
+
+    /// `Usage: nalu <command> …` and where to read more.
+    private static func usageLine() -> String {
+        let type: any ParsableCommand.Type = commandType ?? Nalu.self
+        let name = type == Nalu.self ? "nalu" : "nalu \(type._commandName)"
+        return "Usage: " + Nalu.usageString(for: type) + "\n  See '\(name) --help' for more information.\n"
+    }
+}
+
+extension String {
+    /// The string with the first occurrence of `target` replaced.
+    func replacingFirst(_ target: String, with replacement: String) -> String {
+        guard let range = firstRange(of: target) else { return self }
+        var copy = self
+        copy.replaceSubrange(range, with: replacement)
+        return copy
+    }
+}

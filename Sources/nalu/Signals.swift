@@ -1,0 +1,69 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALUIO
+
+/// What `nalu` does on SIGINT, SIGTERM, SIGHUP and SIGPIPE.
+///
+/// - By default (`convert`, `info`, …) the first signal removes every temporary output file
+///   (``NALUIO/TemporaryFileRegistry``), leaving any existing target untouched, and exits with
+///   128 + the signal number (130, 143, 129).
+/// - While ``finishOnSignal`` is set (`encode`), the first signal is only recorded: the command
+///   stops reading input, flushes the encoder, completes its output and exits with 128 + the
+///   signal number. A second signal aborts at once, still removing the temporary files.
+/// - SIGPIPE (the reader of standard output went away) removes the temporary files and ends the
+///   process by SIGPIPE, quietly, as `cat` does under `head`.
+///
+/// The handler only reads and writes plain words, calls `unlink`, `signal`, `raise` and `_exit`:
+/// all async-signal-safe.
+enum Signals {
+    /// The first stopping signal received, or 0.
+    nonisolated(unsafe) static var received: Int32 = 0
+    /// Whether the first stopping signal asks the command to finish its output (encode).
+    nonisolated(unsafe) static var finishOnSignal = false
+
+    /// Installs the handlers.
+    static func install() {
+        TemporaryFileRegistry.prepare()
+        _ = received
+        _ = finishOnSignal
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { setHandler(number) }
+    }
+
+    /// The exit status for a stop by `signal`: 128 + its number.
+    static func exitStatus(_ signal: Int32) -> Int32 { 128 + signal }
+
+    /// Whether a stopping signal arrived.
+    static var stopRequested: Bool { received != 0 }
+
+    private static func setHandler(_ number: Int32) {
+        var action = sigaction()
+        #if os(Linux)
+        action.__sigaction_handler.sa_handler = handleSignal
+        #else
+        action.__sigaction_u.__sa_handler = handleSignal
+        #endif
+        sigemptyset(&action.sa_mask)
+        // No SA_RESTART: a read blocked on a pipe returns EINTR, so encode can stop reading.
+        action.sa_flags = 0
+        sigaction(number, &action, nil)
+    }
+}
+
+/// The signal handler (a C function pointer: no captures).
+private func handleSignal(_ number: Int32) {
+    if number == SIGPIPE {
+        TemporaryFileRegistry.removeAll()
+        signal(SIGPIPE, SIG_DFL)
+        raise(SIGPIPE)
+        _exit(Signals.exitStatus(number))
+    }
+    if Signals.finishOnSignal && Signals.received == 0 {
+        Signals.received = number
+        return
+    }
+    TemporaryFileRegistry.removeAll()
+    _exit(Signals.exitStatus(number))
+}
