@@ -104,3 +104,35 @@ write("y4m", "i420", b"\x05" + y4m(b"YUV4MPEG2 W16 H8 F30000:1001 Ip A1:1 C420mp
 write("y4m", "jpeg", b"\x3f" + y4m(b"YUV4MPEG2 W4 H2 F25:1 C420jpeg", 12))
 write("y4m", "p10", b"\x01" + y4m(b"YUV4MPEG2 W2 H2 F1:1 A0:0 C420p10", 12))
 write("y4m", "raw", b"\x47" + bytes(range(192)) * 2)
+
+# Issue 18's resource classes, so the fuzzers start from them (run with -rss_limit_mb=256).
+def box(kind, payload): return (8 + len(payload)).to_bytes(4, "big") + kind + payload
+def empty_fragment(sequence, count, duration=0xFFFFFFFF):
+    """moof of track 1: one trun of `count` samples of the default size 0, tfdt restarting at 0."""
+    tfhd = box(b"tfhd", (0x020018).to_bytes(4, "big") + (1).to_bytes(4, "big") + duration.to_bytes(4, "big") + bytes(4))
+    tfdt = box(b"tfdt", b"\x01\x00\x00\x00" + bytes(8))
+    trun = box(b"trun", bytes(4) + count.to_bytes(4, "big"))
+    return box(b"moof", box(b"mfhd", bytes(4) + sequence.to_bytes(4, "big")) + box(b"traf", tfhd + tfdt + trun))
+frag = shrink_mp4(open(os.path.join(fixtures, "mp4_avc_frag.mp4"), "rb").read(), fragments=1)
+write("mp4", "adversarial-empty-trun", b"\x00" + frag + b"".join(empty_fragment(i + 2, 40) for i in range(8)))
+write("mp4", "adversarial-trun-count", b"\x00" + frag + b"".join(empty_fragment(i + 2, 0x7FFFFFFF, 1) for i in range(4)))
+mp4 = open(os.path.join(fixtures, "avc_baseline.mp4"), "rb").read()
+at = mp4.find(b"mdhd") - 4
+if at > 0 and mp4[at + 8] == 0:  # version 0 mdhd → version 1 with duration 2^64 - 1, timescale 1
+    v1 = box(b"mdhd", b"\x01\x00\x00\x00" + bytes(16) + (1).to_bytes(4, "big") + b"\xff" * 8 + b"\x55\xc4\x00\x00")
+    grown = mp4[:at] + v1 + mp4[at + 32:]
+    for kind in (b"mdia", b"trak", b"moov"):
+        k = grown.find(kind) - 4
+        grown = grown[:k] + (int.from_bytes(grown[k:k + 4], "big") + 12).to_bytes(4, "big") + grown[k + 4:]
+    write("mp4", "adversarial-mdhd-duration", b"\x00" + shrink_mp4(grown))
+k = mp4.find(b"moov") - 4
+if k > 0:  # moov is the last box: grow it over 512 empty children
+    write("mp4", "adversarial-moov-children",
+          b"\x00" + shrink_mp4(mp4[:k] + (int.from_bytes(mp4[k:k + 4], "big") + 8 * 512).to_bytes(4, "big") + mp4[k + 4:] + box(b"free", b"") * 512))
+base = reduce("avc", annexb_units(open(os.path.join(fixtures, "avc_baseline.h264"), "rb").read()), 4)
+filler = b"\x0c" + b"\xff" * 256 + b"\x80"
+write("mp4", "adversarial-filler.mux", b"\x01" + annexb([filler] * 8 + base + [filler] * 8))
+write("mp4", "adversarial-sps-changes.mux", b"\x01" + annexb([base[0], base[0] + b"\x80"] * 32 + base))
+write("mp4", "adversarial-sps-junk.mux", b"\x01" + annexb([base[0] + b"\xff" * 3000] + base))
+write("annexb", "adversarial-zero-padding", annexb(base) + bytes(3000))
+write("convert", "adversarial-filler.toannexb", bytes([8]) + lp([filler] * 3 + base))

@@ -14,7 +14,7 @@
 # three-line LLVMFuzzerTestOneInput in Fuzz/Targets/TARGET.swift, linked against them. Seeds come from Tests/Fixtures
 # (Fuzz/make-seeds.py) and the regression inputs in Tests/Fixtures/fuzz-regressions/TARGET; the
 # working corpus is .build-fuzz/corpus/TARGET (not committed).
-# Crashes, leaks, timeouts (>1 s per input) and out-of-memory (>2048 MB) inputs are written to
+# Crashes, leaks, timeouts (>10 s per input) and out-of-memory (>256 MB RSS, issue 18) inputs are written to
 # .build-fuzz/artifacts/TARGET/. Extra libFuzzer flags can be passed in FUZZ_FLAGS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,7 +78,7 @@ run_target() { # run_target TARGET SECONDS
     echo "fuzz: $target for ${seconds}s, log $log" >&2
     local status=0
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -runs=${RUNS:-10000000} -timeout=1 -rss_limit_mb=2048 \
+    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -runs=${RUNS:-10000000} -timeout=10 -rss_limit_mb=256 \
         -max_len=${MAX_LEN:-$(max_len "$target")} -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     local runs rate

@@ -65,7 +65,8 @@ public struct EncoderConfiguration: Hashable, Sendable {
     public var threads: Int? = nil
     /// How many frames will be encoded, when known (x264 `i_frame_total`, x265 `totalFrames`).
     /// A hint: x265's ABR rate control plans with it, as the CLIs do when the input size is known.
-    public var expectedFrameCount: Int? = nil
+    /// Any count is accepted; the backends pass at most 2^31 − 1, the libraries' `int`.
+    public var expectedFrameCount: Int64? = nil
     /// Annex-B start codes or 4-byte big-endian length prefixes.
     public var outputFormat: StreamFormat = .annexB
     /// Repeat the parameter sets in-band before every keyframe (so any keyframe, and every
@@ -134,6 +135,15 @@ public struct EncoderConfiguration: Hashable, Sendable {
         return value
     }
 
+    /// The CTU size x265 uses for ``preset``: 32 for `ultrafast` and `superfast`, else 64
+    /// (x265 `x265_param_default_preset`); a picture must hold at least one in each direction.
+    public var hevcCTUSize: Int {
+        switch preset?.lowercased() {
+        case "ultrafast", "superfast": 32
+        default: 64
+        }
+    }
+
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
     static let x265Tunes = ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]
@@ -192,8 +202,8 @@ public struct EncoderConfiguration: Hashable, Sendable {
         if let bFrames, !(0...16).contains(bFrames) {
             throw .invalid("bFrames", "\(bFrames) must be between 0 and 16")
         }
-        if let expectedFrameCount, !(0...Int(Int32.max)).contains(expectedFrameCount) {
-            throw .invalid("expectedFrameCount", "\(expectedFrameCount) must be between 0 and \(Int32.max)")
+        if let expectedFrameCount, expectedFrameCount < 0 {
+            throw .invalid("expectedFrameCount", "\(expectedFrameCount) must not be negative")
         }
         if let threads, !(0...256).contains(threads) {
             throw .invalid("threads", "\(threads) must be between 0 (auto) and 256")
@@ -232,6 +242,12 @@ public struct EncoderConfiguration: Hashable, Sendable {
             }
             if pixelFormat.bitDepth == 10, profile != "main10" {
                 throw .invalid("profile", "\(profile) does not allow 10-bit input; use main10")
+            }
+            // x265 codes a picture in whole CTUs and needs at least one in each direction.
+            let ctu = hevcCTUSize
+            if width < ctu || height < ctu {
+                throw .invalid("size", "\(width)x\(height) is smaller than one \(ctu)x\(ctu) HEVC coding tree unit of the \(preset?.lowercased() ?? "medium") preset; "
+                               + (ctu > 32 ? "use --preset ultrafast or superfast (32x32 CTUs) or a size of at least 64x64" : "use a size of at least 32x32"))
             }
         }
         _ = try levelIdc()

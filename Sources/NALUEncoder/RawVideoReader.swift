@@ -143,6 +143,22 @@ public struct RawVideoReader<Source: ByteSource> {
 
 /// A YUV4MPEG2 stream header (`YUV4MPEG2 W… H… F…:… [I…] [A…:…] [C…] [X…]`).
 public struct Y4MHeader: Sendable, Hashable {
+    /// `text` as it may be quoted in a message: control characters (ESC, CR, NUL, …), `\` and
+    /// `"` escaped, so header bytes cannot drive the terminal the message is printed on.
+    static func escaped(_ text: some StringProtocol) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\\": out += "\\\\"
+            case "\"": out += "\\\""
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                out += "\\x" + (scalar.value < 0x10 ? "0" : "") + String(scalar.value, radix: 16, uppercase: true)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     public var width: Int
     public var height: Int
     public var frameRate: Rational
@@ -172,7 +188,7 @@ public struct Y4MHeader: Sendable, Hashable {
         func ratio(_ value: Substring, _ tag: String) throws(EncoderError) -> Rational {
             let parts = value.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n >= 0, d >= 0 else {
-                throw EncoderError(.invalidInput, context: "Y4M header", detail: "bad \(tag) value \"\(value)\"")
+                throw EncoderError(.invalidInput, context: "Y4M header", detail: "bad \(tag) value \"\(Self.escaped(value))\"")
             }
             return Rational(n, d)
         }
@@ -190,19 +206,24 @@ public struct Y4MHeader: Sendable, Hashable {
             }
         }
         guard let width, let height, width > 0, height > 0, width <= 16384, height <= 16384 else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid W/H in \"\(text)\"")
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid W/H in \"\(Self.escaped(text))\"")
         }
         guard let rate, rate.numerator > 0, rate.denominator > 0 else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(text)\"")
+            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(Self.escaped(text))\"")
         }
         switch colour {
         case "420jpeg", "420mpeg2", "420paldv", "420": pixelFormat = .i420
         case "420p10": pixelFormat = .yuv420p10le
         default:
-            throw EncoderError(.unsupported, context: "Y4M header", detail: "colour space C\(colour); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
+            throw EncoderError(.unsupported, context: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
         }
         guard width % 2 == 0, height % 2 == 0 else {
             throw EncoderError(.invalidInput, context: "Y4M header", detail: "\(width)x\(height) is odd; 4:2:0 needs even sizes")
+        }
+        // Fields would be coded as progressive frames (combing, wrong field order): refused.
+        guard interlacing == "p" || interlacing == "?" else {
+            throw EncoderError(.unsupported, context: "Y4M header",
+                               detail: "interlaced input (I\(Self.escaped(String(interlacing)))); only progressive (Ip) Y4M is encoded: deinterlace first, e.g. ffmpeg -vf yadif")
         }
         self.width = width
         self.height = height

@@ -392,6 +392,13 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard rate.numerator > 0, rate.denominator > 0, rate.numerator <= Int64(UInt32.max), rate.denominator <= Int64(UInt32.max) else {
             throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate)")
         }
+        // The encoder's range (0.01 to 1000 fps), and a timescale readers take as a signed 32-bit
+        // value (FFmpeg rejects larger `mvhd`/`mdhd` timescales): a VUI time_scale of 2^32 − 1 is not.
+        guard rate.numerator <= Int64(Int32.max), rate.denominator <= Int64(Int32.max),
+              rate.numerator * 100 >= rate.denominator, rate.numerator <= rate.denominator * 1000 else {
+            throw NALUError(.invalidValue, field: "frame rate",
+                            detail: "\(rate.numerator)/\(rate.denominator)\(options.frameRate == nil ? " from the SPS VUI" : "") is outside 0.01–1000 fps or a 31-bit timescale; give the frame rate (--fps)")
+        }
         // A timescale of at least 10000 ticks, a power-of-two multiple of the rate's numerator
         // (FFmpeg's choice: 30 fps → 15360, 512 ticks a frame).
         var timescale = UInt64(rate.numerator)
@@ -401,7 +408,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             multiple *= 2
         }
         let duration = UInt64(rate.denominator) * multiple
-        guard timescale <= UInt64(UInt32.max), duration <= UInt64(UInt32.max) else {
+        guard timescale <= UInt64(Int32.max), duration <= UInt64(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "timescale", detail: "frame rate \(rate)")
         }
         timing = (rate, UInt32(timescale), UInt32(duration))

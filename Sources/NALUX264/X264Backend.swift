@@ -145,7 +145,7 @@ final class X264Encoder: EncoderBackend {
         }
         if let level = try c.levelIdc() { p.i_level_idc = Int32(level) }
         if let threads = c.threads { p.i_threads = Int32(threads) }
-        if let frames = c.expectedFrameCount { p.i_frame_total = Int32(frames) }
+        if let frames = c.expectedFrameCount { p.i_frame_total = Int32(clamping: frames) }
         p.b_repeat_headers = c.repeatParameterSets ? 1 : 0
         p.b_annexb = c.outputFormat == .annexB ? 1 : 0
 

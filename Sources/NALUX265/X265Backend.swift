@@ -193,7 +193,7 @@ final class X265Encoder: EncoderBackend {
             try parse("level-idc", level % 10 == 0 ? "\(level / 10)" : "\(level / 10).\(level % 10)")
         }
         if let threads = c.threads, threads > 0 { try parse("pools", "\(threads)") }
-        if let frames = c.expectedFrameCount { p.pointee.totalFrames = Int32(frames) }
+        if let frames = c.expectedFrameCount { p.pointee.totalFrames = Int32(clamping: frames) }
         p.pointee.bRepeatHeaders = c.repeatParameterSets ? 1 : 0
         p.pointee.bAnnexB = c.outputFormat == .annexB ? 1 : 0
 

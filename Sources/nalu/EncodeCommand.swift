@@ -244,7 +244,14 @@ struct Encode: ParsableCommand {
         configuration.tune = tune
         configuration.threads = threads
         configuration.outputFormat = framing.streamFormat
-        configuration.expectedFrameCount = totalFrames.map { Int(clamping: min($0, limit)) }
+        configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
+        // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
+        do {
+            try configuration.validate()
+        } catch {
+            guard error.context != "size" else { throw ValidationError("\(error)") }
+            throw error
+        }
         let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
@@ -283,6 +290,10 @@ struct Encode: ParsableCommand {
             try session.encode(frame, write)
             count += 1
             if showProgress { report.progress(session.statistics) }
+        }
+        // The same refusal whatever the output type (an MP4 cannot be empty; neither, then, is an elementary stream).
+        guard count > 0 else {
+            throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
         }
         try session.flush(write)
         if let mp4File { try mp4File.finish() } else { try sink.commit() }

@@ -251,3 +251,30 @@ struct ResourceTests {
         #expect(written < large.count + 64 << 10, "\(written) bytes out of \(large.count)")
     }
 }
+
+/// Issue 18 rows 11 and 15 through the CLI: one usage error for a size below one HEVC CTU, and
+/// the same refusal for an input without frames whatever the output type.
+@Suite struct EncodeFrontEndTests {
+    @Test func hevcBelowOneCTUIsAUsageError() throws {
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-ctu-\(UUID().uuidString).h265").path
+        let result = try CLIRunner.run(["encode", "--size", "32x32", "--frames", "2", "-o", output])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.contains("coding tree unit") && !result.stderr.contains("x265 ["), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
+    @Test func noFramesIsTheSameErrorForEveryOutput() throws {
+        let input = try ResourceRunner.write(Array("YUV4MPEG2 W64 H64 F25:1 Ip\n".utf8), name: "header-only.y4m")
+        defer { try? FileManager.default.removeItem(atPath: input) }
+        var messages: Set<String> = []
+        for ext in ["h264", "h265", "mp4"] {
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-empty-\(UUID().uuidString).\(ext)").path
+            let result = try CLIRunner.run(["encode", input, "-o", output])
+            #expect(result.status != 0 && !result.signalled, "\(ext): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: output), "\(ext): an output was left")
+            messages.insert(result.stderr)
+        }
+        #expect(messages.count == 1, "\(messages)")
+        #expect(messages.first?.contains("no frames") == true)
+    }
+}
