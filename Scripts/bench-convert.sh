@@ -13,7 +13,8 @@
 # Each is a ~20-50 MiB encode repeated to ~200 MiB (each copy starts with an IDR picture and its
 # parameter sets, so the concatenation is a valid stream) to keep generation to a few minutes.
 # Outputs go to /dev/shm (RAM), inputs are read once first so they are in the page cache; wall
-# time is the median of RUNS runs (hyperfine), peak RSS from GNU time. Needs ffmpeg with
+# time is the median of RUNS runs (hyperfine), CPU time (user + system) their mean, peak RSS from
+# GNU time. On a shared machine wall time carries other processes' load; CPU time is steadier. Needs ffmpeg with
 # libx264/libx265, hyperfine, GNU time, python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -68,9 +69,9 @@ ls -l "$data"
 tmp=$(mktemp -d /tmp/nalu-bench.XXXXXX)
 trap 'rm -rf "$tmp" "$out"' EXIT
 
-median() { # command: median wall time in seconds
+median() { # command: median wall time and mean CPU time (user + system) in seconds
     hyperfine --style none --warmup 1 --runs "$runs" --export-json "$tmp/h.json" "$1" >/dev/null 2>&1
-    python3 -c "import json;r=json.load(open('$tmp/h.json'))['results'][0];print(f\"{r['median']:.3f}\")"
+    python3 -c "import json;r=json.load(open('$tmp/h.json'))['results'][0];print(f\"{r['median']:.3f} {r['user']+r['system']:.3f}\")"
 }
 
 peak() { # command: peak resident memory in MiB
@@ -82,16 +83,16 @@ ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
 row() { # job, input, nalu command, ffmpeg command or ""
     local job=$1 input=$2 cmd=$3 ff=$4
     cat "$input" > /dev/null
-    local c n f m
-    c=$(median "cp '$input' '$out/cp.out'")
-    n=$(median "$cmd")
+    local c n f m cc nc fc
+    read -r c cc <<< "$(median "cp '$input' '$out/cp.out'")"
+    read -r n nc <<< "$(median "$cmd")"
     m=$(peak "$cmd")
+    local ffcell="—"
     if [ -n "$ff" ]; then
-        f=$(median "$ff")
-        echo "| $job | $n | $c | **$(ratio "$n" "$c")×** | $m | $f ($(ratio "$f" "$c")×) |"
-    else
-        echo "| $job | $n | $c | **$(ratio "$n" "$c")×** | $m | — |"
+        read -r f fc <<< "$(median "$ff")"
+        ffcell="$f ($(ratio "$f" "$c")×), CPU $fc"
     fi
+    echo "| $job | $n | $c | **$(ratio "$n" "$c")×** | $nc | $cc | $(ratio "$nc" "$cc")× | $m | $ffcell |"
     rm -f "$out"/*
 }
 
@@ -101,8 +102,8 @@ for name in small.h264 cavlc.h264 hevc.h265; do
     echo
     echo "### $name ($(( $(stat -c %s "$in") >> 20 )) MiB, $runs runs, median)"
     echo
-    echo "| job | nalu (s) | cp (s) | nalu ÷ cp | nalu peak RSS (MiB) | ffmpeg (s, ÷ cp) |"
-    echo "|---|---:|---:|---:|---:|---:|"
+    echo "| job | nalu wall (s) | cp wall (s) | nalu ÷ cp | nalu CPU (s) | cp CPU (s) | CPU ÷ | nalu peak RSS (MiB) | ffmpeg wall (s, ÷ cp), CPU (s) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     row "annexb→avcc" "$in" "$nalu convert '$in' --to avcc -o $out/o.lp --extradata-out $out/o.rec" ""
     row "avcc→annexb" "$in.lp" "$nalu convert '$in.lp' --to annexb --extradata '$in.record' -o $out/o.$fmt" ""
     row "annexb→mp4" "$in" "$nalu convert '$in' --to mp4 --fps 30 -o $out/o.mp4" \

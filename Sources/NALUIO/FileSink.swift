@@ -19,7 +19,7 @@ public final class FileSink: ByteSink {
     public let path: String
     private let target: OutputTarget
     private var descriptor: Int32
-    private var buffer: [UInt8]
+    private let buffer: OutputBuffer
     private let capacity: Int
     /// Bytes accepted so far.
     public private(set) var bytesWritten: Int64 = 0
@@ -28,8 +28,7 @@ public final class FileSink: ByteSink {
     public init(path: String, bufferSize: Int = 1 << 20) throws(NALUError) {
         self.path = path
         capacity = max(4096, bufferSize)
-        buffer = []
-        buffer.reserveCapacity(capacity)
+        buffer = OutputBuffer(capacity: capacity)
         target = try OutputTarget(path: path)
         descriptor = target.descriptor
     }
@@ -45,13 +44,15 @@ public final class FileSink: ByteSink {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         bytesWritten += Int64(bytes.count)
-        if bytes.count >= Self.writeThroughThreshold {
-            try drain()
-            try writeAll(bytes)
+        if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.capacity {
+            // What is buffered (typically the start code or length of this NAL unit) and the
+            // payload go out in one writev(2), the payload straight from the caller's memory.
+            try writeAll(buffer.bytes, bytes)
+            buffer.count = 0
             return
         }
-        if buffer.count + bytes.count > capacity { try drain() }
-        buffer.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
+        if buffer.count + bytes.count > buffer.capacity { try drain() }
+        buffer.append(bytes)
     }
 
     /// Writes all of `bytes`.
@@ -61,22 +62,37 @@ public final class FileSink: ByteSink {
 
     /// Writes buffered bytes to the descriptor.
     public func drain() throws {
-        guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try writeAll($0) }
-        buffer.removeAll(keepingCapacity: true)
+        guard buffer.count > 0 else { return }
+        try writeAll(buffer.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
+        buffer.count = 0
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
-        guard var base = bytes.baseAddress else { return }
-        var remaining = bytes.count
+    /// Writes `first` then `second` with as few system calls as the kernel allows (one, unless a
+    /// write is partial), retrying after `EINTR`.
+    private func writeAll(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws {
+        var vectors = (iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
+                       iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count))
+        var remaining = first.count + second.count
         while remaining > 0 {
-            let count = systemWrite(descriptor, base, remaining)
+            let count = withUnsafeMutablePointer(to: &vectors) { pair in
+                pair.withMemoryRebound(to: iovec.self, capacity: 2) { list in
+                    let skip = list[0].iov_len == 0 ? 1 : 0
+                    return writev(descriptor, list + skip, Int32(2 - skip))
+                }
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw NALUError(.io, field: path, detail: FileSource.errnoText())
             }
             remaining -= count
-            base += count
+            // Advance past what was written.
+            var written = count
+            let firstTaken = min(written, vectors.0.iov_len)
+            vectors.0.iov_base = vectors.0.iov_base.map { $0 + firstTaken }
+            vectors.0.iov_len -= firstTaken
+            written -= firstTaken
+            vectors.1.iov_base = vectors.1.iov_base.map { $0 + written }
+            vectors.1.iov_len -= written
         }
     }
 
@@ -85,5 +101,28 @@ public final class FileSink: ByteSink {
     public func commit() throws {
         try drain()
         try target.commit()
+    }
+}
+
+/// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned by this object.
+private final class OutputBuffer {
+    let capacity: Int
+    private let storage: UnsafeMutableRawPointer
+    var count = 0
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
+
+    /// Appends `bytes`; the caller has made room.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let from = bytes.baseAddress, bytes.count > 0, bytes.count <= capacity - count else { return }
+        (storage + count).copyMemory(from: from, byteCount: bytes.count)
+        count += bytes.count
     }
 }

@@ -2,15 +2,16 @@ import Benchmark
 import Foundation
 import NALU
 
-/// The large real streams made by Scripts/make-bench-input.sh, loaded once into memory so the
-/// benchmarks measure the library, not the disk.
+/// The large real streams made by Scripts/make-bench-input.sh (big.h264, big.h265) and
+/// Scripts/bench-convert.sh --make (small.h264: ~800-byte NAL units; cavlc.h264: zero-dense CAVLC;
+/// hevc.h265), loaded once into memory so the benchmarks measure the library, not the disk.
 let dataDirectory = URL(fileURLWithPath: #filePath)
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("data")
 
 func load(_ name: String) -> [UInt8] {
     guard let data = try? Data(contentsOf: dataDirectory.appendingPathComponent(name)) else {
-        print("missing Benchmarks/data/\(name): run Scripts/make-bench-input.sh")
+        print("missing Benchmarks/data/\(name): run Scripts/make-bench-input.sh or Scripts/bench-convert.sh --make")
         return []
     }
     return Array(data)
@@ -25,8 +26,9 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 10
     )
 
-    for name in ["big.h264", "big.h265"] {
+    for name in ["big.h264", "big.h265", "small.h264", "cavlc.h264", "hevc.h265"] {
         let bytes = load(name)
+        if bytes.isEmpty { continue }
         let megabytes = bytes.count / 1_000_000
 
         // Start-code scanning over the whole stream in memory: the framing hot loop.

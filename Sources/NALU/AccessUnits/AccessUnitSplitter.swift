@@ -186,7 +186,9 @@ public struct AccessUnitSplitter: Sendable {
     /// The picture order count of the H.264 picture whose first slice was the NAL unit just
     /// pushed (call when ``Step/isFirstVCL``), from the fields the splitter already read, and
     /// how many pictures its SPS lets the stream reorder; `nil` when that NAL unit was no slice.
-    public func avcPictureOrderCount(_ counter: inout PictureOrderCounter) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
+    /// (`mutating` only so that a caller holding the splitter in a class property calls it in
+    /// place rather than on a copy; it changes nothing.)
+    public mutating func avcPictureOrderCount(_ counter: inout PictureOrderCounter) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
         guard codec == .h264, let slice = lastAVCSlice,
               slice.seqParameterSetId < parameterSets.avcSPSFacts.count else { return nil }
         let facts = parameterSets.avcSPSFacts[slice.seqParameterSetId]

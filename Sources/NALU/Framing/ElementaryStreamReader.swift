@@ -25,7 +25,7 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     ///   - lengthSize: the length-field size for length-prefixed input (detected when `nil`).
     ///   - codec: the codec, or `nil` to detect it.
     public init(_ source: Source, format: StreamFormat? = nil, lengthSize: Int? = nil, codec: Codec? = nil,
-                chunkSize: Int = 4 << 20) throws {
+                chunkSize: Int = 512 << 10) throws {
         var source = source
         var prefix = [UInt8](repeating: 0, count: Self.sniffLength)
         var filled = 0
