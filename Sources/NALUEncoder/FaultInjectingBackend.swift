@@ -12,6 +12,10 @@ public final class FaultPlan {
     /// ``EncoderError/Code/invalidSession``. The index counts frames successfully encoded
     /// through this plan (0 is the first frame), so a re-sent frame keeps its index.
     public var invalidSessionAtFrame: [Int: Int]
+    /// The next `flushFailures` drains (``EncoderBackend/flush(into:)``, also the drain of a
+    /// failed backend) fail with ``EncoderError/Code/encodeFailed`` and return nothing, so the
+    /// frames the backend holds are lost.
+    public var flushFailures: Int
     /// Frames successfully encoded through this plan so far.
     public private(set) var framesEncoded = 0
     /// Backends created through this plan so far.
@@ -19,9 +23,17 @@ public final class FaultPlan {
     /// Failures injected so far (creation and encode).
     public private(set) var faultsInjected = 0
 
-    public init(creationFailures: Int = 0, invalidSessionAtFrame: [Int: Int] = [:]) {
+    public init(creationFailures: Int = 0, invalidSessionAtFrame: [Int: Int] = [:], flushFailures: Int = 0) {
         self.creationFailures = creationFailures
         self.invalidSessionAtFrame = invalidSessionAtFrame
+        self.flushFailures = flushFailures
+    }
+
+    func shouldFailFlush() -> Bool {
+        guard flushFailures > 0 else { return false }
+        flushFailures -= 1
+        faultsInjected += 1
+        return true
     }
 
     func shouldFailCreation() -> Bool {
@@ -97,6 +109,9 @@ public final class FaultInjectingBackend: EncoderBackend {
     }
 
     public func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
+        if plan.shouldFailFlush() {
+            throw EncoderError(.encodeFailed, context: "fault injection", detail: "injected drain failure")
+        }
         try wrapped.flush(into: &packets)
     }
 

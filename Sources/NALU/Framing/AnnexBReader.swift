@@ -11,6 +11,13 @@ public struct AnnexBReader<Source: ByteSource> {
     private var source: Source
     private let buffer: ReadBuffer
     private let maxNALUnitSize: Int
+    /// Index in the buffer of the current NAL unit's first byte, or -1 before the first start code.
+    private var nalStart = -1
+    private var prefixLength = 0
+    /// Where the next start-code search begins.
+    private var scan = 0
+    /// Set when ``finish(_:)`` delivered the current NAL unit: the buffer index where it ended.
+    private var deliveredEnd: Int?
 
     /// Non-zero bytes seen before the first start code.
     public private(set) var leadingGarbageBytes: Int64 = 0
@@ -29,11 +36,26 @@ public struct AnnexBReader<Source: ByteSource> {
         self.maxNALUnitSize = max(64, maxNALUnitSize)
     }
 
-    /// Calls `body` for every NAL unit in stream order.
+    /// Calls `body` for every NAL unit in stream order, up to the end of the input (a read that
+    /// returns 0), where the last NAL unit ends.
+    ///
+    /// A ``ByteSource`` that returns 0 only because no bytes are available *yet* (a non-blocking
+    /// socket or pipe) must be read with ``forEachCompleteNALUnit(_:)`` and ``finish(_:)``
+    /// instead: here a 0 ends the last NAL unit. If this method is called again and the source
+    /// then continues that NAL unit, the reader throws ``NALUError/Code/truncated`` (the unit
+    /// delivered before was cut short) rather than deliver it in pieces; when the source resumes
+    /// with a start code (or zero bytes and a start code), reading simply continues.
     public mutating func forEachNALUnit(_ body: (NALUnitView) throws -> Void) throws {
-        var nalStart = -1          // index of the current NAL unit's first byte, or -1 before the first start code
-        var prefixLength = 0
-        var scan = 0               // where the next start-code search begins
+        try forEachCompleteNALUnit(body)
+        try finish(body)
+    }
+
+    /// Calls `body` for every NAL unit whose end is known (the next start code has arrived), and
+    /// returns when the source returns 0, keeping the unfinished last NAL unit. Call it again
+    /// when the source has more bytes: reading resumes where it stopped, whatever the chunk
+    /// edges, and the NAL units are those of the whole stream parsed at once. Call ``finish(_:)``
+    /// at the real end of the input to get the last NAL unit.
+    public mutating func forEachCompleteNALUnit(_ body: (NALUnitView) throws -> Void) throws {
         while true {
             // Keep only the current NAL unit (or, before the first start code, the last three
             // bytes, which may begin a four-byte start code).
@@ -42,12 +64,32 @@ public struct AnnexBReader<Source: ByteSource> {
             buffer.discard(keepFrom)
             scan -= keepFrom
             if nalStart >= 0 { nalStart = 0 }
+            if let end = deliveredEnd { deliveredEnd = end - keepFrom }
             guard buffer.grow(limit: maxNALUnitSize + 8) else {
                 throw NALUError(.tooLarge, field: "NAL unit", byteOffset: buffer.baseOffset,
                                 detail: "larger than \(maxNALUnitSize) bytes")
             }
-            let endOfInput = try buffer.fill(from: &source) == 0
+            let before = buffer.filled
+            if try buffer.fill(from: &source) == 0 { return }
             let bytes = buffer.bytes
+            if let end = deliveredEnd {
+                // The last NAL unit was delivered at an earlier end of input: the new bytes must
+                // not continue it (zero bytes, then a start code, are fine).
+                let next = AnnexB.findStartCode(in: bytes, from: scan)
+                let limit = next ?? bytes.count
+                if let bad = (max(end, before)..<limit).first(where: { bytes[$0] != 0 }) {
+                    throw NALUError(.truncated, field: "NAL unit", byteOffset: buffer.baseOffset + Int64(nalStart),
+                                    detail: "the source returned more bytes (at offset \(buffer.baseOffset + Int64(bad))) after a read of 0 ended this NAL unit; read sources that pause with forEachCompleteNALUnit and finish")
+                }
+                guard let next else {
+                    scan = max(scan, bytes.count - 2)
+                    continue
+                }
+                deliveredEnd = nil
+                prefixLength = next > 0 && bytes[next - 1] == 0 ? 4 : 3
+                nalStart = next + 3
+                scan = nalStart
+            }
             while let startCode = AnnexB.findStartCode(in: bytes, from: scan) {
                 if nalStart >= 0 {
                     try emit(bytes, nalStart..<startCode, prefixLength: prefixLength, body)
@@ -58,15 +100,22 @@ public struct AnnexBReader<Source: ByteSource> {
                 nalStart = startCode + 3
                 scan = nalStart
             }
-            if endOfInput {
-                if nalStart >= 0 {
-                    try emit(bytes, nalStart..<bytes.count, prefixLength: prefixLength, body)
-                } else {
-                    leadingGarbageBytes += Self.nonZeroCount(bytes, 0..<bytes.count)
-                }
-                return
-            }
             scan = max(scan, bytes.count - 2)
+        }
+    }
+
+    /// Ends the input: delivers the unfinished last NAL unit kept by
+    /// ``forEachCompleteNALUnit(_:)``, if any.
+    public mutating func finish(_ body: (NALUnitView) throws -> Void) throws {
+        let bytes = buffer.bytes
+        guard deliveredEnd == nil else { return }
+        if nalStart >= 0 {
+            deliveredEnd = bytes.count
+            try emit(bytes, nalStart..<bytes.count, prefixLength: prefixLength, body)
+        } else {
+            leadingGarbageBytes += Self.nonZeroCount(bytes, 0..<bytes.count)
+            buffer.discard(bytes.count)
+            scan = 0
         }
     }
 
