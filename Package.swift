@@ -66,7 +66,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NALUEncoderTests",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "FuzzHarness"],
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUMP4", "FuzzHarness"],
             swiftSettings: strictSettings
         ),
     ],

@@ -71,14 +71,36 @@ public final class EncoderSession {
 
     /// Counters over the session's life.
     public struct Statistics: Sendable, Hashable {
+        /// Frames accepted.
         public var framesIn = 0
+        /// Packets handed out.
         public var packetsOut = 0
+        /// Packets with a keyframe class.
         public var keyframes = 0
+        /// Bytes of all packets.
         public var bytesOut: Int64 = 0
+        /// Backends opened.
         public var backendsCreated = 0
+        /// Failed backend creations.
         public var creationFailures = 0
+        /// Failed frame encodes (each followed by a rebuild).
         public var frameFailures = 0
+        /// B pictures among the packets.
         public var bFrames = 0
+
+        /// Counters with the given values (all 0 by default), for example to compare with or to
+        /// sum the statistics of several sessions.
+        public init(framesIn: Int = 0, packetsOut: Int = 0, keyframes: Int = 0, bytesOut: Int64 = 0, backendsCreated: Int = 0,
+                    creationFailures: Int = 0, frameFailures: Int = 0, bFrames: Int = 0) {
+            self.framesIn = framesIn
+            self.packetsOut = packetsOut
+            self.keyframes = keyframes
+            self.bytesOut = bytesOut
+            self.backendsCreated = backendsCreated
+            self.creationFailures = creationFailures
+            self.frameFailures = frameFailures
+            self.bFrames = bFrames
+        }
     }
 
     public private(set) var configuration: EncoderConfiguration
@@ -211,6 +233,13 @@ public final class EncoderSession {
     public func encode(_ frame: Frame) throws -> [EncodedPacket] {
         var packets: [EncodedPacket] = []
         try encode(frame) { packets.append($0) }
+        return packets
+    }
+
+    /// Drains every delayed picture and returns the packets (see ``flush(_:)``).
+    public func flush() throws -> [EncodedPacket] {
+        var packets: [EncodedPacket] = []
+        try flush { packets.append($0) }
         return packets
     }
 

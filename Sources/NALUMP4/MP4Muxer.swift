@@ -288,7 +288,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// hostile input that the stream's own order got past cannot yield a file nobody can read.
     private func record() throws(NALUError) -> [UInt8] {
         let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: recordOrder, lengthSize: 4,
-                                                      arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
+                                                      arrayCompleteness: ParameterSetCarriage(inBand: sampleEntry.allowsInBandParameterSets).arrayCompleteness)
         var check = ParameterSetStore(codec: codec)
         do throws(NALUError) {
             for unit in try DecoderConfigurationRecord(parsing: bytes).parameterSets { try check.add(unit) }
