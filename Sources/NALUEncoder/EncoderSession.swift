@@ -284,10 +284,15 @@ public final class EncoderSession {
         if let handler { try deliverPending(handler) }
     }
 
-    /// Changes the average bitrate: live when the backend allows it (x264/x265 reconfigure in
-    /// ABR mode), otherwise by a refresh with the new rate control (packets drained then are
-    /// queued for the next call). Switches CRF/QP sessions to ABR.
-    public func setBitrate(_ bitsPerSecond: Int) throws {
+    /// Changes the average bitrate and returns whether the change was live.
+    ///
+    /// Live when the backend applies it to the running encoder (x264 in ABR mode with VBV);
+    /// otherwise the backend is drained and closed, and the next frame opens one with the new
+    /// rate control, starting with an IDR (x264 without VBV, CRF/QP sessions, and x265, whose
+    /// `x265_encoder_reconfig` accepts a new bitrate but does not apply it). Packets drained then
+    /// are queued for the next call. Switches CRF/QP sessions to ABR.
+    @discardableResult
+    public func setBitrate(_ bitsPerSecond: Int) throws -> Bool {
         var newConfiguration = configuration
         newConfiguration.rateControl = .bitrate(bitsPerSecond)
         try factory.validate(newConfiguration)
@@ -300,12 +305,13 @@ public final class EncoderSession {
             if live {
                 configuration = newConfiguration
                 eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: true))
-                return
+                return true
             }
             try closeBackend(reason: "bitrate")
         }
         configuration = newConfiguration
         eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: false))
+        return false
     }
 
     // MARK: - Internals
