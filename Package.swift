@@ -64,9 +64,15 @@ let package = Package(
             path: "Samples/EncoderSample",
             swiftSettings: strictSettings
         ),
+        // Issue 14: the async API under Swift 6 strict concurrency (must build with no warnings).
+        .testTarget(
+            name: "NALUConcurrencyTests",
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "NALUEncoderTests",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "FuzzHarness"],
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUMP4", "FuzzHarness"],
             swiftSettings: strictSettings
         ),
     ],

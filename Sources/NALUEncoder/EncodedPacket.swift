@@ -16,14 +16,29 @@ public struct EncodedPacket: Sendable, Hashable {
     public var keyframe: KeyframeClass?
     /// The picture's coding type as the encoder reports it, when known.
     public var pictureType: PictureType?
+    /// How ``bytes`` is framed (the session sets the configuration's ``EncoderConfiguration/outputFormat``).
+    public var format: StreamFormat
+    /// Seconds per tick of ``pts`` and ``dts`` (the session sets the configuration's
+    /// ``EncoderConfiguration/effectiveTimeBase``).
+    public var timeBase: Rational
 
-    public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass?, pictureType: PictureType?) {
+    public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass?, pictureType: PictureType?,
+                format: StreamFormat = .annexB, timeBase: Rational = Rational(1, 30)) {
         self.bytes = bytes
         self.pts = pts
         self.dts = dts
         self.keyframe = keyframe
         self.pictureType = pictureType
+        self.format = format
+        self.timeBase = timeBase
     }
+}
+
+/// Packets go straight into NALUMP4's `MP4Writer.append(_:)`, which converts the timestamps to
+/// its timescale and the framing to its record's length size.
+extension EncodedPacket: TimedAccessUnit {
+    /// Whether decoding can start here (``keyframe`` is set).
+    public var isSync: Bool { keyframe != nil }
 }
 
 /// Splitting and framing helpers shared by backends.
@@ -46,6 +61,24 @@ public enum EncoderFraming {
             }
             return units
         }
+    }
+
+    /// `nalUnits` framed as `format` (start codes, or 4-byte big-endian lengths).
+    public static func frame(_ nalUnits: [[UInt8]], format: StreamFormat) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(nalUnits.reduce(0) { $0 + $1.count + 4 })
+        for unit in nalUnits {
+            switch format {
+            case .annexB:
+                bytes.append(contentsOf: [0, 0, 0, 1])
+            case .lengthPrefixed:
+                let length = UInt32(truncatingIfNeeded: unit.count)
+                bytes.append(contentsOf: [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+                                          UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
+            }
+            bytes.append(contentsOf: unit)
+        }
+        return bytes
     }
 
     /// The parameter sets among `nalUnits` (H.264 SPS/PPS; H.265 VPS/SPS/PPS), in stream order.

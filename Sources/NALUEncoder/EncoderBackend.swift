@@ -40,7 +40,10 @@ public protocol EncoderBackend: AnyObject {
 /// Creates backends of one kind. The session calls ``validate(_:)`` when it is created (so bad
 /// settings fail before any frame) and ``makeBackend(for:)`` lazily, again after a failure, and
 /// after ``EncoderSession/refresh(configuration:)``.
-public protocol EncoderBackendFactory {
+///
+/// Factories are `Sendable` (a value describing how to open encoders), so one can be a global
+/// constant or go into a `Task`; the backends they make are not, and stay with one session.
+public protocol EncoderBackendFactory: Sendable {
     /// A short name for messages, e.g. `"x264"`.
     var name: String { get }
 

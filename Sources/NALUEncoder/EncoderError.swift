@@ -54,6 +54,9 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
     public var byteOffset: Int64?
     /// The C library's return code, when the error comes from one.
     public var libraryStatus: Int32?
+    /// For ``Code/framesLost``: the pts of every frame that was accepted but will never come out,
+    /// in input order.
+    public var lostFramePTS: [Int64] = []
 
     public init(_ code: Code, context: String, detail: String? = nil, byteOffset: Int64? = nil, libraryStatus: Int32? = nil) {
         self.code = code
@@ -69,6 +72,7 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
         if let detail { text += " (\(detail))" }
         if let byteOffset { text += " at byte \(byteOffset)" }
         if let libraryStatus { text += " [status \(libraryStatus)]" }
+        if !lostFramePTS.isEmpty { text += " [lost pts \(lostFramePTS.map(String.init).joined(separator: ","))]" }
         return text
     }
 

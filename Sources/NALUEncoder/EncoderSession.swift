@@ -19,14 +19,20 @@ public import NALU
 ///   the old backend still holds, tears it down, builds a new one and re-sends the same frame. The
 ///   first packet of every new backend is an IDR preceded by parameter sets, so the joined stream
 ///   stays decodable. After ``RetryPolicy/maxConsecutiveFrameFailures`` failures in a row,
-///   ``EncoderError/Code/tooManyFailures`` is thrown. Both counters reset on success.
+///   ``EncoderError/Code/tooManyFailures`` is thrown. Both counters reset on success, and when
+///   that error is thrown, so the next call gets the full number of attempts again.
+/// - **A call that throws did not accept its frame** (nothing of it is inside the encoder): to
+///   keep it in the stream, send the same frame again (same pts); to skip it, send the next one.
+///   Packets of earlier frames that came out before the error are delivered, never dropped.
 /// - Packets come out in decoding order, and each input frame comes out exactly once. The session
 ///   assigns `dts` itself so that it increases strictly and never passes `pts` across rebuilds:
 ///   the k-th packet gets the pts of the (k − D)-th input frame, D being the largest
 ///   ``EncoderBackend/reorderDepth`` seen (as x264 does within one stream). Every backend is
 ///   drained before the next starts, so the k-th packet of the session is also the k-th of the
 ///   input in pts order. If a failed backend cannot even be drained, the frames it
-///   held are reported with ``EncoderError/Code/framesLost``, never dropped silently.
+///   held are reported with ``EncoderError/Code/framesLost``, never dropped silently; the
+///   error's ``EncoderError/lostFramePTS`` names them. They cannot be sent again with those
+///   timestamps (pts must increase); the frame of the call that threw was not accepted and can.
 ///
 /// Packets are handed to the closure given to each call. If the closure throws, the remaining
 /// packets stay queued and are delivered first by the next call. Packets drained by a call that
@@ -65,14 +71,36 @@ public final class EncoderSession {
 
     /// Counters over the session's life.
     public struct Statistics: Sendable, Hashable {
+        /// Frames accepted.
         public var framesIn = 0
+        /// Packets handed out.
         public var packetsOut = 0
+        /// Packets with a keyframe class.
         public var keyframes = 0
+        /// Bytes of all packets.
         public var bytesOut: Int64 = 0
+        /// Backends opened.
         public var backendsCreated = 0
+        /// Failed backend creations.
         public var creationFailures = 0
+        /// Failed frame encodes (each followed by a rebuild).
         public var frameFailures = 0
+        /// B pictures among the packets.
         public var bFrames = 0
+
+        /// Counters with the given values (all 0 by default), for example to compare with or to
+        /// sum the statistics of several sessions.
+        public init(framesIn: Int = 0, packetsOut: Int = 0, keyframes: Int = 0, bytesOut: Int64 = 0, backendsCreated: Int = 0,
+                    creationFailures: Int = 0, frameFailures: Int = 0, bFrames: Int = 0) {
+            self.framesIn = framesIn
+            self.packetsOut = packetsOut
+            self.keyframes = keyframes
+            self.bytesOut = bytesOut
+            self.backendsCreated = backendsCreated
+            self.creationFailures = creationFailures
+            self.frameFailures = frameFailures
+            self.bFrames = bFrames
+        }
     }
 
     public private(set) var configuration: EncoderConfiguration
@@ -85,6 +113,8 @@ public final class EncoderSession {
     private var backend: (any EncoderBackend)?
     /// Frames the current backend accepted and has not yet returned.
     private var framesInBackend = 0
+    /// The pts of those frames, in input order.
+    private var ptsInBackend: [Int64] = []
     /// The next packet is the first of a new backend: it must carry parameter sets.
     private var firstPacketOfBackend = false
     private var keyframeRequested = false
@@ -100,6 +130,8 @@ public final class EncoderSession {
     private var frameStep: Int64 = 1
     private var consecutiveFailures = 0
     private var lastParameterSets: [[UInt8]] = []
+    /// The parameter sets of the first backend: the stream's record when they travel out of band.
+    private var recordParameterSets: [[UInt8]]?
     private var pending: [EncodedPacket] = []
     private var pendingIndex = 0
     private var scratch: [EncodedPacket] = []
@@ -124,8 +156,9 @@ public final class EncoderSession {
 
     /// The parameter sets as an `avcC` / `hvcC` record (ISO/IEC 14496-15 5.3.3.1 / 8.3.3.1), built
     /// by the core, for MP4 sample entries or `extradata`; `nil` before any backend was opened
-    /// (call ``prepare()`` first). The hvcC's `array_completeness` is set when the parameter sets
-    /// are not repeated in band (`hvc1`), cleared when they are (`hev1`).
+    /// (call ``prepare()`` first). The hvcC's `array_completeness` follows
+    /// ``EncoderConfiguration/parameterSetCarriage`` (the rule of ``NALU/ParameterSetCarriage``):
+    /// set when the packets carry no parameter sets (`hvc1`), cleared when they do (`hev1`).
     public func decoderConfigurationRecord(lengthSize: Int = 4) throws(NALUError) -> DecoderConfigurationRecord? {
         let sets = parameterSets
         guard !sets.isEmpty else { return nil }
@@ -135,7 +168,7 @@ public final class EncoderSession {
             let pps = sets.filter { ($0.first ?? 0) & 0x1F == 8 }
             return .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
         case .hevc:
-            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: !configuration.repeatParameterSets, lengthSize: lengthSize))
+            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: configuration.parameterSetCarriage.arrayCompleteness, lengthSize: lengthSize))
         }
     }
 
@@ -175,8 +208,12 @@ public final class EncoderSession {
                 accept(scratch)
                 try closeBackend(reason: "failure")
                 if consecutiveFailures >= retryPolicy.maxConsecutiveFrameFailures {
+                    let failures = consecutiveFailures
+                    // The next call starts counting afresh (and rebuilds): giving up on this
+                    // frame says nothing about the next attempt.
+                    consecutiveFailures = 0
                     try deliverPending(handler)
-                    throw EncoderError(.tooManyFailures, context: "encode", detail: "\(consecutiveFailures) consecutive failed attempts for the frame with pts \(frame.pts); last: \(error)")
+                    throw EncoderError(.tooManyFailures, context: "encode", detail: "\(failures) consecutive failed attempts for the frame with pts \(frame.pts), which was not accepted; last: \(error)")
                 }
                 continue
             }
@@ -185,6 +222,7 @@ public final class EncoderSession {
             recordInput(frame.pts)
             statistics.framesIn += 1
             framesInBackend += 1
+            ptsInBackend.append(frame.pts)
             accept(scratch)
             try deliverPending(handler)
             return
@@ -198,6 +236,13 @@ public final class EncoderSession {
         return packets
     }
 
+    /// Drains every delayed picture and returns the packets (see ``flush(_:)``).
+    public func flush() throws -> [EncodedPacket] {
+        var packets: [EncodedPacket] = []
+        try flush { packets.append($0) }
+        return packets
+    }
+
     /// Drains every delayed picture (B-frames, lookahead) to `handler`. Encoding may continue
     /// afterwards; when the backend cannot continue past a flush (x265) the next frame opens a
     /// new one, which starts with parameter sets and an IDR.
@@ -207,13 +252,16 @@ public final class EncoderSession {
             scratch.removeAll(keepingCapacity: true)
             if let error = Self.attempt({ () throws(EncoderError) in try current.flush(into: &scratch) }) {
                 accept(scratch)
-                let lost = framesInBackend
+                let lost = ptsInBackend
                 discardBackend()
                 try deliverPending(handler)
-                throw EncoderError(.framesLost, context: "flush", detail: "\(lost) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
+                var failure = EncoderError(.framesLost, context: "flush", detail: "\(lost.count) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
+                failure.lostFramePTS = lost
+                throw failure
             }
             accept(scratch)
             framesInBackend = 0
+            ptsInBackend.removeAll()
             if !current.canEncodeAfterFlush {
                 discardBackend()
                 eventHandler?(.backendClosed(reason: "flush", drainedPackets: scratch.count))
@@ -236,10 +284,15 @@ public final class EncoderSession {
         if let handler { try deliverPending(handler) }
     }
 
-    /// Changes the average bitrate: live when the backend allows it (x264/x265 reconfigure in
-    /// ABR mode), otherwise by a refresh with the new rate control (packets drained then are
-    /// queued for the next call). Switches CRF/QP sessions to ABR.
-    public func setBitrate(_ bitsPerSecond: Int) throws {
+    /// Changes the average bitrate and returns whether the change was live.
+    ///
+    /// Live when the backend applies it to the running encoder (x264 in ABR mode with VBV);
+    /// otherwise the backend is drained and closed, and the next frame opens one with the new
+    /// rate control, starting with an IDR (x264 without VBV, CRF/QP sessions, and x265, whose
+    /// `x265_encoder_reconfig` accepts a new bitrate but does not apply it). Packets drained then
+    /// are queued for the next call. Switches CRF/QP sessions to ABR.
+    @discardableResult
+    public func setBitrate(_ bitsPerSecond: Int) throws -> Bool {
         var newConfiguration = configuration
         newConfiguration.rateControl = .bitrate(bitsPerSecond)
         try factory.validate(newConfiguration)
@@ -252,12 +305,13 @@ public final class EncoderSession {
             if live {
                 configuration = newConfiguration
                 eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: true))
-                return
+                return true
             }
             try closeBackend(reason: "bitrate")
         }
         configuration = newConfiguration
         eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: false))
+        return false
     }
 
     // MARK: - Internals
@@ -279,7 +333,9 @@ public final class EncoderSession {
             if let created = made {
                 backend = created
                 lastParameterSets = created.parameterSets
+                if recordParameterSets == nil { recordParameterSets = created.parameterSets }
                 framesInBackend = 0
+                ptsInBackend.removeAll()
                 firstPacketOfBackend = true
                 reorderDepth = max(reorderDepth, created.reorderDepth)
                 // The first frame of every backend is an IDR, also when a library would
@@ -308,11 +364,13 @@ public final class EncoderSession {
         scratch.removeAll(keepingCapacity: true)
         let drainError = Self.attempt { () throws(EncoderError) in try current.flush(into: &scratch) }
         accept(scratch)
-        let lost = framesInBackend
+        let lost = ptsInBackend
         discardBackend()
         eventHandler?(.backendClosed(reason: reason, drainedPackets: scratch.count))
-        if let drainError, lost > 0 {
-            throw EncoderError(.framesLost, context: "drain", detail: "\(lost) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
+        if let drainError, !lost.isEmpty {
+            var failure = EncoderError(.framesLost, context: "drain", detail: "\(lost.count) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
+            failure.lostFramePTS = lost
+            throw failure
         }
     }
 
@@ -320,18 +378,26 @@ public final class EncoderSession {
         if let current = backend { lastParameterSets = current.parameterSets }
         backend = nil
         framesInBackend = 0
+        ptsInBackend.removeAll()
     }
 
     /// Fixes timestamps, makes sure a new backend's first packet carries parameter sets, counts,
     /// and queues `packets`.
     private func accept(_ packets: [EncodedPacket]) {
         for var packet in packets {
-            if firstPacketOfBackend {
-                firstPacketOfBackend = false
-                prependParameterSetsIfMissing(&packet)
+            let first = firstPacketOfBackend
+            firstPacketOfBackend = false
+            switch configuration.parameterSetCarriage {
+            case .inBand:
+                if first { prependParameterSetsIfMissing(&packet) }
+            case .outOfBand:
+                if first || packet.keyframe != nil { moveParameterSetsOutOfBand(&packet, first: first) }
             }
+            packet.format = configuration.outputFormat
+            packet.timeBase = configuration.effectiveTimeBase
             packet.dts = nextDTS()
             framesInBackend -= 1
+            if let index = ptsInBackend.firstIndex(of: packet.pts) { ptsInBackend.remove(at: index) }
             statistics.packetsOut += 1
             statistics.bytesOut += Int64(packet.bytes.count)
             if packet.keyframe != nil { statistics.keyframes += 1 }
@@ -381,22 +447,31 @@ public final class EncoderSession {
         let format = configuration.outputFormat
         let units = EncoderFraming.nalUnits(in: packet.bytes, format: format)
         guard EncoderFraming.parameterSets(units, codec: configuration.codec).isEmpty else { return }
-        let sets = parameterSets
-        guard !sets.isEmpty else { return }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(packet.bytes.count + sets.reduce(0) { $0 + $1.count + 4 })
-        for set in sets {
-            switch format {
-            case .annexB:
-                bytes.append(contentsOf: [0, 0, 0, 1])
-            case .lengthPrefixed:
-                let length = UInt32(truncatingIfNeeded: set.count)
-                bytes.append(contentsOf: [UInt8(length >> 24), UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)])
-            }
-            bytes.append(contentsOf: set)
+        prepend(parameterSets, to: &packet)
+    }
+
+    /// Out-of-band carriage: removes the record's parameter sets from `packet` (x265 writes them
+    /// before its first picture even without repetition), and puts a later backend's different
+    /// ones in band in front of its first picture, so the stream still decodes.
+    private func moveParameterSetsOutOfBand(_ packet: inout EncodedPacket, first: Bool) {
+        let record = recordParameterSets ?? parameterSets
+        let format = configuration.outputFormat
+        let units = EncoderFraming.nalUnits(in: packet.bytes, format: format)
+        let sets = EncoderFraming.parameterSets(units, codec: configuration.codec)
+        let carriage = ParameterSetCarriage.outOfBand
+        let kept = units.filter { unit in !sets.contains(unit) || carriage.keepsInAccessUnit(unit, record: record) }
+        if kept.count != units.count {
+            packet.bytes = EncoderFraming.frame(kept, format: format)
         }
-        bytes.append(contentsOf: packet.bytes)
-        packet.bytes = bytes
+        if first {
+            let missing = parameterSets.filter { carriage.keepsInAccessUnit($0, record: record) && !kept.contains($0) }
+            if !missing.isEmpty { prepend(missing, to: &packet) }
+        }
+    }
+
+    private func prepend(_ sets: [[UInt8]], to packet: inout EncodedPacket) {
+        guard !sets.isEmpty else { return }
+        packet.bytes = EncoderFraming.frame(sets, format: configuration.outputFormat) + packet.bytes
     }
 
     private func deliverPending(_ handler: (EncodedPacket) throws -> Void) throws {

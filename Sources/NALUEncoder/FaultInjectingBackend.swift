@@ -4,44 +4,85 @@
 /// A testing aid for applications too: wrap your real factory to check that your pipeline copes
 /// with encoder failures the way it would on a device whose hardware encoder session gets
 /// invalidated (for example when an app goes to the background).
-public final class FaultPlan {
+///
+/// A plan is shared by reference and may be read from any thread (a lock guards it), so the
+/// factory holding it is `Sendable` like any other.
+public final class FaultPlan: @unchecked Sendable {
+    private struct State {
+        var creationFailures: Int
+        var invalidSessionAtFrame: [Int: Int]
+        var flushFailures: Int
+        var framesEncoded = 0
+        var backendsCreated = 0
+        var faultsInjected = 0
+    }
+
+    private let lock = ThreadLock()
+    // Guarded by `lock`.
+    private var state: State
+
     /// The next `creationFailures` calls to `makeBackend` fail with
     /// ``EncoderError/Code/backendCreationFailed``.
-    public var creationFailures: Int
+    public var creationFailures: Int {
+        get { lock.withLock { state.creationFailures } }
+        set { lock.withLock { state.creationFailures = newValue } }
+    }
     /// Frame index → how many times encoding that frame reports
     /// ``EncoderError/Code/invalidSession``. The index counts frames successfully encoded
     /// through this plan (0 is the first frame), so a re-sent frame keeps its index.
-    public var invalidSessionAtFrame: [Int: Int]
+    public var invalidSessionAtFrame: [Int: Int] {
+        get { lock.withLock { state.invalidSessionAtFrame } }
+        set { lock.withLock { state.invalidSessionAtFrame = newValue } }
+    }
+    /// The next `flushFailures` drains (``EncoderBackend/flush(into:)``, also the drain of a
+    /// failed backend) fail with ``EncoderError/Code/encodeFailed`` and return nothing, so the
+    /// frames the backend holds are lost.
+    public var flushFailures: Int {
+        get { lock.withLock { state.flushFailures } }
+        set { lock.withLock { state.flushFailures = newValue } }
+    }
     /// Frames successfully encoded through this plan so far.
-    public private(set) var framesEncoded = 0
+    public var framesEncoded: Int { lock.withLock { state.framesEncoded } }
     /// Backends created through this plan so far.
-    public private(set) var backendsCreated = 0
+    public var backendsCreated: Int { lock.withLock { state.backendsCreated } }
     /// Failures injected so far (creation and encode).
-    public private(set) var faultsInjected = 0
+    public var faultsInjected: Int { lock.withLock { state.faultsInjected } }
 
-    public init(creationFailures: Int = 0, invalidSessionAtFrame: [Int: Int] = [:]) {
-        self.creationFailures = creationFailures
-        self.invalidSessionAtFrame = invalidSessionAtFrame
+    public init(creationFailures: Int = 0, invalidSessionAtFrame: [Int: Int] = [:], flushFailures: Int = 0) {
+        state = State(creationFailures: creationFailures, invalidSessionAtFrame: invalidSessionAtFrame, flushFailures: flushFailures)
+    }
+
+    func shouldFailFlush() -> Bool {
+        lock.withLock {
+            guard state.flushFailures > 0 else { return false }
+            state.flushFailures -= 1
+            state.faultsInjected += 1
+            return true
+        }
     }
 
     func shouldFailCreation() -> Bool {
-        guard creationFailures > 0 else {
-            backendsCreated += 1
-            return false
+        lock.withLock {
+            guard state.creationFailures > 0 else {
+                state.backendsCreated += 1
+                return false
+            }
+            state.creationFailures -= 1
+            state.faultsInjected += 1
+            return true
         }
-        creationFailures -= 1
-        faultsInjected += 1
-        return true
     }
 
     func shouldFailFrame() -> Bool {
-        guard let remaining = invalidSessionAtFrame[framesEncoded], remaining > 0 else { return false }
-        invalidSessionAtFrame[framesEncoded] = remaining - 1
-        faultsInjected += 1
-        return true
+        lock.withLock {
+            guard let remaining = state.invalidSessionAtFrame[state.framesEncoded], remaining > 0 else { return false }
+            state.invalidSessionAtFrame[state.framesEncoded] = remaining - 1
+            state.faultsInjected += 1
+            return true
+        }
     }
 
-    func frameEncoded() { framesEncoded += 1 }
+    func frameEncoded() { lock.withLock { state.framesEncoded += 1 } }
 }
 
 /// Wraps another ``EncoderBackendFactory`` and injects the failures of a ``FaultPlan``: failed
@@ -97,6 +138,9 @@ public final class FaultInjectingBackend: EncoderBackend {
     }
 
     public func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
+        if plan.shouldFailFlush() {
+            throw EncoderError(.encodeFailed, context: "fault injection", detail: "injected drain failure")
+        }
         try wrapped.flush(into: &packets)
     }
 

@@ -65,6 +65,8 @@ public struct Frame {
     public var plane1: Plane
     /// V (I420, 10-bit); `nil` for NV12.
     public var plane2: Plane?
+    /// The memory the planes point into when the frame owns it (frames made from arrays).
+    var owner: FrameBuffer?
 
     /// A frame in any format; the plane count must match `pixelFormat`.
     public init(pixelFormat: PixelFormat, width: Int, height: Int, pts: Int64, plane0: Plane, plane1: Plane, plane2: Plane?) {

@@ -111,6 +111,8 @@ public final class MP4Writer<Sink: ByteSink> {
     private var fragmentSequence: UInt32 = 0
     private var fragmentStartTime: UInt64 = 0
     private var mediaDataBoxes = 0
+    /// ``append(_:)`` of timed access units (MP4Writer+TimedAccessUnits.swift).
+    var timedState = TimedAppendState()
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data until `moov` is written (for example
@@ -344,6 +346,7 @@ public final class MP4Writer<Sink: ByteSink> {
     @discardableResult
     public func finish() throws -> MP4WriterSummary {
         guard !finished else { throw NALUError(.unsupported, field: "finish", detail: "already finished") }
+        try flushHeldAccessUnit()
         finished = true
         var editMediaTime: Int64?
         var large = false

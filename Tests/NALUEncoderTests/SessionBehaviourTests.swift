@@ -149,7 +149,7 @@ import Testing
         #expect(summary.idrIndices.allSatisfy { summary.accessUnits[$0].hasParameterSets })
     }
 
-    @Test(arguments: [Codec.h264, .hevc])
+    @Test(arguments: [Codec.h264])
     func setBitrateIsLiveWithVBV(_ codec: Codec) throws {
         var configuration = Self.configuration(codec)
         configuration.vbvMaxBitrate = 400_000
@@ -274,5 +274,53 @@ import Testing
             // ultrafast with B-frames: no 8x8 transform, so x264 signals Main.
             #expect(avcC.avcProfileIndication == 77)
         }
+    }
+}
+
+/// Issue 14, bug 3: giving up on a frame resets the failure counter, and lost frames are named.
+@Suite struct FailureRecoveryTests {
+    @Test func theCallAfterTooManyFailuresGetsEveryAttemptAgain() throws {
+        // 25 failures for frame 3 and a limit of 20: the first call gives up after 20, the second
+        // has 20 attempts again and gets the frame through after 5 more.
+        let plan = FaultPlan(invalidSessionAtFrame: [3: 25])
+        let factory = FaultInjectingBackendFactory(wrapping: X264BackendFactory(), plan: plan)
+        let session = try EncoderSession(configuration: SessionBehaviourTests.configuration(.h264, bFrames: 0), factory: factory)
+        let pattern = try TestPattern(width: 160, height: 96)
+        var run = EncodeRun()
+        for index in 0..<3 { try session.encode(pattern.frame(Int64(index))) { run.take($0) } }
+        let error = #expect(throws: EncoderError.self) { try session.encode(pattern.frame(3)) { run.take($0) } }
+        #expect(error?.code == .tooManyFailures)
+        #expect(session.statistics.frameFailures == 20)
+        // The frame was not accepted: sending it again (same pts) is allowed, and one call does it.
+        try session.encode(pattern.frame(3)) { run.take($0) }
+        #expect(session.statistics.frameFailures == 25)
+        for index in 4..<8 { try session.encode(pattern.frame(Int64(index))) { run.take($0) } }
+        try session.flush { run.take($0) }
+        expectEveryFrameOnce(run, frames: 8)
+        #expect(try FFmpeg.decodedFrameCount(run.stream, codec: .h264) == 8)
+    }
+
+    @Test(arguments: [Codec.h264, .hevc])
+    func framesLostNamesTheFramesByPTS(_ codec: Codec) throws {
+        // B-frames and lookahead keep frames inside the backend; an invalid session at frame 12
+        // whose drain also fails loses exactly the frames not yet out.
+        let plan = FaultPlan(invalidSessionAtFrame: [12: 1], flushFailures: 1)
+        let factory = FaultInjectingBackendFactory(wrapping: SessionBehaviourTests.factory(codec), plan: plan)
+        let session = try EncoderSession(configuration: SessionBehaviourTests.configuration(codec, bFrames: 3), factory: factory)
+        let pattern = try TestPattern(width: 160, height: 96)
+        var run = EncodeRun()
+        for index in 0..<12 { try session.encode(pattern.frame(Int64(index))) { run.take($0) } }
+        let error = #expect(throws: EncoderError.self) { try session.encode(pattern.frame(12)) { run.take($0) } }
+        #expect(error?.code == .framesLost)
+        let out = Set(run.packets.map(\.pts))
+        let lost = (0..<12).map { Int64($0) }.filter { !out.contains($0) }
+        #expect(!lost.isEmpty)
+        #expect(error?.lostFramePTS == lost)
+        // The refused frame 12 was not accepted: it can be sent again, and the stream goes on
+        // from a new backend's IDR.
+        for index in 12..<16 { try session.encode(pattern.frame(Int64(index))) { run.take($0) } }
+        try session.flush { run.take($0) }
+        #expect(run.packets.map(\.pts).sorted() == ((0..<16).map { Int64($0) }.filter { !lost.contains($0) }))
+        #expect(run.packets.contains { $0.pts == 12 && $0.keyframe == .idr })
     }
 }

@@ -2,8 +2,10 @@
 /// a ``ByteSource`` in chunks, in memory bounded by the largest NAL unit plus one chunk.
 ///
 /// - Three- and four-byte start codes are both accepted (``NALUnitView/prefixLength``).
-/// - Zero bytes after a NAL unit (`trailing_zero_8bits`, and the `zero_byte` of a following
-///   four-byte start code) belong to no NAL unit and are dropped, in constant memory.
+/// - A NAL unit ends at the next start code or at the first byte-aligned `00 00 00` (B.2: no NAL
+///   unit contains one, so it begins the `trailing_zero_8bits`). Zero bytes after a NAL unit
+///   (`trailing_zero_8bits`, and the `zero_byte` of a following four-byte start code) belong to
+///   no NAL unit and are dropped, in constant memory however many there are.
 /// - Non-zero bytes before the first start code are not a NAL unit; their count is reported in
 ///   ``leadingGarbageBytes``.
 /// - A start code split across two reads is found: the result does not depend on chunk sizes.
@@ -11,6 +13,17 @@ public struct AnnexBReader<Source: ByteSource> {
     private var source: Source
     private let buffer: ReadBuffer
     private let maxNALUnitSize: Int
+    /// Index in the buffer of the current NAL unit's first byte, or -1 before the first start code.
+    private var nalStart = -1
+    private var prefixLength = 0
+    /// Where the next start-code search begins.
+    private var scan = 0
+    /// Set when ``finish(_:)`` delivered the current NAL unit: the buffer index where it ended.
+    private var deliveredEnd: Int?
+    /// Between NAL units: where the bytes not yet counted as garbage begin.
+    private var gapStart = 0
+    /// Whether a NAL unit has begun (gap bytes then count as ``discardedBytes``, not leading garbage).
+    private var afterNALUnit = false
 
     /// Non-zero bytes seen before the first start code.
     public private(set) var leadingGarbageBytes: Int64 = 0
@@ -32,28 +45,29 @@ public struct AnnexBReader<Source: ByteSource> {
         self.maxNALUnitSize = max(64, maxNALUnitSize)
     }
 
-    /// Calls `body` for every NAL unit in stream order.
+    /// Calls `body` for every NAL unit in stream order, up to the end of the input (a read that
+    /// returns 0), where the last NAL unit ends.
     ///
-    /// A NAL unit ends at the next start code or at the first byte-aligned `00 00 00` (B.2: no
-    /// NAL unit contains one, so it begins the `trailing_zero_8bits`); the zero bytes after it
-    /// are consumed in constant memory, however many there are. Non-zero bytes between those
-    /// zeros and the next start code belong to no NAL unit (a non-conforming stream) and are
-    /// counted in ``discardedBytes``.
+    /// A ``ByteSource`` that returns 0 only because no bytes are available *yet* (a non-blocking
+    /// socket or pipe) must be read with ``forEachCompleteNALUnit(_:)`` and ``finish(_:)``
+    /// instead: here a 0 ends the last NAL unit. If this method is called again and the source
+    /// then continues that NAL unit, the reader throws ``NALUError/Code/truncated`` (the unit
+    /// delivered before was cut short) rather than deliver it in pieces; when the source resumes
+    /// with a start code (or zero bytes and a start code), reading simply continues.
     public mutating func forEachNALUnit(_ body: (NALUnitView) throws -> Void) throws {
-        var nalStart = -1          // index of the current NAL unit's first byte, or -1 between NAL units
-        var prefixLength = 0
-        var scan = 0               // where the next start-code search begins
-        var zeroScan = 0           // where the next `00 00 00` search in the current NAL unit begins
-        var gapStart = 0           // between NAL units: where the bytes not yet counted begin
-        var afterNALUnit = false   // between NAL units after the first one (else before the first start code)
-        func countGap(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
-            guard range.lowerBound < range.upperBound else { return }
-            let count = Self.nonZeroCount(bytes, range)
-            if afterNALUnit { discardedBytes += count } else { leadingGarbageBytes += count }
-        }
+        try forEachCompleteNALUnit(body)
+        try finish(body)
+    }
+
+    /// Calls `body` for every NAL unit whose end is known (the next start code has arrived), and
+    /// returns when the source returns 0, keeping the unfinished last NAL unit. Call it again
+    /// when the source has more bytes: reading resumes where it stopped, whatever the chunk
+    /// edges, and the NAL units are those of the whole stream parsed at once. Call ``finish(_:)``
+    /// at the real end of the input to get the last NAL unit.
+    public mutating func forEachCompleteNALUnit(_ body: (NALUnitView) throws -> Void) throws {
         while true {
-            // Keep only the current NAL unit (or, between NAL units, the last three bytes, which
-            // may begin a four-byte start code).
+            // Keep only the current NAL unit (or, before the first start code, the last three
+            // bytes, which may begin a four-byte start code).
             let keepFrom = nalStart >= 0 ? nalStart : max(0, min(scan, buffer.filled - 3))
             if nalStart < 0 {
                 countGap(buffer.bytes, min(gapStart, keepFrom)..<keepFrom)
@@ -61,66 +75,77 @@ public struct AnnexBReader<Source: ByteSource> {
             }
             buffer.discard(keepFrom)
             scan -= keepFrom
-            zeroScan = max(0, zeroScan - keepFrom)
             if nalStart >= 0 { nalStart = 0 }
+            if let end = deliveredEnd { deliveredEnd = end - keepFrom }
             guard buffer.grow(limit: maxNALUnitSize + 8) else {
                 throw NALUError(.tooLarge, field: "NAL unit", byteOffset: buffer.baseOffset,
                                 detail: "larger than \(maxNALUnitSize) bytes")
             }
-            let endOfInput = try buffer.fill(from: &source) == 0
+            let before = buffer.filled
+            if try buffer.fill(from: &source) == 0 { return }
             let bytes = buffer.bytes
-            while true {
-                let startCode = AnnexB.findStartCode(in: bytes, from: scan)
-                if nalStart >= 0,
-                   let zeros = Self.findThreeZeros(in: bytes, from: max(zeroScan, nalStart), before: startCode ?? bytes.count) {
-                    // The NAL unit ends here; what follows up to the next start code is padding.
-                    try emit(bytes, nalStart..<zeros, prefixLength: prefixLength, body)
-                    nalStart = -1
-                    afterNALUnit = true
-                    gapStart = zeros
-                    scan = zeros
+            if let end = deliveredEnd {
+                // The last NAL unit was delivered at an earlier end of input: the new bytes must
+                // not continue it (zero bytes, then a start code, are fine).
+                let next = AnnexB.findStartCode(in: bytes, from: scan)
+                let limit = next ?? bytes.count
+                if let bad = (max(end, before)..<limit).first(where: { bytes[$0] != 0 }) {
+                    throw NALUError(.truncated, field: "NAL unit", byteOffset: buffer.baseOffset + Int64(nalStart),
+                                    detail: "the source returned more bytes (at offset \(buffer.baseOffset + Int64(bad))) after a read of 0 ended this NAL unit; read sources that pause with forEachCompleteNALUnit and finish")
+                }
+                guard let next else {
+                    scan = max(scan, bytes.count - 2)
                     continue
                 }
-                guard let startCode else { break }
+                deliveredEnd = nil
+                prefixLength = next > 0 && bytes[next - 1] == 0 ? 4 : 3
+                nalStart = next + 3
+                scan = nalStart
+            }
+            // Each candidate is a start code `00 00 01` or a `00 00 00`, which ends the NAL unit
+            // (its trailing zero bytes are skipped, not kept).
+            while let candidate = AnnexB.findStartCodeOrZeros(in: bytes, from: scan) {
+                if bytes[candidate + 2] == 0 {
+                    if nalStart >= 0 {
+                        try emit(bytes, nalStart..<candidate, prefixLength: prefixLength, body)
+                        nalStart = -1
+                        afterNALUnit = true
+                        gapStart = candidate
+                    }
+                    // A start code may begin two bytes before the first non-zero byte.
+                    let nonZero = AnnexB.firstNonZero(in: bytes, from: candidate + 3)
+                    scan = max(candidate + 1, nonZero - 2)
+                    if nonZero == bytes.count { break }
+                    continue
+                }
                 if nalStart >= 0 {
-                    try emit(bytes, nalStart..<startCode, prefixLength: prefixLength, body)
+                    try emit(bytes, nalStart..<candidate, prefixLength: prefixLength, body)
                 } else {
-                    countGap(bytes, min(gapStart, startCode)..<startCode)
+                    countGap(bytes, min(gapStart, candidate)..<candidate)
                 }
                 afterNALUnit = true
-                prefixLength = startCode > 0 && bytes[startCode - 1] == 0 ? 4 : 3
-                nalStart = startCode + 3
+                prefixLength = candidate > 0 && bytes[candidate - 1] == 0 ? 4 : 3
+                nalStart = candidate + 3
                 scan = nalStart
-                zeroScan = nalStart
-            }
-            if endOfInput {
-                if nalStart >= 0 {
-                    try emit(bytes, nalStart..<bytes.count, prefixLength: prefixLength, body)
-                } else {
-                    countGap(bytes, min(gapStart, bytes.count)..<bytes.count)
-                }
-                return
             }
             scan = max(scan, bytes.count - 2)
-            if nalStart >= 0 { zeroScan = max(zeroScan, bytes.count - 2) }
         }
     }
 
-    /// The index of the first `00 00 00` that starts at or after `start` and ends before `limit`.
-    private static func findThreeZeros(in bytes: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
-        var index = start
-        while index + 2 < limit {
-            if bytes[index + 2] != 0 {
-                index += 3
-            } else if bytes[index + 1] != 0 {
-                index += 2
-            } else if bytes[index] != 0 {
-                index += 1
-            } else {
-                return index
-            }
+    /// Ends the input: delivers the unfinished last NAL unit kept by
+    /// ``forEachCompleteNALUnit(_:)``, if any.
+    public mutating func finish(_ body: (NALUnitView) throws -> Void) throws {
+        let bytes = buffer.bytes
+        guard deliveredEnd == nil else { return }
+        if nalStart >= 0 {
+            deliveredEnd = bytes.count
+            try emit(bytes, nalStart..<bytes.count, prefixLength: prefixLength, body)
+        } else {
+            countGap(bytes, min(gapStart, bytes.count)..<bytes.count)
+            buffer.discard(bytes.count)
+            scan = 0
+            gapStart = 0
         }
-        return nil
     }
 
     private mutating func emit(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, prefixLength: Int,
@@ -135,6 +160,14 @@ public struct AnnexBReader<Source: ByteSource> {
                                bytes: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<end]),
                                prefixLength: prefixLength)
         try body(view)
+    }
+
+    /// Counts the non-zero bytes of `range` (between NAL units) as leading garbage or, after the
+    /// first NAL unit, as discarded bytes.
+    private mutating func countGap(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) {
+        guard range.lowerBound < range.upperBound else { return }
+        let count = Self.nonZeroCount(bytes, range)
+        if afterNALUnit { discardedBytes += count } else { leadingGarbageBytes += count }
     }
 
     private static func nonZeroCount(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> Int64 {

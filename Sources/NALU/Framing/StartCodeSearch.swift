@@ -47,6 +47,71 @@ public enum AnnexB {
         return nil
     }
 
+    /// The index of the first `00 00 01` (a start code prefix) or `00 00 00` (the end of a NAL
+    /// unit: B.2 lets none contain it, so it begins `trailing_zero_8bits`) at or after `start`, or
+    /// `nil` when there is neither in `buffer`. The same vector test as ``findStartCode(in:from:)``.
+    @inlinable
+    public static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        let count = buffer.count
+        guard let base = buffer.baseAddress, start >= 0, count >= 3 else { return nil }
+        var index = start
+        while index &+ 66 <= count {
+            let m0 = candidates(base, index)
+            let m1 = candidates(base, index &+ 16)
+            let m2 = candidates(base, index &+ 32)
+            let m3 = candidates(base, index &+ 48)
+            let any = unsafeBitCast((m0 | m1) | (m2 | m3), to: SIMD2<UInt64>.self)
+            if any[0] | any[1] != 0 {
+                if let found = firstCandidate(index, m0) { return found }
+                if let found = firstCandidate(index &+ 16, m1) { return found }
+                if let found = firstCandidate(index &+ 32, m2) { return found }
+                if let found = firstCandidate(index &+ 48, m3) { return found }
+            }
+            index &+= 64
+        }
+        while index &+ 18 <= count {
+            if let found = firstCandidate(index, candidates(base, index)) { return found }
+            index &+= 16
+        }
+        while index &+ 3 <= count {
+            if base.load(fromByteOffset: index, as: UInt8.self) == 0,
+               base.load(fromByteOffset: index &+ 1, as: UInt8.self) == 0,
+               base.load(fromByteOffset: index &+ 2, as: UInt8.self) <= 1 {
+                return index
+            }
+            index &+= 1
+        }
+        return nil
+    }
+
+    /// The index of the first non-zero byte at or after `start`, or `buffer.count` when the rest
+    /// is zero bytes (eight bytes at a time: a run of `trailing_zero_8bits` is skipped quickly).
+    @inlinable
+    public static func firstNonZero(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let count = buffer.count
+        guard let base = buffer.baseAddress, start >= 0 else { return count }
+        var index = start
+        while index &+ 8 <= count {
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if word != 0 { return index &+ (word.trailingZeroBitCount &>> 3) }
+            index &+= 8
+        }
+        while index < count {
+            if base.load(fromByteOffset: index, as: UInt8.self) != 0 { return index }
+            index &+= 1
+        }
+        return count
+    }
+
+    /// The first set lane of `mask` (candidates at `offset`).
+    @inlinable @inline(__always)
+    static func firstCandidate(_ offset: Int, _ mask: SIMD16<UInt8>) -> Int? {
+        let words = unsafeBitCast(mask, to: SIMD2<UInt64>.self)
+        if words[0] != 0 { return offset &+ (words[0].trailingZeroBitCount &>> 3) }
+        if words[1] != 0 { return offset &+ 8 &+ (words[1].trailingZeroBitCount &>> 3) }
+        return nil
+    }
+
     /// Lane `i` is `0x80` where `00 00 00` or `00 00 01` starts at `offset + i`, else 0; reads
     /// `offset ..< offset + 18`.
     @inlinable @inline(__always)

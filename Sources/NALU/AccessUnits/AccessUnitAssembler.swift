@@ -1,0 +1,177 @@
+/// One access unit with its bytes: the NAL units (escaped, header included, no start code or
+/// length prefix) in stream order, and what ``AccessUnitSplitter`` found out about it.
+public struct AccessUnit: Hashable, Sendable {
+    public var nalUnits: [[UInt8]]
+    public var summary: AccessUnitSummary
+
+    public init(nalUnits: [[UInt8]], summary: AccessUnitSummary) {
+        self.nalUnits = nalUnits
+        self.summary = summary
+    }
+}
+
+/// A push parser for access units: append stream bytes as they arrive, in any chunking, and get
+/// every access unit whose end is known.
+///
+/// ```swift
+/// var assembler = AccessUnitAssembler(codec: .h264)
+/// for chunk in chunks { for unit in try assembler.append(chunk) { handle(unit) } }
+/// for unit in try assembler.finish() { handle(unit) }
+/// ```
+///
+/// The bytes go through a framer (``AnnexBFramer`` or ``LengthPrefixedFramer``), and its NAL units
+/// through an ``AccessUnitSplitter``, which applies the specs' rules (ITU-T H.264 7.4.1.2.3,
+/// ITU-T H.265 7.4.2.4.4): the access units and summaries are those of the splitter on the
+/// whole stream, whatever the chunk edges. An access unit ends when the first NAL unit of the
+/// next one arrives, so the last comes out of ``finish()``. NAL units from another source can be
+/// pushed directly with ``push(_:)``.
+///
+/// Memory is bounded by the framer's limit plus ``maxAccessUnitBytes``; a larger access unit
+/// throws ``NALUError/Code/tooLarge``. When an append throws, access units it completed before
+/// the error are lost with it (the stream is malformed there).
+public struct AccessUnitAssembler: Sendable {
+    /// How the appended bytes are framed.
+    public enum Framing: Hashable, Sendable {
+        case annexB
+        /// 1, 2 or 4-byte big-endian lengths.
+        case lengthPrefixed(lengthSize: Int)
+    }
+
+    private enum Framer: Sendable {
+        case annexB(AnnexBFramer)
+        case lengthPrefixed(LengthPrefixedFramer)
+    }
+
+    /// The default bound on one access unit's bytes: 64 MiB.
+    public static let defaultMaxAccessUnitBytes = 64 << 20
+
+    /// The largest access unit accepted, in NAL unit bytes.
+    public let maxAccessUnitBytes: Int
+    /// The splitter, with the parameter sets seen so far.
+    public private(set) var splitter: AccessUnitSplitter
+    private var framer: Framer
+    private var units: [[UInt8]] = []
+    private var unitBytes = 0
+
+    /// - Parameters:
+    ///   - framing: Annex-B (default) or length-prefixed with a length size of 1, 2 or 4.
+    ///   - maxBufferedBytes: the framer's memory bound.
+    public init(codec: Codec, framing: Framing = .annexB, maxBufferedBytes: Int = AnnexBFramer.defaultMaxBufferedBytes,
+                maxAccessUnitBytes: Int = AccessUnitAssembler.defaultMaxAccessUnitBytes) throws(NALUError) {
+        splitter = AccessUnitSplitter(codec: codec)
+        self.maxAccessUnitBytes = max(1, maxAccessUnitBytes)
+        switch framing {
+        case .annexB:
+            framer = .annexB(AnnexBFramer(maxBufferedBytes: maxBufferedBytes))
+        case .lengthPrefixed(let lengthSize):
+            framer = .lengthPrefixed(try LengthPrefixedFramer(lengthSize: lengthSize, maxBufferedBytes: maxBufferedBytes))
+        }
+    }
+
+    /// Stores a parameter set from an avcC/hvcC record, for streams that carry them out of band.
+    public mutating func addParameterSet(_ nalUnit: [UInt8]) throws(NALUError) {
+        try splitter.addParameterSet(nalUnit)
+    }
+
+    /// Appends stream bytes and returns the access units they complete.
+    public mutating func append(_ bytes: [UInt8]) throws(NALUError) -> [AccessUnit] {
+        var completed: [AccessUnit] = []
+        var failure: NALUError?
+        // Move the framer out while it works, so its buffer is not copied on write.
+        switch framer {
+        case .annexB(var framer):
+            self.framer = .annexB(AnnexBFramer())
+            defer { self.framer = .annexB(framer) }
+            bytes.withUnsafeBytes { raw in
+                do throws(NALUError) {
+                    try Self.feed(&framer, raw) { unit in self.take(unit, &completed, &failure) }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        case .lengthPrefixed(var framer):
+            self.framer = .annexB(AnnexBFramer())
+            defer { self.framer = .lengthPrefixed(framer) }
+            bytes.withUnsafeBytes { raw in
+                do throws(NALUError) {
+                    try Self.feed(&framer, raw) { unit in self.take(unit, &completed, &failure) }
+                } catch {
+                    failure = failure ?? error
+                }
+            }
+        }
+        if let failure { throw failure }
+        return completed
+    }
+
+    /// Ends the stream and returns the last access units.
+    public mutating func finish() throws(NALUError) -> [AccessUnit] {
+        var completed: [AccessUnit] = []
+        var failure: NALUError?
+        switch framer {
+        case .annexB(var framer):
+            self.framer = .annexB(AnnexBFramer())
+            framer.finish { (unit: NALUnitView) in self.take(unit, &completed, &failure) }
+            self.framer = .annexB(framer)
+        case .lengthPrefixed(var framer):
+            defer { self.framer = .lengthPrefixed(framer) }
+            try framer.finish()
+        }
+        if let failure { throw failure }
+        if let summary = splitter.finish() {
+            completed.append(AccessUnit(nalUnits: units, summary: summary))
+        }
+        units.removeAll()
+        unitBytes = 0
+        return completed
+    }
+
+    private mutating func take(_ unit: NALUnitView, _ completed: inout [AccessUnit], _ failure: inout NALUError?) {
+        guard failure == nil else { return }
+        do throws(NALUError) {
+            if let done = try push(unit) { completed.append(done) }
+        } catch {
+            failure = error
+        }
+    }
+
+    /// Feeds one NAL unit (from any framer or reader); returns the access unit it completes.
+    public mutating func push(_ unit: NALUnitView) throws(NALUError) -> AccessUnit? {
+        let step = try splitter.push(unit)
+        var done: AccessUnit?
+        if let summary = step.completed {
+            done = AccessUnit(nalUnits: units, summary: summary)
+            units.removeAll(keepingCapacity: true)
+            unitBytes = 0
+        }
+        guard unit.count <= maxAccessUnitBytes - unitBytes else {
+            throw NALUError(.tooLarge, field: "access unit", byteOffset: unit.offset,
+                            detail: "more than \(maxAccessUnitBytes) bytes of NAL units")
+        }
+        units.append(unit.array)
+        unitBytes += unit.count
+        return done
+    }
+
+    private static func feed(_ framer: inout AnnexBFramer, _ raw: UnsafeRawBufferPointer,
+                             _ body: (NALUnitView) -> Void) throws(NALUError) {
+        do {
+            try framer.append(raw, body)
+        } catch let error as NALUError {
+            throw error
+        } catch {
+            // `body` does not throw: every error is the framer's NALUError.
+        }
+    }
+
+    private static func feed(_ framer: inout LengthPrefixedFramer, _ raw: UnsafeRawBufferPointer,
+                             _ body: (NALUnitView) -> Void) throws(NALUError) {
+        do {
+            try framer.append(raw, body)
+        } catch let error as NALUError {
+            throw error
+        } catch {
+            // `body` does not throw: every error is the framer's NALUError.
+        }
+    }
+}
