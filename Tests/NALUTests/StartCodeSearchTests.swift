@@ -102,6 +102,10 @@ import Testing
         var units: [[UInt8]] = []
         for (index, start) in starts.enumerated() {
             var end = index + 1 < starts.count ? starts[index + 1] : bytes.count
+            // B.2: a NAL unit also ends at the first `00 00 00` (the trailing zero bytes).
+            if let zeros = ((start + 3)..<max(start + 3, end - 2)).first(where: { bytes[$0] == 0 && bytes[$0 + 1] == 0 && bytes[$0 + 2] == 0 }) {
+                end = zeros
+            }
             while end > start + 3 && bytes[end - 1] == 0 { end -= 1 }
             if end > start + 3 { units.append(Array(bytes[(start + 3)..<end])) }
         }
