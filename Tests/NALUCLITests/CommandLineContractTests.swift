@@ -216,5 +216,8 @@ import Glibc
             #expect(result.status == 66, "\(command)")
             #expect(result.stderr == "nalu: error: /nonexistent/in.h264: No such file or directory\n")
         }
+        let record = try CLIRunner.run(["info", "--extradata", "/nonexistent/rec.avcC", streamFile("avc_main")])
+        #expect(record.status == 66)
+        #expect(record.stderr == "nalu: error: /nonexistent/rec.avcC: No such file or directory\n")
     }
 }
