@@ -64,7 +64,7 @@ enum Preflight {
         if !readsInput { inputIdentity = nil }
         var seen: [(option: String, key: OutputKey)] = []
         for (index, output) in command.outputs.enumerated() {
-            if output.path == "-" {
+            if OutputTarget.standardOutputNames.contains(output.path) {
                 if index == 0, command.writesBinary, isTerminal(1) {
                     throw CLIError.usage("standard output", "refusing to write binary video to a terminal",
                                          hint: "redirect it or give -o FILE: \(command.example)")
@@ -108,7 +108,7 @@ struct OutputKey {
     let isStandardOutput: Bool
 
     init(_ path: String) {
-        isStandardOutput = path == "-"
+        isStandardOutput = OutputTarget.standardOutputNames.contains(path)
         if isStandardOutput {
             identity = FileIdentity(descriptor: 1)
             resolvedPath = "-"

@@ -42,6 +42,18 @@ import Glibc
         #expect(fileType("/dev/null") == S_IFCHR)
     }
 
+    /// `-o /dev/stdout` is standard output: written to the descriptor, so `>>` appends.
+    @Test func devStdoutIsStandardOutput() throws {
+        let scratch = try Scratch()
+        try scratch.write("log", Data("x\n".utf8))
+        let handle = try #require(FileHandle(forWritingAtPath: scratch.file("log")))
+        handle.seekToEndOfFile()
+        let run = try RunningNalu(["convert", Self.mp4, "--to", "annexb", "-o", "/dev/stdout"], stdout: handle)
+        #expect(run.wait() == 0, "\(run.stderr)")
+        #expect(try scratch.read("log") == Data("x\n".utf8) + (try Self.expectedAnnexB()))
+        #expect(try scratch.names() == ["log"])
+    }
+
     @Test func fifoIsWrittenInPlaceForItsReader() throws {
         let scratch = try Scratch()
         let fifo = scratch.file("fifo")
