@@ -186,7 +186,7 @@ struct Encode: ParsableCommand {
             return (.y4m(reader), source)
         }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
-            throw CLIError.usage(path, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
+            throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
         let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
         return (.raw(reader, source), source)
@@ -316,7 +316,7 @@ extension Encode {
             guard error.code == .truncatedInput else { throw error }
             if Signals.stopRequested { return nil }
             guard let ignored = source.trailingBytes(frames: count) else { throw error }
-            Diagnostics.warning("\(input ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
+            Diagnostics.warning("\(input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
             return nil
         }
         return frame

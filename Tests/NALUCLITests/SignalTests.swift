@@ -55,6 +55,26 @@ import Glibc
         #expect(decoded.frames > 0)
     }
 
+    /// Ctrl-C while encode waits on a pipe that stays open: the blocked read ends, the frames
+    /// read so far are encoded and the file completed.
+    @Test func encodeBlockedOnAPipeStops() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("out.h264")
+        let input = Pipe()
+        let run = try RunningNalu(["encode", "--size", "64x48", "--preset", "ultrafast", "--quiet", "-o", output], stdin: input)
+        try input.fileHandleForReading.close()
+        input.fileHandleForWriting.write(CommandLineContractTests.rawFrames(10))
+        try Self.waitForOutput(in: scratch) { $0.contains { $0.hasPrefix(".out.h264.") } }
+        usleep(500_000)
+        run.signal(SIGINT)
+        #expect(run.wait() == 130)
+        #expect(try scratch.names() == ["out.h264"])
+        let decoded = try ffmpegDecode(output)
+        #expect(decoded.errors == "")
+        #expect(decoded.frames == 10)
+        try input.fileHandleForWriting.close()
+    }
+
     /// A second SIGINT aborts at once: exit 130, no temporary file; the output, if the first
     /// signal's finish got that far, is whole.
     @Test func secondInterruptAbortsWithoutLitter() throws {
