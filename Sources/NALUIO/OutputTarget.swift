@@ -54,34 +54,38 @@ public final class OutputTarget {
     ///   writable, or the path is a directory.
     public init(path: String) throws(NALUError) {
         self.path = path
-        if path == "-" {
+        if OutputTarget.standardOutputNames.contains(path) {
             kind = .standardOutput
             descriptor = 1
             finalPath = path
             temporaryPath = nil
             return
         }
-        let resolved = OutputTarget.resolveLinks(path)
-        finalPath = resolved
         var info = stat()
-        if stat(resolved, &info) == 0 {
+        let exists = stat(path, &info) == 0
+        if exists {
             let type = info.st_mode & S_IFMT
             if type == S_IFDIR {
                 throw NALUError(.cannotCreate, field: path, detail: "is a directory")
             }
             if type != S_IFREG {
                 // A device, FIFO or socket: write to it, never replace it.
-                let fd = open(resolved, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+                let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
                 guard fd >= 0 else { throw NALUError(.cannotCreate, field: path, detail: FileSource.errnoText()) }
                 kind = .special
                 descriptor = fd
+                finalPath = path
                 temporaryPath = nil
                 return
             }
         }
+        // The file the rename replaces: an existing file's real path, else where the (possibly
+        // dangling) links lead.
+        let resolved = (exists ? OutputTarget.realPath(path) : nil) ?? OutputTarget.resolveLinks(path)
+        finalPath = resolved
         kind = .file
         let (fd, temporary) = try OutputTarget.createTemporary(beside: resolved, reportedAs: path)
-        if stat(resolved, &info) == 0 {
+        if exists {
             // Replacing a file: keep its permission bits, as writing it in place would.
             _ = fchmod(fd, info.st_mode & 0o7777)
         }
@@ -132,6 +136,17 @@ public final class OutputTarget {
     private func unregister() {
         if let registration { TemporaryFileRegistry.unregister(registration) }
         registration = nil
+    }
+
+    /// Names of standard output: `-`, and the device names for descriptor 1 (written to the
+    /// descriptor, so a shell's `>>` keeps appending).
+    public static let standardOutputNames: Set<String> = ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"]
+
+    /// The canonical path of an existing file (`realpath`), or `nil`.
+    static func realPath(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
     }
 
     /// `path` with symbolic links followed (up to 40, as the kernel does); a dangling link gives

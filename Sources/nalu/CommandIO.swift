@@ -20,11 +20,14 @@ protocol CommandIO {
     var example: String { get }
     /// Checks that need no input (framing from the output's name).
     func checkOptions() throws
+    /// Other files read (an `--extradata` record).
+    var otherInputs: [String] { get }
 }
 
 extension CommandIO {
     var inputIsOptional: Bool { true }
     func checkOptions() throws {}
+    var otherInputs: [String] { [] }
 }
 
 /// The input path a command reads: the argument, or `"-"` (standard input) without one.
@@ -52,24 +55,16 @@ enum Preflight {
         if input == "-" {
             inputIdentity = FileIdentity(descriptor: 0)
         } else if command.inputArgument != nil {
-            var info = stat()
-            guard stat(input, &info) == 0 else {
-                throw CLIError(input, Failure.errnoText(errno), status: ExitStatus.noInput)
-            }
-            if info.st_mode & S_IFMT == S_IFDIR {
-                throw CLIError(input, "is a directory", status: ExitStatus.noInput)
-            }
-            guard access(input, R_OK) == 0 else {
-                throw CLIError(input, Failure.errnoText(errno), status: ExitStatus.noInput)
-            }
+            try checkReadable(input)
             inputIdentity = FileIdentity(path: input)
         }
+        for path in command.otherInputs where path != "-" { try checkReadable(path) }
 
         let readsInput = command.inputArgument != nil || command.inputIsOptional
         if !readsInput { inputIdentity = nil }
         var seen: [(option: String, key: OutputKey)] = []
         for (index, output) in command.outputs.enumerated() {
-            if output.path == "-" {
+            if OutputTarget.standardOutputNames.contains(output.path) {
                 if index == 0, command.writesBinary, isTerminal(1) {
                     throw CLIError.usage("standard output", "refusing to write binary video to a terminal",
                                          hint: "redirect it or give -o FILE: \(command.example)")
@@ -89,6 +84,22 @@ enum Preflight {
     }
 }
 
+extension Preflight {
+    /// A missing, unreadable or folder input: exit 66, naming the path.
+    static func checkReadable(_ path: String) throws {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw CLIError(path, Failure.errnoText(errno), status: ExitStatus.noInput)
+        }
+        if info.st_mode & S_IFMT == S_IFDIR {
+            throw CLIError(path, "is a directory", status: ExitStatus.noInput)
+        }
+        guard access(path, R_OK) == 0 else {
+            throw CLIError(path, Failure.errnoText(errno), status: ExitStatus.noInput)
+        }
+    }
+}
+
 /// What an output path names, to compare two outputs: the file (device, inode) when it exists,
 /// else the resolved folder and name.
 struct OutputKey {
@@ -97,7 +108,7 @@ struct OutputKey {
     let isStandardOutput: Bool
 
     init(_ path: String) {
-        isStandardOutput = path == "-"
+        isStandardOutput = OutputTarget.standardOutputNames.contains(path)
         if isStandardOutput {
             identity = FileIdentity(descriptor: 1)
             resolvedPath = "-"
@@ -134,6 +145,7 @@ extension InputOptions {
 
 extension Info: CommandIO {
     var inputArgument: String? { inputOptions.inputArgument }
+    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }
     var example: String { "nalu info clip.h264, or cat clip.mp4 | nalu info" }
@@ -141,6 +153,7 @@ extension Info: CommandIO {
 
 extension Nals: CommandIO {
     var inputArgument: String? { inputOptions.inputArgument }
+    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }
     var example: String { "nalu nals clip.h264, or cat clip.h264 | nalu nals" }
@@ -148,6 +161,7 @@ extension Nals: CommandIO {
 
 extension Keyframes: CommandIO {
     var inputArgument: String? { inputOptions.inputArgument }
+    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }
     var example: String { "nalu keyframes clip.h264, or cat clip.h264 | nalu keyframes" }
@@ -155,6 +169,7 @@ extension Keyframes: CommandIO {
 
 extension Extradata: CommandIO {
     var inputArgument: String? { inputOptions.inputArgument }
+    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("-o", output)] }
     var writesBinary: Bool { true }
     var example: String { "nalu extradata clip.h264 -o clip.avcC" }
@@ -169,6 +184,7 @@ extension Convert: CommandIO {
     var outputs: [(option: String, path: String)] {
         [("-o", output)] + (extradataOut.map { [("--extradata-out", $0)] } ?? [])
     }
+    var otherInputs: [String] { extradata.map { [$0] } ?? [] }
     var writesBinary: Bool { true }
     var example: String { "nalu convert clip.mp4 --to annexb -o clip.h264, or cat clip.mp4 | nalu convert --to annexb | ffplay -" }
 }

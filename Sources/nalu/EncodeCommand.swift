@@ -16,9 +16,12 @@ struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Encode raw video, Y4M or a moving test pattern to H.264 (x264) or H.265 (x265).",
         discussion: """
-        Input: a Y4M file or stream (size, frame rate and colour space from its header), raw planar \
-        frames when --size is given (--pix-fmt, --fps), - for standard input, or the moving test \
-        pattern (--test-pattern, the default without input: 640x360, 150 frames).
+        Input: a Y4M file or stream (recognised by its YUV4MPEG2 signature; size, frame rate and \
+        colour space from its header), raw planar frames of --size or of the last WxH in the file \
+        name (clip_640x360.yuv; --pix-fmt, --fps), - or a pipe for standard input, or the moving \
+        test pattern (--test-pattern, also the default with no input in a terminal: 640x360, 150 \
+        frames). Without -o the output sits next to the input, named for it (raw.yuv → raw.h264, \
+        raw.h265 with --codec hevc), or goes to standard output when that is a pipe.
 
         Defaults follow a mobile capture pipeline: 30 fps, a keyframe every 5 s, B-frames on, 5 Mbit/s, \
         H.264 High / HEVC Main (High 10 / Main 10 for 10-bit input), Annex-B with parameter sets \
@@ -159,7 +162,7 @@ struct Encode: ParsableCommand {
     /// extension), else standard output.
     var output: String {
         if let outputArgument { return outputArgument }
-        guard let input, input != "-", !testPattern else { return "-" }
+        guard let input, input != "-", !usesTestPattern else { return "-" }
         let codecExtension = resolvedCodec == .hevc ? ".h265" : ".h264"
         switch framing ?? .annexb {
         case .annexb: return Naming.defaultOutput(forInput: input, extension: codecExtension)
@@ -183,7 +186,7 @@ struct Encode: ParsableCommand {
             return (.y4m(reader), source)
         }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
-            throw CLIError.usage(path, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
+            throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
         let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
         return (.raw(reader, source), source)
@@ -202,7 +205,7 @@ struct Encode: ParsableCommand {
         // Only --frames (or the pattern's default) stops reading early: a file's size is just an
         // estimate for the progress line.
         var limit = frames.map(Int64.init) ?? Int64.max
-        if testPattern {
+        if usesTestPattern {
             let size = size ?? FrameSize(width: 640, height: 360)
             source = .pattern(try TestPattern(pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
             if totalFrames == nil { totalFrames = 150 }
@@ -324,7 +327,7 @@ extension Encode {
             guard error.code == .truncatedInput else { throw error }
             if Signals.stopRequested { return nil }
             guard let ignored = source.trailingBytes(frames: count) else { throw error }
-            Diagnostics.warning("\(input ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
+            Diagnostics.warning("\(input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
             return nil
         }
         return frame
@@ -333,7 +336,11 @@ extension Encode {
 
 extension Encode: CommandIO {
     var inputArgument: String? { input }
-    var inputIsOptional: Bool { !testPattern }
+    var inputIsOptional: Bool { !usesTestPattern }
+
+    /// The test pattern: --test-pattern, or no input with standard input a terminal (nothing to
+    /// read there); with a pipe on standard input, that is read.
+    var usesTestPattern: Bool { testPattern || (input == nil && isTerminal(0)) }
     var outputs: [(option: String, path: String)] {
         [("-o", output)] + (extradataOut.map { [("--extradata-out", $0)] } ?? [])
             + (statsJSON.map { [("--stats-json", $0)] } ?? [])

@@ -66,7 +66,7 @@ struct Extradata: ParsableCommand {
             }
         } catch is Done {}
         guard store.hasDecodableSet else {
-            throw NALUError(.missing, field: "parameter sets", byteOffset: reader.format == .annexB ? nil : 0,
+            throw NALUError(.missing, field: "parameter sets", byteOffset: nil,
                             detail: codec == .h264 ? "the stream has no SPS and PPS" : "the stream has no VPS, SPS and PPS")
         }
         let bytes: [UInt8]

@@ -38,6 +38,8 @@ struct Nalu: ParsableCommand {
             if let io = command as? any CommandIO { try Preflight.check(io) }
             try command.run()
         } catch {
+            // ArgumentParser's own outcomes (help, version, its errors) as when parsing.
+            if !(error is ValidationError || error is ExitCode), exitCode(for: error) != .failure { Failure.exitForParse(error) }
             Failure.exit(error)
         }
     }

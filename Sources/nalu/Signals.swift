@@ -29,7 +29,15 @@ enum Signals {
         TemporaryFileRegistry.prepare()
         _ = received
         _ = finishOnSignal
-        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { setHandler(number) }
+        // A parent may hand down a mask that blocks them (a test runner's thread, a service
+        // manager): unblock, or the handlers would never run.
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] {
+            setHandler(number)
+            sigaddset(&unblock, number)
+        }
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
     }
 
     /// The exit status for a stop by `signal`: 128 + its number.

@@ -6,9 +6,9 @@ import NALUMP4
 /// Runs every input-reading subcommand on every file of `Tests/Fixtures/malformed/` (made by
 /// `Scripts/make-malformed.sh`) and requires, for each run:
 /// - an exit, never a signal; status 0, or 65 (malformed input) with exactly one line `nalu: error: …` on stderr;
-/// - output files complete or absent: after a failure neither the output nor its temporary
-///   `.nalu-partial` exists; after a success the output is exactly what the library produces
-///   for the same input in memory (convert), or a record that parses (extradata).
+/// - output files complete or absent: after a failure neither the output nor its temporary file
+///   (`.out.<random>.nalu-tmp`) exists; after a success the output is exactly what the library
+///   produces for the same input in memory (convert), or a record that parses (extradata).
 /// Length-prefixed files (`.lp`) get `--length-size 4` (`--input-length-size 4` for
 /// `convert --to avcc|mp4`), so they reach the length-prefixed reader rather than format
 /// detection; `.mp4`/`.mov` files are read as MP4 (by their extension).
