@@ -72,7 +72,7 @@ public struct AnnexBReader<Source: ByteSource> {
             while true {
                 let startCode = AnnexB.findStartCode(in: bytes, from: scan)
                 if nalStart >= 0,
-                   let zeros = Self.findThreeZeros(in: bytes, from: max(zeroScan, nalStart), before: startCode ?? bytes.count) {
+                   let zeros = AnnexB.findThreeZeros(in: bytes, from: max(zeroScan, nalStart), before: startCode ?? bytes.count) {
                     // The NAL unit ends here; what follows up to the next start code is padding.
                     try emit(bytes, nalStart..<zeros, prefixLength: prefixLength, body)
                     nalStart = -1
@@ -104,23 +104,6 @@ public struct AnnexBReader<Source: ByteSource> {
             scan = max(scan, bytes.count - 2)
             if nalStart >= 0 { zeroScan = max(zeroScan, bytes.count - 2) }
         }
-    }
-
-    /// The index of the first `00 00 00` that starts at or after `start` and ends before `limit`.
-    private static func findThreeZeros(in bytes: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
-        var index = start
-        while index + 2 < limit {
-            if bytes[index + 2] != 0 {
-                index += 3
-            } else if bytes[index + 1] != 0 {
-                index += 2
-            } else if bytes[index] != 0 {
-                index += 1
-            } else {
-                return index
-            }
-        }
-        return nil
     }
 
     private mutating func emit(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>, prefixLength: Int,

@@ -48,9 +48,41 @@ public enum AnnexB {
         return nil
     }
 
+    /// The index of the first `00 00 00` that starts at or after `start` and ends before
+    /// `limit`, or `nil`. No NAL unit contains one (B.2): it begins the `trailing_zero_8bits`.
+    @inlinable
+    public static func findThreeZeros(in buffer: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
+        guard let base = buffer.baseAddress, start >= 0, limit <= buffer.count else { return nil }
+        var index = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while index &+ 2 < limit {
+            // Eight bytes without a zero hold no part of a 00 00 00 that starts in them.
+            if index &+ 8 <= limit {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                if (word &- ones) & ~word & highs == 0 {
+                    index &+= 8
+                    continue
+                }
+            }
+            if base.load(fromByteOffset: index &+ 2, as: UInt8.self) != 0 {
+                index &+= 3
+            } else if base.load(fromByteOffset: index &+ 1, as: UInt8.self) != 0 {
+                index &+= 2
+            } else if base.load(fromByteOffset: index, as: UInt8.self) != 0 {
+                index &+= 1
+            } else {
+                return index
+            }
+        }
+        return nil
+    }
+
     /// Calls `body` with the range of every NAL unit in `buffer`, a complete Annex-B stream in
-    /// memory. Ranges exclude start codes and trailing zero bytes; bytes before the first start
-    /// code are not a NAL unit. Empty NAL units are skipped.
+    /// memory. A NAL unit ends at the next start code or at the first `00 00 00` (B.2); ranges
+    /// exclude start codes and trailing zero bytes; bytes before the first start code, and
+    /// between a NAL unit's trailing zeros and the next start code, are not a NAL unit. Empty NAL
+    /// units are skipped.
     @inlinable
     public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, _ body: (Range<Int>) throws -> Void) rethrows {
         guard var startCode = findStartCode(in: buffer, from: 0) else { return }
@@ -58,6 +90,7 @@ public enum AnnexB {
             let nalStart = startCode &+ 3
             let next = findStartCode(in: buffer, from: nalStart)
             var end = next ?? buffer.count
+            if let zeros = findThreeZeros(in: buffer, from: nalStart, before: end) { end = zeros }
             while end > nalStart && buffer[end &- 1] == 0 { end &-= 1 }
             if end > nalStart { try body(nalStart..<end) }
             guard let next else { return }
