@@ -110,6 +110,9 @@ public final class MP4Muxer<Sink: ByteSink> {
     // Access units waiting for their presentation index, in decoding order.
     private var queue: [(data: [UInt8], presentation: Int?, sync: Bool, description: NewDescription?)] = []
     private var queueBase = 0
+    /// Bytes of the access units in `queue`: past ``MP4MuxerOptions/maxAccessUnitSize`` the
+    /// oldest picture's presentation index is decided, so the queue cannot hold 64 large ones.
+    private var queuedBytes = 0
     private var decodeCount = 0
     private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
 
@@ -297,13 +300,14 @@ public final class MP4Muxer<Sink: ByteSink> {
         let decodeIndex = decodeCount
         decodeCount += 1
         queue.append((data, nil, summary.keyframe != nil, description))
+        queuedBytes += data.count
         let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
         for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
                                                   reorderLimit: currentReorderLimit) {
             setPresentation(index, presentation)
         }
         // A picture held back longer than any valid stream allows is decided now.
-        if queue.count > 64, queue.first?.presentation == nil,
+        if queue.count > 64 || queuedBytes > options.maxAccessUnitSize, queue.first?.presentation == nil,
            let (index, presentation) = orderer.force(queueBase) {
             setPresentation(index, presentation)
         }
@@ -335,6 +339,7 @@ public final class MP4Muxer<Sink: ByteSink> {
                 sampleDescriptions += 1
             }
             try writer.append(queue[written].data, duration: timing.duration, compositionOffset: Int64(delta), isSync: queue[written].sync)
+            queuedBytes -= queue[written].data.count
             written += 1
         }
         if written > 0 {

@@ -278,3 +278,32 @@ struct ResourceTests {
         #expect(messages.first?.contains("no frames") == true)
     }
 }
+
+/// Issue 18 row 14: a VUI timing no MP4 reader takes is refused, and `--fps` overrides it.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs ffmpeg"))
+struct MP4TimescaleTests {
+    @Test func absurdVUITimeScale() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-timescale-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let stream = directory.appendingPathComponent("ts.h264").path
+        let output = directory.appendingPathComponent("ts.mp4").path
+        // FFmpeg rewrites the VUI: time_scale 4294967294, num_units_in_tick 2 (2147483647/2 fps).
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "quiet", "-y", "-i", CLIRunner.fixture("avc_baseline.h264"), "-c", "copy",
+                            "-bsf:v", "h264_metadata=tick_rate=4294967294/2", stream]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try #require(ffmpeg.terminationStatus == 0)
+        let info = try CLIRunner.run(["info", stream])
+        #expect(info.stdout.contains("2147483647/2"), "\(info.stdout)")
+        let refused = try CLIRunner.run(["convert", stream, "--to", "mp4", "-o", output])
+        #expect(refused.status != 0 && !refused.signalled)
+        #expect(refused.stderr.contains("--fps"), "\(refused.stderr)")
+        let converted = try CLIRunner.run(["convert", stream, "--to", "mp4", "--fps", "25", "-o", output])
+        #expect(converted.status == 0, "\(converted.stderr)")
+        let mp4 = try CLIRunner.run(["info", output])
+        #expect(mp4.stdout.contains("timescale:     12800"), "\(mp4.stdout)")
+    }
+}

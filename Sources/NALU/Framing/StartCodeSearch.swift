@@ -84,6 +84,20 @@ public enum AnnexB {
         return nil
     }
 
+    /// The index of the first `00 00 00` that starts at or after `start` and ends before
+    /// `limit`, or `nil`. No NAL unit contains one (B.2): it begins the `trailing_zero_8bits`.
+    @inlinable
+    public static func findThreeZeros(in buffer: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
+        guard start >= 0, limit >= 0, limit <= buffer.count else { return nil }
+        let window = UnsafeRawBufferPointer(rebasing: buffer[0..<limit])
+        var index = start
+        while let found = findStartCodeOrZeros(in: window, from: index) {
+            if window[found &+ 2] == 0 { return found }
+            index = found &+ 1
+        }
+        return nil
+    }
+
     /// The index of the first non-zero byte at or after `start`, or `buffer.count` when the rest
     /// is zero bytes (eight bytes at a time: a run of `trailing_zero_8bits` is skipped quickly).
     @inlinable
@@ -145,15 +159,22 @@ public enum AnnexB {
     }
 
     /// Calls `body` with the range of every NAL unit in `buffer`, a complete Annex-B stream in
-    /// memory. Ranges exclude start codes and trailing zero bytes; bytes before the first start
-    /// code are not a NAL unit. Empty NAL units are skipped.
+    /// memory. A NAL unit ends at the next start code or at the first `00 00 00` (B.2); ranges
+    /// exclude start codes and trailing zero bytes; bytes before the first start code, and
+    /// between a NAL unit's trailing zeros and the next start code, are not a NAL unit. Empty NAL
+    /// units are skipped.
     @inlinable
     public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, _ body: (Range<Int>) throws -> Void) rethrows {
         guard var startCode = findStartCode(in: buffer, from: 0) else { return }
         while true {
             let nalStart = startCode &+ 3
-            let next = findStartCode(in: buffer, from: nalStart)
-            var end = next ?? buffer.count
+            // One pass: the first `00 00 01` or `00 00 00` after the NAL unit's start ends it.
+            var end = buffer.count
+            var next: Int?
+            if let candidate = findStartCodeOrZeros(in: buffer, from: nalStart) {
+                end = candidate
+                next = buffer[candidate &+ 2] == 1 ? candidate : findStartCode(in: buffer, from: candidate)
+            }
             while end > nalStart && buffer[end &- 1] == 0 { end &-= 1 }
             if end > nalStart { try body(nalStart..<end) }
             guard let next else { return }
