@@ -30,9 +30,9 @@ import Testing
         var fastPath = 0
         for unit in AnnexB.nalUnits(in: try fixture.annexB()) {
             let nal = Array(unit)
-            switch nal[0] & 0x1F {
-            case 7, 8: try store.add(nal)
-            case 1, 2, 5:
+            switch AVCNALUnitType(rawValue: nal[0]) {
+            case .sps, .pps: try store.add(nal)
+            case .nonIDRSlice, .sliceDataPartitionA, .idrSlice:
                 slices += 1
                 #expect(Self.check(nal, store), "\(fixture.name) slice \(slices)")
                 if nal.withUnsafeBytes({ AVCSliceFields(nalUnit: $0, spsFacts: store.avcSPSFacts, ppsFacts: store.avcPPSFacts) }) != nil {
@@ -54,9 +54,9 @@ import Testing
             var slices = 0
             for unit in AnnexB.nalUnits(in: try fixture.annexB()) {
                 var nal = Array(unit.prefix(64))
-                switch nal[0] & 0x1F {
-                case 7, 8: try store.add(Array(unit))
-                case 1, 2, 5:
+                switch AVCNALUnitType(rawValue: nal[0]) {
+                case .sps, .pps: try store.add(Array(unit))
+                case .nonIDRSlice, .sliceDataPartitionA, .idrSlice:
                     slices += 1
                     guard slices <= 40 else { continue }
                     for _ in 0..<20 {

@@ -77,6 +77,23 @@ let benchmarks: @Sendable () -> Void = {
             blackHole(sink.bytes.count)
         }
 
+        // Access-unit detection over every NAL unit (slice headers read in place): the per-NAL
+        // cost of info, avcc → Annex-B and MP4 output. Divide by the NAL unit count printed.
+        var nalUnitCount = 0
+        bytes.withUnsafeBytes { buffer in AnnexB.forEachNALUnit(in: buffer) { _ in nalUnitCount += 1 } }
+        Benchmark("AccessUnitSplitter over \(nalUnitCount) NAL units \(name)") { benchmark in
+            var splitter = AccessUnitSplitter(codec: codec)
+            var accessUnits = 0
+            try bytes.withUnsafeBytes { buffer in
+                try AnnexB.forEachNALUnit(in: buffer) { range in
+                    let step = try splitter.push(UnsafeRawBufferPointer(rebasing: buffer[range]), offset: Int64(range.lowerBound),
+                                                 prefixLength: 3)
+                    if step.completed != nil { accessUnits += 1 }
+                }
+            }
+            blackHole(accessUnits)
+        }
+
         // The streaming reader over a memory source, in 1 MiB chunks (what the CLI does with files).
         Benchmark("AnnexBReader streaming \(name) (\(megabytes) MB)") { benchmark in
             var reader = AnnexBReader(MemorySource(bytes, chunkSize: 1 << 20))

@@ -98,10 +98,10 @@ struct AVCSliceFields: Sendable {
     /// exact error. When this succeeds its values equal ``AVCSliceHeader``'s.
     init?(nalUnit: UnsafeRawBufferPointer, spsFacts: [AVCSliceSPSFacts], ppsFacts: [AVCSlicePPSFacts]) {
         guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
-        let type = first & 0x1F
-        guard type == 1 || type == 2 || type == 5 || type == 19 else { return nil }
+        let type = AVCNALUnitType(rawValue: first)
+        guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
         nalRefIdc = (first >> 5) & 3
-        idrPicFlag = type == 5
+        idrPicFlag = type == .idrSlice
         var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
         guard let firstMb = reader.ue(),
               let sliceType = reader.ue(), sliceType <= 9,
