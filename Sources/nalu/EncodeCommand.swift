@@ -102,6 +102,8 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @OptionGroup(title: "Live changes") var live: LiveControlOptions
+
     @Flag(help: "No progress line and no summary.")
     var quiet = false
 
@@ -197,7 +199,7 @@ struct Encode: ParsableCommand {
         configuration.threads = threads
         configuration.outputFormat = outputFormat.streamFormat
         configuration.expectedFrameCount = totalFrames.map { Int(clamping: min($0, limit)) }
-        let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
+        let factory = LiveControl.factory(codec, quiet: quiet)
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
@@ -228,7 +230,9 @@ struct Encode: ParsableCommand {
             }
         }
         var count: Int64 = 0
+        var liveControl = LiveControl(live)
         while count < limit, let frame = try source.nextFrame() {
+            try liveControl.beforeFrame(count, session: session)
             try session.encode(frame, write)
             count += 1
             if showProgress { report.progress(session.statistics) }
@@ -237,7 +241,8 @@ struct Encode: ParsableCommand {
         if let mp4File { try mp4File.finish() } else { try sink.commit() }
         if showProgress { report.endProgress() }
 
-        let summary = report.summary(session.statistics, output: output, codec: codec)
+        var summary = report.summary(session.statistics, output: output, codec: codec)
+        liveControl.annotate(&summary)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
