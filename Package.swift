@@ -20,6 +20,9 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // Logging for the encoder backends (x264's log callback, x265's log level). 1.16 for
+        // LogEvent, which the CLI's and the tests' log handlers implement.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         // Pure-Swift core: stdlib only.
@@ -34,6 +37,7 @@ let package = Package(
                 "NALU", "NALUIO", "NALUMP4",
                 "NALUEncoder", "NALUX264", "NALUX265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strictSettings
         ),
@@ -56,8 +60,10 @@ let package = Package(
         // are in the default search paths of the apt package.
         .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
         .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"])]),
-        .target(name: "NALUX264", dependencies: ["NALUEncoder", "CX264"], swiftSettings: strictSettings),
-        .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265"], swiftSettings: strictSettings),
+        .target(name: "NALUX264", dependencies: ["NALUEncoder", "CX264", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictSettings),
+        .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictSettings),
         .executableTarget(
             name: "encoder-sample",
             dependencies: ["NALU", "NALUIO", "NALUEncoder", "NALUX264", "NALUX265"],
@@ -70,9 +76,17 @@ let package = Package(
             dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265"],
             swiftSettings: strictSettings
         ),
+        // Issue 14: the embedding guide's programs (Docs/embedding-an-encoder.md quotes them).
+        .executableTarget(name: "encode-to-mp4-sample", dependencies: ["NALUEncoder", "NALUIO", "NALUMP4", "NALUX264"],
+                          path: "Samples/EncodeToMP4", swiftSettings: strictSettings),
+        .executableTarget(name: "async-encode-sample",
+                          dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", .product(name: "Logging", package: "swift-log")],
+                          path: "Samples/AsyncEncode", swiftSettings: strictSettings),
+        .executableTarget(name: "push-parse-sample", dependencies: ["NALU"], path: "Samples/PushParse", swiftSettings: strictSettings),
         .testTarget(
             name: "NALUEncoderTests",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUMP4", "FuzzHarness"],
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUMP4", "FuzzHarness",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,7 +1,9 @@
 #ifndef NALU_CX264_SHIM_H
 #define NALU_CX264_SHIM_H
 // x264.h uses intN_t without including <stdint.h> itself.
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <x264.h>
 
 // x264_encoder_open is a macro naming x264_encoder_open_<X264_BUILD>; wrap it so Swift sees one
@@ -11,5 +13,28 @@ static inline x264_t *nalu_x264_encoder_open(x264_param_t *param) {
 }
 
 static inline int nalu_x264_build(void) { return X264_BUILD; }
+
+// Log routing: x264 calls param->pf_log with a printf format and a va_list, which Swift cannot
+// format; this trampoline formats the line and hands it to a Swift sink with its context.
+typedef void (*nalu_log_sink)(void *context, int level, const char *message);
+
+typedef struct nalu_log_target {
+    nalu_log_sink sink;
+    void *context;
+} nalu_log_target;
+
+static void nalu_x264_log_trampoline(void *priv, int level, const char *format, va_list args) {
+    nalu_log_target *target = (nalu_log_target *)priv;
+    if (target == NULL || target->sink == NULL || format == NULL) return;
+    char line[1024];
+    vsnprintf(line, sizeof line, format, args);
+    target->sink(target->context, level, line);
+}
+
+// Routes x264's log lines for `param` (and the encoder opened with it) to `target`.
+static inline void nalu_x264_param_set_log(x264_param_t *param, nalu_log_target *target) {
+    param->pf_log = nalu_x264_log_trampoline;
+    param->p_log_private = target;
+}
 
 #endif

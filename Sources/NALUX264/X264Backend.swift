@@ -1,4 +1,5 @@
 internal import CX264
+public import Logging
 import NALU
 public import NALUEncoder
 
@@ -7,8 +8,27 @@ public import NALUEncoder
 /// Settings are applied in the order x264 requires: `x264_param_default_preset` (preset and
 /// tune), then the configuration's fields, then `x264_param_apply_profile`. ``validate(_:)`` runs
 /// those steps without opening an encoder, so bad settings fail before any frame.
+///
+/// x264's log lines go to ``logger`` (x264's `pf_log` callback; levels mapped, and x264 asked
+/// only for the lines the logger's level keeps), never to stderr: the application's logging
+/// backend decides what is shown. (`x264_param_apply_profile` alone still prints a rejected
+/// profile to stderr before ``validate(_:)`` throws; x264 gives that function no callback.)
 public struct X264BackendFactory: EncoderBackendFactory {
-    public init() {}
+    /// Where the encoders' log lines go (``defaultLogger`` when not given).
+    public var logger: Logger
+
+    public init(logger: Logger = X264BackendFactory.defaultLogger) {
+        self.logger = logger
+    }
+
+    /// The logger used when none is given: label `nalu.x264`, the logging system's handler, level
+    /// `.warning` (so x264's informational lines, such as its end-of-encode statistics, are
+    /// not asked for unless you pass a logger with a lower level).
+    public static var defaultLogger: Logger {
+        var logger = Logger(label: "nalu.x264")
+        logger.logLevel = .warning
+        return logger
+    }
 
     public var name: String { "x264" }
 
@@ -26,7 +46,7 @@ public struct X264BackendFactory: EncoderBackendFactory {
 
     public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
         try validate(configuration)
-        return try X264Encoder(configuration: configuration)
+        return try X264Encoder(configuration: configuration, logger: logger)
     }
 }
 
@@ -38,6 +58,8 @@ final class X264Encoder: EncoderBackend {
     private var picture = x264_picture_t()
     private var pictureOut = x264_picture_t()
     private let configuration: EncoderConfiguration
+    /// x264 keeps a pointer to it (`p_log_private`) for the encoder's life.
+    private let logRelay: X264LogRelay
     let parameterSets: [[UInt8]]
 
     var reorderDepth: Int {
@@ -50,12 +72,15 @@ final class X264Encoder: EncoderBackend {
         false
     }
 
-    init(configuration: EncoderConfiguration) throws(EncoderError) {
+    init(configuration: EncoderConfiguration, logger: Logger) throws(EncoderError) {
         self.configuration = configuration
+        let logRelay = X264LogRelay(logger: logger)
+        self.logRelay = logRelay
         var param = try Self.makeParameters(configuration)
+        logRelay.attach(to: &param)
         guard let handle = nalu_x264_encoder_open(&param) else {
             x264_param_cleanup(&param)
-            throw EncoderError(.backendCreationFailed, context: "x264_encoder_open", detail: "libx264 returned no encoder (see its log above)")
+            throw EncoderError(.backendCreationFailed, context: "x264_encoder_open", detail: "libx264 returned no encoder (its reason went to the factory's logger)")
         }
         self.handle = handle
         self.param = param

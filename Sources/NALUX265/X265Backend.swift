@@ -1,4 +1,5 @@
 internal import CX265
+public import Logging
 import NALU
 public import NALUEncoder
 
@@ -7,8 +8,39 @@ public import NALUEncoder
 /// Settings are applied in the order x265 requires: `param_default_preset` (preset and tune),
 /// then the configuration's fields, then `param_apply_profile`. ``validate(_:)`` runs those steps
 /// without opening an encoder, so bad settings fail before any frame.
+///
+/// Logging: libx265 (up to 3.5, API build 199) has no log callback in its public API; it prints
+/// to stderr itself. So its lines cannot reach ``logger``; instead x265's `logLevel` follows the
+/// logger's level, and a logger set to `.critical` (the CLI's `--quiet`) makes x265 print
+/// nothing: `.trace` → full, `.debug` → info (x265's banner), `.info`/`.notice`/`.warning` →
+/// warning (for example "Source height < 720p"), `.error` → error, `.critical` → none.
 public struct X265BackendFactory: EncoderBackendFactory {
-    public init() {}
+    /// Whose level decides what libx265 prints (``defaultLogger`` when not given).
+    public var logger: Logger
+
+    public init(logger: Logger = X265BackendFactory.defaultLogger) {
+        self.logger = logger
+    }
+
+    /// The logger used when none is given: label `nalu.x265`, the logging system's handler, level
+    /// `.warning` (so x265's informational lines, such as its end-of-encode statistics, are
+    /// not asked for unless you pass a logger with a lower level).
+    public static var defaultLogger: Logger {
+        var logger = Logger(label: "nalu.x265")
+        logger.logLevel = .warning
+        return logger
+    }
+
+    /// The x265 `logLevel` for a logger level (see the type's documentation).
+    static func x265LogLevel(for level: Logger.Level) -> Int32 {
+        switch level {
+        case .trace: X265_LOG_FULL
+        case .debug: X265_LOG_INFO
+        case .info, .notice, .warning: X265_LOG_WARNING
+        case .error: X265_LOG_ERROR
+        case .critical: X265_LOG_NONE
+        }
+    }
 
     public var name: String { "x265" }
 
@@ -26,13 +58,13 @@ public struct X265BackendFactory: EncoderBackendFactory {
         }
         try configuration.validate()
         let api = try X265Encoder.api(bitDepth: configuration.pixelFormat.bitDepth)
-        let param = try X265Encoder.makeParameters(configuration, api: api)
+        let param = try X265Encoder.makeParameters(configuration, api: api, logLevel: Self.x265LogLevel(for: logger.logLevel))
         api.pointee.param_free?(param)
     }
 
     public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
         try validate(configuration)
-        return try X265Encoder(configuration: configuration)
+        return try X265Encoder(configuration: configuration, logLevel: Self.x265LogLevel(for: logger.logLevel))
     }
 }
 
@@ -64,11 +96,11 @@ final class X265Encoder: EncoderBackend {
         return api
     }
 
-    init(configuration: EncoderConfiguration) throws(EncoderError) {
+    init(configuration: EncoderConfiguration, logLevel: Int32) throws(EncoderError) {
         self.configuration = configuration
         let api = try Self.api(bitDepth: configuration.pixelFormat.bitDepth)
         self.api = api
-        let param = try Self.makeParameters(configuration, api: api)
+        let param = try Self.makeParameters(configuration, api: api, logLevel: logLevel)
         guard let pictureIn = api.pointee.picture_alloc?(),
               let pictureOut = api.pointee.picture_alloc?() else {
             api.pointee.param_free?(param)
@@ -78,7 +110,7 @@ final class X265Encoder: EncoderBackend {
             api.pointee.param_free?(param)
             api.pointee.picture_free?(pictureIn)
             api.pointee.picture_free?(pictureOut)
-            throw EncoderError(.backendCreationFailed, context: "x265_encoder_open", detail: "libx265 returned no encoder (see its log above)")
+            throw EncoderError(.backendCreationFailed, context: "x265_encoder_open", detail: "libx265 returned no encoder (its reason, if the factory's logger level lets x265 print, is on stderr)")
         }
         self.param = param
         self.pictureIn = pictureIn
@@ -130,7 +162,7 @@ final class X265Encoder: EncoderBackend {
 
     /// preset/tune defaults → configuration fields → profile, as x265.h prescribes. The caller
     /// frees the result with `param_free`.
-    static func makeParameters(_ c: EncoderConfiguration, api: UnsafePointer<x265_api>) throws(EncoderError) -> UnsafeMutablePointer<x265_param> {
+    static func makeParameters(_ c: EncoderConfiguration, api: UnsafePointer<x265_api>, logLevel: Int32) throws(EncoderError) -> UnsafeMutablePointer<x265_param> {
         guard let p = api.pointee.param_alloc?() else {
             throw EncoderError(.backendCreationFailed, context: "x265_param_alloc")
         }
@@ -152,7 +184,7 @@ final class X265Encoder: EncoderBackend {
                 throw EncoderError(.invalidConfiguration, context: name, detail: "x265 rejects \"\(value)\"", libraryStatus: result)
             }
         }
-        p.pointee.logLevel = X265_LOG_WARNING
+        p.pointee.logLevel = logLevel
         p.pointee.sourceWidth = Int32(c.width)
         p.pointee.sourceHeight = Int32(c.height)
         p.pointee.internalCsp = X265_CSP_I420

@@ -117,6 +117,8 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @OptionGroup(title: "Live changes") var live: LiveControlOptions
+
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
     var quiet = false
 
@@ -255,7 +257,7 @@ struct Encode: ParsableCommand {
             guard error.context != "size" else { throw ValidationError("\(error)") }
             throw error
         }
-        let factory: any EncoderBackendFactory = codec == .h264 ? X264BackendFactory() : X265BackendFactory()
+        let factory = LiveControl.factory(codec, quiet: quiet)
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
@@ -286,10 +288,12 @@ struct Encode: ParsableCommand {
             }
         }
         var count: Int64 = 0
+        var liveControl = LiveControl(live)
         // A stopping signal ends the reading; the frames so far are encoded and the output
         // completed, as x264 does.
         while count < limit, !Signals.stopRequested {
             guard let frame = try nextFrame(&source, count: count) else { break }
+            try liveControl.beforeFrame(count, session: session)
             try session.encode(frame, write)
             count += 1
             if showProgress { report.progress(session.statistics) }
@@ -305,6 +309,7 @@ struct Encode: ParsableCommand {
         let interrupted = Signals.received
         var summary = report.summary(session.statistics, output: output, codec: codec)
         if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
+        liveControl.annotate(&summary)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
