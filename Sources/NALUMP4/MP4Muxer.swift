@@ -341,8 +341,8 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// The record of `parameterSets`, checked as ``record()`` says.
     private func record(of parameterSets: [[UInt8]]) throws(NALUError) -> [UInt8] {
-        let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: parameterSets, lengthSize: 4,
-                                                      arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
+        let bytes = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4,
+                                                         arrayCompleteness: !sampleEntry.allowsInBandParameterSets)
         var check = ParameterSetStore(codec: codec)
         do throws(NALUError) {
             for unit in try DecoderConfigurationRecord(parsing: bytes).parameterSets { try check.add(unit) }

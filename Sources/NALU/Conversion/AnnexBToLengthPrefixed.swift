@@ -134,13 +134,6 @@ public struct AnnexBToLengthPrefixed {
 
     /// Builds avcC or hvcC from parameter set NAL units in stream order.
     public static func record(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
-        switch codec {
-        case .h264:
-            let sps = parameterSets.filter { $0.first.map { $0 & 0x1F == 7 } ?? false }
-            let pps = parameterSets.filter { $0.first.map { $0 & 0x1F == 8 } ?? false }
-            return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize).bytes
-        case .hevc:
-            return try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness, lengthSize: lengthSize).bytes
-        }
+        try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: lengthSize, arrayCompleteness: arrayCompleteness)
     }
 }
