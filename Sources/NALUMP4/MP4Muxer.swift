@@ -135,10 +135,9 @@ public final class MP4Muxer<Sink: ByteSink> {
     public func push(_ unit: NALUnitView) throws {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
-        let type = step.header.typeNumber
         if step.isFirstVCL { (currentPOC, currentReorderLimit) = try pictureOrderCount(unit) }
-        if codec == .h264 ? type == 10 : type == 36 { counter.endOfSequence() }
-        try append(unit, type: type)
+        if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
+        try append(unit)
     }
 
     /// Feeds a NAL unit held in an array.
@@ -195,9 +194,8 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
     /// the record or is a delimiter being stripped.
-    private func append(_ unit: NALUnitView, type: UInt8) throws {
-        let delimiter: UInt8 = codec == .h264 ? 9 : 35
-        if type == delimiter && options.accessUnitDelimiters == .strip { return }
+    private func append(_ unit: NALUnitView) throws {
+        if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
         if store.isParameterSet(unit.firstByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update

@@ -28,7 +28,7 @@ public struct StreamSummary: Sendable {
         var summary = StreamSummary(codec: source.codec)
         let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
             summary.nalUnits += 1
-            summary.nalTypeCounts[Int(header.typeNumber) & 63] += 1
+            summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
             summary.bytes = unit.offset + Int64(unit.count)
         }) { unit in summary.count(unit.summary) }
         summary.description = parameterSets.streamDescription

@@ -175,7 +175,7 @@ public struct AccessUnitSplitter: Sendable {
     }
 
     private func parseHEVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> HEVCSliceSegmentHeader? {
-        let type = (nalUnit[0] >> 1) & 0x3F
+        let type = HEVCNALUnitType(rawValue: nalUnit[0] >> 1).rawValue
         // Reserved VCL types (10–15, 22–31) have no slice syntax defined to parse.
         guard type <= 9 || (16...21).contains(type) else { return nil }
         let prefix = Array(nalUnit.prefix(HEVCSliceSegmentHeader.prefixLength + 8))

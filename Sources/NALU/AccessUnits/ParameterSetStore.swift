@@ -33,10 +33,7 @@ public struct ParameterSetStore: Sendable {
 
     /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
     public func isParameterSet(_ firstByte: UInt8) -> Bool {
-        switch codec {
-        case .h264: let type = firstByte & 0x1F; return type == 7 || type == 8
-        case .hevc: let type = (firstByte >> 1) & 0x3F; return (32...34).contains(type)
-        }
+        codec.isParameterSet(firstByte: firstByte)
     }
 
     /// Parses and stores a VPS, SPS or PPS NAL unit. Errors carry offsets inside the NAL unit.
@@ -45,12 +42,12 @@ public struct ParameterSetStore: Sendable {
         guard let first = nalUnit.first else { throw NALUError.truncated("nal_unit_header", byteOffset: 0) }
         switch codec {
         case .h264:
-            switch first & 0x1F {
-            case 7:
+            switch AVCNALUnitType(rawValue: first) {
+            case .sps:
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
                 lastSPSId = sps.seqParameterSetId
                 return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
-            case 8:
+            case .pps:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
                 return Self.store(&avcPPS, id: pps.picParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
@@ -58,15 +55,15 @@ public struct ParameterSetStore: Sendable {
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
         case .hevc:
-            switch (first >> 1) & 0x3F {
-            case 32:
+            switch HEVCNALUnitType(rawValue: first >> 1) {
+            case .vps:
                 let vps = try HEVCVideoParameterSet(nalUnit: nalUnit[...])
                 return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: nalUnit, parsed: vps))
-            case 33:
+            case .sps:
                 let sps = try HEVCSequenceParameterSet(nalUnit: nalUnit[...])
                 lastSPSId = sps.spsSeqParameterSetId
                 return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: nalUnit, parsed: sps))
-            case 34:
+            case .pps:
                 let pps = try HEVCPictureParameterSet(nalUnit: nalUnit[...])
                 return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: nalUnit, parsed: pps))
             default:

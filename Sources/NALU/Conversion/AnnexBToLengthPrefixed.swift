@@ -77,8 +77,7 @@ public struct AnnexBToLengthPrefixed {
         statistics.nalUnitsIn += 1
         let first = unit.firstByte
         guard first & 0x80 == 0 else { throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset) }
-        let type = codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F
-        let isDelimiter = codec == .h264 ? type == 9 : type == 35
+        let isDelimiter = codec.isAccessUnitDelimiter(firstByte: first)
         if isDelimiter && options.accessUnitDelimiters == .strip {
             statistics.delimitersStripped += 1
             return
