@@ -12,7 +12,7 @@ struct Nals: ParsableCommand {
         temporal id; H.264 lines add nal_ref_idc. MP4/MOV input (told by content, also on \
         standard input) lists its video track's samples' NAL units at their file offsets; when \
         samples switch to another sample entry, that entry's parameter sets are listed first, at \
-        the sample's offset with size of the set.
+        the sample's offset.
         """
     )
 

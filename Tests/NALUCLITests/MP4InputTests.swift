@@ -103,4 +103,32 @@ import Testing
         let ffmpeg = try Data(contentsOf: URL(fileURLWithPath: Self.annexBFixture("mp4_avc_audio.mp4")))
         #expect(annexBUnits(direct.stdoutBytes) == annexBUnits(ffmpeg))
     }
+
+    /// A named FIFO is opened once and the container told from the bytes read: `info` on a FIFO
+    /// says what it says on the file (MP4 spooled, Annex-B streamed), every run.
+    @Test(arguments: ["mp4_hevc_frag.mp4", "avc_main.h264"]) func namedFIFO(file: String) throws {
+        let path = CLIRunner.fixture(file)
+        let expected = try CLIRunner.run(["info", "--json", path])
+        #expect(expected.status == 0)
+        for _ in 0..<3 {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-fifo-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let fifo = folder.appendingPathComponent("in").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let writer = Process()
+            writer.executableURL = URL(fileURLWithPath: "/bin/sh")
+            writer.arguments = ["-c", "cat \"$0\" > \"$1\"", path, fifo]
+            try writer.run()
+            let result = try CLIRunner.run(["info", "--json", fifo])
+            writer.waitUntilExit()
+            #expect(result.status == 0)
+            let ours = try jsonObject(result.stdout)
+            let theirs = try jsonObject(expected.stdout)
+            #expect(ours["nal_units"] as? Int == theirs["nal_units"] as? Int)
+            #expect(ours["access_units"] as? Int == theirs["access_units"] as? Int)
+            #expect(ours["bytes"] as? Int == theirs["bytes"] as? Int)
+            #expect((ours["container"] as? [String: Any])?["samples"] as? Int == (theirs["container"] as? [String: Any])?["samples"] as? Int)
+        }
+    }
 }
