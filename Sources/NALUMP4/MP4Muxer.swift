@@ -135,7 +135,10 @@ public final class MP4Muxer<Sink: ByteSink> {
     public func push(_ unit: NALUnitView) throws {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
-        if step.isFirstVCL { (currentPOC, currentReorderLimit) = try pictureOrderCount(unit) }
+        if step.isFirstVCL, let (poc, limit) = try pictureOrderCount(step.sliceHeader, offset: unit.offset) {
+            currentPOC = poc
+            currentReorderLimit = limit
+        }
         if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
         try append(unit)
     }
@@ -164,31 +167,31 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     // MARK: - Access units
 
-    /// The picture order count of the picture whose first slice is `unit`, and how many pictures
-    /// its SPS lets the stream reorder: H.264 `max_num_reorder_frames` (VUI bitstream
-    /// restriction; 0 for `pic_order_cnt_type` 2, which cannot reorder; else 16), H.265
-    /// `sps_max_num_reorder_pics` of the highest sub-layer.
-    private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> (PictureOrderCount, Int) {
-        let prefix = Array(unit.bytes.prefix(256))
+    /// The picture order count of the picture whose first slice has `slice` (the splitter's
+    /// parsed header; no second parse), and how many pictures its SPS lets the stream reorder:
+    /// H.264 `max_num_reorder_frames` (VUI bitstream restriction; 0 for `pic_order_cnt_type` 2,
+    /// which cannot reorder; else 16), H.265 `sps_max_num_reorder_pics` of the highest sub-layer.
+    /// `nil` without a slice header (the picture then keeps its decoding position).
+    private func pictureOrderCount(_ slice: SliceHeader?, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
         let sets = splitter.parameterSets
         do throws(NALUError) {
-            switch codec {
-            case .h264:
-                let slice = try AVCSliceHeader(nalUnit: prefix[...], sps: { sets.avcSPS[$0]?.parsed }, pps: { sets.avcPPS[$0]?.parsed })
+            switch slice {
+            case .avc(let slice):
                 guard let pps = sets.avcPPS[slice.picParameterSetId]?.parsed, let sps = sets.avcSPS[pps.seqParameterSetId]?.parsed else {
                     throw NALUError(.missing, field: "pic_parameter_set_id")
                 }
                 let limit = sps.vuiParameters?.maxNumReorderFrames ?? (sps.picOrderCntType == 2 ? 0 : 16)
                 return (try counter.pictureOrderCount(slice, sps: sps), limit)
-            case .hevc:
-                let slice = try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { sets.hevcSPS[$0]?.parsed }, pps: { sets.hevcPPS[$0]?.parsed })
+            case .hevc(let slice):
                 guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
                     throw NALUError(.missing, field: "slice_pic_parameter_set_id")
                 }
                 return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
+            case nil:
+                return nil
             }
         } catch {
-            throw error.offset(by: unit.offset)
+            throw error.offset(by: offset)
         }
     }
 
