@@ -87,8 +87,9 @@ public final class MediaSource {
 
     /// Opens `path` (`"-"`: standard input) and detects what `options` leave open.
     /// - Throws: ``NALUError``: `.io` when the path cannot be opened or read, `.unrecognisedFormat`
-    ///   when the content is no stream nalu reads, `.invalidValue` when `options` contradict
-    ///   an MP4 input (another codec, a record or length size for a file that has its own).
+    ///   when the content is no stream nalu reads, `.invalidValue` with the option as its field
+    ///   (`--codec`, `--extradata`) when `options` contradict an MP4 input (another codec, a
+    ///   record or length size for a file that has its own).
     public init(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws {
         self.path = path
         let input = try InputFile(path: path)
@@ -98,8 +99,7 @@ public final class MediaSource {
 
         if ContainerDetection.looksLikeMP4(prefix) || (filled == 0 && ContainerDetection.hasMP4Extension(path)) {
             guard options.record == nil, options.lengthSize == nil else {
-                throw NALUError(.invalidValue, field: path,
-                                detail: "an MP4/MOV file carries its own record: --extradata and the input length size do not apply")
+                throw NALUError(.invalidValue, field: "--extradata", detail: "\(path) is MP4/MOV: it carries its own record, so --extradata and an input length size do not apply")
             }
             let random: any RandomAccessByteSource
             if input.isRegularFile {
@@ -120,7 +120,7 @@ public final class MediaSource {
             let reader = try MP4VideoTrackReader(AnyRandomAccessSource(random))
             let track = reader.track
             if let codec = options.codec, codec != track.codec {
-                throw NALUError(.invalidValue, field: "codec", detail: "\(codec) was given; the \(track.sampleEntryType) track is \(track.codec)")
+                throw NALUError(.invalidValue, field: "--codec", detail: "\(codec) was given; the \(track.sampleEntryType) track of \(path) is \(track.codec)")
             }
             mp4 = reader
             codec = track.codec

@@ -135,8 +135,8 @@ struct Convert: ParsableCommand {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
-        let source = try MediaSource(path: input, options: MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
-                                                                             codecFromFileName: false))
+        let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
+                                                                    codecFromFileName: false))
         if source.container.isMP4 && to != .avcc && lengthSize != nil {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }

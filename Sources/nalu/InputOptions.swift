@@ -37,7 +37,17 @@ struct InputOptions: ParsableArguments {
 
     /// Opens the input once: its container (Annex-B, length-prefixed, MP4/MOV) from its content.
     func openSource() throws -> MediaSource {
-        try MediaSource(path: input, options: MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: try record()))
+        try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: try record()))
+    }
+}
+
+/// Opens `path` as a ``MediaSource``; options that contradict the input (the library names the
+/// option as the error's field) are usage errors.
+func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> MediaSource {
+    do {
+        return try MediaSource(path: path, options: options)
+    } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
+        throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
     }
 }
 
