@@ -141,8 +141,11 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        for track in source.otherTracks {
-            StandardError.write("nalu: note: \(input): \(track) is not carried; \(to == .mp4 ? "the MP4 output has one video track" : "an elementary stream holds one video track")\n")
+        if !source.otherTracks.isEmpty {
+            // One line naming every track left behind.
+            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
+            let verb = source.otherTracks.count == 1 ? "is" : "are"
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(to == .mp4 ? "the MP4 output has one video track" : "an elementary stream holds one video track")\n")
         }
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)

@@ -131,4 +131,21 @@ import Testing
             #expect((ours["container"] as? [String: Any])?["samples"] as? Int == (theirs["container"] as? [String: Any])?["samples"] as? Int)
         }
     }
+
+    /// Every track the output cannot carry is named, on one line: an MP4 that ffmpeg made with a
+    /// video track and two AAC tracks.
+    @Test func tracksNotCarriedOnOneLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-tracks-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let mp4 = folder.appendingPathComponent("three.mp4").path
+        let made = try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x96:rate=25", "-f", "lavfi", "-i", "sine=frequency=440",
+                                          "-f", "lavfi", "-i", "sine=frequency=880", "-t", "1", "-map", "0:v", "-map", "1:a", "-map", "2:a",
+                                          "-c:v", "libx264", "-c:a", "aac", mp4])
+        #expect(made.status == 0, "\(made.stderr)")
+        let output = folder.appendingPathComponent("out.h264").path
+        let result = try CLIRunner.run(["convert", mp4, "--to", "annexb", "-o", output])
+        #expect(result.status == 0)
+        #expect(result.stderr == "nalu: note: \(mp4): track 2 (soun, mp4a), track 3 (soun, mp4a) are not carried; an elementary stream holds one video track\n")
+    }
 }
