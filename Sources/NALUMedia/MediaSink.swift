@@ -86,6 +86,15 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
 
     public func push(_ unit: NALUnitView) throws { try converter.convert(unit, to: &output) }
 
+    /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
+    /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``
+    /// and no record written, the output then decodes on its own.
+    public func writeInBand(_ parameterSets: [[UInt8]]) throws {
+        for unit in parameterSets {
+            try unit.withUnsafeBytes { try push(NALUnitView(offset: 0, bytes: $0, prefixLength: 0)) }
+        }
+    }
+
     /// The report carries the record of every parameter set seen.
     public func finish() throws -> MediaSinkReport {
         MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord())

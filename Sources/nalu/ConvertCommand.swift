@@ -158,9 +158,15 @@ struct Convert: ParsableCommand {
         case .annexb:
             try AnnexBSink(for: source, output: file, parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy)
         case .avcc:
-            try LengthPrefixedSink(codec: source.codec, output: file,
-                                   options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepInBand, accessUnitDelimiters: delimiters),
-                                   outOfBandParameterSets: source.outOfBandParameterSets)
+            try {
+                let sink = try LengthPrefixedSink(codec: source.codec, output: file,
+                                                  options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepInBand,
+                                                                 accessUnitDelimiters: delimiters),
+                                                  outOfBandParameterSets: source.outOfBandParameterSets)
+                // Sets kept in band must be in the stream: an MP4's or --extradata's go first.
+                if keepInBand { try sink.writeInBand(source.outOfBandParameterSets) }
+                return sink
+            }()
         case .mp4:
             try MP4FileSink(for: source, output: file,
                             options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))

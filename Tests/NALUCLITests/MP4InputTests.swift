@@ -148,4 +148,27 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stderr == "nalu: note: \(mp4): track 2 (soun, mp4a), track 3 (soun, mp4a) are not carried; an elementary stream holds one video track\n")
     }
+
+    /// MP4 → `--to avcc` without `--extradata-out`: the sample entry's parameter sets are written
+    /// in band, so the length-prefixed stream decodes on its own — back to Annex-B with no record,
+    /// ffmpeg decodes it to the MP4's frames.
+    @Test(arguments: ["mp4_avc_bframes.mp4", "mp4_hevc_hvc1.mp4"]) func avccFromMP4DecodesWithoutRecord(file: String) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-avcc-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let lp = folder.appendingPathComponent("out.lp").path
+        let back = folder.appendingPathComponent("back.es").path
+        let path = CLIRunner.fixture(file)
+        let toAVCC = try CLIRunner.run(["convert", path, "--to", "avcc", "-o", lp])
+        #expect(toAVCC.status == 0)
+        #expect(toAVCC.stderr.hasPrefix("nalu: note: the parameter sets stay in band"))
+        let toAnnexB = try CLIRunner.run(["convert", lp, "--length-size", "4", "--to", "annexb", "-o", back])
+        #expect(toAnnexB.status == 0, "\(toAnnexB.stderr)")
+        let md5 = { (text: String) in text.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { $0.split(separator: ",").last } }
+        let ours = try runTool("ffmpeg", ["-v", "error", "-i", back, "-f", "framemd5", "-"])
+        let reference = try runTool("ffmpeg", ["-v", "error", "-i", path, "-f", "framemd5", "-"])
+        #expect(ours.stderr == "")
+        #expect(md5(ours.stdout).count > 10)
+        #expect(md5(ours.stdout) == md5(reference.stdout))
+    }
 }
