@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "NALU", targets: ["NALU"]),
         .library(name: "NALUIO", targets: ["NALUIO"]),
         .library(name: "NALUMP4", targets: ["NALUMP4"]),
+        .library(name: "NALUMedia", targets: ["NALUMedia"]),
         .executable(name: "nalu", targets: ["nalu"]),
         .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
         .library(name: "NALUX264", targets: ["NALUX264"]),
@@ -31,10 +32,14 @@ let package = Package(
         .target(name: "NALUIO", dependencies: ["NALU"], swiftSettings: strictSettings),
         // ISO BMFF (MP4/MOV) read and write of one video track: stdlib and NALU only.
         .target(name: "NALUMP4", dependencies: ["NALU"], swiftSettings: strictSettings),
+        // One media pipeline (issue 12): sources that detect the container by content (Annex-B,
+        // length-prefixed, MP4/MOV, also on a pipe), sinks of one shape, the summaries the CLI prints.
+        .target(name: "NALUMedia", dependencies: ["NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nalu",
             dependencies: [
-                "NALU", "NALUIO", "NALUMP4",
+                "NALU", "NALUIO", "NALUMP4", "NALUMedia",
                 "NALUEncoder", "NALUX264", "NALUX265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

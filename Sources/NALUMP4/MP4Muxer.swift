@@ -144,10 +144,12 @@ public final class MP4Muxer<Sink: ByteSink> {
     public func push(_ unit: NALUnitView) throws {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
-        let type = step.header.typeNumber
-        if step.isFirstVCL { (currentPOC, currentReorderLimit) = try pictureOrderCount(unit) }
-        if codec == .h264 ? type == 10 : type == 36 { counter.endOfSequence() }
-        try append(unit, type: type)
+        if step.isFirstVCL, let (poc, limit) = try pictureOrderCount(step, offset: unit.offset) {
+            currentPOC = poc
+            currentReorderLimit = limit
+        }
+        if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
+        try append(unit)
     }
 
     /// Feeds a NAL unit held in an array.
@@ -174,45 +176,32 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     // MARK: - Access units
 
-    /// The picture order count of the picture whose first slice is `unit`, and how many pictures
-    /// its SPS lets the stream reorder: H.264 `max_num_reorder_frames` (VUI bitstream
+    /// The picture order count of the picture whose first slice was just pushed, and how many
+    /// pictures its SPS lets the stream reorder: H.264 `max_num_reorder_frames` (VUI bitstream
     /// restriction; 0 for `pic_order_cnt_type` 2, which cannot reorder; else 16), H.265
-    /// `sps_max_num_reorder_pics` of the highest sub-layer.
-    private func pictureOrderCount(_ unit: NALUnitView) throws(NALUError) -> (PictureOrderCount, Int) {
-        // H.264: from the slice fields the splitter already read.
+    /// `sps_max_num_reorder_pics` of the highest sub-layer. Both from what the splitter already
+    /// read (no second parse); `nil` without a slice header (the picture then keeps its
+    /// decoding position).
+    private func pictureOrderCount(_ step: AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
         do throws(NALUError) {
-            if let (count, limit) = try splitter.avcPictureOrderCount(&counter) { return (count, limit) }
-        } catch {
-            throw error.offset(by: unit.offset)
-        }
-        let prefix = Array(unit.bytes.prefix(256))
-        let sets = splitter.parameterSets
-        do throws(NALUError) {
-            switch codec {
-            case .h264:
-                let slice = try AVCSliceHeader(nalUnit: prefix[...], sps: { sets.avcSPS[$0]?.parsed }, pps: { sets.avcPPS[$0]?.parsed })
-                guard let pps = sets.avcPPS[slice.picParameterSetId]?.parsed, let sps = sets.avcSPS[pps.seqParameterSetId]?.parsed else {
-                    throw NALUError(.missing, field: "pic_parameter_set_id")
-                }
-                let limit = sps.vuiParameters?.maxNumReorderFrames ?? (sps.picOrderCntType == 2 ? 0 : 16)
-                return (try counter.pictureOrderCount(slice, sps: sps), limit)
-            case .hevc:
-                let slice = try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { sets.hevcSPS[$0]?.parsed }, pps: { sets.hevcPPS[$0]?.parsed })
-                guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
-                    throw NALUError(.missing, field: "slice_pic_parameter_set_id")
-                }
-                return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
+            if codec == .h264 {
+                return try splitter.avcPictureOrderCount(&counter).map { ($0.0, $0.reorderLimit) }
             }
+            let sets = splitter.parameterSets
+            guard let slice = step.hevcSliceSegmentHeader else { return nil }
+            guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
+                throw NALUError(.missing, field: "slice_pic_parameter_set_id")
+            }
+            return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
         } catch {
-            throw error.offset(by: unit.offset)
+            throw error.offset(by: offset)
         }
     }
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
     /// the record or is a delimiter being stripped.
-    private func append(_ unit: NALUnitView, type: UInt8) throws {
-        let delimiter: UInt8 = codec == .h264 ? 9 : 35
-        if type == delimiter && options.accessUnitDelimiters == .strip { return }
+    private func append(_ unit: NALUnitView) throws {
+        if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
         if store.isParameterSet(unit.firstByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
@@ -373,8 +362,8 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// The record of `parameterSets`, checked as ``record()`` says.
     private func record(of parameterSets: [[UInt8]]) throws(NALUError) -> [UInt8] {
-        let bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: parameterSets, lengthSize: 4,
-                                                      arrayCompleteness: ParameterSetCarriage(inBand: sampleEntry.allowsInBandParameterSets).arrayCompleteness)
+        let bytes = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4,
+                                                         arrayCompleteness: ParameterSetCarriage(inBand: sampleEntry.allowsInBandParameterSets).arrayCompleteness)
         var check = ParameterSetStore(codec: codec)
         do throws(NALUError) {
             for unit in try DecoderConfigurationRecord(parsing: bytes).parameterSets { try check.add(unit) }

@@ -144,6 +144,10 @@ public final class MP4Writer<Sink: ByteSink> {
         configuration.decoderConfigurationRecord = record
     }
 
+    /// Record bytes of the later sample entries, and their limit (16 MiB).
+    private var laterEntryBytes = 0
+    static var maxSampleDescriptionBytes: Int { 16 << 20 }
+
     /// The 1-based index of the sample entry the next sample uses.
     private var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
 
@@ -162,6 +166,13 @@ public final class MP4Writer<Sink: ByteSink> {
         guard laterEntries.count < Int(UInt16.max) else {
             throw NALUError(.tooLarge, field: "entry_count", detail: "more than \(UInt16.max) sample descriptions")
         }
+        // The entries live in memory until moov is written: a stream that changes its parameter
+        // sets at every picture must not grow them without bound.
+        let (total, overflow) = laterEntryBytes.addingReportingOverflow(record.count)
+        guard !overflow, total <= Self.maxSampleDescriptionBytes else {
+            throw NALUError(.tooLarge, field: "stsd", detail: "sample descriptions over \(Self.maxSampleDescriptionBytes) bytes")
+        }
+        laterEntryBytes = total
         switch configuration.layout {
         case .moovAtEnd: try flushChunk()
         case .faststart: chunkBytes = 0

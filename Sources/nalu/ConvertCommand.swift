@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALUMP4
+import NALUMedia
 
 /// `--to annexb|avcc|mp4`.
 enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
@@ -42,20 +43,23 @@ struct Convert: ParsableCommand {
         abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4.",
         discussion: """
         Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record \
-        (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use). \
+        (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use); \
+        without --extradata-out they stay in band (with a note), so the output stays decodable. \
         Length-prefixed → Annex-B (--to annexb) writes the record's parameter sets before every \
         keyframe access unit that lacks them (--parameter-sets keyframes|first|never), after any \
         access unit delimiter. Length-prefixed input takes its parameter sets from --extradata (a \
         raw avcC/hvcC record) or from the stream itself. Output files are written under a \
         temporary name and renamed when complete.
 
-        MP4/MOV input (by extension, or a file that starts with an ISO BMFF box) is read from its \
-        first H.264/H.265 video track; --to annexb then does what ffmpeg's h264_mp4toannexb / \
-        hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by \
+        MP4/MOV input (told by its content: a file or pipe that starts with an ISO BMFF box) is \
+        read from its first H.264/H.265 video track; other tracks are named on standard error; \
+        --to annexb then does what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by \
         default, --sample-entry to choose), moov at the end, or first with --faststart, or \
         fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else \
         the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice \
-        headers' picture order counts, so B-frames play in order.
+        headers' picture order counts, so B-frames play in order. A stream whose parameter sets \
+        change (resolution, profile) gets a sample entry per record (fragmented: the sets stay in \
+        band from the change on, with a note).
         """
     )
 
@@ -127,108 +131,61 @@ struct Convert: ParsableCommand {
     }
 
     func run() throws {
-        if MP4Input.isMP4(input) {
-            try runMP4Input()
-            return
-        }
         // The input record, if given, says the codec and the input length size.
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
-        let format: StreamFormat? = (record != nil || inputLength != nil) ? .lengthPrefixed : nil
-        var reader = try ElementaryStreamReader(try FileSource(path: input), format: format,
-                                                lengthSize: inputLength ?? record?.lengthSize,
-                                                codec: codec?.codec ?? record?.codec)
-        let sink = try FileSink(path: output)
-        var output = sink
-        let codec = reader.codec
-        let outOfBand = record?.parameterSets ?? []
-
-        switch to {
-        case .avcc:
-            var converter = try AnnexBToLengthPrefixed(
-                codec: codec,
-                options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepParameterSets,
-                               accessUnitDelimiters: aud == .strip ? .strip : .keep),
-                outOfBandParameterSets: outOfBand)
-            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &output) }
-            if let extradataOut {
-                let bytes = try converter.decoderConfigurationRecord()
-                let file = try FileSink(path: extradataOut)
-                try file.write(bytes)
-                try file.commit()
-            }
-            try sink.commit()
-            if verbose { report(converter.statistics, reader: reader) }
-        case .annexb:
-            var converter = try LengthPrefixedToAnnexB(
-                codec: codec, options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy,
-                                             maxAccessUnitSize: mp4.maxAccessUnitSize),
-                outOfBandParameterSets: outOfBand)
-            try reader.forEachNALUnit { unit in try converter.push(unit, to: &output) }
-            try converter.finish(to: &output)
-            try sink.commit()
-            if verbose { report(converter.statistics, reader: reader) }
-        case .mp4:
-            let file = try MP4OutputFile(path: self.output, codec: codec, options: mp4, frameRate: fps?.rational,
-                                         accessUnitDelimiters: aud == .strip ? .strip : .keep, sink: sink)
-            for unit in outOfBand { try file.push(nalUnit: unit) }
-            try reader.forEachNALUnit { unit in try file.push(unit) }
-            let summary = try file.finish()
-            reportMP4(summary, from: "\(reader.format) \(reader.codec)")
-        }
-    }
-
-    /// MP4/MOV input: its video track's samples to Annex-B, length-prefixed or MP4.
-    private func runMP4Input() throws {
-        if extradata != nil || inputLengthSize != nil || (to != .avcc && lengthSize != nil) {
+        let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
+                                                                    codecFromFileName: false))
+        if source.container.isMP4 && to != .avcc && lengthSize != nil {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
-        let reader = try MP4Input.open(input)
-        let track = reader.track
-        if let codec, codec.codec != track.codec {
-            throw ValidationError("--codec \(codec.rawValue) does not match the \(track.sampleEntryType) track.")
+        if to == .mp4 { try mp4.check(codec: source.codec) }
+        if !source.otherTracks.isEmpty {
+            // One line naming every track left behind.
+            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
+            let verb = source.otherTracks.count == 1 ? "is" : "are"
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(to == .mp4 ? "the MP4 output has one video track" : "an elementary stream holds one video track")\n")
         }
-        let sink = try FileSink(path: output)
-        var output = sink
-        let from = "\(MP4Input.containerName(reader)) \(track.sampleEntryType)"
-        switch to {
+        // Without --extradata-out the record has nowhere to go: the sets stay in band.
+        let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
+        if to == .avcc && !keepParameterSets && extradataOut == nil {
+            StandardError.write("nalu: note: the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record\n")
+        }
+        let file = try FileSink(path: output)
+        let delimiters: AccessUnitDelimiterPolicy = aud == .strip ? .strip : .keep
+        let sink: any MediaSink = switch to {
         case .annexb:
-            let statistics = try MP4ToAnnexB.convert(
-                reader, to: &output,
-                options: .init(parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy, placement: .beforeFirstSlice))
-            try sink.commit()
-            if verbose { report(statistics, from: from) }
+            try AnnexBSink(for: source, output: file, parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy,
+                           maxAccessUnitSize: mp4.maxAccessUnitSize)
         case .avcc:
-            var converter = try AnnexBToLengthPrefixed(
-                codec: track.codec,
-                options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepParameterSets,
-                               accessUnitDelimiters: aud == .strip ? .strip : .keep),
-                outOfBandParameterSets: track.decoderConfiguration.parameterSets)
-            try reader.forEachNALUnit { unit in try converter.convert(unit, to: &output) }
-            if let extradataOut {
-                let file = try FileSink(path: extradataOut)
-                try file.write(try converter.decoderConfigurationRecord())
-                try file.commit()
-            }
-            try sink.commit()
-            if verbose { report(converter.statistics, from: from) }
+            try {
+                let sink = try LengthPrefixedSink(codec: source.codec, output: file,
+                                                  options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepInBand,
+                                                                 accessUnitDelimiters: delimiters),
+                                                  outOfBandParameterSets: source.outOfBandParameterSets)
+                // Sets kept in band must be in the stream: an MP4's or --extradata's go first.
+                if keepInBand { try sink.writeInBand(source.outOfBandParameterSets) }
+                return sink
+            }()
         case .mp4:
-            let rate = try fps?.rational ?? MP4Input.frameRate(reader)
-            let file = try MP4OutputFile(path: self.output, codec: track.codec, options: mp4, frameRate: rate,
-                                         accessUnitDelimiters: aud == .strip ? .strip : .keep, sink: sink)
-            for unit in track.decoderConfiguration.parameterSets { try file.push(nalUnit: unit) }
-            try reader.forEachNALUnit { unit in try file.push(unit) }
-            let summary = try file.finish()
-            reportMP4(summary, from: from)
+            try MP4FileSink(for: source, output: file,
+                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))
         }
+        let result = try sink.write(source)
+        if let extradataOut, let bytes = result.record {
+            let recordFile = try FileSink(path: extradataOut)
+            try recordFile.write(bytes)
+            try recordFile.commit()
+        }
+        try file.commit()
+        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
+        let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
+        if verbose, let summary = result.mp4 { reportMP4(summary, from: from) }
+        if verbose, let statistics = result.statistics { report(statistics, from: from) }
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
-        if summary.parameterSetsInBandAfterChange {
-            StandardError.write("nalu: note: the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on\n")
-        }
-        guard verbose else { return }
         var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
                      "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
                      "\(summary.frameRate) fps, timescale \(summary.timescale)"]
@@ -236,10 +193,6 @@ struct Convert: ParsableCommand {
         if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
         if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
-    }
-
-    private func report(_ statistics: ConversionStatistics, reader: ElementaryStreamReader<FileSource>) {
-        report(statistics, from: "\(reader.format) \(reader.codec)")
     }
 
     private func report(_ statistics: ConversionStatistics, from: String) {

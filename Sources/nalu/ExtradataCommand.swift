@@ -1,6 +1,7 @@
 import ArgumentParser
 import NALU
 import NALUIO
+import NALUMedia
 
 /// `--format avcc|annexb` for `nalu extradata`.
 enum ExtradataFormat: String, ExpressibleByArgument, CaseIterable {
@@ -16,7 +17,7 @@ enum ExtradataFormat: String, ExpressibleByArgument, CaseIterable {
 struct Extradata: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Write a stream's parameter sets as an avcC/hvcC record (what MP4, VideoToolbox and WebCodecs call extradata or description) or as Annex-B.",
-        discussion: "Reads until the first slice after a complete set (VPS, SPS, PPS) has been seen; the record is what FFmpeg's MP4 muxer writes for the stream."
+        discussion: "Reads until the first slice after a complete set (VPS, SPS, PPS) has been seen; the record is what FFmpeg's MP4 muxer writes for the stream. MP4/MOV input (told by content, also on standard input) gives its sample entry's sets first."
     )
 
     @OptionGroup var inputOptions: InputOptions
@@ -41,41 +42,14 @@ struct Extradata: ParsableCommand {
         if ![1, 2, 4].contains(recordLengthSize) { throw ValidationError("--record-length-size must be 1, 2 or 4.") }
     }
 
-    private struct Done: Error {}
-
     func run() throws {
-        var reader = try inputOptions.openReader(record: try inputOptions.record())
-        let codec = reader.codec
-        var store = ParameterSetStore(codec: codec)
-        var order: [[UInt8]] = []
-        do {
-            try reader.forEachNALUnit { unit in
-                guard let header = try? NALUnitHeader(unit.bytes, codec: codec) else {
-                    throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset)
-                }
-                if header.isParameterSet {
-                    let bytes = unit.array
-                    do throws(NALUError) {
-                        if try store.add(bytes) == .new { order.append(bytes) }
-                    } catch {
-                        throw error.offset(by: unit.offset)
-                    }
-                } else if header.isVCL && store.hasDecodableSet {
-                    throw Done()
-                }
-            }
-        } catch is Done {}
-        guard store.hasDecodableSet else {
-            throw NALUError(.missing, field: "parameter sets", byteOffset: nil,
-                            detail: codec == .h264 ? "the stream has no SPS and PPS" : "the stream has no VPS, SPS and PPS")
-        }
+        let collector = try ParameterSetCollector.collect(try inputOptions.openSource())
         let bytes: [UInt8]
         switch format {
         case .avcc, .hvcc:
-            bytes = try AnnexBToLengthPrefixed.record(codec: codec, parameterSets: order, lengthSize: recordLengthSize,
-                                                      arrayCompleteness: !hev1)
+            bytes = try collector.record(lengthSize: recordLengthSize, arrayCompleteness: !hev1)
         case .annexb:
-            bytes = order.flatMap { [0, 0, 0, 1] + $0 }
+            bytes = collector.parameterSets.flatMap { [0, 0, 0, 1] + $0 }
         }
         let sink = try FileSink(path: output)
         try sink.write(bytes)

@@ -1,12 +1,13 @@
 import ArgumentParser
 import NALU
 import NALUMP4
+import NALUMedia
 
 /// `nalu info`: what a stream is, in one screen or one JSON object.
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Summarise a stream: format, codec, profile, level, size, chroma, bit depth, frame rate, NAL and access-unit counts.",
-        discussion: "Reads the whole stream once, in constant memory; parameter sets are taken from the first SPS seen (and its VPS/PPS)."
+        discussion: "Reads the whole stream once, in constant memory: Annex-B, length-prefixed or MP4/MOV (told by content, also on standard input); parameter sets are taken from the last SPS seen (and its VPS/PPS)."
     )
 
     @OptionGroup var inputOptions: InputOptions
@@ -15,77 +16,26 @@ struct Info: ParsableCommand {
     var json = false
 
     func run() throws {
-        if MP4Input.isMP4(inputOptions.input) {
-            try runMP4()
-            return
-        }
-        let record = try inputOptions.record()
-        var reader = try inputOptions.openReader(record: record)
-        let summary = try StreamSummary.scan(&reader, splitter: try inputOptions.splitter(for: reader.codec, record: record))
+        let source = try inputOptions.openSource()
+        let summary = try StreamSummary.scan(source)
         let out = try StandardOutput()
+        let format = source.container.framing
         if json {
-            try out.line(summary.json(format: reader.format, lengthSize: reader.lengthSize).prettyText)
+            var object = summary.json(format: format, lengthSize: source.lengthSize)
+            if let container = summary.container, case .object(var members) = object {
+                members.insert(("container", container.json), at: 0)
+                object = .object(members)
+            }
+            try out.line(object.prettyText)
         } else {
-            try out.write(summary.text(format: reader.format, lengthSize: reader.lengthSize))
-        }
-        try out.flush()
-    }
-
-    /// MP4/MOV input: the video track's NAL units, and the container's facts.
-    private func runMP4() throws {
-        let reader = try MP4Input.open(inputOptions.input)
-        var splitter = AccessUnitSplitter(codec: reader.track.codec)
-        for unit in reader.track.decoderConfiguration.parameterSets { try splitter.addParameterSet(unit) }
-        var totals = MP4SampleTotals()
-        var summary = try StreamSummary.scan(codec: reader.track.codec, splitter: splitter) { body in
-            totals = try MP4SampleTotals.of(reader)
-            try reader.forEachNALUnit(body)
-        }
-        summary.bytes = reader.source.size
-        let container = ContainerSummary(reader: reader, samples: totals.samples, sampleDuration: totals.duration)
-        let out = try StandardOutput()
-        if json {
-            guard case .object(var members) = summary.json(format: .lengthPrefixed, lengthSize: reader.track.lengthSize) else { return }
-            members.insert(("container", container.json), at: 0)
-            try out.line(JSON.object(members).prettyText)
-        } else {
-            try out.write(container.text + summary.text(format: .lengthPrefixed, lengthSize: reader.track.lengthSize))
+            try out.write((summary.container?.text ?? "") + summary.text(format: format, lengthSize: source.lengthSize))
         }
         try out.flush()
     }
 }
 
-/// What `nalu info` says about an MP4/MOV file's container and video track.
-struct ContainerSummary {
-    var name: String
-    var brand: String?
-    var trackID: UInt32
-    var sampleEntry: String
-    var timescale: UInt32
-    /// `nil` when the samples' durations overflow 64 bits.
-    var duration: UInt64?
-    var samples: Int
-    var fragmented: Bool
-    var editList: [MP4EditListEntry]
-    var movieTimescale: UInt32
-
-    init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
-        let track = reader.track
-        name = reader.fileType?.isQuickTime == true ? "QuickTime" : "MP4"
-        brand = reader.fileType.map { "\($0.majorBrand)" }
-        trackID = track.trackID
-        sampleEntry = track.sampleEntryType.rawValue
-        timescale = track.timescale
-        // Fragmented files keep their samples' durations in the fragments.
-        duration = track.duration > 0 ? track.duration : sampleDuration
-        self.samples = samples
-        fragmented = track.isFragmented
-        editList = track.editList
-        movieTimescale = track.movieTimescale
-    }
-
-    var seconds: Double? { duration.map { Double($0) / Double(max(1, timescale)) } }
-
+/// How `nalu info` prints an MP4/MOV file's container and video track.
+extension ContainerSummary {
     var json: JSON {
         var members: [(String, JSON)] = [
             ("format", .string(name == "QuickTime" ? "mov" : "mp4")),
@@ -129,54 +79,14 @@ extension String {
     }
 }
 
-/// Everything `nalu info` reports, gathered in one pass.
-struct StreamSummary {
-    var codec: Codec
-    var description: StreamDescription?
-    var nalUnits = 0
-    var nalTypeCounts = [Int](repeating: 0, count: 64)
-    var accessUnits = 0
-    var keyframes = 0
-    var keyframeClasses: [String: Int] = [:]
-    var pictureTypes: [String: Int] = [:]
-    var bytes: Int64 = 0
-    var leadingGarbageBytes: Int64 = 0
+/// "1.5", "0.667", "2".
+func formatSeconds(_ value: Double) -> String {
+    let rounded = (value * 1000).rounded() / 1000
+    return rounded == rounded.rounded() ? String(Int(rounded)) : String(rounded)
+}
 
-    static func scan(_ reader: inout ElementaryStreamReader<some ByteSource>, splitter: AccessUnitSplitter) throws -> StreamSummary {
-        var summary = try scan(codec: reader.codec, splitter: splitter) { body in try reader.forEachNALUnit(body) }
-        summary.leadingGarbageBytes = reader.leadingGarbageBytes
-        return summary
-    }
-
-    /// Scans the NAL units `forEach` hands to its closure.
-    static func scan(codec: Codec, splitter: AccessUnitSplitter,
-                     _ forEach: ((NALUnitView) throws -> Void) throws -> Void) throws -> StreamSummary {
-        var summary = StreamSummary(codec: codec)
-        var splitter = splitter
-        func count(_ unit: AccessUnitSummary) {
-            summary.accessUnits += 1
-            if let keyframe = unit.keyframe {
-                summary.keyframes += 1
-                summary.keyframeClasses[keyframe.name, default: 0] += 1
-            }
-            if let type = unit.pictureType { summary.pictureTypes[type.rawValue, default: 0] += 1 }
-        }
-        try forEach { unit in
-            let step = try splitter.push(unit)
-            summary.nalUnits += 1
-            summary.nalTypeCounts[Int(step.header.typeNumber) & 63] += 1
-            summary.bytes = unit.offset + Int64(unit.count)
-            if let completed = step.completed { count(completed) }
-        }
-        if let last = splitter.finish() { count(last) }
-        summary.description = splitter.parameterSets.streamDescription
-        return summary
-    }
-
-    func typeName(_ type: Int) -> String {
-        codec == .h264 ? AVCNALUnitType(rawValue: UInt8(type)).name : HEVCNALUnitType(rawValue: UInt8(type)).name
-    }
-
+/// How `nalu info` prints a stream summary.
+extension StreamSummary {
     func json(format: StreamFormat, lengthSize: Int?) -> JSON {
         var members: [(String, JSON)] = [
             ("format", .string(format.rawValue)),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import NALU
 import NALUIO
+import NALUMedia
 
 /// `--codec h264|hevc`.
 enum CodecOption: String, ExpressibleByArgument, CaseIterable {
@@ -11,7 +12,7 @@ enum CodecOption: String, ExpressibleByArgument, CaseIterable {
 
 /// Options shared by every command that reads an elementary stream.
 struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Input stream (Annex-B or length-prefixed), or - for standard input (the default when it is a pipe).", valueName: "file"))
+    @Argument(help: ArgumentHelp("Input stream Annex-B, length-prefixed or MP4/MOV (told by content), or - for standard input (the default when it is a pipe).", valueName: "file"))
     var inputArgument: String?
 
     @Option(help: "Codec of the input (h264|hevc); detected from the NAL headers when omitted.")
@@ -29,39 +30,24 @@ struct InputOptions: ParsableArguments {
         }
     }
 
-    /// The codec suggested by the file name, if any (`.h264`/`.264`/`.avc` or `.h265`/`.265`/`.hevc`).
-    var codecFromExtension: Codec? {
-        let lower = input.lowercased()
-        if [".h264", ".264", ".avc", ".jsv", ".26l"].contains(where: lower.hasSuffix) { return .h264 }
-        if [".h265", ".265", ".hevc", ".bit"].contains(where: lower.hasSuffix) { return .hevc }
-        return nil
-    }
-
     /// The record given with `--extradata`, parsed.
     func record() throws -> DecoderConfigurationRecord? {
         try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) }
     }
 
-    /// Opens the input and detects what is not given; `record` (from `--extradata`) fixes the
-    /// codec and length size.
-    func openReader(record: DecoderConfigurationRecord? = nil) throws -> ElementaryStreamReader<FileSource> {
-        let source = try FileSource(path: input)
-        let format: StreamFormat? = lengthSize != nil || record != nil ? .lengthPrefixed : nil
-        let length = lengthSize ?? record?.lengthSize
-        let knownCodec = codec?.codec ?? record?.codec
-        do {
-            return try ElementaryStreamReader(source, format: format, lengthSize: length, codec: knownCodec)
-        } catch let error as NALUError where error.code == .unrecognisedFormat && error.field == "codec" {
-            guard let hinted = codecFromExtension else { throw error }
-            return try ElementaryStreamReader(try FileSource(path: input), format: format, lengthSize: length, codec: hinted)
-        }
+    /// Opens the input once: its container (Annex-B, length-prefixed, MP4/MOV) from its content.
+    func openSource() throws -> MediaSource {
+        try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: try record()))
     }
+}
 
-    /// A splitter that knows the record's parameter sets.
-    func splitter(for codec: Codec, record: DecoderConfigurationRecord?) throws -> AccessUnitSplitter {
-        var splitter = AccessUnitSplitter(codec: codec)
-        for unit in record?.parameterSets ?? [] { try splitter.addParameterSet(unit) }
-        return splitter
+/// Opens `path` as a ``MediaSource``; options that contradict the input (the library names the
+/// option as the error's field) are usage errors.
+func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> MediaSource {
+    do {
+        return try MediaSource(path: path, options: options)
+    } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
+        throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
     }
 }
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import NALU
-import NALUMP4
+import NALUMedia
 
 /// `nalu keyframes`: where decoding can start.
 struct Keyframes: ParsableCommand {
@@ -20,71 +20,40 @@ struct Keyframes: ParsableCommand {
     var json = false
 
     func run() throws {
-        if MP4Input.isMP4(inputOptions.input) {
-            try runMP4()
-            return
-        }
-        let record = try inputOptions.record()
-        var reader = try inputOptions.openReader(record: record)
-        var splitter = try inputOptions.splitter(for: reader.codec, record: record)
+        let source = try inputOptions.openSource()
+        let mp4 = source.container.isMP4
         let out = try StandardOutput()
         defer { try? out.flush() }
-        if !json { try out.line("   index      offset  class     type") }
-        func emit(_ unit: AccessUnitSummary) throws {
+        if !json { try out.line(mp4 ? "   index      offset  class     type         pts  sync" : "   index      offset  class     type") }
+        try source.forEachAccessUnit { access in
+            let unit = access.summary
             guard let keyframe = unit.keyframe else { return }
+            // MP4/MOV input: each keyframe also shows its sample's presentation time (in the
+            // track's timescale, before any edit list) and whether the file marks it as a sync sample.
+            let sample = access.sample
             if json {
                 var members: [(String, JSON)] = [
                     ("index", .number(unit.index)), ("offset", .number(unit.offset)),
                     ("class", .string(keyframe.name)),
                     ("picture_type", unit.pictureType.map { .string($0.rawValue) } ?? .null),
                 ]
+                if mp4 {
+                    members.append(("pts", sample.map { JSON.number($0.pts) } ?? .null))
+                    members.append(("sync_sample", sample.map { JSON.bool($0.isSync) } ?? .null))
+                }
                 if case .recoveryPoint(let count) = keyframe { members.append(("recovery_count", .number(count))) }
                 try out.line(JSON.object(members).text)
             } else {
-                var line = pad(String(unit.index), 8) + "  " + pad(String(unit.offset), 10) + "  "
-                    + keyframe.name.padding(8) + "  " + (unit.pictureType?.rawValue ?? "-")
+                var line = pad(String(unit.index), 8) + "  " + pad(String(unit.offset), 10) + "  " + keyframe.name.padding(8) + "  "
+                if mp4 {
+                    line += (unit.pictureType?.rawValue ?? "-").padding(4) + pad(sample.map { String($0.pts) } ?? "-", 8) + "  "
+                        + (sample.map { $0.isSync ? "yes" : "no" } ?? "-")
+                } else {
+                    line += unit.pictureType?.rawValue ?? "-"
+                }
                 if case .recoveryPoint(let count) = keyframe { line += "  (recovery count \(count))" }
                 try out.line(line)
             }
         }
-        try reader.forEachNALUnit { unit in
-            if let completed = try splitter.push(unit).completed { try emit(completed) }
-        }
-        if let last = splitter.finish() { try emit(last) }
-    }
-
-    /// MP4/MOV input: offsets are the samples' in the file; each keyframe also shows its
-    /// sample's presentation time (in the track's timescale, before any edit list) and whether
-    /// the file marks it as a sync sample.
-    private func runMP4() throws {
-        let reader = try MP4Input.open(inputOptions.input)
-        let out = try StandardOutput()
-        defer { try? out.flush() }
-        if !json { try out.line("   index      offset  class     type         pts  sync") }
-        // Constant memory: the reader keeps only the sample each access unit starts at.
-        func emit(_ unit: AccessUnitSummary, _ sample: MP4Sample?) throws {
-            guard let keyframe = unit.keyframe else { return }
-            if json {
-                let pts: JSON = sample.map { JSON.number($0.pts) } ?? .null
-                let sync: JSON = sample.map { JSON.bool($0.isSync) } ?? .null
-                var members: [(String, JSON)] = [
-                    ("index", .number(unit.index)), ("offset", .number(unit.offset)),
-                    ("class", .string(keyframe.name)),
-                    ("picture_type", unit.pictureType.map { .string($0.rawValue) } ?? .null),
-                    ("pts", pts), ("sync_sample", sync),
-                ]
-                if case .recoveryPoint(let count) = keyframe { members.append(("recovery_count", .number(count))) }
-                try out.line(JSON.object(members).text)
-            } else {
-                let type = (unit.pictureType?.rawValue ?? "-").padding(4)
-                let pts = pad(sample.map { String($0.pts) } ?? "-", 8)
-                let sync = sample.map { $0.isSync ? "yes" : "no" } ?? "-"
-                var line = pad(String(unit.index), 8) + "  " + pad(String(unit.offset), 10) + "  "
-                line += keyframe.name.padding(8) + "  " + type + pts + "  " + sync
-                if case .recoveryPoint(let count) = keyframe { line += "  (recovery count \(count))" }
-                try out.line(line)
-            }
-        }
-        try reader.forEachAccessUnit(emit)
     }
 }

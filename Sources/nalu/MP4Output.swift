@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALUMP4
+import NALUMedia
 
 /// `--sample-entry avc1|avc3|hvc1|hev1`.
 enum SampleEntryOption: String, ExpressibleByArgument, CaseIterable {
@@ -46,56 +47,57 @@ struct MP4OutputOptions: ParsableArguments {
     var layout: MP4Layout { faststart ? .faststart : fragmented ? .fragmented : .moovAtEnd }
 
     /// Whether `path` names an MP4/MOV output by its extension.
-    static func isMP4Path(_ path: String) -> Bool {
-        let lower = path.lowercased()
-        return MP4Input.extensions.contains(where: lower.hasSuffix)
+    static func isMP4Path(_ path: String) -> Bool { ContainerDetection.hasMP4Extension(path) }
+
+    /// The muxer options these give.
+    func muxerOptions(frameRate: Rational?, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep) -> MP4MuxerOptions {
+        var options = MP4MuxerOptions(sampleEntry: sampleEntry, layout: layout, frameRate: frameRate, accessUnitDelimiters: accessUnitDelimiters)
+        options.maxAccessUnitSize = maxAccessUnitSize
+        return options
+    }
+
+    /// Refuses a `--sample-entry` of the other codec.
+    func check(codec: Codec) throws {
+        if let entry = sampleEntry, entry.codec != codec {
+            throw ValidationError("--sample-entry \(entry) is for \(entry.codec == .h264 ? "H.264" : "H.265"); the stream is \(codec == .h264 ? "H.264" : "H.265").")
+        }
     }
 }
 
-/// An MP4 file being written: a muxer over a `FileSink`, committed by ``finish()``.
+/// An MP4 file being written by `nalu encode`: the library's ``MP4FileSink`` over a `FileSink`,
+/// committed by ``finish()``.
 final class MP4OutputFile {
-    let sink: FileSink
-    let muxer: MP4Muxer<FileSink>
+    let file: MP4FileSink
+
+    /// The file written.
+    var sink: FileSink { file.output }
 
     /// - Parameters:
     ///   - frameRate: frames per second, or `nil` for the SPS's VUI timing.
     ///   - sink: the output, if already open (else `path` is opened).
     init(path: String, codec: Codec, options: MP4OutputOptions, frameRate: Rational?,
          accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep, sink: FileSink? = nil) throws {
-        if let entry = options.sampleEntry, entry.codec != codec {
-            throw ValidationError("--sample-entry \(entry) is for \(entry.codec == .h264 ? "H.264" : "H.265"); the stream is \(codec == .h264 ? "H.264" : "H.265").")
-        }
-        self.sink = try sink ?? FileSink(path: path)
-        // The spool sits beside the output (same file system as the final copy, usually).
-        var spool: SpoolFile?
-        if options.layout == .faststart {
-            let directory = path.contains("/") ? String(path[..<(path.lastIndex(of: "/") ?? path.endIndex)]) : "."
-            spool = try SpoolFile(directory: path == "-" ? nil : (directory.isEmpty ? "/" : directory))
-        }
-        var muxerOptions = MP4MuxerOptions(sampleEntry: options.sampleEntry, layout: options.layout, frameRate: frameRate,
-                                           accessUnitDelimiters: accessUnitDelimiters)
-        muxerOptions.maxAccessUnitSize = options.maxAccessUnitSize
-        muxer = try MP4Muxer(codec: codec, sink: self.sink, options: muxerOptions, spool: spool)
+        try options.check(codec: codec)
+        file = try MP4FileSink(codec: codec, output: try sink ?? FileSink(path: path),
+                               options: options.muxerOptions(frameRate: frameRate, accessUnitDelimiters: accessUnitDelimiters))
     }
 
     /// Feeds one NAL unit.
-    func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+    func push(_ unit: NALUnitView) throws { try file.push(unit) }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).
-    func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
+    func push(nalUnit: [UInt8]) throws { try file.push(nalUnit: nalUnit) }
 
     /// Feeds the NAL units of an Annex-B buffer (an encoder's access unit).
-    func push(annexB bytes: UnsafeRawBufferPointer) throws {
-        try AnnexB.forEachNALUnit(in: bytes) { range in
-            try muxer.push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), prefixLength: 3))
-        }
-    }
+    func push(annexB bytes: UnsafeRawBufferPointer) throws { try file.push(annexB: bytes) }
 
     /// Writes the movie box and renames the file into place.
     @discardableResult
     func finish() throws -> MP4MuxerSummary {
-        let summary = try muxer.finish()
-        try sink.commit()
+        let report = try file.finish()
+        for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
+        try file.output.commit()
+        guard let summary = report.mp4 else { throw NALUError(.missing, field: "MP4 summary") }
         return summary
     }
 }

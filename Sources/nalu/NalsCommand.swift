@@ -1,5 +1,6 @@
 import ArgumentParser
 import NALU
+import NALUMedia
 
 /// `nalu nals`: one line per NAL unit.
 struct Nals: ParsableCommand {
@@ -8,7 +9,10 @@ struct Nals: ParsableCommand {
         discussion: """
         Offsets are those of the NAL unit's first header byte in the input (after the start code or \
         length prefix); sizes exclude the start code or prefix. H.265 lines add the layer and \
-        temporal id; H.264 lines add nal_ref_idc.
+        temporal id; H.264 lines add nal_ref_idc. MP4/MOV input (told by content, also on \
+        standard input) lists its video track's samples' NAL units at their file offsets; when \
+        samples switch to another sample entry, that entry's parameter sets are listed first, at \
+        the sample's offset.
         """
     )
 
@@ -18,15 +22,15 @@ struct Nals: ParsableCommand {
     var json = false
 
     func run() throws {
-        var reader = try inputOptions.openReader(record: try inputOptions.record())
+        let source = try inputOptions.openSource()
         let out = try StandardOutput()
-        let codec = reader.codec
+        let codec = source.codec
         if !json {
             try out.line(codec == .hevc ? "    offset       size  type  name           layer  tid"
                                         : "    offset       size  type  name             ref")
         }
         defer { try? out.flush() }
-        try reader.forEachNALUnit { unit in
+        try source.forEachNALUnit { unit in
             let header: NALUnitHeader
             do throws(NALUError) {
                 header = try NALUnitHeader(unit.bytes, codec: codec)

@@ -81,8 +81,10 @@ func temporaryPath(_ name: String) -> String {
     @Test func lengthSizeTwoAndFlagsReported() throws {
         let out = temporaryPath("two.lp")
         defer { try? FileManager.default.removeItem(atPath: out) }
+        let moved = temporaryPath("two-moved.avcC")
+        defer { try? FileManager.default.removeItem(atPath: moved) }
         let result = try CLIRunner.run(["convert", streamFile("avc_ntsc_aud"), "--to", "avcc", "--length-size", "2",
-                                        "--aud", "strip", "-o", out, "--verbose"])
+                                        "--aud", "strip", "-o", out, "--extradata-out", moved, "--verbose"])
         #expect(result.status == 0)
         #expect(result.stderr == "nalu: annexb h264 → avcc, 37 NAL units in, 16 out, 6 parameter sets moved to the record, 15 AUDs stripped\n")
         // Without the record the slices refer to parameter sets nobody has.
@@ -103,7 +105,8 @@ func temporaryPath(_ name: String) -> String {
 
     @Test func lengthSizeOneThatDoesNotFitFailsAndLeavesNoFile() throws {
         let out = temporaryPath("one.lp")
-        let result = try CLIRunner.run(["convert", streamFile("avc_baseline"), "--to", "avcc", "--length-size", "1", "-o", out])
+        let result = try CLIRunner.run(["convert", streamFile("avc_baseline"), "--to", "avcc", "--length-size", "1", "-o", out,
+                                        "--extradata-out", temporaryPath("one.avcC")])
         #expect(result.status == 65)
         #expect(result.stderr == "nalu: error: NAL unit length: does not fit (SEI NAL unit of 623 bytes does not fit a 1-byte length) at byte 38\n")
         #expect(!FileManager.default.fileExists(atPath: out))
@@ -116,11 +119,30 @@ func temporaryPath(_ name: String) -> String {
         // Strip the in-band parameter sets first, then convert back without a record.
         let stripped = temporaryPath("stripped.lp")
         defer { try? FileManager.default.removeItem(atPath: stripped) }
-        #expect(try CLIRunner.run(["convert", samples, "--input-length-size", "4", "--to", "avcc", "-o", stripped]).status == 0)
+        let record = temporaryPath("stripped.avcC")
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        #expect(try CLIRunner.run(["convert", samples, "--input-length-size", "4", "--to", "avcc", "-o", stripped, "--extradata-out", record]).status == 0)
         let result = try CLIRunner.run(["convert", stripped, "--length-size", "4", "--to", "annexb", "-o", out])
         #expect(result.status == 65)
         #expect(result.stderr.hasPrefix("nalu: error: pic_parameter_set_id: missing"))
         #expect(!FileManager.default.fileExists(atPath: out))
+    }
+
+    /// `--to avcc` without `--extradata-out`: the record has nowhere to go, so the parameter sets
+    /// stay in band (the bytes `--keep-parameter-sets` gives) and stderr says which flag moves them.
+    @Test func avccWithoutRecordKeepsParameterSetsInBand() throws {
+        let input = try Data(contentsOf: URL(fileURLWithPath: streamFile("avc_main")))
+        let result = try CLIRunner.run(["convert", "-", "--to", "avcc", "-o", "-"], stdin: input)
+        #expect(result.status == 0)
+        #expect(result.stderr == "nalu: note: the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record\n")
+        #expect(result.stdoutBytes == (try Data(contentsOf: CLIRunner.fixtures.appendingPathComponent("avc_main.lp"))))
+        // Decodable on its own: info finds the parameter sets in band.
+        let lp = temporaryPath("inband.lp")
+        defer { try? FileManager.default.removeItem(atPath: lp) }
+        try result.stdoutBytes.write(to: URL(fileURLWithPath: lp))
+        let info = try CLIRunner.run(["info", "--json", "--length-size", "4", lp])
+        #expect(info.status == 0)
+        #expect(try jsonObject(info.stdout)["width"] as? Int == 176)
     }
 
     @Test func policiesAreUsageCheckedPerDirection() throws {
@@ -161,7 +183,9 @@ func temporaryPath(_ name: String) -> String {
     @Test func noParameterSetsIsAnError() throws {
         let stripped = temporaryPath("noparams.lp")
         defer { try? FileManager.default.removeItem(atPath: stripped) }
-        #expect(try CLIRunner.run(["convert", streamFile("hevc_main"), "--to", "avcc", "-o", stripped]).status == 0)
+        let record = temporaryPath("noparams.hvcC")
+        defer { try? FileManager.default.removeItem(atPath: record) }
+        #expect(try CLIRunner.run(["convert", streamFile("hevc_main"), "--to", "avcc", "-o", stripped, "--extradata-out", record]).status == 0)
         let result = try CLIRunner.run(["extradata", "--length-size", "4", stripped])
         #expect(result.status == 65)
         #expect(result.stderr == "nalu: error: parameter sets: missing (the stream has no VPS, SPS and PPS)\n")

@@ -71,7 +71,8 @@ import NALUMP4
         case .extradata:
             arguments = ["extradata", input, "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToAVCC:
-            arguments = ["convert", input, "--to", "avcc", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
+            arguments = ["convert", input, "--to", "avcc", "-o", output, "--extradata-out", scratch.appendingPathComponent("record").path]
+                + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         case .convertToAnnexB:
             arguments = ["convert", input, "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToMP4:
@@ -83,7 +84,7 @@ import NALUMP4
             problems.append("killed by signal \(result.status)")
             return (result.status, problems)
         }
-        let leftovers = (try FileManager.default.contentsOfDirectory(atPath: scratch.path)).filter { $0 != "out" }
+        let leftovers = (try FileManager.default.contentsOfDirectory(atPath: scratch.path)).filter { $0 != "out" && $0 != "record" }
         if !leftovers.isEmpty { problems.append("left \(leftovers)") }
         let outputExists = FileManager.default.fileExists(atPath: output)
         switch result.status {

@@ -21,6 +21,11 @@ public struct AccessUnitSplitter: Sendable {
         /// Whether this is the first VCL NAL unit of its access unit (the access unit's keyframe
         /// class and picture type are known from here on, in ``AccessUnitSplitter/current``).
         public var isFirstVCL: Bool
+        /// This NAL unit's H.265 slice segment header (7.3.6.1), as the splitter parsed it, when
+        /// it is a slice of a defined VCL type; handed on so nothing downstream parses it again.
+        /// (H.264 slices are read in place for the few fields the splitter needs; their picture
+        /// order count comes from ``AccessUnitSplitter/avcPictureOrderCount(_:)``.)
+        public var hevcSliceSegmentHeader: HEVCSliceSegmentHeader? = nil
     }
 
     public let codec: Codec
@@ -76,14 +81,17 @@ public struct AccessUnitSplitter: Sendable {
         var startsNew = false
         var sliceType: PictureType?
         var keyframe: KeyframeClass?
+        var hevcSliceSegmentHeader: HEVCSliceSegmentHeader?
         let isVCL: Bool
+        let isDelimiter: Bool
 
         switch header {
         case .avc(let avc):
-            let type = avc.nalUnitType.rawValue
-            isVCL = (1...5).contains(type)
+            let type = avc.nalUnitType
+            isVCL = type.isVCL
+            isDelimiter = type == .accessUnitDelimiter
             if isVCL {
-                if type == 3 || type == 4 {
+                if type == .sliceDataPartitionB || type == .sliceDataPartitionC {
                     // Data partitions B and C carry no slice header: same picture as partition A.
                 } else {
                     let slice = try parseAVCSlice(nalUnit)
@@ -99,40 +107,48 @@ public struct AccessUnitSplitter: Sendable {
                     case .b: .b
                     }
                 }
-                if type == 5 { keyframe = .idr }
+                if type == .idrSlice { keyframe = .idr }
             } else {
-                if currentHasVCL && ([6, 7, 8, 9].contains(type) || (14...18).contains(type)) { startsNew = true }
-                if type == 7 || type == 8 { try parameterSets.add(Array(nalUnit)) }
-                if type == 6 && (!currentHasVCL || startsNew) {
+                // 7.4.1.2.3: SEI, SPS, PPS, AUD, and types 14–18 (prefix NAL, subset SPS, DPS, reserved).
+                let startsUnit = [.sei, .sps, .pps, .accessUnitDelimiter].contains(type)
+                    || (AVCNALUnitType.prefixNAL.rawValue...18).contains(type.rawValue)
+                if currentHasVCL && startsUnit { startsNew = true }
+                if type == .sps || type == .pps { try parameterSets.add(Array(nalUnit)) }
+                if type == .sei && (!currentHasVCL || startsNew) {
                     if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
                 }
             }
         case .hevc(let hevc):
-            let type = hevc.nalUnitType.rawValue
-            isVCL = type < 32
+            let type = hevc.nalUnitType
+            isVCL = type.isVCL
+            isDelimiter = type == .accessUnitDelimiter
             let baseLayer = hevc.nuhLayerId == 0
             if isVCL {
                 let firstSliceSegment = nalUnit.count > 2 && nalUnit[2] & 0x80 != 0
                 if firstSliceSegment && currentHasVCL && baseLayer { startsNew = true }
-                if let slice = try parseHEVCSlice(nalUnit), let type = slice.pictureType {
+                let slice = try parseHEVCSlice(nalUnit)
+                hevcSliceSegmentHeader = slice
+                if let type = slice?.pictureType {
                     sliceType = switch type {
                     case .i: .i
                     case .p: .p
                     case .b: .b
                     }
                 }
-                switch type {
-                case 19, 20: keyframe = .idr
-                case 21: keyframe = .cra
-                case 16...18: keyframe = .bla
-                default: break
+                if type.isIDR {
+                    keyframe = .idr
+                } else if type == .cra {
+                    keyframe = .cra
+                } else if type.isBLA {
+                    keyframe = .bla
                 }
             } else {
-                if currentHasVCL && baseLayer && ([32, 33, 34, 35, 39].contains(type) || (41...44).contains(type) || (48...55).contains(type)) {
-                    startsNew = true
-                }
-                if (32...34).contains(type) { try parameterSets.add(Array(nalUnit)) }
-                if type == 39 && (!currentHasVCL || startsNew) {
+                // 7.4.2.4.4: VPS, SPS, PPS, AUD, prefix SEI, and types 41–44 and 48–55 (reserved, unspecified).
+                let startsUnit = [.vps, .sps, .pps, .accessUnitDelimiter, .prefixSEI].contains(type)
+                    || (41...44).contains(type.rawValue) || (48...55).contains(type.rawValue)
+                if currentHasVCL && baseLayer && startsUnit { startsNew = true }
+                if type == .vps || type == .sps || type == .pps { try parameterSets.add(Array(nalUnit)) }
+                if type == .prefixSEI && (!currentHasVCL || startsNew) {
                     if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
                 }
             }
@@ -149,12 +165,14 @@ public struct AccessUnitSplitter: Sendable {
             currentHasVCL = false
             if startsNew && isVCL { pendingRecovery = nil }
         }
-        guard var unit = current else { return Step(header: header, completed: completed, startsAccessUnit: startsNew, isFirstVCL: false) }
+        guard var unit = current else {
+            return Step(header: header, completed: completed, startsAccessUnit: startsNew, isFirstVCL: false, hevcSliceSegmentHeader: hevcSliceSegmentHeader)
+        }
         let firstVCL = isVCL && !currentHasVCL
         unit.nalUnitCount += 1
         unit.size = offset + Int64(nalUnit.count) - unit.offset
         if header.isParameterSet { unit.hasParameterSets = true }
-        if unit.nalUnitCount == 1 && (codec == .h264 ? header.typeNumber == 9 : header.typeNumber == 35) {
+        if unit.nalUnitCount == 1 && isDelimiter {
             unit.hasAccessUnitDelimiter = true
         }
         if isVCL {
@@ -168,7 +186,7 @@ public struct AccessUnitSplitter: Sendable {
         }
         current = unit
         let startsAccessUnit = unit.nalUnitCount == 1
-        return Step(header: header, completed: completed, startsAccessUnit: startsAccessUnit, isFirstVCL: firstVCL)
+        return Step(header: header, completed: completed, startsAccessUnit: startsAccessUnit, isFirstVCL: firstVCL, hevcSliceSegmentHeader: hevcSliceSegmentHeader)
     }
 
     /// Reads the slice header in place (``AVCSliceFields``); anything unusual goes through
@@ -199,9 +217,10 @@ public struct AccessUnitSplitter: Sendable {
     }
 
     private func parseHEVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> HEVCSliceSegmentHeader? {
-        let type = (nalUnit[0] >> 1) & 0x3F
+        let type = HEVCNALUnitType(rawValue: nalUnit[0] >> 1)
         // Reserved VCL types (10–15, 22–31) have no slice syntax defined to parse.
-        guard type <= 9 || (16...21).contains(type) else { return nil }
+        guard type.rawValue <= HEVCNALUnitType.raslR.rawValue
+            || (HEVCNALUnitType.blaWLP.rawValue...HEVCNALUnitType.cra.rawValue).contains(type.rawValue) else { return nil }
         let prefix = Array(nalUnit.prefix(HEVCSliceSegmentHeader.prefixLength + 8))
         let store = parameterSets
         return try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { store.hevcSPS[$0]?.parsed }, pps: { store.hevcPPS[$0]?.parsed })

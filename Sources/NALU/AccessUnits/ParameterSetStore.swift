@@ -43,10 +43,7 @@ public struct ParameterSetStore: Sendable {
 
     /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
     public func isParameterSet(_ firstByte: UInt8) -> Bool {
-        switch codec {
-        case .h264: let type = firstByte & 0x1F; return type == 7 || type == 8
-        case .hevc: let type = (firstByte >> 1) & 0x3F; return (32...34).contains(type)
-        }
+        codec.isParameterSet(firstByte: firstByte)
     }
 
     /// Parses and stores a VPS, SPS or PPS NAL unit. Errors carry offsets inside the NAL unit.
@@ -55,8 +52,8 @@ public struct ParameterSetStore: Sendable {
         guard let first = nalUnit.first else { throw NALUError.truncated("nal_unit_header", byteOffset: 0) }
         switch codec {
         case .h264:
-            switch first & 0x1F {
-            case 7:
+            switch AVCNALUnitType(rawValue: first) {
+            case .sps:
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? AVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.seqParameterSetId
@@ -64,7 +61,7 @@ public struct ParameterSetStore: Sendable {
                     avcSPSFacts[sps.seqParameterSetId] = AVCSliceSPSFacts(sps)
                 }
                 return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
-            case 8:
+            case .pps:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") {
@@ -78,17 +75,17 @@ public struct ParameterSetStore: Sendable {
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
         case .hevc:
-            switch (first >> 1) & 0x3F {
-            case 32:
+            switch HEVCNALUnitType(rawValue: first >> 1) {
+            case .vps:
                 let vps = try HEVCVideoParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "video_parameter_set_rbsp") { (try? HEVCVideoParameterSet(nalUnit: $0)) == vps }
                 return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: bytes, parsed: vps))
-            case 33:
+            case .sps:
                 let sps = try HEVCSequenceParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? HEVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.spsSeqParameterSetId
                 return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
-            case 34:
+            case .pps:
                 let pps = try HEVCPictureParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") { (try? HEVCPictureParameterSet(nalUnit: $0)) == pps }
                 return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: bytes, parsed: pps))

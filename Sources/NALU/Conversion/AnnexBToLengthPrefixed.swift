@@ -77,8 +77,7 @@ public struct AnnexBToLengthPrefixed {
         statistics.nalUnitsIn += 1
         let first = unit.firstByte
         guard first & 0x80 == 0 else { throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset) }
-        let type = codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F
-        let isDelimiter = codec == .h264 ? type == 9 : type == 35
+        let isDelimiter = codec.isAccessUnitDelimiter(firstByte: first)
         if isDelimiter && options.accessUnitDelimiters == .strip {
             statistics.delimitersStripped += 1
             return
@@ -134,13 +133,6 @@ public struct AnnexBToLengthPrefixed {
 
     /// Builds avcC or hvcC from parameter set NAL units in stream order.
     public static func record(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
-        switch codec {
-        case .h264:
-            let sps = parameterSets.filter { $0.first.map { $0 & 0x1F == 7 } ?? false }
-            let pps = parameterSets.filter { $0.first.map { $0 & 0x1F == 8 } ?? false }
-            return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize).bytes
-        case .hevc:
-            return try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness, lengthSize: lengthSize).bytes
-        }
+        try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: lengthSize, arrayCompleteness: arrayCompleteness)
     }
 }

@@ -140,7 +140,7 @@ public struct LengthPrefixedToAnnexB {
 
     private func type(at index: Int) -> UInt8 {
         let first = unitBytes[units[index].start]
-        return codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F
+        return codec.nalUnitType(firstByte: first)
     }
 
     /// Order of parameter set types: VPS, SPS, PPS.
@@ -176,7 +176,7 @@ public struct LengthPrefixedToAnnexB {
                 let present = Set(types.compactMap(parameterSetRank))
                 for bytes in active.nalUnits {
                     guard let first = bytes.first else { continue }
-                    let rank = parameterSetRank(codec == .h264 ? first & 0x1F : (first >> 1) & 0x3F) ?? 0
+                    let rank = parameterSetRank(codec.nalUnitType(firstByte: first)) ?? 0
                     if !present.contains(rank) { inserted.append((rank, bytes)) }
                 }
                 if !inserted.isEmpty {

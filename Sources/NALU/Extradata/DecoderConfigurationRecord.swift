@@ -53,3 +53,27 @@ public enum DecoderConfigurationRecord: Hashable, Sendable {
         }
     }
 }
+
+extension DecoderConfigurationRecord {
+    /// The one builder of avcC/hvcC records (ISO/IEC 14496-15 5.3.3.1, 8.3.3.1) from parameter
+    /// set NAL units in stream order: H.264 SPSs and PPSs (other NAL units are left out), H.265
+    /// arrays in type order (VPS, SPS, PPS, SEI), each NAL unit in the order given. Every writer of a
+    /// record (length-prefixed output, MP4 sample entries, `nalu extradata`, encoder sessions)
+    /// goes through it.
+    /// - Parameters:
+    ///   - lengthSize: `lengthSizeMinusOne + 1` of the samples the record describes (1, 2 or 4).
+    ///   - arrayCompleteness: hvcC only: 1 when every set is in the record (`hvc1`), 0 when sets
+    ///     may also be in band (`hev1`).
+    public static func build(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
+        switch codec {
+        case .h264:
+            let type = { (unit: [UInt8]) in unit.first.map { AVCNALUnitType(rawValue: $0) } }
+            let sps = parameterSets.filter { type($0) == .sps }
+            let pps = parameterSets.filter { type($0) == .pps }
+            return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize).bytes
+        case .hevc:
+            return try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness,
+                                                      lengthSize: lengthSize).bytes
+        }
+    }
+}

@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+public import NALU
+
+/// An input opened once: a regular file, a pipe, a FIFO or standard input (`"-"`).
+///
+/// It reads as a stream (``ByteSource``) and, when it is a regular file, also at offsets
+/// (``RandomAccessByteSource``, POSIX `pread`, which does not move the stream position), so the
+/// container can be told from the first bytes read and an MP4 file read in place without opening
+/// the path a second time.
+public final class InputFile: ByteSource, RandomAccessByteSource {
+    private let descriptor: Int32
+    private let ownsDescriptor: Bool
+    /// The path opened, or `"-"` for standard input.
+    public let path: String
+    /// Whether the input is a regular file (seekable, with a size).
+    public let isRegularFile: Bool
+    /// The size of a regular file; 0 for pipes and terminals.
+    public let size: Int64
+
+    /// Opens `path` for reading; `"-"` is standard input.
+    /// - Throws: ``NALUError`` `.io` naming the path, with the system's reason.
+    public init(path: String) throws(NALUError) {
+        self.path = path
+        let fd: Int32
+        if path == "-" {
+            fd = 0
+            ownsDescriptor = false
+        } else {
+            fd = open(path, O_RDONLY)
+            guard fd >= 0 else { throw NALUError(.io, field: path, detail: Self.errnoText()) }
+            ownsDescriptor = true
+        }
+        descriptor = fd
+        var info = stat()
+        if fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG {
+            isRegularFile = true
+            size = Int64(info.st_size)
+        } else {
+            isRegularFile = false
+            size = 0
+        }
+    }
+
+    deinit {
+        if ownsDescriptor { close(descriptor) }
+    }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = systemRead(descriptor, base, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw NALUError(.io, field: path, detail: Self.errnoText())
+        }
+    }
+
+    /// Positioned read; only for regular files (0 bytes otherwise).
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard isRegularFile, let base = buffer.baseAddress, buffer.count > 0, offset >= 0, offset < size else { return 0 }
+        while true {
+            let count = pread(descriptor, base, buffer.count, off_t(offset))
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw NALUError(.io, field: path, byteOffset: offset, detail: Self.errnoText())
+        }
+    }
+
+    /// Reads until `buffer` is full or the input ends; returns the bytes read.
+    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if count <= 0 { break }
+            filled += count
+        }
+        return filled
+    }
+
+    static func errnoText() -> String {
+        guard let text = strerror(errno) else { return "errno \(errno)" }
+        return String(cString: text)
+    }
+}
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+#elseif canImport(Musl)
+private let systemRead = Musl.read
+#elseif canImport(Darwin)
+private let systemRead = Darwin.read
+#endif
+
+/// Bytes already read from an input, replayed before the rest of it: how the container is
+/// detected on the bytes read without reading them twice (a FIFO or pipe cannot rewind).
+public struct PrefixedSource<Source: ByteSource>: ByteSource {
+    private let prefix: [UInt8]
+    private var position = 0
+    private var source: Source
+
+    public init(prefix: [UInt8], source: Source) {
+        self.prefix = prefix
+        self.source = source
+    }
+
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard position < prefix.count else { return try source.read(into: buffer) }
+        let count = min(buffer.count, prefix.count - position)
+        prefix.withUnsafeBytes { bytes in
+            guard let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
+            to.copyMemory(from: from + position, byteCount: count)
+        }
+        position += count
+        return count
+    }
+}
+
+/// Any ``RandomAccessByteSource`` behind one type: the input file itself, or the spool an
+/// MP4 read from a pipe is copied to.
+public final class AnyRandomAccessSource: RandomAccessByteSource {
+    private let base: any RandomAccessByteSource
+
+    public init(_ base: any RandomAccessByteSource) { self.base = base }
+
+    public var size: Int64 { base.size }
+
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try base.read(at: offset, into: buffer)
+    }
+}

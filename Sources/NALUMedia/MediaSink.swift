@@ -1,0 +1,156 @@
+public import NALU
+public import NALUIO
+public import NALUMP4
+
+/// Where a ``MediaSource``'s NAL units go: one shape for every output framing. NAL units are
+/// pushed in decoding order, then ``finish()`` writes what is pending (the caller commits the
+/// file).
+public protocol MediaSink: AnyObject {
+    /// Takes the next NAL unit (escaped, header included).
+    func push(_ unit: NALUnitView) throws
+    /// Ends the stream: pending access units, an MP4 `moov`.
+    func finish() throws -> MediaSinkReport
+}
+
+extension MediaSink {
+    /// Pushes every NAL unit of `source`, then finishes.
+    public func write(_ source: MediaSource) throws -> MediaSinkReport {
+        try source.forEachNALUnit { unit in try push(unit) }
+        return try finish()
+    }
+}
+
+/// What a sink did.
+public struct MediaSinkReport: Sendable {
+    /// The converters' counts (Annex-B and length-prefixed sinks).
+    public var statistics: ConversionStatistics?
+    /// The muxer's summary (MP4 sink).
+    public var mp4: MP4MuxerSummary?
+    /// The avcC/hvcC record of a length-prefixed output.
+    public var record: [UInt8]?
+    /// Things the user should know although nothing failed, one line each, without prefix.
+    public var notes: [String] = []
+
+    public init(statistics: ConversionStatistics? = nil, mp4: MP4MuxerSummary? = nil, record: [UInt8]? = nil, notes: [String] = []) {
+        self.statistics = statistics
+        self.mp4 = mp4
+        self.record = record
+        self.notes = notes
+    }
+}
+
+/// Annex-B output (start codes; ITU-T H.264/H.265 Annex B): parameter sets from outside the
+/// stream are written in band before keyframes (``LengthPrefixedToAnnexB``).
+public final class AnnexBSink<Output: ByteSink>: MediaSink {
+    private var output: Output
+    private var converter: LengthPrefixedToAnnexB
+
+    /// - Parameters:
+    ///   - outOfBandParameterSets: a source's record sets (``MediaSource/outOfBandParameterSets``).
+    ///   - declarativeSEI: an hvcC's prefix SEI NAL units.
+    public init(codec: Codec, output: Output, options: LengthPrefixedToAnnexB.Options,
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+        self.output = output
+        converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
+                                               declarativeSEI: declarativeSEI)
+    }
+
+    /// For `source`: its record's sets and SEI; MP4 input places inserted sets before the first
+    /// slice, as FFmpeg's h264_mp4toannexb/hevc_mp4toannexb filters do.
+    ///   - maxAccessUnitSize: bytes of one access unit held back at most (``AccessUnitLimit``).
+    public convenience init(for source: MediaSource, output: Output, parameterSets: ParameterSetInsertion = .keyframes,
+                            accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
+                            maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws {
+        let options = LengthPrefixedToAnnexB.Options(parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters,
+                                                     placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
+                                                     maxAccessUnitSize: maxAccessUnitSize)
+        try self.init(codec: source.codec, output: output, options: options, outOfBandParameterSets: source.outOfBandParameterSets,
+                      declarativeSEI: source.declarativeSEI)
+    }
+
+    public func push(_ unit: NALUnitView) throws { try converter.push(unit, to: &output) }
+
+    public func finish() throws -> MediaSinkReport {
+        try converter.finish(to: &output)
+        return MediaSinkReport(statistics: converter.statistics)
+    }
+}
+
+/// Length-prefixed output (ISO/IEC 14496-15 AVCC/HVCC framing) with its avcC/hvcC record:
+/// parameter sets move to the record unless they are kept in band.
+public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
+    private var output: Output
+    private var converter: AnnexBToLengthPrefixed
+
+    public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws {
+        self.output = output
+        converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
+    }
+
+    public func push(_ unit: NALUnitView) throws { try converter.convert(unit, to: &output) }
+
+    /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
+    /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``
+    /// and no record written, the output then decodes on its own.
+    public func writeInBand(_ parameterSets: [[UInt8]]) throws {
+        for unit in parameterSets {
+            try unit.withUnsafeBytes { try push(NALUnitView(offset: 0, bytes: $0, prefixLength: 0)) }
+        }
+    }
+
+    /// The report carries the record of every parameter set seen.
+    public func finish() throws -> MediaSinkReport {
+        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord())
+    }
+}
+
+/// MP4 output of one video track (``MP4Muxer``) into a file; `faststart` spools the media data
+/// beside the output. A stream whose parameter sets change gets a sample entry per record.
+public final class MP4FileSink: MediaSink {
+    public let output: FileSink
+    public let muxer: MP4Muxer<FileSink>
+
+    public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws {
+        self.output = output
+        var spool: SpoolFile?
+        if options.layout == .faststart {
+            // Beside the output: the same file system as the final copy, usually.
+            let path = output.path
+            var directory: String?
+            if path != "-", let slash = path.lastIndex(of: "/") {
+                directory = slash == path.startIndex ? "/" : String(path[..<slash])
+            } else if path != "-" {
+                directory = "."
+            }
+            spool = try SpoolFile(directory: directory)
+        }
+        muxer = try MP4Muxer(codec: codec, sink: output, options: options, spool: spool)
+    }
+
+    /// For `source`: its record's sets go in first.
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions) throws {
+        try self.init(codec: source.codec, output: output, options: options)
+        for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
+    }
+
+    public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+
+    /// Feeds one NAL unit held in an array (out-of-band parameter sets).
+    public func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
+
+    /// Feeds the NAL units of an Annex-B buffer (an encoder's access unit).
+    public func push(annexB bytes: UnsafeRawBufferPointer) throws {
+        try AnnexB.forEachNALUnit(in: bytes) { range in
+            try muxer.push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), prefixLength: 3))
+        }
+    }
+
+    public func finish() throws -> MediaSinkReport {
+        let summary = try muxer.finish()
+        var notes: [String] = []
+        if summary.parameterSetsInBandAfterChange {
+            notes.append("the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on")
+        }
+        return MediaSinkReport(mp4: summary, notes: notes)
+    }
+}

@@ -1,0 +1,243 @@
+public import NALU
+import NALUIO
+public import NALUMP4
+
+/// How an input is framed or contained.
+public enum MediaContainer: Hashable, Sendable, CustomStringConvertible {
+    /// An Annex-B byte stream (start codes, ITU-T H.264/H.265 Annex B).
+    case annexB
+    /// Length-prefixed NAL units (ISO/IEC 14496-15 AVCC/HVCC framing) with `lengthSize`-byte lengths.
+    case lengthPrefixed(lengthSize: Int)
+    /// The first H.264/H.265 video track of an ISO BMFF file; `quickTime` for a MOV (`qt  ` brand).
+    case mp4(quickTime: Bool)
+
+    public var description: String {
+        switch self {
+        case .annexB: StreamFormat.annexB.rawValue
+        case .lengthPrefixed: StreamFormat.lengthPrefixed.rawValue
+        case .mp4(let quickTime): quickTime ? "QuickTime" : "MP4"
+        }
+    }
+
+    /// The framing of the NAL units: an MP4 track's samples are length-prefixed.
+    public var framing: StreamFormat {
+        if case .annexB = self { return .annexB }
+        return .lengthPrefixed
+    }
+
+    /// Whether this is an MP4/MOV file.
+    public var isMP4: Bool {
+        if case .mp4 = self { return true }
+        return false
+    }
+}
+
+/// What the caller knows about an input beforehand (command-line options).
+public struct MediaSourceOptions: Sendable {
+    /// The codec, or `nil` to detect it (NAL headers, then the file name's extension).
+    public var codec: Codec?
+    /// Length-prefixed input with this length size (raw streams only).
+    public var lengthSize: Int?
+    /// An avcC/hvcC record holding a length-prefixed input's parameter sets (implies that
+    /// framing; its length size and codec apply unless given).
+    public var record: DecoderConfigurationRecord?
+    /// Where an MP4 read from a pipe is spooled (default `$TMPDIR` or `/tmp`).
+    public var spoolDirectory: String?
+    /// Whether a raw stream whose NAL headers do not tell the codec takes it from the file name's
+    /// extension (``ContainerDetection/codec(fromExtension:)``).
+    public var codecFromFileName: Bool
+
+    public init(codec: Codec? = nil, lengthSize: Int? = nil, record: DecoderConfigurationRecord? = nil, spoolDirectory: String? = nil,
+                codecFromFileName: Bool = true) {
+        self.codec = codec
+        self.lengthSize = lengthSize
+        self.record = record
+        self.spoolDirectory = spoolDirectory
+        self.codecFromFileName = codecFromFileName
+    }
+}
+
+/// One input, whatever its container: a path or standard input, opened once; the container is
+/// told from the first bytes read (``ContainerDetection``), so a FIFO or pipe works.
+///
+/// It yields the codec, the out-of-band parameter sets (an MP4 sample entry's record, or
+/// ``MediaSourceOptions/record``), the timing where the container has it, and the NAL units in
+/// decoding order (``forEachNALUnit(sampleStarts:_:)``) or the access units with their keyframe
+/// class and picture type (``forEachAccessUnit(_:)``). An MP4 on a non-seekable input is copied
+/// to an unlinked temporary file (NALUIO's `SpoolFile`) that disappears with the process.
+public final class MediaSource {
+    /// How many bytes are read before deciding the container.
+    public static var sniffLength: Int { 1 << 16 }
+
+    /// The path given, or `"-"`.
+    public let path: String
+    public let codec: Codec
+    public let container: MediaContainer
+    /// Parameter sets from outside the stream: the MP4 sample entry's or the given record's.
+    public let outOfBandParameterSets: [[UInt8]]
+    /// Prefix SEI NAL units an hvcC record carries (MP4 input).
+    public let declarativeSEI: [[UInt8]]
+    /// The MP4 track reader, for MP4/MOV input.
+    public let mp4: MP4VideoTrackReader<AnyRandomAccessSource>?
+    /// Tracks of an MP4/MOV input other than the video track read (audio, subtitles, …).
+    public let otherTracks: [MP4OtherTrack]
+    /// Whether an MP4 input came through a pipe and was spooled.
+    public let spooled: Bool
+    private var elementary: ElementaryStreamReader<PrefixedSource<InputFile>>?
+
+    /// Opens `path` (`"-"`: standard input) and detects what `options` leave open.
+    /// - Throws: ``NALUError``: `.io` when the path cannot be opened or read, `.unrecognisedFormat`
+    ///   when the content is no stream nalu reads, `.invalidValue` with the option as its field
+    ///   (`--codec`, `--extradata`) when `options` contradict an MP4 input (another codec, a
+    ///   record or length size for a file that has its own).
+    public init(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws {
+        self.path = path
+        let input = try InputFile(path: path)
+        var prefix = [UInt8](repeating: 0, count: Self.sniffLength)
+        let filled = try prefix.withUnsafeMutableBytes { try input.readFully(into: $0) }
+        prefix.removeSubrange(filled...)
+
+        if ContainerDetection.looksLikeMP4(prefix) || (filled == 0 && ContainerDetection.hasMP4Extension(path)) {
+            guard options.record == nil, options.lengthSize == nil else {
+                throw NALUError(.invalidValue, field: "--extradata", detail: "\(path) is MP4/MOV: it carries its own record, so --extradata and an input length size do not apply")
+            }
+            let random: any RandomAccessByteSource
+            if input.isRegularFile {
+                random = input
+                spooled = false
+            } else {
+                var spool = try SpoolFile(directory: options.spoolDirectory)
+                try spool.write(prefix)
+                var chunk = [UInt8](repeating: 0, count: 1 << 20)
+                while true {
+                    let count = try chunk.withUnsafeMutableBytes { try input.read(into: $0) }
+                    if count <= 0 { break }
+                    try chunk.withUnsafeBytes { try spool.write(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                }
+                random = spool
+                spooled = true
+            }
+            let reader = try MP4VideoTrackReader(AnyRandomAccessSource(random))
+            let track = reader.track
+            if let codec = options.codec, codec != track.codec {
+                throw NALUError(.invalidValue, field: "--codec", detail: "\(codec) was given; the \(track.sampleEntryType) track of \(path) is \(track.codec)")
+            }
+            mp4 = reader
+            codec = track.codec
+            container = .mp4(quickTime: reader.fileType?.isQuickTime == true)
+            outOfBandParameterSets = track.decoderConfiguration.parameterSets
+            if case .hevc(let record) = track.decoderConfiguration {
+                declarativeSEI = record.declarativeSEI
+            } else {
+                declarativeSEI = []
+            }
+            otherTracks = MP4OtherTrack.list(in: reader)
+            elementary = nil
+            return
+        }
+
+        mp4 = nil
+        otherTracks = []
+        declarativeSEI = []
+        spooled = false
+        let record = options.record
+        let format: StreamFormat? = options.lengthSize != nil || record != nil ? .lengthPrefixed : nil
+        let lengthSize = options.lengthSize ?? record?.lengthSize
+        let knownCodec = options.codec ?? record?.codec
+        var reader: ElementaryStreamReader<PrefixedSource<InputFile>>
+        do {
+            reader = try ElementaryStreamReader(PrefixedSource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: knownCodec)
+        } catch let error as NALUError where error.code == .unrecognisedFormat && error.field == "codec" {
+            // The reader took exactly the bytes of `prefix` (or the input ended): replay them.
+            guard options.codecFromFileName, let hinted = ContainerDetection.codec(fromExtension: path) else { throw error }
+            reader = try ElementaryStreamReader(PrefixedSource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: hinted)
+        }
+        elementary = reader
+        codec = reader.codec
+        container = reader.format == .annexB ? .annexB : .lengthPrefixed(lengthSize: reader.lengthSize ?? 4)
+        outOfBandParameterSets = record?.parameterSets ?? []
+    }
+
+    /// The length size of length-prefixed or MP4 input.
+    public var lengthSize: Int? {
+        switch container {
+        case .annexB: nil
+        case .lengthPrefixed(let size): size
+        case .mp4: mp4?.track.lengthSize
+        }
+    }
+
+    /// Non-zero bytes before the first start code (Annex-B), after reading.
+    public var leadingGarbageBytes: Int64 { elementary?.leadingGarbageBytes ?? 0 }
+
+    /// Frames per second the container's timing implies (an MP4 track's timescale over its
+    /// first sample's duration), or `nil` (raw streams: see the SPS VUI).
+    public func containerFrameRate() throws -> Rational? {
+        guard let mp4 else { return nil }
+        var iterator = mp4.samples()
+        guard let first = try iterator.next(), first.duration > 0 else { return nil }
+        return Rational(Int64(mp4.track.timescale), Int64(first.duration)).reduced
+    }
+
+    /// Calls `body` with every NAL unit in decoding order, once: offsets are the input's (for
+    /// MP4, the file's). `sampleStarts` sees each MP4 sample before its NAL units.
+    public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
+                               _ body: (NALUnitView) throws -> Void) throws {
+        if let mp4 {
+            try mp4.forEachNALUnit(sampleStarts: sampleStarts, body)
+        } else if var reader = elementary {
+            elementary = nil
+            defer { elementary = reader }
+            try reader.forEachNALUnit(body)
+        }
+    }
+
+    /// An access unit as ``forEachAccessUnit(_:)`` yields it.
+    public struct AccessUnit: Sendable {
+        /// Index, offset, size, keyframe class, picture type (``AccessUnitSplitter``).
+        public var summary: AccessUnitSummary
+        /// The MP4 sample that starts where the access unit does, if any.
+        public var sample: MP4Sample?
+    }
+
+    /// Splits the stream into access units (H.264 7.4.1.2.3, H.265 7.4.2.4.4), the splitter
+    /// knowing the out-of-band parameter sets; `nalUnit` sees every NAL unit first. Memory is
+    /// bounded: the last few MP4 sample starts are kept to match access units to samples.
+    /// - Returns: the parameter sets in force at the end.
+    @discardableResult
+    public func forEachAccessUnit(nalUnit: (NALUnitView, NALUnitHeader) throws -> Void = { _, _ in },
+                                  _ body: (AccessUnit) throws -> Void) throws -> ParameterSetStore {
+        var splitter = try splitter()
+        var recent = SampleRing()
+        try forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
+            let step = try splitter.push(unit)
+            try nalUnit(unit, step.header)
+            if let completed = step.completed { try body(AccessUnit(summary: completed, sample: recent.sample(at: completed.offset))) }
+        }
+        if let last = splitter.finish() { try body(AccessUnit(summary: last, sample: recent.sample(at: last.offset))) }
+        return splitter.parameterSets
+    }
+
+    /// A splitter that knows the out-of-band parameter sets.
+    public func splitter() throws -> AccessUnitSplitter {
+        var splitter = AccessUnitSplitter(codec: codec)
+        for unit in outOfBandParameterSets { try splitter.addParameterSet(unit) }
+        return splitter
+    }
+}
+
+/// The last few MP4 sample starts, in a fixed ring: an access unit completes when the next one
+/// starts, so its sample is among the last two.
+struct SampleRing {
+    private var slots: [MP4Sample?] = Array(repeating: nil, count: 8)
+    private var next = 0
+
+    mutating func add(_ sample: MP4Sample) {
+        slots[next] = sample
+        next = (next + 1) % slots.count
+    }
+
+    func sample(at offset: Int64) -> MP4Sample? {
+        slots.first { $0?.offset == offset } ?? nil
+    }
+}

@@ -1,0 +1,92 @@
+public import NALU
+public import NALUMP4
+
+/// Everything `nalu info` reports about a stream, gathered in one pass over a ``MediaSource``.
+public struct StreamSummary: Sendable {
+    public var codec: Codec
+    /// The first SPS's description (with its VPS/PPS), if the stream has one.
+    public var description: StreamDescription?
+    public var nalUnits = 0
+    /// NAL units by nal_unit_type (0…63).
+    public var nalTypeCounts = [Int](repeating: 0, count: 64)
+    public var accessUnits = 0
+    public var keyframes = 0
+    /// Keyframes by class name (`idr`, `cra`, `bla`, `recovery`).
+    public var keyframeClasses: [String: Int] = [:]
+    /// Access units by picture type (`I`, `P`, `B`).
+    public var pictureTypes: [String: Int] = [:]
+    /// The input's size as read: the end of the last NAL unit, or an MP4 file's size.
+    public var bytes: Int64 = 0
+    public var leadingGarbageBytes: Int64 = 0
+    /// The container's facts, for MP4/MOV input.
+    public var container: ContainerSummary?
+
+    public init(codec: Codec) { self.codec = codec }
+
+    /// Reads `source` to the end.
+    public static func scan(_ source: MediaSource) throws -> StreamSummary {
+        var summary = StreamSummary(codec: source.codec)
+        let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
+            summary.nalUnits += 1
+            summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
+            summary.bytes = unit.offset + Int64(unit.count)
+        }) { unit in summary.count(unit.summary) }
+        summary.description = parameterSets.streamDescription
+        summary.leadingGarbageBytes = source.leadingGarbageBytes
+        if let mp4 = source.mp4 {
+            summary.bytes = mp4.source.size
+            let totals = try MP4SampleTotals.of(mp4)
+            summary.container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+        }
+        return summary
+    }
+
+    private mutating func count(_ unit: AccessUnitSummary) {
+        accessUnits += 1
+        if let keyframe = unit.keyframe {
+            keyframes += 1
+            keyframeClasses[keyframe.name, default: 0] += 1
+        }
+        if let type = unit.pictureType { pictureTypes[type.rawValue, default: 0] += 1 }
+    }
+
+    /// The name of NAL unit type `type` in this codec.
+    public func typeName(_ type: Int) -> String {
+        let raw = UInt8(truncatingIfNeeded: type)
+        return codec == .h264 ? AVCNALUnitType(rawValue: raw).name : HEVCNALUnitType(rawValue: raw).name
+    }
+}
+
+/// What an MP4/MOV file's container and video track say.
+public struct ContainerSummary: Sendable {
+    /// "MP4" or "QuickTime".
+    public var name: String
+    public var brand: String?
+    public var trackID: UInt32
+    public var sampleEntry: String
+    public var timescale: UInt32
+    /// In `timescale` units; a fragmented file's is the sum of its samples' durations, `nil`
+    /// when that sum passes 2^64 (checked arithmetic: hostile `trun` durations cannot trap).
+    public var duration: UInt64?
+    public var samples: Int
+    public var fragmented: Bool
+    public var editList: [MP4EditListEntry]
+    public var movieTimescale: UInt32
+
+    public init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
+        let track = reader.track
+        name = reader.fileType?.isQuickTime == true ? "QuickTime" : "MP4"
+        brand = reader.fileType.map { "\($0.majorBrand)" }
+        trackID = track.trackID
+        sampleEntry = track.sampleEntryType.rawValue
+        timescale = track.timescale
+        duration = track.duration > 0 ? track.duration : sampleDuration
+        self.samples = samples
+        fragmented = track.isFragmented
+        editList = track.editList
+        movieTimescale = track.movieTimescale
+    }
+
+    /// The duration in seconds (for display; `nil` when unknown).
+    public var seconds: Double? { duration.map { Double($0) / Double(max(1, timescale)) } }
+}
