@@ -180,7 +180,7 @@ import Glibc
     // MARK: standard output checked
 
     @Test(arguments: [["info", "FILE"], ["nals", "FILE"], ["keyframes", "FILE"], ["extradata", "FILE", "-o", "-"],
-                      ["convert", "FILE", "--to", "avcc", "-o", "-"]])
+                      ["convert", "FILE", "--to", "avcc", "--keep-parameter-sets", "-o", "-"]])
     func fullStandardOutputIsAnError(arguments: [String]) throws {
         let run = try RunningNalu(arguments.map { $0 == "FILE" ? streamFile("avc_main") : $0 }, stdout: FileHandle(forWritingAtPath: "/dev/full"))
         #expect(run.wait() == 74)
