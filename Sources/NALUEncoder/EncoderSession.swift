@@ -39,7 +39,9 @@ public import NALU
 /// takes no closure (``refresh(configuration:_:)`` without one, ``setBitrate(_:_:)``) are queued
 /// the same way. The closure must not call back into the session.
 ///
-/// A session is not thread-safe; use it from one thread or actor at a time.
+/// A session is not thread-safe; use it from one thread at a time. Its calls block for as long
+/// as the library takes (tens of milliseconds per x265 frame): from Swift concurrency, use
+/// ``AsyncEncoderSession``, which runs them on a thread of its own.
 public final class EncoderSession {
     /// How hard the session tries before giving up.
     public struct RetryPolicy: Sendable, Hashable {
@@ -187,7 +189,9 @@ public final class EncoderSession {
     /// Encodes `frame` and hands every packet that is ready to `handler`, in decoding order.
     ///
     /// Throws ``EncoderError`` (frame mismatch, non-monotonic pts, too many failures, frames
-    /// lost) or whatever `handler` throws.
+    /// lost) or whatever `handler` throws. When an ``EncoderError`` is thrown, `frame` was not
+    /// accepted: send it again (same pts) to keep it in the stream. When `handler` throws, the
+    /// frame was accepted and the undelivered packets come first from the next call.
     public func encode(_ frame: Frame, _ handler: (EncodedPacket) throws -> Void) throws {
         try deliverPending(handler)
         try frame.validate(against: configuration)

@@ -59,7 +59,7 @@ import Testing
         let output = directory.appendingPathComponent("out.mp4").path
         let stats = directory.appendingPathComponent("stats.json").path
         var arguments = ["encode", input, "-o", output, "--codec", codec, "--preset", "ultrafast", "--bitrate", "1000k",
-                         "--gop", "50", "--no-scenecut", "--bitrate-at", "120:300k", "--idr-at", "60,200", "--stats-json", stats]
+                         "--gop", "50", "--no-scenecut", "--threads", "1", "--bitrate-at", "120:300k", "--idr-at", "60,200", "--stats-json", stats]
         if vbv { arguments += ["--vbv-maxrate", "1000k", "--vbv-bufsize", "1000k"] }
         let result = try CLIRunner.run(arguments)
         #expect(result.status == 0, "\(result.stderr)")
