@@ -59,6 +59,13 @@ import Testing
         }
     }
 
+    @Test func startPastTheEndFindsNothing() {
+        let bytes = Self.randomStream(count: 300, seed: 7)
+        for start in [301, 1_000, Int.max - 10, Int.max] {
+            #expect(Self.find(bytes, from: start) == nil, "start \(start)")
+        }
+    }
+
     @Test func matchesNaiveLoopOnRandomData() {
         for seed in UInt64(1)...20 {
             let bytes = Self.randomStream(count: 20_000 + Int(seed) * 37, seed: seed)

@@ -15,7 +15,7 @@ public enum AnnexB {
     @inlinable
     public static func findStartCode(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
         let count = buffer.count
-        guard let base = buffer.baseAddress, start >= 0, count >= 3 else { return nil }
+        guard let base = buffer.baseAddress, start >= 0, start <= count, count >= 3 else { return nil }
         var index = start
         // 64 candidates per step; the loads reach index + 2 + 63.
         while index &+ 66 <= count {
