@@ -53,7 +53,7 @@ public enum AnnexB {
     @inlinable
     public static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
         let count = buffer.count
-        guard let base = buffer.baseAddress, start >= 0, count >= 3 else { return nil }
+        guard let base = buffer.baseAddress, start >= 0, start <= count, count >= 3 else { return nil }
         var index = start
         while index &+ 66 <= count {
             let m0 = candidates(base, index)
@@ -103,7 +103,7 @@ public enum AnnexB {
     @inlinable
     public static func firstNonZero(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
         let count = buffer.count
-        guard let base = buffer.baseAddress, start >= 0 else { return count }
+        guard let base = buffer.baseAddress, start >= 0, start <= count else { return count }
         var index = start
         while index &+ 8 <= count {
             let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: index, as: UInt64.self))
