@@ -55,7 +55,10 @@ if [ ! -s "$data/hevc.h265" ]; then
     repeat_to "$data/hevc.h265" "$target"
 fi
 
-swift build -c release --product nalu >/dev/null
+if ! build=$(swift build -c release --product nalu 2>&1); then
+    echo "$build" >&2
+    exit 1
+fi
 nalu=$PWD/.build/release/nalu
 
 # Derived inputs: nalu's length-prefixed stream + record, ffmpeg's MP4 remux.
