@@ -108,7 +108,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var currentNALUnits = 0
 
     // Access units waiting for their presentation index, in decoding order.
-    private var queue: [(data: [UInt8], presentation: Int?, sync: Bool, description: NewDescription?)] = []
+    private var queue: [QueuedAccessUnit] = []
     private var queueBase = 0
     /// Bytes of the access units in `queue`: past ``MP4MuxerOptions/maxAccessUnitSize`` the
     /// oldest picture's presentation index is decided, so the queue cannot hold 64 large ones.
@@ -288,7 +288,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         let decodeIndex = decodeCount
         decodeCount += 1
-        queue.append((data, nil, summary.keyframe != nil, description))
+        queue.append(QueuedAccessUnit(data: data, presentation: nil, sync: summary.keyframe != nil, description: description))
         queuedBytes += data.count
         let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
         for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
@@ -342,13 +342,6 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// hostile input that the stream's own order got past cannot yield a file nobody can read.
     private func record() throws(NALUError) -> [UInt8] {
         try record(of: recordOrder)
-    }
-
-    /// A sample entry's record and picture size after a parameter-set change.
-    private struct NewDescription {
-        var record: [UInt8]
-        var width: Int
-        var height: Int
     }
 
     /// The record of every current parameter set (VPS, SPS, PPS by id), and the picture size of
@@ -420,6 +413,23 @@ public final class MP4Muxer<Sink: ByteSink> {
 }
 
 /// A parameter set's NAL unit type and id: which stored set a new one replaces.
+/// A sample entry's record and picture size after a parameter-set change.
+private struct NewDescription {
+    var record: [UInt8]
+    var width: Int
+    var height: Int
+}
+
+/// An access unit waiting in ``MP4Muxer``'s reorder queue for its presentation index. (A
+/// file-scope type, not a tuple inside the generic muxer: its metadata is static, not looked up
+/// at run time for every access unit.)
+private struct QueuedAccessUnit {
+    var data: [UInt8]
+    var presentation: Int?
+    var sync: Bool
+    var description: NewDescription?
+}
+
 struct ParameterSetKey: Hashable {
     var type: UInt8
     var id: Int
