@@ -57,11 +57,12 @@ public enum AnnexB {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
         while index &+ 2 < limit {
-            // Eight bytes without a zero hold no part of a 00 00 00 that starts in them.
-            if index &+ 8 <= limit {
-                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-                if (word &- ones) & ~word & highs == 0 {
-                    index &+= 8
+            // Sixteen bytes without a zero hold no part of a 00 00 00 that starts in them.
+            if index &+ 16 <= limit {
+                let first = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                let second = base.loadUnaligned(fromByteOffset: index &+ 8, as: UInt64.self)
+                if ((first &- ones) & ~first | (second &- ones) & ~second) & highs == 0 {
+                    index &+= 16
                     continue
                 }
             }
