@@ -20,18 +20,40 @@ public struct StreamSummary: Sendable {
     public var leadingGarbageBytes: Int64 = 0
     /// The container's facts, for MP4/MOV input.
     public var container: ContainerSummary?
+    /// What the VUI of the SPS that ``description`` describes says about colour, aspect,
+    /// timing, reordering and the HRD.
+    public var signal: VideoSignalSummary?
+    /// The SEI messages that matter for display and start-up.
+    public var sei = SEISummary()
+    /// ffprobe's `field_order` for H.264 (``FieldOrder``); `nil` for H.265 and when unknown.
+    public var fieldOrder: String?
 
     public init(codec: Codec) { self.codec = codec }
 
     /// Reads `source` to the end.
     public static func scan(_ source: MediaSource) throws -> StreamSummary {
         var summary = StreamSummary(codec: source.codec)
+        var fieldOrder = FieldOrder(codec: source.codec)
+        for unit in source.outOfBandParameterSets { fieldOrder.add(unit[...]) }
         let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
             summary.nalUnits += 1
             summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
             summary.bytes = unit.offset + Int64(unit.count)
+            let type = header.typeNumber
+            if source.codec == .h264 ? type == 6 : (type == 39 || type == 40) {
+                summary.sei.add(unit.array[...], codec: source.codec, offset: unit.offset)
+            } else if !fieldOrder.isDone {
+                fieldOrder.add(unit.array[...])
+            }
         }) { unit in summary.count(unit.summary) }
         summary.description = parameterSets.streamDescription
+        summary.fieldOrder = fieldOrder.name
+        if let id = parameterSets.lastSPSId {
+            switch source.codec {
+            case .h264: summary.signal = parameterSets.avcSPS[id].map { VideoSignalSummary($0.parsed) }
+            case .hevc: summary.signal = parameterSets.hevcSPS[id].map { VideoSignalSummary($0.parsed) }
+            }
+        }
         summary.leadingGarbageBytes = source.leadingGarbageBytes
         if let mp4 = source.mp4 {
             summary.bytes = mp4.source.size

@@ -116,6 +116,7 @@ extension StreamSummary {
             } else {
                 members.append(("frame_rate", .null))
             }
+            members += signalJSON()
         } else {
             for key in ["profile", "profile_idc", "level_idc", "width", "height", "chroma_format_idc", "bit_depth_luma", "bit_depth_chroma"] {
                 members.append((key, .null))
@@ -155,6 +156,7 @@ extension StreamSummary {
             } else {
                 lines.append(("frame rate", "not in the VUI"))
             }
+            lines += signalLines()
         } else {
             lines.append(("parameters", "no sequence parameter set in the stream"))
         }
