@@ -1,15 +1,17 @@
 import NALU
 
-/// ffprobe's `field_order` of an H.264 stream, from its first slice, as FFmpeg's H.264 parser
-/// derives it: `progressive` when the SPS has `frame_mbs_only_flag` 1 or the frame's two fields
-/// have the same order count; `tt` (top field first) or `bb` from the sign of the bottom
-/// field's order-count offset (ITU-T H.264 8.2.1: `delta_pic_order_cnt_bottom` for
-/// `pic_order_cnt_type` 0, `offset_for_top_to_bottom_field + delta_pic_order_cnt[1]` for 1) or,
-/// for a field picture, from `bottom_field_flag`. H.265 streams get no field order (FFmpeg's
-/// parser reports none either).
+/// ffprobe's `field_order` of an H.264 stream, from its first access unit, derived as FFmpeg's
+/// H.264 parser does for a frame: from `pic_struct` of a picture timing SEI when the SPS has
+/// `pic_struct_present_flag` (3, 5 → `tt`; 4, 6 → `bb`; others `progressive`; ITU-T H.264
+/// Table D-1), else from the order counts of its two fields (ITU-T H.264 8.2.1: the bottom
+/// field's offset is `delta_pic_order_cnt_bottom` for `pic_order_cnt_type` 0 and
+/// `offset_for_top_to_bottom_field + delta_pic_order_cnt[1]` for 1): top first `tt`, bottom
+/// first `bb`, equal `progressive`. A field picture gives no field order (`nil`), nor does an
+/// H.265 stream (FFmpeg's parser reports none).
 struct FieldOrder {
     let codec: Codec
     private var store: ParameterSetStore
+    private var picStruct: Int?
     private(set) var name: String?
     private(set) var isDone: Bool
 
@@ -19,22 +21,35 @@ struct FieldOrder {
         isDone = codec != .h264
     }
 
-    /// Takes parameter sets until the first slice, which decides.
+    /// Takes the NAL units (escaped, header included) up to the first slice, which decides.
     mutating func add(_ nalUnit: ArraySlice<UInt8>) {
         guard !isDone, let first = nalUnit.first, let type = try? AVCNALUnitHeader(nalUnit).nalUnitType else { return }
         if store.isParameterSet(first) {
             _ = try? store.add(Array(nalUnit))
             return
         }
+        if type == .sei {
+            guard let id = store.lastSPSId, let sps = store.avcSPS[id]?.parsed,
+                  let messages = try? SEIMessage.messages(inNALUnit: nalUnit, codec: .h264) else { return }
+            for message in messages where message.payloadType == AVCPictureTiming.payloadType {
+                picStruct = (try? AVCPictureTiming.picStruct(message, sps: sps)) ?? nil
+            }
+            return
+        }
         guard type == .nonIDRSlice || type == .idrSlice else { return }
         isDone = true
         let avcSPS = store.avcSPS, avcPPS = store.avcPPS
-        let pps = { (id: Int) in avcPPS[id]?.parsed }
-        guard let header = try? AVCSliceHeader(nalUnit: nalUnit, sps: { id in avcSPS[id]?.parsed }, pps: pps),
+        guard let header = try? AVCSliceHeader(nalUnit: nalUnit, sps: { avcSPS[$0]?.parsed }, pps: { avcPPS[$0]?.parsed }),
               let picture = avcPPS[header.picParameterSetId]?.parsed,
-              let sps = avcSPS[picture.seqParameterSetId]?.parsed else { return }
-        if sps.frameMbsOnlyFlag { name = "progressive"; return }
-        if header.fieldPicFlag { name = header.bottomFieldFlag ? "bb" : "tt"; return }
+              let sps = avcSPS[picture.seqParameterSetId]?.parsed, !header.fieldPicFlag else { return }
+        if sps.vuiParameters?.picStructPresentFlag == true, let picStruct {
+            name = switch picStruct {
+            case 3, 5: "tt"
+            case 4, 6: "bb"
+            default: "progressive"
+            }
+            return
+        }
         let offset: Int
         switch sps.picOrderCntType {
         case 0: offset = header.deltaPicOrderCntBottom

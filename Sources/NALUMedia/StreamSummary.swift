@@ -41,7 +41,9 @@ public struct StreamSummary: Sendable {
             summary.bytes = unit.offset + Int64(unit.count)
             let type = header.typeNumber
             if source.codec == .h264 ? type == 6 : (type == 39 || type == 40) {
-                summary.sei.add(unit.array[...], codec: source.codec, offset: unit.offset)
+                let bytes = unit.array[...]
+                summary.sei.add(bytes, codec: source.codec, offset: unit.offset)
+                if !fieldOrder.isDone { fieldOrder.add(bytes) }
             } else if !fieldOrder.isDone {
                 fieldOrder.add(unit.array[...])
             }

@@ -126,7 +126,7 @@ extension StreamSummary {
         if let count = sei.recoveryPointCount {
             lines.append(("recovery", "\(sei.recoveryPoints) recovery point SEI, first count \(count)"))
         }
-        if let text = sei.userData?.text(maxLength: 120) { lines.append(("encoder", text)) }
+        if let text = sei.userData?.text(maxLength: 72) { lines.append(("encoder", text)) }
         if let error = sei.firstError { lines.append(("SEI error", "\(error)")) }
         return lines
     }

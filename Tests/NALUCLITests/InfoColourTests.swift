@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// The fixtures with a `NAME.colour.json` (ffprobe -show_streams -show_frames of the first frame,
+/// plus the trace_headers values of the VUI fields; Scripts/make-fixtures.sh `probe_colour`).
+let colourFixtureNames: [String] = {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: CLIRunner.fixtures.path)) ?? []
+    return names.filter { $0.hasSuffix(".colour.json") }.map { String($0.dropLast(".colour.json".count)) }.sorted()
+}()
+
+private func colourFacts(_ name: String) throws -> [String: Any] {
+    let data = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture(name + ".colour.json")))
+    return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+}
+
+private func streamPath(_ name: String) -> String {
+    CLIRunner.fixture(name + (name.contains("hevc") ? ".h265" : ".h264"))
+}
+
+@Suite struct InfoColourTests {
+    /// ffprobe's keys, with their values, or absent when ffprobe leaves them out (unspecified colour,
+    /// H.265 field order).
+    static let ffprobeKeys = ["color_range", "color_space", "color_transfer", "color_primaries",
+                              "sample_aspect_ratio", "display_aspect_ratio", "field_order"]
+
+    @Test func everyFixtureHasColourFacts() {
+        #expect(colourFixtureNames.count >= 27)
+        #expect(colourFixtureNames.contains("colour_hevc_hdr10"))
+    }
+
+    /// `nalu info --json` reports exactly what ffprobe reports for the colour, aspect and field
+    /// order keys, and leaves out exactly the keys ffprobe leaves out.
+    @Test(arguments: colourFixtureNames) func colourKeysMatchFFprobe(name: String) throws {
+        let facts = try colourFacts(name)
+        let stream = try #require((facts["streams"] as? [[String: Any]])?.first)
+        for path in [streamPath(name)] + (name.hasPrefix("colour_") ? [CLIRunner.fixture(name + ".mp4")] : []) {
+            let result = try CLIRunner.run(["info", "--json", path])
+            #expect(result.status == 0)
+            let info = try jsonObject(result.stdout)
+            for key in Self.ffprobeKeys {
+                #expect(info[key] as? String == stream[key] as? String, "\(name) \(path.suffix(5)) \(key)")
+            }
+        }
+    }
+
+    /// The VUI timing, reordering and HRD values agree with ffmpeg's trace_headers.
+    @Test(arguments: colourFixtureNames) func vuiMatchesTraceHeaders(name: String) throws {
+        let trace = try #require(try colourFacts(name)["trace_headers"] as? [String: Int])
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", streamPath(name)]).stdout)
+        let vui = try #require(info["vui"] as? [String: Any])
+        let hevc = name.contains("hevc")
+        if let units = trace[hevc ? "vui_num_units_in_tick" : "num_units_in_tick"] {
+            #expect(vui["num_units_in_tick"] as? Int == units)
+            #expect(vui["time_scale"] as? Int == trace[hevc ? "vui_time_scale" : "time_scale"])
+        } else {
+            #expect(vui["num_units_in_tick"] is NSNull)
+        }
+        if !hevc { #expect((vui["fixed_frame_rate"] as? Bool).map { $0 ? 1 : 0 } == trace["fixed_frame_rate_flag"]) }
+        if hevc {
+            #expect(vui["max_num_reorder_frames"] as? Int == trace["sps_max_num_reorder_pics[0]"])
+            #expect(vui["max_dec_frame_buffering"] as? Int == trace["sps_max_dec_pic_buffering_minus1[0]"].map { $0 + 1 })
+        } else {
+            #expect(vui["max_num_reorder_frames"] as? Int == trace["max_num_reorder_frames"])
+            #expect(vui["max_dec_frame_buffering"] as? Int == trace["max_dec_frame_buffering"])
+        }
+        let hrd = try #require(vui["hrd"] as? [[String: Any]])
+        if trace["nal_hrd_parameters_present_flag"] == 1, let rate = trace["bit_rate_value_minus1[0]"],
+           let rateScale = trace["bit_rate_scale"], let size = trace["cpb_size_value_minus1[0]"], let sizeScale = trace["cpb_size_scale"] {
+            let nal = try #require(hrd.first)
+            #expect(nal["type"] as? String == "nal")
+            #expect(nal["bit_rate"] as? Int == (rate + 1) << (6 + rateScale))
+            #expect(nal["cpb_size"] as? Int == (size + 1) << (4 + sizeScale))
+            #expect(nal["cbr"] as? Bool == (trace["cbr_flag[0]"] == 1))
+        } else {
+            #expect(hrd.isEmpty)
+        }
+    }
+
+    /// Mastering display and content light level agree with ffprobe's frame side data.
+    @Test func hdr10SEIMatchesFFprobeSideData() throws {
+        let facts = try colourFacts("colour_hevc_hdr10")
+        let frame = try #require((facts["frames"] as? [[String: Any]])?.first)
+        let sideData = try #require(frame["side_data_list"] as? [[String: Any]])
+        let mastering = try #require(sideData.first { $0["side_data_type"] as? String == "Mastering display metadata" })
+        let light = try #require(sideData.first { $0["side_data_type"] as? String == "Content light level metadata" })
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", streamPath("colour_hevc_hdr10")]).stdout)
+        let sei = try #require(info["sei"] as? [String: Any])
+        let display = try #require(sei["mastering_display"] as? [String: String])
+        for key in ["red_x", "red_y", "green_x", "green_y", "blue_x", "blue_y", "white_point_x", "white_point_y",
+                    "min_luminance", "max_luminance"] {
+            #expect(display[key] == mastering[key] as? String, "\(key)")
+        }
+        let level = try #require(sei["content_light_level"] as? [String: Int])
+        #expect(level["max_content"] == light["max_content"] as? Int)
+        #expect(level["max_average"] == light["max_average"] as? Int)
+        let userData = try #require(sei["user_data_unregistered"] as? [String: String])
+        #expect(userData["text"]?.hasPrefix("x265 (build ") == true)
+        #expect(userData["text"]?.contains("master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)") == true)
+    }
+
+    /// Streams without HDR SEI report none; x264's settings string is found.
+    @Test func sdrStreamHasNoHDRSEI() throws {
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", streamPath("colour_avc_bt709_tv")]).stdout)
+        let sei = try #require(info["sei"] as? [String: Any])
+        #expect(sei["mastering_display"] == nil)
+        #expect(sei["content_light_level"] == nil)
+        let userData = try #require(sei["user_data_unregistered"] as? [String: String])
+        #expect(userData["uuid"] == "dc45e9bd-e6d9-48b7-962c-d820d923eeef")
+        #expect(userData["text"]?.hasPrefix("x264 - core ") == true)
+    }
+
+    /// Recovery point SEI (x264 open GOP writes them on its non-IDR I frames).
+    @Test func recoveryPointsOfOpenGOP() throws {
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", streamPath("avc_open_gop")]).stdout)
+        let sei = try #require(info["sei"] as? [String: Any])
+        let recovery = try #require(sei["recovery_point"] as? [String: Int])
+        #expect(recovery["recovery_frame_cnt"] == 0)
+        let counts = try #require(sei["payload_type_counts"] as? [String: Int])
+        #expect(recovery["messages"] == counts["6"])
+    }
+}
