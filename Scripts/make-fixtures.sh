@@ -120,6 +120,9 @@ colour_fixtures() {
         case "$f" in *.mp4toannexb.*) continue;; esac
         local base=${f##*/}; probe_colour "${base%.*}" "${base##*.}"
     done
+    # The container's colr says BT.709 full range, the VUI BT.2020 PQ limited range: info notes it.
+    ffmpeg -v error -y -r 25 -f hevc -i "$out/colour_hevc_hdr10.h265" -c copy -color_primaries bt709 -color_trc bt709 \
+        -colorspace bt709 -color_range pc -f mp4 "$out/colour_hevc_colr_mismatch.mp4"
     colour colour_hevc_hlg_sar   hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range pc -vf setsar=16/11 -x265-params log-level=error
 }
 [ "${NALU_FIXTURES:-all}" = colour ] && { colour_fixtures; exit 0; }

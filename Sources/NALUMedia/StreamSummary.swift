@@ -60,7 +60,10 @@ public struct StreamSummary: Sendable {
         if let mp4 = source.mp4 {
             summary.bytes = mp4.source.size
             let totals = try MP4SampleTotals.of(mp4)
-            summary.container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+            var container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+            container.notes = ContainerSummary.disagreements(colour: container.colour, pixelAspectRatio: container.pixelAspectRatio,
+                                                             signal: summary.signal)
+            summary.container = container
         }
         return summary
     }
@@ -96,6 +99,12 @@ public struct ContainerSummary: Sendable {
     public var fragmented: Bool
     public var editList: [MP4EditListEntry]
     public var movieTimescale: UInt32
+    /// The sample entry's `colr` box, if any.
+    public var colour: MP4ColourInformation?
+    /// The sample entry's `pasp` box, if any.
+    public var pixelAspectRatio: MP4PixelAspectRatio?
+    /// Where `colr`/`pasp` disagree with the VUI of the stream (``disagreements(colour:pixelAspectRatio:signal:)``).
+    public var notes: [String] = []
 
     public init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
         let track = reader.track
@@ -109,6 +118,41 @@ public struct ContainerSummary: Sendable {
         fragmented = track.isFragmented
         editList = track.editList
         movieTimescale = track.movieTimescale
+        colour = track.sampleDescription.colour
+        pixelAspectRatio = track.sampleDescription.pixelAspectRatio
+    }
+
+    /// What a player may show differently depending on whether it trusts the container or the
+    /// bitstream: each `colr` code point that differs from the VUI's (a VUI without a colour
+    /// description counts as 2, unspecified), an `nclx` range that differs from
+    /// `video_full_range_flag`, and a `pasp` ratio that differs from the VUI's sample aspect
+    /// ratio (1:1 when the VUI has none).
+    public static func disagreements(colour: MP4ColourInformation?, pixelAspectRatio: MP4PixelAspectRatio?,
+                                     signal: VideoSignalSummary?) -> [String] {
+        let signal = signal ?? VideoSignalSummary()
+        var notes: [String] = []
+        if let colour {
+            let pairs: [(String, Int?, Int, (Int) -> String?)] = [
+                ("colour_primaries", colour.colourPrimaries, signal.colourPrimaries, ColourNames.primaries),
+                ("transfer_characteristics", colour.transferCharacteristics, signal.transferCharacteristics, ColourNames.transfer),
+                ("matrix_coefficients", colour.matrixCoefficients, signal.matrixCoefficients, ColourNames.space),
+            ]
+            for (field, box, vui, name) in pairs {
+                guard let box, box != vui else { continue }
+                notes.append("colr \(field) \(box) (\(name(box) ?? "reserved")) differs from the VUI's \(vui) (\(name(vui) ?? "reserved"))")
+            }
+            if let full = colour.fullRange, signal.videoSignalTypePresent, full != signal.videoFullRange {
+                notes.append("colr full_range_flag \(full ? 1 : 0) differs from the VUI's video_full_range_flag \(signal.videoFullRange ? 1 : 0)")
+            }
+        }
+        if let pasp = pixelAspectRatio, pasp.hSpacing > 0, pasp.vSpacing > 0 {
+            let box = Rational(Int64(pasp.hSpacing), Int64(pasp.vSpacing)).reduced
+            let vui = (signal.sampleAspectRatio ?? Rational(1, 1)).reduced
+            if box != vui {
+                notes.append("pasp \(box.numerator):\(box.denominator) differs from the VUI's sample aspect ratio \(vui.numerator):\(vui.denominator)")
+            }
+        }
+        return notes
     }
 
     /// The duration in seconds (for display; `nil` when unknown).

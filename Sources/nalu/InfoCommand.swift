@@ -52,6 +52,7 @@ extension ContainerSummary {
             .object([("segment_duration", .number(Int(clamping: edit.segmentDuration))), ("media_time", .number(Int(clamping: edit.mediaTime))),
                      ("media_rate", .number(Int(edit.mediaRateInteger)))])
         })))
+        members += colourBoxesJSON
         return .object(members)
     }
 
@@ -67,6 +68,7 @@ extension ContainerSummary {
             let start = edit.mediaTime < 0 ? "empty" : "from \(edit.mediaTime)"
             lines.append(("edit", "\(start), \(edit.segmentDuration) at movie timescale \(movieTimescale)"))
         }
+        lines += colourBoxesLines
         return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
     }
 }

@@ -131,3 +131,43 @@ extension StreamSummary {
         return lines
     }
 }
+
+/// How `nalu info` prints an MP4 sample entry's `colr` and `pasp` boxes.
+extension ContainerSummary {
+    var colourBoxesJSON: [(String, JSON)] {
+        var members: [(String, JSON)] = []
+        if let colour {
+            var fields: [(String, JSON)] = [("colour_type", .string(colour.colourType))]
+            if let value = colour.colourPrimaries {
+                fields.append(("colour_primaries", .number(value)))
+                if let name = ColourNames.printed(ColourNames.primaries(value)) { fields.append(("color_primaries", .string(name))) }
+            }
+            if let value = colour.transferCharacteristics {
+                fields.append(("transfer_characteristics", .number(value)))
+                if let name = ColourNames.printed(ColourNames.transfer(value)) { fields.append(("color_transfer", .string(name))) }
+            }
+            if let value = colour.matrixCoefficients {
+                fields.append(("matrix_coefficients", .number(value)))
+                if let name = ColourNames.printed(ColourNames.space(value)) { fields.append(("color_space", .string(name))) }
+            }
+            if let full = colour.fullRange { fields.append(("color_range", .string(ColourNames.range(fullRange: full)))) }
+            members.append(("colr", .object(fields)))
+        }
+        if let pasp = pixelAspectRatio { members.append(("pasp", .string("\(pasp.hSpacing):\(pasp.vSpacing)"))) }
+        if !notes.isEmpty { members.append(("notes", .array(notes.map { .string($0) }))) }
+        return members
+    }
+
+    var colourBoxesLines: [(String, String)] {
+        var lines: [(String, String)] = []
+        if let colour {
+            let values = [colour.colourPrimaries, colour.transferCharacteristics, colour.matrixCoefficients].compactMap { $0 }
+            var text = colour.colourType + (values.isEmpty ? "" : " " + values.map(String.init).joined(separator: "/"))
+            if let full = colour.fullRange { text += ", " + ColourNames.range(fullRange: full) }
+            lines.append(("colr", text))
+        }
+        if let pasp = pixelAspectRatio { lines.append(("pasp", "\(pasp.hSpacing):\(pasp.vSpacing)")) }
+        for note in notes { lines.append(("note", note)) }
+        return lines
+    }
+}

@@ -8,7 +8,7 @@ let colourFixtureNames: [String] = {
     return names.filter { $0.hasSuffix(".colour.json") }.map { String($0.dropLast(".colour.json".count)) }.sorted()
 }()
 
-private func colourFacts(_ name: String) throws -> [String: Any] {
+func colourFacts(_ name: String) throws -> [String: Any] {
     let data = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture(name + ".colour.json")))
     return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
 }
@@ -117,5 +117,43 @@ private func streamPath(_ name: String) -> String {
         #expect(recovery["recovery_frame_cnt"] == 0)
         let counts = try #require(sei["payload_type_counts"] as? [String: Int])
         #expect(recovery["messages"] == counts["6"])
+    }
+}
+
+@Suite struct InfoSampleEntryColourTests {
+    /// ffmpeg's MP4 muxer writes `colr` (nclx) and `pasp` from the stream's colour and SAR;
+    /// `nalu info` reads them back with the same values and no note.
+    @Test(arguments: ["colour_avc_bt709_tv", "colour_avc_pc_sar43", "colour_avc_hrd", "colour_hevc_hdr10", "colour_hevc_hlg_sar"])
+    func colrAndPaspMatchTheStream(name: String) throws {
+        let stream = try #require((try colourFacts(name)["streams"] as? [[String: Any]])?.first)
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", CLIRunner.fixture(name + ".mp4")]).stdout)
+        let container = try #require(info["container"] as? [String: Any])
+        let colr = try #require(container["colr"] as? [String: Any])
+        #expect(colr["colour_type"] as? String == "nclx")
+        for key in ["color_primaries", "color_transfer", "color_space", "color_range"] {
+            #expect(colr[key] as? String == stream[key] as? String, "\(key)")
+        }
+        #expect(container["pasp"] as? String == stream["sample_aspect_ratio"] as? String)
+        #expect(container["notes"] == nil)
+    }
+
+    /// colour_hevc_colr_mismatch.mp4: the HDR10 stream remuxed with `-color_primaries bt709
+    /// -color_trc bt709 -colorspace bt709 -color_range pc`, so colr disagrees with the VUI.
+    @Test func mismatchIsNoted() throws {
+        let path = CLIRunner.fixture("colour_hevc_colr_mismatch.mp4")
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", path]).stdout)
+        let container = try #require(info["container"] as? [String: Any])
+        #expect(container["sample_entry"] as? String == "hev1")
+        #expect(container["notes"] as? [String] == [
+            "colr colour_primaries 1 (bt709) differs from the VUI's 9 (bt2020)",
+            "colr transfer_characteristics 1 (bt709) differs from the VUI's 16 (smpte2084)",
+            "colr matrix_coefficients 1 (bt709) differs from the VUI's 9 (bt2020nc)",
+            "colr full_range_flag 1 differs from the VUI's video_full_range_flag 0",
+        ])
+        // The stream's own fields still come from the VUI, as ffprobe reports them.
+        #expect(info["color_primaries"] as? String == "bt2020")
+        #expect(info["color_range"] as? String == "tv")
+        let text = try CLIRunner.run(["info", path]).stdout
+        #expect(text.contains("note:          colr full_range_flag 1 differs from the VUI's video_full_range_flag 0\n"))
     }
 }

@@ -92,6 +92,7 @@ import Testing
             timescale:     15360
             duration:      10240 (0.667 s)
             edit:          from 1024, 667 at movie timescale 1000
+            pasp:          1:1
             format:        length-prefixed (4-byte lengths)
             codec:         H.264/AVC
             profile:       High (profile_idc 100)
@@ -132,7 +133,8 @@ import Testing
                 "duration_seconds": 1,
                 "samples": 30,
                 "fragmented": true,
-                "edit_list": []
+                "edit_list": [],
+                "pasp": "1:1"
               },
               "format": "length-prefixed",
             """))
