@@ -20,7 +20,7 @@ extension StreamSummary {
             }
         }
         if let fieldOrder { members.append(("field_order", .string(fieldOrder))) }
-        if let signal { members.append(("vui", vuiJSON(signal))) }
+        if let signal { members.append(("vui", vuiJSON(signal, codec: codec))) }
         members.append(("sei", seiJSON))
         return members
     }
@@ -35,28 +35,32 @@ extension StreamSummary {
         return "\(dar.numerator):\(dar.denominator)"
     }
 
-    private func vuiJSON(_ signal: VideoSignalSummary) -> JSON {
-        var members: [(String, JSON)] = [("present", .bool(signal.vuiPresent))]
-        if signal.videoSignalTypePresent { members.append(("video_format", .number(signal.videoFormat))) }
-        members += [
-            ("colour_primaries", .number(signal.colourPrimaries)),
-            ("transfer_characteristics", .number(signal.transferCharacteristics)),
-            ("matrix_coefficients", .number(signal.matrixCoefficients)),
-            ("video_full_range_flag", .bool(signal.videoFullRange)),
-        ]
-        if let location = signal.chromaSampleLocType { members.append(("chroma_sample_loc_type", .number(location))) }
-        members.append(("num_units_in_tick", signal.numUnitsInTick.map { .number($0) } ?? .null))
-        members.append(("time_scale", signal.timeScale.map { .number($0) } ?? .null))
-        if codec == .h264 { members.append(("fixed_frame_rate", signal.fixedFrameRate.map { .bool($0) } ?? .null)) }
-        members.append(("max_num_reorder_frames", signal.maxNumReorderFrames.map { .number($0) } ?? .null))
-        members.append(("max_dec_frame_buffering", signal.maxDecFrameBuffering.map { .number($0) } ?? .null))
-        members.append(("hrd", .array(signal.hrd.map { hrd in
-            .object([("type", .string(hrd.kind)), ("bit_rate", .number(Int64(clamping: hrd.bitRate))),
-                     ("cpb_size", .number(Int64(clamping: hrd.cpbSize))), ("cbr", .bool(hrd.cbr))])
-        })))
-        return .object(members)
-    }
+}
 
+/// The VUI facts of an SPS as `nalu info --json` and `nalu nals --json` print them.
+func vuiJSON(_ signal: VideoSignalSummary, codec: Codec) -> JSON {
+    var members: [(String, JSON)] = [("present", .bool(signal.vuiPresent))]
+    if signal.videoSignalTypePresent { members.append(("video_format", .number(signal.videoFormat))) }
+    members += [
+        ("colour_primaries", .number(signal.colourPrimaries)),
+        ("transfer_characteristics", .number(signal.transferCharacteristics)),
+        ("matrix_coefficients", .number(signal.matrixCoefficients)),
+        ("video_full_range_flag", .bool(signal.videoFullRange)),
+    ]
+    if let location = signal.chromaSampleLocType { members.append(("chroma_sample_loc_type", .number(location))) }
+    members.append(("num_units_in_tick", signal.numUnitsInTick.map { .number($0) } ?? .null))
+    members.append(("time_scale", signal.timeScale.map { .number($0) } ?? .null))
+    if codec == .h264 { members.append(("fixed_frame_rate", signal.fixedFrameRate.map { .bool($0) } ?? .null)) }
+    members.append(("max_num_reorder_frames", signal.maxNumReorderFrames.map { .number($0) } ?? .null))
+    members.append(("max_dec_frame_buffering", signal.maxDecFrameBuffering.map { .number($0) } ?? .null))
+    members.append(("hrd", .array(signal.hrd.map { hrd in
+        .object([("type", .string(hrd.kind)), ("bit_rate", .number(Int64(clamping: hrd.bitRate))),
+                 ("cpb_size", .number(Int64(clamping: hrd.cpbSize))), ("cbr", .bool(hrd.cbr))])
+    })))
+    return .object(members)
+}
+
+extension StreamSummary {
     private var seiJSON: JSON {
         var members: [(String, JSON)] = [("nal_units", .number(sei.nalUnits))]
         members.append(("payload_type_counts", .object(sei.payloadTypeCounts.sorted { $0.key < $1.key }

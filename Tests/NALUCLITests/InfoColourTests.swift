@@ -157,3 +157,66 @@ private func streamPath(_ name: String) -> String {
         #expect(text.contains("note:          colr full_range_flag 1 differs from the VUI's video_full_range_flag 0\n"))
     }
 }
+
+@Suite struct NalsFieldsTests {
+    static func lines(_ arguments: [String]) throws -> [[String: Any]] {
+        let result = try CLIRunner.run(["nals", "--json"] + arguments)
+        #expect(result.status == 0)
+        return try result.stdout.split(separator: "\n").map { try jsonObject(String($0)) }
+    }
+
+    /// Each SPS's `fields.vui` is what `info --json` reports for the stream (one SPS in these).
+    @Test(arguments: colourFixtureNames.filter { $0.hasPrefix("colour_") })
+    func spsFieldsAgreeWithInfo(name: String) throws {
+        let path = CLIRunner.fixture(name + (name.contains("hevc") ? ".h265" : ".h264"))
+        let info = try jsonObject(try CLIRunner.run(["info", "--json", path]).stdout)
+        let sps = try #require(try Self.lines([path]).first { $0["name"] as? String == "SPS" })
+        let fields = try #require(sps["fields"] as? [String: Any])
+        #expect(fields["width"] as? Int == info["width"] as? Int)
+        #expect(fields["height"] as? Int == info["height"] as? Int)
+        let vui = try #require(fields["vui"] as? NSDictionary)
+        #expect(vui == info["vui"] as? NSDictionary)
+    }
+
+    @Test func hdr10SEIMessagesAreListed() throws {
+        let lines = try Self.lines([CLIRunner.fixture("colour_hevc_hdr10.h265")])
+        let messages = lines.compactMap { $0["sei"] as? [[String: Any]] }.flatMap { $0 }
+        let display = try #require(messages.first { $0["payload_type"] as? Int == 137 })
+        #expect(display["display_primaries_x"] as? [Int] == [13250, 7500, 34000])
+        #expect(display["min_display_mastering_luminance"] as? Int == 1)
+        let light = try #require(messages.first { $0["payload_type"] as? Int == 144 })
+        #expect(light["max_content_light_level"] as? Int == 1000)
+        #expect(light["max_pic_average_light_level"] as? Int == 400)
+    }
+
+    /// A stream whose SEI messages are cut short: listed with `parse_error`, exit 0, no trap;
+    /// `info` reports the first error in `sei.error` and still succeeds.
+    @Test func malformedSEIPayloads() throws {
+        let original = Array(try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("colour_hevc_hdr10.h265"))))
+        // Prefix SEI NAL units: MDCV with 3 of its 24 bytes, CLL with 1 of 4, user data with 15 of 16.
+        let broken: [[UInt8]] = [
+            [0, 0, 0, 1, 0x4E, 0x01, 137, 3, 0x33, 0xC2, 0x86, 0x80],
+            [0, 0, 0, 1, 0x4E, 0x01, 144, 1, 0x03, 0x80],
+            [0, 0, 0, 1, 0x4E, 0x01, 5, 15] + [UInt8](repeating: 0x41, count: 15) + [0x80],
+        ]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-sei-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("broken.h265").path
+        try Data(broken.flatMap { $0 } + original).write(to: URL(fileURLWithPath: path))
+        let lines = try Self.lines([path])
+        let errors = lines.prefix(3).map { line in
+            (line["sei"] as? [[String: Any]])?.first?["parse_error"] as? String
+        }
+        #expect(errors.allSatisfy { $0 != nil })
+        #expect(errors[0]?.contains("display_primaries") == true)
+        #expect(errors[1]?.contains("max_content_light_level") == true)
+        #expect(errors[2]?.contains("uuid_iso_iec_11578") == true)
+        let info = try CLIRunner.run(["info", "--json", path])
+        #expect(info.status == 0)
+        let sei = try #require(try jsonObject(info.stdout)["sei"] as? [String: Any])
+        #expect((sei["error"] as? String)?.contains("display_primaries") == true)
+        // The stream's own messages after the broken ones are still found.
+        #expect((sei["content_light_level"] as? [String: Int])?["max_content"] == 1000)
+    }
+}
