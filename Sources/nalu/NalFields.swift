@@ -15,6 +15,11 @@ struct NalFields {
 
     init(codec: Codec) { self.codec = codec }
 
+    /// Whether units of `type` get members (the others are not copied).
+    func describes(type: UInt8) -> Bool {
+        codec == .h264 ? [6, 7, 8].contains(type) : [32, 33, 34, 39, 40].contains(type)
+    }
+
     /// The members to append for `nalUnit` (escaped, header included), if any.
     mutating func members(_ nalUnit: ArraySlice<UInt8>, type: UInt8) -> [(String, JSON)] {
         do throws(NALUError) {

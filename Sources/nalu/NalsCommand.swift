@@ -49,7 +49,7 @@ struct Nals: ParsableCommand {
                     members.append(("layer_id", .number(hevc.nuhLayerId)))
                     members.append(("temporal_id", .number(hevc.temporalId)))
                 }
-                members += fields.members(unit.array[...], type: header.typeNumber)
+                if fields.describes(type: header.typeNumber) { members += fields.members(unit.array[...], type: header.typeNumber) }
                 try out.line(JSON.object(members).text)
             } else {
                 var line = pad(String(unit.offset), 10) + " " + pad(String(unit.count), 10) + "  "
