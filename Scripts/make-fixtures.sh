@@ -123,6 +123,11 @@ colour_fixtures() {
     # The container's colr says BT.709 full range, the VUI BT.2020 PQ limited range: info notes it.
     ffmpeg -v error -y -r 25 -f hevc -i "$out/colour_hevc_hdr10.h265" -c copy -color_primaries bt709 -color_trc bt709 \
         -colorspace bt709 -color_range pc -f mp4 "$out/colour_hevc_colr_mismatch.mp4"
+    # x264's own CLI writes no aspect_ratio_info and no video signal type: ffprobe omits those keys.
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=176x144:rate=25 -frames:v 5 -pix_fmt yuv420p -f rawvideo "$out/colour_avc_nosar.yuv"
+    x264 --quiet --no-progress --input-res 176x144 --fps 25 -o "$out/colour_avc_nosar.h264" "$out/colour_avc_nosar.yuv"
+    rm -f "$out/colour_avc_nosar.yuv"
+    probe_colour colour_avc_nosar h264
     colour colour_hevc_hlg_sar   hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range pc -vf setsar=16/11 -x265-params log-level=error
 }
 [ "${NALU_FIXTURES:-all}" = colour ] && { colour_fixtures; exit 0; }
