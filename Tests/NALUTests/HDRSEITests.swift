@@ -135,3 +135,36 @@ import NALU
         #expect((0...255).allSatisfy { ColourNames.primaries($0) != "" && ColourNames.transfer($0) != "" && ColourNames.space($0) != "" })
     }
 }
+
+@Suite struct SEIPayloadFuzzTests {
+    /// Seeded random payloads of every length up to 40 bytes: each parser returns a value or
+    /// throws a `NALUError`; nothing traps.
+    @Test func randomPayloadsNeverTrap() {
+        var state: UInt64 = 0x5EED_0016
+        func next() -> UInt8 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+        var parsed = 0, failed = 0
+        for length in 0...40 {
+            for _ in 0..<25 {
+                let payload = (0..<length).map { _ in next() }
+                for type in [137, 144, 5] {
+                    let message = SEIMessage(payloadType: type, payload: payload[...], payloadOffset: 3)
+                    do throws(NALUError) {
+                        switch type {
+                        case 137: _ = try MasteringDisplayColourVolume(message)
+                        case 144: _ = try ContentLightLevelInfo(message)
+                        default: _ = try UserDataUnregistered(message, limit: 8).text(maxLength: 4)
+                        }
+                        parsed += 1
+                    } catch {
+                        #expect(error.byteOffset.map { $0 >= 3 } == true)
+                        failed += 1
+                    }
+                }
+            }
+        }
+        #expect(parsed > 0 && failed > 0)
+    }
+}
