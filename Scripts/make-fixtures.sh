@@ -72,6 +72,65 @@ make_container mp4_hevc_hvc1        mp4 hevc 20 -an -tag:v hvc1 -preset fast -x2
 make_container mp4_hevc_frag        mp4 hevc 30 -an -preset fast -x265-params "$x265q:bframes=2:keyint=10:min-keyint=10:scenecut=0" -movflags frag_keyframe+empty_moov+default_base_moof
 make_container mov_avc              mov h264 20 -an -bf 2 -g 10 -x264-params "$x264q"
 fi
+# Colour, aspect ratio and HDR metadata (issue 16): NAME.h264|h265, NAME.mp4 (ffmpeg's remux), and
+# NAME.colour.json = ffprobe -show_streams -show_frames (first frame) of the elementary stream,
+# with the trace_headers values of the VUI timing, reordering and HRD fields nalu info reports.
+# Only these: NALU_FIXTURES=colour Scripts/make-fixtures.sh
+# NAME.colour.json of an existing NAME.EXT (no re-encoding).
+probe_colour() {
+    local name=$1 ext=$2
+    local file="$out/$name.$ext"
+    ffprobe -v error -select_streams v:0 -show_streams -show_frames -read_intervals "%+#1" -of json "$file" > "$out/$name.probe.raw.json"
+    ffmpeg -hide_banner -nostats -i "$file" -c:v copy -bsf:v trace_headers -f null - -loglevel trace 2> "$out/$name.trace.txt" || true
+    python3 - "$out/$name" <<'PY'
+import json, re, sys
+base = sys.argv[1]
+probe = json.load(open(base + ".probe.raw.json"))
+fields = {}
+for line in open(base + ".trace.txt", errors="replace"):
+    m = re.search(r"\]\s+\d+\s+(\w+(?:\[\d+\])*)\s+[01]+ = (-?\d+)", line)
+    if m and m.group(1) not in fields:
+        fields[m.group(1)] = int(m.group(2))
+keep = ["num_units_in_tick", "time_scale", "fixed_frame_rate_flag", "vui_num_units_in_tick", "vui_time_scale",
+        "max_num_reorder_frames", "max_dec_frame_buffering", "sps_max_num_reorder_pics[0]", "sps_max_dec_pic_buffering_minus1[0]",
+        "nal_hrd_parameters_present_flag", "vcl_hrd_parameters_present_flag", "bit_rate_scale", "cpb_size_scale",
+        "bit_rate_value_minus1[0]", "cpb_size_value_minus1[0]", "cbr_flag[0]", "video_signal_type_present_flag",
+        "aspect_ratio_idc", "sar_width", "sar_height"]
+probe["trace_headers"] = {k: fields[k] for k in keep if k in fields}
+json.dump(probe, open(base + ".colour.json", "w"), indent=1, sort_keys=True)
+PY
+    rm -f "$out/$name.probe.raw.json" "$out/$name.trace.txt"
+}
+colour() {
+    local name=$1 codec=$2 size=$3; shift 3
+    local ext=h264 enc=libx264 fmt=h264
+    if [ "$codec" = hevc ]; then ext=h265 enc=libx265 fmt=hevc; fi
+    local file="$out/$name.$ext"
+    ffmpeg -v error -y -f lavfi -i "testsrc2=size=$size:rate=25" -frames:v 5 -c:v "$enc" "$@" -f "$fmt" "$file"
+    ffmpeg -v error -y -r 25 -f "$fmt" -i "$file" -c copy -f mp4 "$out/$name.mp4"
+    probe_colour "$name" "$ext"
+}
+colour_fixtures() {
+    colour colour_avc_bt709_tv   h264 176x144 -pix_fmt yuv420p -color_primaries bt709 -color_trc bt709 -colorspace bt709 -color_range tv -x264-params log-level=error
+    colour colour_avc_pc_sar43   h264 176x144 -pix_fmt yuv420p -color_primaries smpte170m -color_trc smpte170m -colorspace smpte170m -color_range pc -vf setsar=4/3 -x264-params log-level=error
+    colour colour_avc_hrd        h264 176x144 -pix_fmt yuv420p -color_primaries bt470bg -color_trc gamma28 -colorspace bt470bg -maxrate 300k -bufsize 600k -x264-params log-level=error:nal-hrd=vbr
+    colour colour_hevc_hdr10     hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv \
+        -x265-params "log-level=error:hdr10=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:vbv-bufsize=1000:vbv-maxrate=800:hrd=1"
+    for f in "$out"/avc_*.h264 "$out"/hevc_*.h265; do
+        case "$f" in *.mp4toannexb.*) continue;; esac
+        local base=${f##*/}; probe_colour "${base%.*}" "${base##*.}"
+    done
+    # The container's colr says BT.709 full range, the VUI BT.2020 PQ limited range: info notes it.
+    ffmpeg -v error -y -r 25 -f hevc -i "$out/colour_hevc_hdr10.h265" -c copy -color_primaries bt709 -color_trc bt709 \
+        -colorspace bt709 -color_range pc -f mp4 "$out/colour_hevc_colr_mismatch.mp4"
+    # x264's own CLI writes no aspect_ratio_info and no video signal type: ffprobe omits those keys.
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=176x144:rate=25 -frames:v 5 -pix_fmt yuv420p -f rawvideo "$out/colour_avc_nosar.yuv"
+    x264 --quiet --no-progress --input-res 176x144 --fps 25 -o "$out/colour_avc_nosar.h264" "$out/colour_avc_nosar.yuv"
+    rm -f "$out/colour_avc_nosar.yuv"
+    probe_colour colour_avc_nosar h264
+    colour colour_hevc_hlg_sar   hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range pc -vf setsar=16/11 -x265-params log-level=error
+}
+[ "${NALU_FIXTURES:-all}" = colour ] && { colour_fixtures; exit 0; }
 [ "${NALU_FIXTURES:-all}" = mp4 ] && exit 0
 
 # H.264 (ITU-T H.264 profiles as x264 makes them)
@@ -100,5 +159,7 @@ make hevc_open_gop       hevc 176x144 30 30 -pix_fmt yuv420p -preset fast -x265-
 make hevc_closed_gop     hevc 176x144 30 30 -pix_fmt yuv420p -preset fast -x265-params "$x265q:keyint=10:min-keyint=10:scenecut=0:open-gop=0:bframes=3"
 make hevc_wpp_aud        hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:wpp=1:aud=1:repeat-headers=1:keyint=6"
 make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:slices=3"
+
+colour_fixtures
 
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

@@ -48,6 +48,10 @@ public struct MP4SampleDescription: Hashable, Sendable {
     public var recordBytes: [UInt8]
     /// The record, parsed.
     public var record: DecoderConfigurationRecord
+    /// The entry's `colr` box, if any (12.1.5).
+    public var colour: MP4ColourInformation?
+    /// The entry's `pasp` box, if any (12.1.4).
+    public var pixelAspectRatio: MP4PixelAspectRatio?
 
     public init(type: MP4SampleEntryType, width: Int, height: Int, recordBytes: [UInt8], record: DecoderConfigurationRecord) {
         self.type = type

@@ -119,6 +119,8 @@ enum MovieBoxes {
             throw NALUError(error.code, field: "\(recordType).\(error.field)", byteOffset: recordBox.payloadOffset + (error.byteOffset ?? 0),
                             detail: error.detail)
         }
-        return MP4SampleDescription(type: type, width: width, height: height, recordBytes: payload.bytes, record: record)
+        var description = MP4SampleDescription(type: type, width: width, height: height, recordBytes: payload.bytes, record: record)
+        description.readColourBoxes(boxes, in: source)
+        return description
     }
 }

@@ -20,23 +20,50 @@ public struct StreamSummary: Sendable {
     public var leadingGarbageBytes: Int64 = 0
     /// The container's facts, for MP4/MOV input.
     public var container: ContainerSummary?
+    /// What the VUI of the SPS that ``description`` describes says about colour, aspect,
+    /// timing, reordering and the HRD.
+    public var signal: VideoSignalSummary?
+    /// The SEI messages that matter for display and start-up.
+    public var sei = SEISummary()
+    /// ffprobe's `field_order` for H.264 (``FieldOrder``); `nil` for H.265 and when unknown.
+    public var fieldOrder: String?
 
     public init(codec: Codec) { self.codec = codec }
 
     /// Reads `source` to the end.
     public static func scan(_ source: MediaSource) throws -> StreamSummary {
         var summary = StreamSummary(codec: source.codec)
+        var fieldOrder = FieldOrder(codec: source.codec)
+        for unit in source.outOfBandParameterSets { fieldOrder.add(unit[...]) }
         let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
             summary.nalUnits += 1
             summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
             summary.bytes = unit.offset + Int64(unit.count)
+            let type = header.typeNumber
+            if source.codec == .h264 ? type == 6 : (type == 39 || type == 40) {
+                let bytes = unit.array[...]
+                summary.sei.add(bytes, codec: source.codec, offset: unit.offset)
+                if !fieldOrder.isDone { fieldOrder.add(bytes) }
+            } else if !fieldOrder.isDone {
+                fieldOrder.add(unit.array[...])
+            }
         }) { unit in summary.count(unit.summary) }
         summary.description = parameterSets.streamDescription
+        summary.fieldOrder = fieldOrder.name
+        if let id = parameterSets.lastSPSId {
+            switch source.codec {
+            case .h264: summary.signal = parameterSets.avcSPS[id].map { VideoSignalSummary($0.parsed) }
+            case .hevc: summary.signal = parameterSets.hevcSPS[id].map { VideoSignalSummary($0.parsed) }
+            }
+        }
         summary.leadingGarbageBytes = source.leadingGarbageBytes
         if let mp4 = source.mp4 {
             summary.bytes = mp4.source.size
             let totals = try MP4SampleTotals.of(mp4)
-            summary.container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+            var container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+            container.notes = ContainerSummary.disagreements(colour: container.colour, pixelAspectRatio: container.pixelAspectRatio,
+                                                             signal: summary.signal)
+            summary.container = container
         }
         return summary
     }
@@ -72,6 +99,12 @@ public struct ContainerSummary: Sendable {
     public var fragmented: Bool
     public var editList: [MP4EditListEntry]
     public var movieTimescale: UInt32
+    /// The sample entry's `colr` box, if any.
+    public var colour: MP4ColourInformation?
+    /// The sample entry's `pasp` box, if any.
+    public var pixelAspectRatio: MP4PixelAspectRatio?
+    /// Where `colr`/`pasp` disagree with the VUI of the stream (``disagreements(colour:pixelAspectRatio:signal:)``).
+    public var notes: [String] = []
 
     public init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
         let track = reader.track
@@ -85,6 +118,41 @@ public struct ContainerSummary: Sendable {
         fragmented = track.isFragmented
         editList = track.editList
         movieTimescale = track.movieTimescale
+        colour = track.sampleDescription.colour
+        pixelAspectRatio = track.sampleDescription.pixelAspectRatio
+    }
+
+    /// What a player may show differently depending on whether it trusts the container or the
+    /// bitstream: each `colr` code point that differs from the VUI's (a VUI without a colour
+    /// description counts as 2, unspecified), an `nclx` range that differs from
+    /// `video_full_range_flag`, and a `pasp` ratio that differs from the VUI's sample aspect
+    /// ratio (1:1 when the VUI has none).
+    public static func disagreements(colour: MP4ColourInformation?, pixelAspectRatio: MP4PixelAspectRatio?,
+                                     signal: VideoSignalSummary?) -> [String] {
+        let signal = signal ?? VideoSignalSummary()
+        var notes: [String] = []
+        if let colour {
+            let pairs: [(String, Int?, Int, (Int) -> String?)] = [
+                ("colour_primaries", colour.colourPrimaries, signal.colourPrimaries, ColourNames.primaries),
+                ("transfer_characteristics", colour.transferCharacteristics, signal.transferCharacteristics, ColourNames.transfer),
+                ("matrix_coefficients", colour.matrixCoefficients, signal.matrixCoefficients, ColourNames.space),
+            ]
+            for (field, box, vui, name) in pairs {
+                guard let box, box != vui else { continue }
+                notes.append("colr \(field) \(box) (\(name(box) ?? "reserved")) differs from the VUI's \(vui) (\(name(vui) ?? "reserved"))")
+            }
+            if let full = colour.fullRange, signal.videoSignalTypePresent, full != signal.videoFullRange {
+                notes.append("colr full_range_flag \(full ? 1 : 0) differs from the VUI's video_full_range_flag \(signal.videoFullRange ? 1 : 0)")
+            }
+        }
+        if let pasp = pixelAspectRatio, pasp.hSpacing > 0, pasp.vSpacing > 0 {
+            let box = Rational(Int64(pasp.hSpacing), Int64(pasp.vSpacing)).reduced
+            let vui = (signal.sampleAspectRatio ?? Rational(1, 1)).reduced
+            if box != vui {
+                notes.append("pasp \(box.numerator):\(box.denominator) differs from the VUI's sample aspect ratio \(vui.numerator):\(vui.denominator)")
+            }
+        }
+        return notes
     }
 
     /// The duration in seconds (for display; `nil` when unknown).

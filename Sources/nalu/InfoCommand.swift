@@ -52,6 +52,7 @@ extension ContainerSummary {
             .object([("segment_duration", .number(Int(clamping: edit.segmentDuration))), ("media_time", .number(Int(clamping: edit.mediaTime))),
                      ("media_rate", .number(Int(edit.mediaRateInteger)))])
         })))
+        members += colourBoxesJSON
         return .object(members)
     }
 
@@ -67,6 +68,7 @@ extension ContainerSummary {
             let start = edit.mediaTime < 0 ? "empty" : "from \(edit.mediaTime)"
             lines.append(("edit", "\(start), \(edit.segmentDuration) at movie timescale \(movieTimescale)"))
         }
+        lines += colourBoxesLines
         return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
     }
 }
@@ -116,6 +118,7 @@ extension StreamSummary {
             } else {
                 members.append(("frame_rate", .null))
             }
+            members += signalJSON()
         } else {
             for key in ["profile", "profile_idc", "level_idc", "width", "height", "chroma_format_idc", "bit_depth_luma", "bit_depth_chroma"] {
                 members.append((key, .null))
@@ -155,6 +158,7 @@ extension StreamSummary {
             } else {
                 lines.append(("frame rate", "not in the VUI"))
             }
+            lines += signalLines()
         } else {
             lines.append(("parameters", "no sequence parameter set in the stream"))
         }

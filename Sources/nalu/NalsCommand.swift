@@ -18,7 +18,7 @@ struct Nals: ParsableCommand {
 
     @OptionGroup var inputOptions: InputOptions
 
-    @Flag(help: "Print JSON Lines: one object per NAL unit with offset, size, type, name.")
+    @Flag(help: "Print JSON Lines: one object per NAL unit with offset, size, type, name; parameter sets add their parsed \"fields\", SEI units their \"sei\" messages.")
     var json = false
 
     func run() throws {
@@ -30,6 +30,7 @@ struct Nals: ParsableCommand {
                                         : "    offset       size  type  name             ref")
         }
         defer { try? out.flush() }
+        var fields = NalFields(codec: codec)
         try source.forEachNALUnit { unit in
             let header: NALUnitHeader
             do throws(NALUError) {
@@ -48,6 +49,7 @@ struct Nals: ParsableCommand {
                     members.append(("layer_id", .number(hevc.nuhLayerId)))
                     members.append(("temporal_id", .number(hevc.temporalId)))
                 }
+                if fields.describes(type: header.typeNumber) { members += fields.members(unit.array[...], type: header.typeNumber) }
                 try out.line(JSON.object(members).text)
             } else {
                 var line = pad(String(unit.offset), 10) + " " + pad(String(unit.count), 10) + "  "

@@ -92,6 +92,7 @@ import Testing
             timescale:     15360
             duration:      10240 (0.667 s)
             edit:          from 1024, 667 at movie timescale 1000
+            pasp:          1:1
             format:        length-prefixed (4-byte lengths)
             codec:         H.264/AVC
             profile:       High (profile_idc 100)
@@ -100,6 +101,12 @@ import Testing
             chroma format: 4:2:0 (chroma_format_idc 1)
             bit depth:     8
             frame rate:    30 fps (30/1, from the VUI)
+            colour:        unspecified
+            aspect:        SAR 1:1, DAR 11:9
+            VUI timing:    num_units_in_tick 1, time_scale 60
+            reordering:    max_num_reorder_frames 2, max_dec_frame_buffering 4
+            field order:   progressive
+            encoder:       x264 - core 164 r3095 baee400 - H.264/MPEG-4 AVC codec - Copyleft 2003-2…
             access units:  20 (2 I, 8 P, 10 B)
             keyframes:     2 (2 idr)
             bytes:         19103
@@ -126,7 +133,8 @@ import Testing
                 "duration_seconds": 1,
                 "samples": 30,
                 "fragmented": true,
-                "edit_list": []
+                "edit_list": [],
+                "pasp": "1:1"
               },
               "format": "length-prefixed",
             """))
