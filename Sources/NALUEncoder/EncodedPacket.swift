@@ -83,17 +83,7 @@ public enum EncoderFraming {
 
     /// The parameter sets among `nalUnits` (H.264 SPS/PPS; H.265 VPS/SPS/PPS), in stream order.
     public static func parameterSets(_ nalUnits: [[UInt8]], codec: Codec) -> [[UInt8]] {
-        nalUnits.filter { unit in
-            guard let first = unit.first else { return false }
-            switch codec {
-            case .h264:
-                let type = first & 0x1F
-                return type == 7 || type == 8
-            case .hevc:
-                let type = (first >> 1) & 0x3F
-                return (32...34).contains(type)
-            }
-        }
+        nalUnits.filter { unit in unit.first.map { codec.isParameterSet(firstByte: $0) } ?? false }
     }
 
     /// The keyframe class of an access unit from its NAL unit types (H.264: IDR slice; H.265:
@@ -102,14 +92,13 @@ public enum EncoderFraming {
     public static func keyframeClass(nalTypes: some Sequence<UInt8>, codec: Codec, libraryKeyframe: Bool) -> KeyframeClass? {
         var found: KeyframeClass?
         for type in nalTypes {
-            switch codec {
-            case .h264:
-                if type == 5 { return .idr }
-            case .hevc:
-                if type == 19 || type == 20 { return .idr }
-                if type == 21 { found = .cra }
-                if (16...18).contains(type) { found = .bla }
+            // `type` is a nal_unit_type value (H.264 0–31, H.265 0–63), not a header byte.
+            let keyframe = switch codec {
+            case .h264: KeyframeClass(nalUnitType: AVCNALUnitType(rawValue: type))
+            case .hevc: KeyframeClass(nalUnitType: HEVCNALUnitType(rawValue: type))
             }
+            if keyframe == .idr { return .idr }
+            if let keyframe { found = keyframe }
         }
         return found ?? (libraryKeyframe ? .recoveryPoint(count: 0) : nil)
     }

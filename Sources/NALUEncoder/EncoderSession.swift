@@ -157,21 +157,16 @@ public final class EncoderSession {
     public var parameterSets: [[UInt8]] { backend?.parameterSets ?? lastParameterSets }
 
     /// The parameter sets as an `avcC` / `hvcC` record (ISO/IEC 14496-15 5.3.3.1 / 8.3.3.1), built
-    /// by the core, for MP4 sample entries or `extradata`; `nil` before any backend was opened
-    /// (call ``prepare()`` first). The hvcC's `array_completeness` follows
+    /// by the core's one record builder
+    /// (``NALU/DecoderConfigurationRecord/build(codec:parameterSets:lengthSize:arrayCompleteness:)``),
+    /// for MP4 sample entries or `extradata`; `nil` before any backend was opened (call ``prepare()`` first). The hvcC's `array_completeness` follows
     /// ``EncoderConfiguration/parameterSetCarriage`` (the rule of ``NALU/ParameterSetCarriage``):
     /// set when the packets carry no parameter sets (`hvc1`), cleared when they do (`hev1`).
     public func decoderConfigurationRecord(lengthSize: Int = 4) throws(NALUError) -> DecoderConfigurationRecord? {
         let sets = parameterSets
         guard !sets.isEmpty else { return nil }
-        switch configuration.codec {
-        case .h264:
-            let sps = sets.filter { ($0.first ?? 0) & 0x1F == 7 }
-            let pps = sets.filter { ($0.first ?? 0) & 0x1F == 8 }
-            return .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
-        case .hevc:
-            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: configuration.parameterSetCarriage.arrayCompleteness, lengthSize: lengthSize))
-        }
+        return try DecoderConfigurationRecord(codec: configuration.codec, parameterSets: sets, lengthSize: lengthSize,
+                                              arrayCompleteness: configuration.parameterSetCarriage.arrayCompleteness)
     }
 
     /// Opens the backend now rather than on the first frame (for example to write extradata

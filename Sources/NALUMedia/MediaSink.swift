@@ -100,7 +100,7 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
 
     /// The report carries the record of every parameter set seen.
     public func finish() throws -> MediaSinkReport {
-        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord())
+        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord().bytes)
     }
 }
 
