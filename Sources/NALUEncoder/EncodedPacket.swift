@@ -44,20 +44,19 @@ extension EncodedPacket: TimedAccessUnit {
 /// Splitting and framing helpers shared by backends.
 public enum EncoderFraming {
     /// The NAL units of `bytes` in `format` (4-byte lengths for length-prefixed), without their
-    /// start codes or lengths. Malformed length-prefixed data ends the list early.
+    /// start codes or lengths (copies: packets are small and these are the sets the session moves).
+    /// Zero-length NAL units are skipped; malformed length-prefixed data ends the list early.
     public static func nalUnits(in bytes: [UInt8], format: StreamFormat) -> [[UInt8]] {
         switch format {
         case .annexB:
             return AnnexB.nalUnits(in: bytes).map { Array($0) }
         case .lengthPrefixed:
             var units: [[UInt8]] = []
-            var index = 0
-            while index + 4 <= bytes.count {
-                let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-                index += 4
-                guard length <= bytes.count - index else { break }
-                units.append(Array(bytes[index..<(index + length)]))
-                index += length
+            var position = 0
+            var zeroLength = 0
+            bytes.withUnsafeBytes { raw in
+                LengthPrefixed.forEachCompleteNALUnit(in: raw, position: &position, lengthSize: 4, baseOffset: 0,
+                                                      zeroLengthNALUnits: &zeroLength) { units.append($0.array) }
             }
             return units
         }
