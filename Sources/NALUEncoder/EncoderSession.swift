@@ -191,7 +191,7 @@ public final class EncoderSession {
         try deliverPending(handler)
         try frame.validate(against: configuration)
         if let lastInputPTS, frame.pts <= lastInputPTS {
-            throw EncoderError(.nonMonotonicTimestamp, context: "pts", detail: "\(frame.pts) after \(lastInputPTS)")
+            throw EncoderError(.nonMonotonicTimestamp, field: "pts", detail: "\(frame.pts) after \(lastInputPTS)")
         }
         while true {
             if backend == nil { try openBackend() }
@@ -212,7 +212,7 @@ public final class EncoderSession {
                     // frame says nothing about the next attempt.
                     consecutiveFailures = 0
                     try deliverPending(handler)
-                    throw EncoderError(.tooManyFailures, context: "encode", detail: "\(failures) consecutive failed attempts for the frame with pts \(frame.pts), which was not accepted; last: \(error)")
+                    throw EncoderError(.tooManyFailures, field: "encode", detail: "\(failures) consecutive failed attempts for the frame with pts \(frame.pts), which was not accepted; last: \(error)")
                 }
                 continue
             }
@@ -254,7 +254,7 @@ public final class EncoderSession {
                 let lost = ptsInBackend
                 discardBackend()
                 try deliverPending(handler)
-                var failure = EncoderError(.framesLost, context: "flush", detail: "\(lost.count) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
+                var failure = EncoderError(.framesLost, field: "flush", detail: "\(lost.count) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
                 failure.lostFramePTS = lost
                 throw failure
             }
@@ -325,7 +325,7 @@ public final class EncoderSession {
                 statistics.creationFailures += 1
                 eventHandler?(.creationFailed(attempt: attempt, error: error))
                 if attempt > retryPolicy.creationRetries {
-                    throw EncoderError(.tooManyFailures, context: "create \(factory.name) backend", detail: "\(attempt) attempts failed; last: \(error)")
+                    throw EncoderError(.tooManyFailures, field: "create \(factory.name) backend", detail: "\(attempt) attempts failed; last: \(error)")
                 }
                 continue
             }
@@ -367,7 +367,7 @@ public final class EncoderSession {
         discardBackend()
         eventHandler?(.backendClosed(reason: reason, drainedPackets: scratch.count))
         if let drainError, !lost.isEmpty {
-            var failure = EncoderError(.framesLost, context: "drain", detail: "\(lost.count) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
+            var failure = EncoderError(.framesLost, field: "drain", detail: "\(lost.count) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
             failure.lostFramePTS = lost
             throw failure
         }
