@@ -25,7 +25,7 @@ enum ConvertHarness {
             try fuzzCheck(count == converter.statistics.nalUnitsOut, "\(count) NAL units written, \(converter.statistics.nalUnitsOut) counted")
             try fuzzCheck(Int64(output.count) == converter.statistics.bytesOut, "bytesOut")
             let record = try? converter.decoderConfigurationRecord()
-            let parameterSets = record.flatMap { try? DecoderConfigurationRecord(parsing: $0, codec: codec) }?.parameterSets ?? []
+            let parameterSets = record.flatMap { try? DecoderConfigurationRecord(parsing: $0.bytes, codec: codec) }?.parameterSets ?? []
             if var back = try? LengthPrefixedToAnnexB(codec: codec, options: .init(parameterSets: insertion, accessUnitDelimiters: delimiters),
                                                       outOfBandParameterSets: parameterSets) {
                 _ = try? back.convert(output, lengthSize: lengthSize)

@@ -70,8 +70,11 @@ enum MP4Harness {
         bytes.withUnsafeBytes { buffer in
             AnnexB.forEachNALUnit(in: buffer) { range in
                 guard pushed else { return }
-                let unit = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]), prefixLength: 0)
-                do { try muxer.push(unit) } catch { pushed = false }
+                do {
+                    try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: buffer[range]), offset: Int64(range.lowerBound)) { try muxer.push($0) }
+                } catch {
+                    pushed = false
+                }
             }
         }
         guard pushed, let summary = try? muxer.finish(), let file = muxer.output?.bytes else { return }

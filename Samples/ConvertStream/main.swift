@@ -20,7 +20,7 @@ do {
     try samples.commit()
 
     // The parameter sets left the stream: they are in the record (hvc1: array_completeness 1).
-    let record = try toSamples.decoderConfigurationRecord()
+    let record = try toSamples.decoderConfigurationRecord().bytes
     let recordFile = try FileSink(path: outputBase + (codec == .h264 ? ".avcC" : ".hvcC"))
     try recordFile.write(record)
     try recordFile.commit()

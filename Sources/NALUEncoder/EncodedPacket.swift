@@ -44,20 +44,19 @@ extension EncodedPacket: TimedAccessUnit {
 /// Splitting and framing helpers shared by backends.
 public enum EncoderFraming {
     /// The NAL units of `bytes` in `format` (4-byte lengths for length-prefixed), without their
-    /// start codes or lengths. Malformed length-prefixed data ends the list early.
+    /// start codes or lengths (copies: packets are small and these are the sets the session moves).
+    /// Zero-length NAL units are skipped; malformed length-prefixed data ends the list early.
     public static func nalUnits(in bytes: [UInt8], format: StreamFormat) -> [[UInt8]] {
         switch format {
         case .annexB:
             return AnnexB.nalUnits(in: bytes).map { Array($0) }
         case .lengthPrefixed:
             var units: [[UInt8]] = []
-            var index = 0
-            while index + 4 <= bytes.count {
-                let length = Int(bytes[index]) << 24 | Int(bytes[index + 1]) << 16 | Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-                index += 4
-                guard length <= bytes.count - index else { break }
-                units.append(Array(bytes[index..<(index + length)]))
-                index += length
+            var position = 0
+            var zeroLength = 0
+            bytes.withUnsafeBytes { raw in
+                LengthPrefixed.forEachCompleteNALUnit(in: raw, position: &position, lengthSize: 4, baseOffset: 0,
+                                                      zeroLengthNALUnits: &zeroLength) { units.append($0.array) }
             }
             return units
         }
@@ -83,17 +82,7 @@ public enum EncoderFraming {
 
     /// The parameter sets among `nalUnits` (H.264 SPS/PPS; H.265 VPS/SPS/PPS), in stream order.
     public static func parameterSets(_ nalUnits: [[UInt8]], codec: Codec) -> [[UInt8]] {
-        nalUnits.filter { unit in
-            guard let first = unit.first else { return false }
-            switch codec {
-            case .h264:
-                let type = first & 0x1F
-                return type == 7 || type == 8
-            case .hevc:
-                let type = (first >> 1) & 0x3F
-                return (32...34).contains(type)
-            }
-        }
+        nalUnits.filter { unit in unit.first.map { codec.isParameterSet(firstByte: $0) } ?? false }
     }
 
     /// The keyframe class of an access unit from its NAL unit types (H.264: IDR slice; H.265:
@@ -102,14 +91,13 @@ public enum EncoderFraming {
     public static func keyframeClass(nalTypes: some Sequence<UInt8>, codec: Codec, libraryKeyframe: Bool) -> KeyframeClass? {
         var found: KeyframeClass?
         for type in nalTypes {
-            switch codec {
-            case .h264:
-                if type == 5 { return .idr }
-            case .hevc:
-                if type == 19 || type == 20 { return .idr }
-                if type == 21 { found = .cra }
-                if (16...18).contains(type) { found = .bla }
+            // `type` is a nal_unit_type value (H.264 0–31, H.265 0–63), not a header byte.
+            let keyframe = switch codec {
+            case .h264: KeyframeClass(nalUnitType: AVCNALUnitType(rawValue: type))
+            case .hevc: KeyframeClass(nalUnitType: HEVCNALUnitType(rawValue: type))
             }
+            if keyframe == .idr { return .idr }
+            if let keyframe { found = keyframe }
         }
         return found ?? (libraryKeyframe ? .recoveryPoint(count: 0) : nil)
     }

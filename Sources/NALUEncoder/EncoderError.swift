@@ -1,8 +1,10 @@
 /// An error raised by an encoder session, a backend, or a raw-video reader.
 ///
-/// Like ``NALU/NALUError``, a struct with a ``Code`` and context rather than an enum, so new kinds
-/// of error can be added without breaking callers. Errors that come from a C library carry its
-/// return code in ``libraryStatus``; errors about input bytes carry the ``byteOffset``.
+/// The same shape as ``NALU/NALUError``: a ``Code``, the ``field`` (setting, input structure or
+/// library call) at fault, the ``byteOffset`` where the input has one, and a ``detail``; a struct
+/// rather than an enum, so new kinds of error can be added without breaking callers. Errors that
+/// come from a C library also carry its return code in ``libraryStatus``. A separate type because
+/// its codes (configuration, backend failures, lost frames) are not bitstream errors.
 ///
 /// ```swift
 /// do { try session.encode(frame) { packet in … } }
@@ -36,8 +38,11 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let nonMonotonicTimestamp = Code("non-monotonic timestamp")
         /// Frames held inside a failed backend could not be drained.
         public static let framesLost = Code("frames lost")
-        /// Raw video input ended in the middle of a frame or header.
-        public static let truncatedInput = Code("truncated input")
+        /// Raw video input ended in the middle of a frame or header (``NALU/NALUError/Code/truncated``'s
+        /// counterpart).
+        public static let truncated = Code("truncated input")
+        /// The former name of ``truncated``.
+        public static var truncatedInput: Code { truncated }
         /// Raw video input is malformed (for example a bad Y4M header).
         public static let invalidInput = Code("invalid input")
         /// Reading input failed.
@@ -46,29 +51,44 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
 
     /// What went wrong.
     public var code: Code
-    /// What was being done or which setting is at fault, e.g. `"bFrames"`, `"x264_encoder_open"`.
-    public var context: String
-    /// Extra human-readable detail.
-    public var detail: String?
+    /// The setting, input structure or library call at fault, e.g. `"bFrames"`, `"Y4M header"`,
+    /// `"x264_encoder_open"` (as ``NALU/NALUError/field`` names a syntax element).
+    public var field: String
     /// Offset in the input stream, for errors about raw video input.
     public var byteOffset: Int64?
+    /// Extra human-readable detail.
+    public var detail: String?
     /// The C library's return code, when the error comes from one.
     public var libraryStatus: Int32?
     /// For ``Code/framesLost``: the pts of every frame that was accepted but will never come out,
     /// in input order.
     public var lostFramePTS: [Int64] = []
 
-    public init(_ code: Code, context: String, detail: String? = nil, byteOffset: Int64? = nil, libraryStatus: Int32? = nil) {
+    /// Arguments in ``NALU/NALUError``'s order: code, field, byte offset, detail.
+    public init(_ code: Code, field: String, byteOffset: Int64? = nil, detail: String? = nil, libraryStatus: Int32? = nil) {
         self.code = code
-        self.context = context
-        self.detail = detail
+        self.field = field
         self.byteOffset = byteOffset
+        self.detail = detail
         self.libraryStatus = libraryStatus
     }
 
-    /// One line: `<context>: <code>[ (<detail>)][ at byte <offset>][ [status <n>]]`.
+    /// The former spelling of ``init(_:field:byteOffset:detail:libraryStatus:)`` (`context` is
+    /// now ``field``), kept so code written against it still builds.
+    public init(_ code: Code, context: String, detail: String? = nil, byteOffset: Int64? = nil, libraryStatus: Int32? = nil) {
+        self.init(code, field: context, byteOffset: byteOffset, detail: detail, libraryStatus: libraryStatus)
+    }
+
+    /// The former name of ``field``.
+    public var context: String {
+        get { field }
+        set { field = newValue }
+    }
+
+    /// One line: `<field>: <code>[ (<detail>)][ at byte <offset>][ [status <n>]]`, as
+    /// ``NALU/NALUError`` writes it.
     public var description: String {
-        var text = "\(context): \(code.rawValue)"
+        var text = "\(field): \(code.rawValue)"
         if let detail { text += " (\(detail))" }
         if let byteOffset { text += " at byte \(byteOffset)" }
         if let libraryStatus { text += " [status \(libraryStatus)]" }
@@ -81,7 +101,7 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
 }
 
 extension EncoderError {
-    static func invalid(_ context: String, _ detail: String) -> EncoderError {
-        EncoderError(.invalidConfiguration, context: context, detail: detail)
+    static func invalid(_ field: String, _ detail: String) -> EncoderError {
+        EncoderError(.invalidConfiguration, field: field, detail: detail)
     }
 }

@@ -157,21 +157,16 @@ public final class EncoderSession {
     public var parameterSets: [[UInt8]] { backend?.parameterSets ?? lastParameterSets }
 
     /// The parameter sets as an `avcC` / `hvcC` record (ISO/IEC 14496-15 5.3.3.1 / 8.3.3.1), built
-    /// by the core, for MP4 sample entries or `extradata`; `nil` before any backend was opened
-    /// (call ``prepare()`` first). The hvcC's `array_completeness` follows
+    /// by the core's one record builder
+    /// (``NALU/DecoderConfigurationRecord/build(codec:parameterSets:lengthSize:arrayCompleteness:)``),
+    /// for MP4 sample entries or `extradata`; `nil` before any backend was opened (call ``prepare()`` first). The hvcC's `array_completeness` follows
     /// ``EncoderConfiguration/parameterSetCarriage`` (the rule of ``NALU/ParameterSetCarriage``):
     /// set when the packets carry no parameter sets (`hvc1`), cleared when they do (`hev1`).
     public func decoderConfigurationRecord(lengthSize: Int = 4) throws(NALUError) -> DecoderConfigurationRecord? {
         let sets = parameterSets
         guard !sets.isEmpty else { return nil }
-        switch configuration.codec {
-        case .h264:
-            let sps = sets.filter { ($0.first ?? 0) & 0x1F == 7 }
-            let pps = sets.filter { ($0.first ?? 0) & 0x1F == 8 }
-            return .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
-        case .hevc:
-            return .hevc(try HEVCDecoderConfigurationRecord(parameterSets: sets, arrayCompleteness: configuration.parameterSetCarriage.arrayCompleteness, lengthSize: lengthSize))
-        }
+        return try DecoderConfigurationRecord(codec: configuration.codec, parameterSets: sets, lengthSize: lengthSize,
+                                              arrayCompleteness: configuration.parameterSetCarriage.arrayCompleteness)
     }
 
     /// Opens the backend now rather than on the first frame (for example to write extradata
@@ -196,7 +191,7 @@ public final class EncoderSession {
         try deliverPending(handler)
         try frame.validate(against: configuration)
         if let lastInputPTS, frame.pts <= lastInputPTS {
-            throw EncoderError(.nonMonotonicTimestamp, context: "pts", detail: "\(frame.pts) after \(lastInputPTS)")
+            throw EncoderError(.nonMonotonicTimestamp, field: "pts", detail: "\(frame.pts) after \(lastInputPTS)")
         }
         while true {
             if backend == nil { try openBackend() }
@@ -217,7 +212,7 @@ public final class EncoderSession {
                     // frame says nothing about the next attempt.
                     consecutiveFailures = 0
                     try deliverPending(handler)
-                    throw EncoderError(.tooManyFailures, context: "encode", detail: "\(failures) consecutive failed attempts for the frame with pts \(frame.pts), which was not accepted; last: \(error)")
+                    throw EncoderError(.tooManyFailures, field: "encode", detail: "\(failures) consecutive failed attempts for the frame with pts \(frame.pts), which was not accepted; last: \(error)")
                 }
                 continue
             }
@@ -259,7 +254,7 @@ public final class EncoderSession {
                 let lost = ptsInBackend
                 discardBackend()
                 try deliverPending(handler)
-                var failure = EncoderError(.framesLost, context: "flush", detail: "\(lost.count) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
+                var failure = EncoderError(.framesLost, field: "flush", detail: "\(lost.count) frame(s) held by the \(factory.name) backend could not be drained: \(error)")
                 failure.lostFramePTS = lost
                 throw failure
             }
@@ -330,7 +325,7 @@ public final class EncoderSession {
                 statistics.creationFailures += 1
                 eventHandler?(.creationFailed(attempt: attempt, error: error))
                 if attempt > retryPolicy.creationRetries {
-                    throw EncoderError(.tooManyFailures, context: "create \(factory.name) backend", detail: "\(attempt) attempts failed; last: \(error)")
+                    throw EncoderError(.tooManyFailures, field: "create \(factory.name) backend", detail: "\(attempt) attempts failed; last: \(error)")
                 }
                 continue
             }
@@ -372,7 +367,7 @@ public final class EncoderSession {
         discardBackend()
         eventHandler?(.backendClosed(reason: reason, drainedPackets: scratch.count))
         if let drainError, !lost.isEmpty {
-            var failure = EncoderError(.framesLost, context: "drain", detail: "\(lost.count) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
+            var failure = EncoderError(.framesLost, field: "drain", detail: "\(lost.count) frame(s) held by the failed \(factory.name) backend could not be drained: \(drainError)")
             failure.lostFramePTS = lost
             throw failure
         }

@@ -105,7 +105,7 @@ public struct FaultInjectingBackendFactory: EncoderBackendFactory {
 
     public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
         if plan.shouldFailCreation() {
-            throw EncoderError(.backendCreationFailed, context: name, detail: "injected creation failure")
+            throw EncoderError(.backendCreationFailed, field: name, detail: "injected creation failure")
         }
         return FaultInjectingBackend(wrapped: try wrapped.makeBackend(for: configuration), plan: plan)
     }
@@ -131,7 +131,7 @@ public final class FaultInjectingBackend: EncoderBackend {
     public func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
         if isInvalidated || plan.shouldFailFrame() {
             isInvalidated = true
-            throw EncoderError(.invalidSession, context: "fault injection", detail: "injected invalid session at frame \(plan.framesEncoded)")
+            throw EncoderError(.invalidSession, field: "fault injection", detail: "injected invalid session at frame \(plan.framesEncoded)")
         }
         try wrapped.encode(frame, forceKeyframe: forceKeyframe, into: &packets)
         plan.frameEncoded()
@@ -139,7 +139,7 @@ public final class FaultInjectingBackend: EncoderBackend {
 
     public func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
         if plan.shouldFailFlush() {
-            throw EncoderError(.encodeFailed, context: "fault injection", detail: "injected drain failure")
+            throw EncoderError(.encodeFailed, field: "fault injection", detail: "injected drain failure")
         }
         try wrapped.flush(into: &packets)
     }

@@ -35,12 +35,12 @@ extension Frame {
         for (index, (plane, name)) in [(AnyCollection(y), "y"), (AnyCollection(u), "u"), (AnyCollection(v), "v")].enumerated() {
             let bytes = buffer.planeBytes(index)
             guard plane.count * 2 == bytes.count else {
-                throw EncoderError(.frameMismatch, context: name, detail: "\(plane.count) samples; a \(width)x\(height) frame needs \(bytes.count / 2)")
+                throw EncoderError(.frameMismatch, field: name, detail: "\(plane.count) samples; a \(width)x\(height) frame needs \(bytes.count / 2)")
             }
             var offset = 0
             for sample in plane {
                 guard sample <= 1023 else {
-                    throw EncoderError(.frameMismatch, context: name, detail: "sample \(offset / 2) is \(sample); 10-bit samples are 0…1023")
+                    throw EncoderError(.frameMismatch, field: name, detail: "sample \(offset / 2) is \(sample); 10-bit samples are 0…1023")
                 }
                 bytes.storeBytes(of: sample.littleEndian, toByteOffset: offset, as: UInt16.self)
                 offset += 2
@@ -71,7 +71,7 @@ extension Frame {
     private static func copy(_ plane: some Collection<UInt8>, into buffer: FrameBuffer, plane index: Int, name: String) throws(EncoderError) {
         let bytes = buffer.planeBytes(index)
         guard plane.count == bytes.count else {
-            throw EncoderError(.frameMismatch, context: name,
+            throw EncoderError(.frameMismatch, field: name,
                                detail: "\(plane.count) bytes; a \(buffer.width)x\(buffer.height) \(buffer.pixelFormat) frame needs \(bytes.count)")
         }
         let copied: Bool? = plane.withContiguousStorageIfAvailable { source in

@@ -108,18 +108,18 @@ public struct Frame {
     /// as many bytes per row as its width needs.
     public func validate(against configuration: EncoderConfiguration) throws(EncoderError) {
         guard pixelFormat == configuration.pixelFormat else {
-            throw EncoderError(.frameMismatch, context: "pixelFormat", detail: "frame is \(pixelFormat), session expects \(configuration.pixelFormat)")
+            throw EncoderError(.frameMismatch, field: "pixelFormat", detail: "frame is \(pixelFormat), session expects \(configuration.pixelFormat)")
         }
         guard width == configuration.width, height == configuration.height else {
-            throw EncoderError(.frameMismatch, context: "size", detail: "frame is \(width)x\(height), session expects \(configuration.width)x\(configuration.height)")
+            throw EncoderError(.frameMismatch, field: "size", detail: "frame is \(width)x\(height), session expects \(configuration.width)x\(configuration.height)")
         }
         for index in 0..<pixelFormat.planeCount {
             guard let plane = plane(index) else {
-                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "missing")
+                throw EncoderError(.frameMismatch, field: "plane\(index)", detail: "missing")
             }
             let needed = pixelFormat.rowBytes(plane: index, width: width)
             guard plane.bytesPerRow >= needed, plane.bytesPerRow <= Int(Int32.max) else {
-                throw EncoderError(.frameMismatch, context: "plane\(index)", detail: "\(plane.bytesPerRow) bytes per row, needs \(needed) to \(Int32.max)")
+                throw EncoderError(.frameMismatch, field: "plane\(index)", detail: "\(plane.bytesPerRow) bytes per row, needs \(needed) to \(Int32.max)")
             }
         }
     }
@@ -140,7 +140,7 @@ public final class FrameBuffer {
     /// Allocates a frame; throws when the size is odd, not positive, or overflows.
     public init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
         guard width <= 16384, height <= 16384, let size = pixelFormat.frameSize(width: width, height: height) else {
-            throw EncoderError(.invalidConfiguration, context: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size up to 16384x16384")
+            throw EncoderError(.invalidConfiguration, field: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size up to 16384x16384")
         }
         self.pixelFormat = pixelFormat
         self.width = width

@@ -28,7 +28,7 @@ struct BufferedInput<Source: ByteSource> {
         do {
             return try source.read(into: destination)
         } catch {
-            throw EncoderError(.io, context: "read", detail: "\(error)", byteOffset: offset)
+            throw EncoderError(.io, field: "read", byteOffset: offset, detail: "\(error)")
         }
     }
 
@@ -57,7 +57,7 @@ struct BufferedInput<Source: ByteSource> {
 
     /// Reads a line ending in `\n` (not returned), at most `maxLength` bytes. Returns `nil` at
     /// a clean end of input; throws when the input ends inside the line or the line is too long.
-    mutating func readLine(maxLength: Int, context: String) throws(EncoderError) -> [UInt8]? {
+    mutating func readLine(maxLength: Int, field: String) throws(EncoderError) -> [UInt8]? {
         var line: [UInt8] = []
         let lineStart = offset
         while true {
@@ -67,20 +67,20 @@ struct BufferedInput<Source: ByteSource> {
                 offset += 1
                 if byte == 0x0A { return line }
                 guard line.count < maxLength else {
-                    throw EncoderError(.invalidInput, context: context, detail: "line longer than \(maxLength) bytes", byteOffset: lineStart)
+                    throw EncoderError(.invalidInput, field: field, byteOffset: lineStart, detail: "line longer than \(maxLength) bytes")
                 }
                 line.append(byte)
             }
             guard try refill() else {
                 if line.isEmpty { return nil }
-                throw EncoderError(.truncatedInput, context: context, detail: "input ended inside a header line", byteOffset: offset)
+                throw EncoderError(.truncated, field: field, byteOffset: offset, detail: "input ended inside a header line")
             }
         }
     }
 
     /// Fills `destination` completely. Returns false when the input was already at its end;
-    /// throws ``EncoderError/Code/truncatedInput`` when it ends part-way.
-    mutating func readExactly(into destination: UnsafeMutableRawBufferPointer, context: String) throws(EncoderError) -> Bool {
+    /// throws ``EncoderError/Code/truncated`` when it ends part-way.
+    mutating func readExactly(into destination: UnsafeMutableRawBufferPointer, field: String) throws(EncoderError) -> Bool {
         var filled = 0
         let total = destination.count
         let startOffset = offset
@@ -108,7 +108,7 @@ struct BufferedInput<Source: ByteSource> {
             }
             guard try refill() else {
                 if filled == 0 { return false }
-                throw EncoderError(.truncatedInput, context: context, detail: "needs \(total) bytes, input ended after \(filled) (frame starts at byte \(startOffset))", byteOffset: offset)
+                throw EncoderError(.truncated, field: field, byteOffset: offset, detail: "needs \(total) bytes, input ended after \(filled) (frame starts at byte \(startOffset))")
             }
         }
         return true
@@ -117,7 +117,7 @@ struct BufferedInput<Source: ByteSource> {
 
 /// Reads headerless planar frames (`i420`, `nv12`, `yuv420p10le`) of a known size from a
 /// ``NALU/ByteSource`` such as a file or standard input, one frame at a time into one reused
-/// buffer. A partial frame at the end is a ``EncoderError/Code/truncatedInput`` error with the
+/// buffer. A partial frame at the end is a ``EncoderError/Code/truncated`` error with the
 /// byte offset where the input ended.
 public struct RawVideoReader<Source: ByteSource> {
     private var input: BufferedInput<Source>
@@ -135,7 +135,7 @@ public struct RawVideoReader<Source: ByteSource> {
     /// The next frame (pts = frame index), borrowing ``buffer`` until the next call, or `nil` at
     /// the end of the input.
     public mutating func nextFrame() throws(EncoderError) -> Frame? {
-        guard try input.readExactly(into: buffer.bytes, context: "frame \(framesRead)") else { return nil }
+        guard try input.readExactly(into: buffer.bytes, field: "frame \(framesRead)") else { return nil }
         defer { framesRead += 1 }
         return buffer.frame(pts: framesRead)
     }
@@ -172,11 +172,11 @@ public struct Y4MHeader: Sendable, Hashable {
     /// Parses a header line (without its `\n`).
     public init(line: [UInt8]) throws(EncoderError) {
         guard line.starts(with: Array("YUV4MPEG2".utf8)), let text = String(validating: line, as: UTF8.self) else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "does not start with YUV4MPEG2", byteOffset: 0)
+            throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0, detail: "does not start with YUV4MPEG2")
         }
         var tokens = text.split(separator: " ", omittingEmptySubsequences: true)
         guard tokens.first == "YUV4MPEG2" else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "does not start with YUV4MPEG2", byteOffset: 0)
+            throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0, detail: "does not start with YUV4MPEG2")
         }
         tokens.removeFirst()
         var width: Int?
@@ -188,7 +188,7 @@ public struct Y4MHeader: Sendable, Hashable {
         func ratio(_ value: Substring, _ tag: String) throws(EncoderError) -> Rational {
             let parts = value.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n >= 0, d >= 0 else {
-                throw EncoderError(.invalidInput, context: "Y4M header", detail: "bad \(tag) value \"\(Self.escaped(value))\"")
+                throw EncoderError(.invalidInput, field: "Y4M header", detail: "bad \(tag) value \"\(Self.escaped(value))\"")
             }
             return Rational(n, d)
         }
@@ -206,24 +206,23 @@ public struct Y4MHeader: Sendable, Hashable {
             }
         }
         guard let width, let height, width > 0, height > 0, width <= 16384, height <= 16384 else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid W/H in \"\(Self.escaped(text))\"")
+            throw EncoderError(.invalidInput, field: "Y4M header", detail: "missing or invalid W/H in \"\(Self.escaped(text))\"")
         }
         guard let rate, rate.numerator > 0, rate.denominator > 0 else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(Self.escaped(text))\"")
+            throw EncoderError(.invalidInput, field: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(Self.escaped(text))\"")
         }
         switch colour {
         case "420jpeg", "420mpeg2", "420paldv", "420": pixelFormat = .i420
         case "420p10": pixelFormat = .yuv420p10le
         default:
-            throw EncoderError(.unsupported, context: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
+            throw EncoderError(.unsupported, field: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
         }
         guard width % 2 == 0, height % 2 == 0 else {
-            throw EncoderError(.invalidInput, context: "Y4M header", detail: "\(width)x\(height) is odd; 4:2:0 needs even sizes")
+            throw EncoderError(.invalidInput, field: "Y4M header", detail: "\(width)x\(height) is odd; 4:2:0 needs even sizes")
         }
         // Fields would be coded as progressive frames (combing, wrong field order): refused.
         guard interlacing == "p" || interlacing == "?" else {
-            throw EncoderError(.unsupported, context: "Y4M header",
-                               detail: "interlaced input (I\(Self.escaped(String(interlacing)))); only progressive (Ip) Y4M is encoded: deinterlace first, e.g. ffmpeg -vf yadif")
+            throw EncoderError(.unsupported, field: "Y4M header", detail: "interlaced input (I\(Self.escaped(String(interlacing)))); only progressive (Ip) Y4M is encoded: deinterlace first, e.g. ffmpeg -vf yadif")
         }
         self.width = width
         self.height = height
@@ -245,8 +244,8 @@ public struct Y4MReader<Source: ByteSource> {
     /// Reads and parses the stream header.
     public init(_ source: Source) throws(EncoderError) {
         input = BufferedInput(source)
-        guard let line = try input.readLine(maxLength: 4096, context: "Y4M header") else {
-            throw EncoderError(.truncatedInput, context: "Y4M header", detail: "empty input", byteOffset: 0)
+        guard let line = try input.readLine(maxLength: 4096, field: "Y4M header") else {
+            throw EncoderError(.truncated, field: "Y4M header", byteOffset: 0, detail: "empty input")
         }
         header = try Y4MHeader(line: line)
         buffer = try FrameBuffer(pixelFormat: header.pixelFormat, width: header.width, height: header.height)
@@ -256,13 +255,13 @@ public struct Y4MReader<Source: ByteSource> {
     /// the end of the stream.
     public mutating func nextFrame() throws(EncoderError) -> Frame? {
         let lineOffset = input.offset
-        guard let line = try input.readLine(maxLength: 4096, context: "Y4M frame \(framesRead) header") else { return nil }
+        guard let line = try input.readLine(maxLength: 4096, field: "Y4M frame \(framesRead) header") else { return nil }
         guard line.count >= 5, line[0] == 0x46, line[1] == 0x52, line[2] == 0x41, line[3] == 0x4D, line[4] == 0x45,
               line.count == 5 || line[5] == 0x20 else {
-            throw EncoderError(.invalidInput, context: "Y4M frame \(framesRead)", detail: "expected a FRAME line", byteOffset: lineOffset)
+            throw EncoderError(.invalidInput, field: "Y4M frame \(framesRead)", byteOffset: lineOffset, detail: "expected a FRAME line")
         }
-        guard try input.readExactly(into: buffer.bytes, context: "Y4M frame \(framesRead)") else {
-            throw EncoderError(.truncatedInput, context: "Y4M frame \(framesRead)", detail: "input ended after the FRAME line", byteOffset: input.offset)
+        guard try input.readExactly(into: buffer.bytes, field: "Y4M frame \(framesRead)") else {
+            throw EncoderError(.truncated, field: "Y4M frame \(framesRead)", byteOffset: input.offset, detail: "input ended after the FRAME line")
         }
         defer { framesRead += 1 }
         return buffer.frame(pts: framesRead)

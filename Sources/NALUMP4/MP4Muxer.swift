@@ -154,7 +154,7 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Feeds a NAL unit held in an array.
     public func push(nalUnit: [UInt8]) throws {
-        try nalUnit.withUnsafeBytes { try push(NALUnitView(offset: 0, bytes: $0, prefixLength: 0)) }
+        try NALUnitView.withNALUnit(nalUnit) { try push($0) }
     }
 
     /// Writes what is left and the movie box.

@@ -35,26 +35,7 @@ public enum MP4ToAnnexB {
     public static func forEachNALUnit(in sample: [UInt8], lengthSize: Int, sampleOffset: Int64,
                                       _ body: (NALUnitView) throws -> Void) throws {
         try sample.withUnsafeBytes { bytes in
-            var position = 0
-            while position < bytes.count {
-                guard bytes.count - position >= lengthSize else {
-                    throw NALUError(.truncated, field: "NAL unit length", byteOffset: sampleOffset + Int64(position),
-                                    detail: "\(bytes.count - position) bytes left in the sample, the length needs \(lengthSize)")
-                }
-                var length = 0
-                for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
-                let start = position + lengthSize
-                guard length <= bytes.count - start else {
-                    throw NALUError(.lengthPastEnd, field: "NAL unit length", byteOffset: sampleOffset + Int64(position),
-                                    detail: "length \(length), \(bytes.count - start) bytes left in the sample")
-                }
-                if length > 0 {
-                    try body(NALUnitView(offset: sampleOffset + Int64(start),
-                                         bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]),
-                                         prefixLength: lengthSize))
-                }
-                position = start + length
-            }
+            try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sampleOffset, within: "sample", body)
         }
     }
 }

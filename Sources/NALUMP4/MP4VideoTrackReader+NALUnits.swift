@@ -29,7 +29,7 @@ extension MP4VideoTrackReader {
             if index != current {
                 current = index
                 for unit in record.parameterSets {
-                    try unit.withUnsafeBytes { try body(NALUnitView(offset: sample.offset, bytes: $0, prefixLength: 0)) }
+                    try NALUnitView.withNALUnit(unit, offset: sample.offset, body)
                 }
             }
             try read(sample, into: &buffer)

@@ -94,13 +94,13 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
     /// and no record written, the output then decodes on its own.
     public func writeInBand(_ parameterSets: [[UInt8]]) throws {
         for unit in parameterSets {
-            try unit.withUnsafeBytes { try push(NALUnitView(offset: 0, bytes: $0, prefixLength: 0)) }
+            try NALUnitView.withNALUnit(unit) { try push($0) }
         }
     }
 
     /// The report carries the record of every parameter set seen.
     public func finish() throws -> MediaSinkReport {
-        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord())
+        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord().bytes)
     }
 }
 
@@ -141,7 +141,7 @@ public final class MP4FileSink: MediaSink {
     /// Feeds the NAL units of an Annex-B buffer (an encoder's access unit).
     public func push(annexB bytes: UnsafeRawBufferPointer) throws {
         try AnnexB.forEachNALUnit(in: bytes) { range in
-            try muxer.push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: bytes[range]), prefixLength: 3))
+            try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: Int64(range.lowerBound), prefixLength: 3) { try muxer.push($0) }
         }
     }
 

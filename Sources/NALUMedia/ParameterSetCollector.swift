@@ -48,15 +48,7 @@ public struct ParameterSetCollector: Sendable {
 
     /// Takes a parameter set held in an array (an MP4 sample entry's).
     public mutating func add(nalUnit: [UInt8]) throws(NALUError) {
-        var failure: NALUError?
-        nalUnit.withUnsafeBytes { bytes in
-            do throws(NALUError) {
-                try add(NALUnitView(offset: 0, bytes: bytes, prefixLength: 0))
-            } catch {
-                failure = error
-            }
-        }
-        if let failure { throw failure }
+        try NALUnitView.withNALUnit(nalUnit) { (unit) throws(NALUError) in try add(unit) }
     }
 
     /// Whether the sets seen make a decodable set.

@@ -37,7 +37,7 @@ public struct X264BackendFactory: EncoderBackendFactory {
 
     public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
         guard configuration.codec == .h264 else {
-            throw EncoderError(.unsupported, context: "codec", detail: "x264 encodes H.264, not \(configuration.codec)")
+            throw EncoderError(.unsupported, field: "codec", detail: "x264 encodes H.264, not \(configuration.codec)")
         }
         try configuration.validate()
         var param = try X264Encoder.makeParameters(configuration)
@@ -80,7 +80,7 @@ final class X264Encoder: EncoderBackend {
         logRelay.attach(to: &param)
         guard let handle = nalu_x264_encoder_open(&param) else {
             x264_param_cleanup(&param)
-            throw EncoderError(.backendCreationFailed, context: "x264_encoder_open", detail: "libx264 returned no encoder (its reason went to the factory's logger)")
+            throw EncoderError(.backendCreationFailed, field: "x264_encoder_open", detail: "libx264 returned no encoder (its reason went to the factory's logger)")
         }
         self.handle = handle
         self.param = param
@@ -101,7 +101,7 @@ final class X264Encoder: EncoderBackend {
         guard status >= 0, !parameterSets.isEmpty else {
             x264_encoder_close(handle)
             x264_param_cleanup(&self.param)
-            throw EncoderError(.backendCreationFailed, context: "x264_encoder_headers", libraryStatus: status)
+            throw EncoderError(.backendCreationFailed, field: "x264_encoder_headers", libraryStatus: status)
         }
 
         x264_picture_init(&picture)
@@ -133,7 +133,7 @@ final class X264Encoder: EncoderBackend {
             return x264_param_default_preset(&p, presetName, nil)
         }
         guard status >= 0 else {
-            throw EncoderError(.invalidConfiguration, context: "preset/tune", detail: "x264 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
+            throw EncoderError(.invalidConfiguration, field: "preset/tune", detail: "x264 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
         }
         p.i_log_level = X264_LOG_WARNING
         p.i_width = Int32(c.width)
@@ -178,7 +178,7 @@ final class X264Encoder: EncoderBackend {
         let profileStatus = profile.withCString { x264_param_apply_profile(&p, $0) }
         guard profileStatus >= 0 else {
             x264_param_cleanup(&p)
-            throw EncoderError(.invalidConfiguration, context: "profile", detail: "x264 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
+            throw EncoderError(.invalidConfiguration, field: "profile", detail: "x264 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
         }
         return p
     }
@@ -213,7 +213,7 @@ final class X264Encoder: EncoderBackend {
         // Do not keep pointers to the caller's memory.
         picture.img.plane = (nil, nil, nil, nil)
         guard size >= 0 else {
-            throw EncoderError(.encodeFailed, context: "x264_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: size)
+            throw EncoderError(.encodeFailed, field: "x264_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: size)
         }
         if size > 0, let nals { packets.append(makePacket(nals, count: Int(count), size: Int(size))) }
     }
@@ -226,7 +226,7 @@ final class X264Encoder: EncoderBackend {
             var count: Int32 = 0
             let size = x264_encoder_encode(handle, &nals, &count, nil, &pictureOut)
             guard size >= 0 else {
-                throw EncoderError(.encodeFailed, context: "x264_encoder_encode (flush)", libraryStatus: size)
+                throw EncoderError(.encodeFailed, field: "x264_encoder_encode (flush)", libraryStatus: size)
             }
             if size > 0, let nals { packets.append(makePacket(nals, count: Int(count), size: Int(size))) }
         }

@@ -54,7 +54,7 @@ public struct X265BackendFactory: EncoderBackendFactory {
 
     public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
         guard configuration.codec == .hevc else {
-            throw EncoderError(.unsupported, context: "codec", detail: "x265 encodes HEVC, not \(configuration.codec)")
+            throw EncoderError(.unsupported, field: "codec", detail: "x265 encodes HEVC, not \(configuration.codec)")
         }
         try configuration.validate()
         let api = try X265Encoder.api(bitDepth: configuration.pixelFormat.bitDepth)
@@ -91,7 +91,7 @@ final class X265Encoder: EncoderBackend {
 
     static func api(bitDepth: Int) throws(EncoderError) -> UnsafePointer<x265_api> {
         guard let api = nalu_x265_api_get(Int32(bitDepth)) else {
-            throw EncoderError(.unsupported, context: "x265_api_get", detail: "the linked libx265 has no \(bitDepth)-bit encoder")
+            throw EncoderError(.unsupported, field: "x265_api_get", detail: "the linked libx265 has no \(bitDepth)-bit encoder")
         }
         return api
     }
@@ -104,13 +104,13 @@ final class X265Encoder: EncoderBackend {
         guard let pictureIn = api.pointee.picture_alloc?(),
               let pictureOut = api.pointee.picture_alloc?() else {
             api.pointee.param_free?(param)
-            throw EncoderError(.backendCreationFailed, context: "x265 allocation")
+            throw EncoderError(.backendCreationFailed, field: "x265 allocation")
         }
         guard let encoder = api.pointee.encoder_open?(param) else {
             api.pointee.param_free?(param)
             api.pointee.picture_free?(pictureIn)
             api.pointee.picture_free?(pictureOut)
-            throw EncoderError(.backendCreationFailed, context: "x265_encoder_open", detail: "libx265 returned no encoder (its reason, if the factory's logger level lets x265 print, is on stderr)")
+            throw EncoderError(.backendCreationFailed, field: "x265_encoder_open", detail: "libx265 returned no encoder (its reason, if the factory's logger level lets x265 print, is on stderr)")
         }
         self.param = param
         self.pictureIn = pictureIn
@@ -143,7 +143,7 @@ final class X265Encoder: EncoderBackend {
             api.pointee.picture_free?(pictureIn)
             api.pointee.picture_free?(pictureOut)
             chroma?.deallocate()
-            throw EncoderError(.backendCreationFailed, context: "x265_encoder_headers", libraryStatus: status)
+            throw EncoderError(.backendCreationFailed, field: "x265_encoder_headers", libraryStatus: status)
         }
 
         api.pointee.picture_init?(param, pictureIn)
@@ -164,7 +164,7 @@ final class X265Encoder: EncoderBackend {
     /// frees the result with `param_free`.
     static func makeParameters(_ c: EncoderConfiguration, api: UnsafePointer<x265_api>, logLevel: Int32) throws(EncoderError) -> UnsafeMutablePointer<x265_param> {
         guard let p = api.pointee.param_alloc?() else {
-            throw EncoderError(.backendCreationFailed, context: "x265_param_alloc")
+            throw EncoderError(.backendCreationFailed, field: "x265_param_alloc")
         }
         let preset = (c.preset ?? "medium").lowercased()
         let status: Int32 = preset.withCString { presetName in
@@ -175,13 +175,13 @@ final class X265Encoder: EncoderBackend {
         }
         guard status >= 0 else {
             api.pointee.param_free?(p)
-            throw EncoderError(.invalidConfiguration, context: "preset/tune", detail: "x265 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
+            throw EncoderError(.invalidConfiguration, field: "preset/tune", detail: "x265 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
         }
         func parse(_ name: String, _ value: String) throws(EncoderError) {
             let result = name.withCString { n in value.withCString { v in api.pointee.param_parse?(p, n, v) ?? -1 } }
             guard result == 0 else {
                 api.pointee.param_free?(p)
-                throw EncoderError(.invalidConfiguration, context: name, detail: "x265 rejects \"\(value)\"", libraryStatus: result)
+                throw EncoderError(.invalidConfiguration, field: name, detail: "x265 rejects \"\(value)\"", libraryStatus: result)
             }
         }
         p.pointee.logLevel = logLevel
@@ -223,7 +223,7 @@ final class X265Encoder: EncoderBackend {
         let profileStatus = profile.withCString { api.pointee.param_apply_profile?(p, $0) ?? -1 }
         guard profileStatus >= 0 else {
             api.pointee.param_free?(p)
-            throw EncoderError(.invalidConfiguration, context: "profile", detail: "x265 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
+            throw EncoderError(.invalidConfiguration, field: "profile", detail: "x265 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
         }
         return p
     }
@@ -275,7 +275,7 @@ final class X265Encoder: EncoderBackend {
         let status = api.pointee.encoder_encode?(encoder, &nals, &count, picture, pictureOut) ?? -1
         picture.pointee.planes = (nil, nil, nil)
         guard status >= 0 else {
-            throw EncoderError(.encodeFailed, context: "x265_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: status)
+            throw EncoderError(.encodeFailed, field: "x265_encoder_encode", detail: "frame pts \(frame.pts)", libraryStatus: status)
         }
         if status > 0, let nals, count > 0 { packets.append(makePacket(nals, count: Int(count))) }
     }
@@ -288,7 +288,7 @@ final class X265Encoder: EncoderBackend {
             var count: UInt32 = 0
             let status = api.pointee.encoder_encode?(encoder, &nals, &count, nil, pictureOut) ?? -1
             guard status >= 0 else {
-                throw EncoderError(.encodeFailed, context: "x265_encoder_encode (flush)", libraryStatus: status)
+                throw EncoderError(.encodeFailed, field: "x265_encoder_encode (flush)", libraryStatus: status)
             }
             guard status > 0 else { return }
             if let nals, count > 0 { packets.append(makePacket(nals, count: Int(count))) }

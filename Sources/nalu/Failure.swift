@@ -126,10 +126,10 @@ enum Failure {
                 hint = String(what[range.upperBound...])
                 what = String(what[..<range.lowerBound])
             }
-            var text = "nalu: error: --\(optionName(error.context)): \(what)\n"
+            var text = "nalu: error: --\(optionName(error.field)): \(what)\n"
             if let hint { text += "hint: \(hint)\n" }
             return (text + usageLine(), ExitStatus.usage)
-        case .truncatedInput, .invalidInput:
+        case .truncated, .invalidInput:
             let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
             return ("nalu: error: \(prefix)\(error)\n", ExitStatus.dataError)
         case .io:

@@ -19,47 +19,47 @@ import Testing
     }
 
     func expectRejected(_ configuration: EncoderConfiguration, factory: any EncoderBackendFactory,
-                        code: EncoderError.Code, context: String, sourceLocation: SourceLocation = #_sourceLocation) {
+                        code: EncoderError.Code, field: String, sourceLocation: SourceLocation = #_sourceLocation) {
         do {
             _ = try EncoderSession(configuration: configuration, factory: factory)
             Issue.record("accepted \(configuration)", sourceLocation: sourceLocation)
         } catch {
             #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.context == context, "\(error)", sourceLocation: sourceLocation)
+            #expect(error.field == field, "\(error)", sourceLocation: sourceLocation)
         }
     }
 
     @Test func rejectsBFramesWithBaseline() {
-        expectRejected(Self.h264 { $0.profile = "baseline"; $0.bFrames = 2 }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "bFrames")
+        expectRejected(Self.h264 { $0.profile = "baseline"; $0.bFrames = 2 }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "bFrames")
     }
 
     @Test func rejectsOddSizes() {
-        expectRejected(Self.h264 { $0.width = 161 }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "size")
-        expectRejected(Self.hevc { $0.height = 95 }, factory: X265BackendFactory(), code: .invalidConfiguration, context: "size")
-        expectRejected(Self.hevc { $0.width = 0 }, factory: X265BackendFactory(), code: .invalidConfiguration, context: "size")
+        expectRejected(Self.h264 { $0.width = 161 }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "size")
+        expectRejected(Self.hevc { $0.height = 95 }, factory: X265BackendFactory(), code: .invalidConfiguration, field: "size")
+        expectRejected(Self.hevc { $0.width = 0 }, factory: X265BackendFactory(), code: .invalidConfiguration, field: "size")
     }
 
     @Test func rejectsUnknownNames() {
-        expectRejected(Self.h264 { $0.preset = "warp9" }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "preset")
-        expectRejected(Self.hevc { $0.tune = "film" }, factory: X265BackendFactory(), code: .invalidConfiguration, context: "tune")
-        expectRejected(Self.h264 { $0.profile = "main10" }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "profile")
-        expectRejected(Self.hevc { $0.profile = "high" }, factory: X265BackendFactory(), code: .invalidConfiguration, context: "profile")
-        expectRejected(Self.h264 { $0.level = "7.7" }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "level")
+        expectRejected(Self.h264 { $0.preset = "warp9" }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "preset")
+        expectRejected(Self.hevc { $0.tune = "film" }, factory: X265BackendFactory(), code: .invalidConfiguration, field: "tune")
+        expectRejected(Self.h264 { $0.profile = "main10" }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "profile")
+        expectRejected(Self.hevc { $0.profile = "high" }, factory: X265BackendFactory(), code: .invalidConfiguration, field: "profile")
+        expectRejected(Self.h264 { $0.level = "7.7" }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "level")
     }
 
     @Test func rejectsConflicts() {
-        expectRejected(Self.h264 { $0.pixelFormat = .yuv420p10le; $0.profile = "high" }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "profile")
-        expectRejected(Self.hevc { $0.pixelFormat = .yuv420p10le; $0.profile = "main" }, factory: X265BackendFactory(), code: .invalidConfiguration, context: "profile")
-        expectRejected(Self.h264 { $0.rateControl = .qp(0) }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "qp")
-        expectRejected(Self.h264 { $0.vbvMaxBitrate = 1_000_000 }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "vbv")
-        expectRejected(Self.h264 { $0.rateControl = .bitrate(10) }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "bitrate")
-        expectRejected(Self.h264 { $0.frameRate = Rational(0, 1) }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "frameRate")
-        expectRejected(Self.h264 { $0.bFrames = 17 }, factory: X264BackendFactory(), code: .invalidConfiguration, context: "bFrames")
+        expectRejected(Self.h264 { $0.pixelFormat = .yuv420p10le; $0.profile = "high" }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "profile")
+        expectRejected(Self.hevc { $0.pixelFormat = .yuv420p10le; $0.profile = "main" }, factory: X265BackendFactory(), code: .invalidConfiguration, field: "profile")
+        expectRejected(Self.h264 { $0.rateControl = .qp(0) }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "qp")
+        expectRejected(Self.h264 { $0.vbvMaxBitrate = 1_000_000 }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "vbv")
+        expectRejected(Self.h264 { $0.rateControl = .bitrate(10) }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "bitrate")
+        expectRejected(Self.h264 { $0.frameRate = Rational(0, 1) }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "frameRate")
+        expectRejected(Self.h264 { $0.bFrames = 17 }, factory: X264BackendFactory(), code: .invalidConfiguration, field: "bFrames")
     }
 
     @Test func rejectsTheWrongCodec() {
-        expectRejected(Self.hevc { _ in }, factory: X264BackendFactory(), code: .unsupported, context: "codec")
-        expectRejected(Self.h264 { _ in }, factory: X265BackendFactory(), code: .unsupported, context: "codec")
+        expectRejected(Self.hevc { _ in }, factory: X264BackendFactory(), code: .unsupported, field: "codec")
+        expectRejected(Self.h264 { _ in }, factory: X265BackendFactory(), code: .unsupported, field: "codec")
     }
 
     @Test func levelsParse() throws {

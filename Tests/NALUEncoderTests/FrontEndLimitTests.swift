@@ -14,7 +14,7 @@ import Testing
             _ = try EncoderSession(configuration: configuration, factory: X265BackendFactory())
             Issue.record("32x32 with 64x64 CTUs accepted")
         } catch {
-            #expect(error.code == .invalidConfiguration && error.context == "size", "\(error)")
+            #expect(error.code == .invalidConfiguration && error.field == "size", "\(error)")
             #expect(error.detail?.contains("ultrafast") == true)
         }
         // 32x32 CTUs fit (not opened here: x265 wants one CTU size per process while encoders are open).

@@ -169,15 +169,15 @@ extension FFmpeg {
             try Frame(i420: plane, quarter, quarter.dropLast(), width: 64, height: 48, pts: 0)
         }
         #expect(short?.code == .frameMismatch)
-        #expect(short?.context == "v")
+        #expect(short?.field == "v")
         let odd = #expect(throws: EncoderError.self) { try Frame(i420: plane, quarter, quarter, width: 63, height: 48, pts: 0) }
         #expect(odd?.code == .invalidConfiguration)
         let uv = #expect(throws: EncoderError.self) { try Frame(nv12: plane, quarter, width: 64, height: 48, pts: 0) }
-        #expect(uv?.context == "uv")
+        #expect(uv?.field == "uv")
         let big = [UInt16](repeating: 1024, count: 64 * 48)
         let c10 = [UInt16](repeating: 0, count: 64 * 48 / 4)
         let range = #expect(throws: EncoderError.self) { try Frame(yuv420p10: big, c10, c10, width: 64, height: 48, pts: 0) }
         #expect(range?.code == .frameMismatch)
-        #expect(range?.context == "y")
+        #expect(range?.field == "y")
     }
 }

@@ -46,9 +46,21 @@ import Testing
         var reader = try RawVideoReader(MemorySource(Array(data), chunkSize: 50), pixelFormat: .i420, width: 16, height: 8)
         #expect(try reader.nextFrame() != nil)
         let error = #expect(throws: EncoderError.self) { try reader.nextFrame() }
-        #expect(error?.code == .truncatedInput)
+        #expect(error?.code == .truncated)
         #expect(error?.byteOffset == 379)
-        #expect(error?.context == "frame 1")
+        #expect(error?.field == "frame 1")
+        #expect(error?.description == "frame 1: truncated input (needs 192 bytes, input ended after 187 (frame starts at byte 192)) at byte 379")
+    }
+
+    /// EncoderError has NALUError's shape (code, field, byte offset, detail); the former
+    /// spellings (`context`, `.truncatedInput`) are the same values.
+    @Test func encoderErrorHasTheShapeOfNALUError() {
+        let error = EncoderError(.truncated, field: "Y4M header", byteOffset: 12, detail: "empty input")
+        let bitstream = NALUError(.truncated, field: "Y4M header", byteOffset: 12, detail: "empty input")
+        #expect(error.description == "Y4M header: truncated input (empty input) at byte 12")
+        #expect(bitstream.description == "Y4M header: truncated (empty input) at byte 12")
+        #expect(EncoderError(.truncatedInput, context: "Y4M header", detail: "empty input", byteOffset: 12) == error)
+        #expect(error.context == error.field)
     }
 
     @Test func rawReaderRejectsOddSizes() {
@@ -103,22 +115,22 @@ import Testing
                 return error
             }
         }
-        #expect(code([])?.code == .truncatedInput)
+        #expect(code([])?.code == .truncated)
         #expect(code(Array("YUV4MPEG3 W4 H2 F25:1\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W4 F25:1\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W4 H2 F25:0\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W5 H2 F25:1\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W4 H2 F25:1 C444\n".utf8))?.code == .unsupported)
-        #expect(code(Array("YUV4MPEG2 W4 H2 F25:1".utf8))?.code == .truncatedInput)
+        #expect(code(Array("YUV4MPEG2 W4 H2 F25:1".utf8))?.code == .truncated)
         #expect(code(Array(repeating: UInt8(ascii: "Y"), count: 5000))?.code == .invalidInput)
         let notFrame = code(Self.y4m("YUV4MPEG2 W4 H2 F25:1", frames: [[UInt8](repeating: 0, count: 12)], frameLine: "FRAMEX"))
         #expect(notFrame?.code == .invalidInput)
         #expect(notFrame?.byteOffset == 22)
         let truncated = code(Array(Self.y4m("YUV4MPEG2 W4 H2 F25:1", frames: [[UInt8](repeating: 0, count: 12)]).dropLast(3)))
-        #expect(truncated?.code == .truncatedInput)
+        #expect(truncated?.code == .truncated)
         #expect(truncated?.byteOffset == 37)
         let headerOnly = code(Array("YUV4MPEG2 W4 H2 F25:1\nFRAME\n".utf8))
-        #expect(headerOnly?.code == .truncatedInput)
+        #expect(headerOnly?.code == .truncated)
     }
 
     @Test func testPatternMovesAndIsDeterministic() throws {

@@ -35,7 +35,7 @@ import Testing
         expectEveryFrameOnce(run, frames: 12)
         #expect(session.statistics.creationFailures == 5)
         #expect(session.statistics.backendsCreated == 1)
-        #expect(run.events.first == .creationFailed(attempt: 1, error: EncoderError(.backendCreationFailed, context: factory.name, detail: "injected creation failure")))
+        #expect(run.events.first == .creationFailed(attempt: 1, error: EncoderError(.backendCreationFailed, field: factory.name, detail: "injected creation failure")))
         #expect(try FFmpeg.decodedFrameCount(run.stream, codec: codec) == 12)
     }
 

@@ -10,7 +10,7 @@ func mux(_ annexB: [UInt8], codec: Codec, options: MP4MuxerOptions = MP4MuxerOpt
     let muxer = try MP4Muxer(codec: codec, sink: MemorySink(), options: options, spool: spool)
     try annexB.withUnsafeBytes { buffer in
         try AnnexB.forEachNALUnit(in: buffer) { range in
-            try muxer.push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]), prefixLength: 3))
+            try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: buffer[range]), offset: Int64(range.lowerBound), prefixLength: 3) { try muxer.push($0) }
         }
     }
     let summary = try muxer.finish()

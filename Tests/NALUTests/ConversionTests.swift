@@ -21,7 +21,7 @@ import Testing
         let original = try fixture.annexB()
         var toLP = try AnnexBToLengthPrefixed(codec: fixture.codec)
         let lengthPrefixed = try toLP.convert(original)
-        let record = try toLP.decoderConfigurationRecord()
+        let record = try toLP.decoderConfigurationRecord().bytes
         let parameterSets = fixture.codec == .h264
             ? try AVCDecoderConfigurationRecord(parsing: record).parameterSets
             : try HEVCDecoderConfigurationRecord(parsing: record).parameterSets
@@ -85,7 +85,7 @@ import Testing
         for fixture in Fixture.all {
             var converter = try AnnexBToLengthPrefixed(codec: fixture.codec)
             _ = try converter.convert(try fixture.annexB())
-            #expect(try converter.decoderConfigurationRecord(arrayCompleteness: false) == (try fixture.decoderConfigurationRecord()),
+            #expect(try converter.decoderConfigurationRecord(arrayCompleteness: false).bytes == (try fixture.decoderConfigurationRecord()),
                     "\(fixture.name)")
         }
     }

@@ -107,7 +107,7 @@ public struct AccessUnitSplitter: Sendable {
                     case .b: .b
                     }
                 }
-                if type == .idrSlice { keyframe = .idr }
+                keyframe = KeyframeClass(nalUnitType: type)
             } else {
                 // 7.4.1.2.3: SEI, SPS, PPS, AUD, and types 14–18 (prefix NAL, subset SPS, DPS, reserved).
                 let startsUnit = [.sei, .sps, .pps, .accessUnitDelimiter].contains(type)
@@ -135,13 +135,7 @@ public struct AccessUnitSplitter: Sendable {
                     case .b: .b
                     }
                 }
-                if type.isIDR {
-                    keyframe = .idr
-                } else if type == .cra {
-                    keyframe = .cra
-                } else if type.isBLA {
-                    keyframe = .bla
-                }
+                keyframe = KeyframeClass(nalUnitType: type)
             } else {
                 // 7.4.2.4.4: VPS, SPS, PPS, AUD, prefix SEI, and types 41–44 and 48–55 (reserved, unspecified).
                 let startsUnit = [.vps, .sps, .pps, .accessUnitDelimiter, .prefixSEI].contains(type)

@@ -33,6 +33,32 @@ public enum KeyframeClass: Hashable, Sendable, CustomStringConvertible {
     public var description: String { name }
 }
 
+extension KeyframeClass {
+    /// The class a VCL NAL unit of `nalUnitType` gives its access unit by its type alone: `.idr`
+    /// for an IDR slice (H.264 7.4.1.2.4, `nal_unit_type` 5), `nil` otherwise (a recovery point
+    /// needs its SEI). The one place the H.264 keyframe class is decided from a NAL unit type.
+    public init?(nalUnitType: AVCNALUnitType) {
+        guard nalUnitType == .idrSlice else { return nil }
+        self = .idr
+    }
+
+    /// The class a VCL NAL unit of `nalUnitType` gives its access unit by its type alone
+    /// (H.265 7.4.2.2, Table 7-1): `.idr` for IDR_W_RADL/IDR_N_LP (19, 20), `.cra` for CRA_NUT
+    /// (21), `.bla` for BLA_W_LP/BLA_W_RADL/BLA_N_LP (16–18), `nil` otherwise. The one place the
+    /// H.265 keyframe class is decided from a NAL unit type.
+    public init?(nalUnitType: HEVCNALUnitType) {
+        if nalUnitType.isIDR {
+            self = .idr
+        } else if nalUnitType == .cra {
+            self = .cra
+        } else if nalUnitType.isBLA {
+            self = .bla
+        } else {
+            return nil
+        }
+    }
+}
+
 /// The coding type of a picture, from its slices: I when every slice is I (or SI), B when any
 /// slice is B, P otherwise.
 public enum PictureType: String, Hashable, Sendable, CustomStringConvertible {

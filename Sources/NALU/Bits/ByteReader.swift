@@ -2,7 +2,7 @@
 ///
 /// Every read checks the remaining length first and throws a ``NALUError`` of code
 /// ``NALUError/Code/truncated`` naming the field and its byte offset; nothing traps.
-public struct ByteReader: Sendable {
+struct ByteReader: Sendable {
     /// The bytes being read.
     public let bytes: ArraySlice<UInt8>
     /// Offset of the next byte, relative to `bytes.startIndex`.
@@ -68,7 +68,7 @@ public struct ByteReader: Sendable {
 }
 
 /// Appends big-endian fields to a byte array, for building records and length prefixes.
-public struct ByteWriter: Sendable {
+struct ByteWriter: Sendable {
     /// The bytes written so far.
     public private(set) var bytes: [UInt8]
 

@@ -123,16 +123,14 @@ public struct AnnexBToLengthPrefixed {
         statistics.bytesOut += Int64(lengthSize + count)
     }
 
-    /// The parameter sets as a decoder configuration record: avcC for H.264, hvcC for H.265.
+    /// The parameter sets as a decoder configuration record: avcC for H.264, hvcC for H.265,
+    /// from the one record builder
+    /// (``DecoderConfigurationRecord/build(codec:parameterSets:lengthSize:arrayCompleteness:)``);
+    /// its ``DecoderConfigurationRecord/bytes`` are the record to store.
     /// - Parameter arrayCompleteness: for hvcC, `true` for `hvc1` (parameter sets only out of
     ///   band), `false` for `hev1`. Defaults to `!keepParameterSets`.
-    public func decoderConfigurationRecord(arrayCompleteness: Bool? = nil) throws(NALUError) -> [UInt8] {
-        try Self.record(codec: codec, parameterSets: parameterSetOrder, lengthSize: options.lengthSize,
-                        arrayCompleteness: arrayCompleteness ?? !options.keepParameterSets)
-    }
-
-    /// Builds avcC or hvcC from parameter set NAL units in stream order.
-    public static func record(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
-        try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: lengthSize, arrayCompleteness: arrayCompleteness)
+    public func decoderConfigurationRecord(arrayCompleteness: Bool? = nil) throws(NALUError) -> DecoderConfigurationRecord {
+        try DecoderConfigurationRecord(codec: codec, parameterSets: parameterSetOrder, lengthSize: options.lengthSize,
+                                       arrayCompleteness: arrayCompleteness ?? !options.keepParameterSets)
     }
 }

@@ -65,15 +65,21 @@ extension DecoderConfigurationRecord {
     ///   - arrayCompleteness: hvcC only: 1 when every set is in the record (`hvc1`), 0 when sets
     ///     may also be in band (`hev1`).
     public static func build(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) -> [UInt8] {
+        try DecoderConfigurationRecord(codec: codec, parameterSets: parameterSets, lengthSize: lengthSize,
+                                       arrayCompleteness: arrayCompleteness).bytes
+    }
+
+    /// The record ``build(codec:parameterSets:lengthSize:arrayCompleteness:)`` writes, as a value.
+    public init(codec: Codec, parameterSets: [[UInt8]], lengthSize: Int, arrayCompleteness: Bool) throws(NALUError) {
         switch codec {
         case .h264:
             let type = { (unit: [UInt8]) in unit.first.map { AVCNALUnitType(rawValue: $0) } }
             let sps = parameterSets.filter { type($0) == .sps }
             let pps = parameterSets.filter { type($0) == .pps }
-            return try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize).bytes
+            self = .avc(try AVCDecoderConfigurationRecord(sequenceParameterSets: sps, pictureParameterSets: pps, lengthSize: lengthSize))
         case .hevc:
-            return try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness,
-                                                      lengthSize: lengthSize).bytes
+            self = .hevc(try HEVCDecoderConfigurationRecord(parameterSets: parameterSets, arrayCompleteness: arrayCompleteness,
+                                                            lengthSize: lengthSize))
         }
     }
 }

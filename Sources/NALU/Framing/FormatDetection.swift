@@ -77,6 +77,8 @@ public enum FormatDetection {
         for (first, second) in headers.prefix(64) {
             seen += 1
             if first & 0x80 != 0 { continue }
+            // Raw header bits on purpose: the byte is read as both codecs' header at once, and
+            // the heuristic tests bit patterns (nal_ref_idc, layer id) the typed headers hide.
             let avcType = first & 0x1F
             let hevcType = (first >> 1) & 0x3F
             if avcType == 7 && first & 0x60 != 0 && avcProfiles.contains(second) { return .h264 }

@@ -33,9 +33,7 @@ public struct LengthPrefixedFramer: Sendable {
     ///     at least `maxNALUnitSize` plus the length field).
     public init(lengthSize: Int, maxNALUnitSize: Int = 64 << 20,
                 maxBufferedBytes: Int = AnnexBFramer.defaultMaxBufferedBytes) throws(NALUError) {
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
-            throw NALUError(.invalidValue, field: "length size", detail: "\(lengthSize); must be 1, 2 or 4")
-        }
+        try LengthPrefixed.validate(lengthSize: lengthSize)
         self.lengthSize = lengthSize
         self.maxNALUnitSize = max(1, maxNALUnitSize)
         self.maxBufferedBytes = max(self.maxNALUnitSize + lengthSize, maxBufferedBytes)
@@ -135,20 +133,9 @@ public struct LengthPrefixedFramer: Sendable {
         let baseOffset = self.baseOffset
         buffer.withUnsafeBytes { bytes in
             do throws(E) {
-                while bytes.count - position >= lengthSize {
-                    var length = 0
-                    for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
-                    let start = position + lengthSize
-                    guard bytes.count - start >= length else { break }
-                    position = start + length
-                    if length == 0 {
-                        zero += 1
-                        continue
-                    }
-                    try body(NALUnitView(offset: baseOffset + Int64(start),
-                                         bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]),
-                                         prefixLength: lengthSize))
-                }
+                // validate() checked every complete length against the limit.
+                try LengthPrefixed.forEachCompleteNALUnit(in: bytes, position: &position, lengthSize: lengthSize,
+                                                          baseOffset: baseOffset, zeroLengthNALUnits: &zero, body)
             } catch {
                 failure = error
             }

@@ -17,9 +17,7 @@ public struct LengthPrefixedReader<Source: ByteSource> {
     /// - Parameters:
     ///   - lengthSize: 1, 2 or 4 (`lengthSizeMinusOne` + 1); 3 is reserved and rejected.
     public init(_ source: Source, lengthSize: Int, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30) throws(NALUError) {
-        guard lengthSize == 1 || lengthSize == 2 || lengthSize == 4 else {
-            throw NALUError(.invalidValue, field: "length size", detail: "\(lengthSize); must be 1, 2 or 4")
-        }
+        try LengthPrefixed.validate(lengthSize: lengthSize)
         self.source = source
         self.lengthSize = lengthSize
         self.buffer = ReadBuffer(capacity: max(64, chunkSize))
@@ -31,31 +29,22 @@ public struct LengthPrefixedReader<Source: ByteSource> {
         var position = 0
         var endOfInput = false
         while true {
-            // Parse every complete length + NAL unit in the buffer.
+            // Every complete length + NAL unit in the buffer; the walk stops at a partial one or
+            // at a length above the limit, which is an error even before its bytes are in.
             let bytes = buffer.bytes
-            while bytes.count - position >= lengthSize {
-                var length = 0
-                for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
-                if length == 0 {
-                    zeroLengthNALUnits += 1
-                    position += lengthSize
-                    continue
-                }
-                guard length <= maxNALUnitSize else {
+            try LengthPrefixed.forEachCompleteNALUnit(in: bytes, position: &position, lengthSize: lengthSize,
+                                                      baseOffset: buffer.baseOffset, maxNALUnitSize: maxNALUnitSize,
+                                                      zeroLengthNALUnits: &zeroLengthNALUnits, body)
+            if bytes.count - position >= lengthSize {
+                let length = LengthPrefixed.length(in: bytes, at: position, lengthSize: lengthSize)
+                if length > maxNALUnitSize {
                     throw NALUError(.tooLarge, field: "NAL unit length", byteOffset: buffer.baseOffset + Int64(position),
                                     detail: "\(length) bytes, limit \(maxNALUnitSize)")
                 }
-                let start = position + lengthSize
-                guard bytes.count - start >= length else { break }
-                try body(NALUnitView(offset: buffer.baseOffset + Int64(start),
-                                     bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<(start + length)]),
-                                     prefixLength: lengthSize))
-                position = start + length
             }
             if endOfInput {
-                let left = bytes.count - position
-                guard left == 0 else {
-                    throw Self.pastEnd(bytes, at: position, baseOffset: buffer.baseOffset, lengthSize: lengthSize)
+                guard position == bytes.count else {
+                    throw LengthPrefixed.pastEnd(bytes, at: position, baseOffset: buffer.baseOffset, lengthSize: lengthSize)
                 }
                 return
             }
@@ -65,48 +54,6 @@ public struct LengthPrefixedReader<Source: ByteSource> {
                 throw NALUError(.tooLarge, field: "NAL unit", byteOffset: buffer.baseOffset, detail: "larger than \(maxNALUnitSize) bytes")
             }
             endOfInput = try buffer.fill(from: &source) == 0
-        }
-    }
-
-    private static func pastEnd(_ bytes: UnsafeRawBufferPointer, at position: Int, baseOffset: Int64, lengthSize: Int) -> NALUError {
-        let left = bytes.count - position
-        let offset = baseOffset + Int64(position)
-        guard left >= lengthSize else {
-            return NALUError(.truncated, field: "NAL unit length", byteOffset: offset,
-                             detail: "\(left) of \(lengthSize) bytes before the end")
-        }
-        var length = 0
-        for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
-        return NALUError(.lengthPastEnd, field: "NAL unit length", byteOffset: offset,
-                         detail: "length \(length), \(left - lengthSize) bytes left")
-    }
-}
-
-/// Length-prefixed NAL units in memory.
-public enum LengthPrefixed {
-    /// Calls `body` with the range of every NAL unit in `buffer`, a complete length-prefixed
-    /// stream with `lengthSize`-byte lengths. Zero-length units are skipped; a length past the
-    /// end throws ``NALUError/Code/lengthPastEnd`` at the length field's offset.
-    public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, lengthSize: Int,
-                                      _ body: (Range<Int>) throws -> Void) throws {
-        guard [1, 2, 4].contains(lengthSize) else {
-            throw NALUError(.invalidValue, field: "length size", detail: "\(lengthSize); must be 1, 2 or 4")
-        }
-        var position = 0
-        while position < buffer.count {
-            guard buffer.count - position >= lengthSize else {
-                throw NALUError(.truncated, field: "NAL unit length", byteOffset: Int64(position),
-                                detail: "\(buffer.count - position) of \(lengthSize) bytes before the end")
-            }
-            var length = 0
-            for index in position..<(position + lengthSize) { length = length << 8 | Int(buffer[index]) }
-            let start = position + lengthSize
-            guard length <= buffer.count - start else {
-                throw NALUError(.lengthPastEnd, field: "NAL unit length", byteOffset: Int64(position),
-                                detail: "length \(length), \(buffer.count - start) bytes left")
-            }
-            if length > 0 { try body(start..<(start + length)) }
-            position = start + length
         }
     }
 }

@@ -1,8 +1,12 @@
-/// A NAL unit handed to a reader's callback: its bytes (escaped, header included, no start code
-/// or length prefix) and where it sits in the stream.
+/// A NAL unit lent to a callback: its bytes (escaped, header included, no start code or length
+/// prefix) and where it sits in the stream.
 ///
-/// ``bytes`` points into the reader's buffer and is valid only during the callback; copy it
-/// (``array``) to keep it.
+/// Views are only ever lent, like the buffer swift-nio's `withUnsafeReadableBytes` passes: the
+/// readers, framers and ``LengthPrefixed`` walkers hand one to their callback, and code with its
+/// own bytes gets one from `NALUnitView.withNALUnit(_:offset:prefixLength:_:)`.
+/// ``bytes`` points into the lender's buffer and is valid only during the callback: do not store
+/// the view or its pointer; copy the bytes (``array``) to keep them. There is no public
+/// initialiser, so a view cannot be made from a pointer that outlives its buffer.
 public struct NALUnitView {
     /// Offset in the stream of the NAL unit's first header byte.
     public let offset: Int64
@@ -11,7 +15,8 @@ public struct NALUnitView {
     /// Length of the start code (3 or 4) or of the length prefix (1, 2 or 4) before it.
     public let prefixLength: Int
 
-    public init(offset: Int64, bytes: UnsafeRawBufferPointer, prefixLength: Int) {
+    /// Internal: views are made by the lenders in this module (see the type's documentation).
+    init(offset: Int64, bytes: UnsafeRawBufferPointer, prefixLength: Int) {
         self.offset = offset
         self.bytes = bytes
         self.prefixLength = prefixLength
@@ -28,4 +33,24 @@ public struct NALUnitView {
 
     /// The second header byte (0 when shorter).
     public var secondByte: UInt8 { bytes.count > 1 ? bytes[1] : 0 }
+}
+
+extension NALUnitView {
+    /// Lends `body` a view of the NAL unit in `bytes` (no start code or length prefix), at stream
+    /// offset `offset`, preceded in its stream by a `prefixLength`-byte start code or length.
+    /// The view is valid only during the call (as `bytes` is); no copy is made.
+    public static func withNALUnit<R, E: Error>(_ bytes: UnsafeRawBufferPointer, offset: Int64 = 0, prefixLength: Int = 0,
+                                                _ body: (NALUnitView) throws(E) -> R) throws(E) -> R {
+        try body(NALUnitView(offset: offset, bytes: bytes, prefixLength: prefixLength))
+    }
+
+    /// Lends `body` a view of the NAL unit `bytes` (no start code or length prefix), for example a
+    /// parameter set from a record; valid only during the call, no copy is made.
+    public static func withNALUnit<R, E: Error>(_ bytes: [UInt8], offset: Int64 = 0, prefixLength: Int = 0,
+                                                _ body: (NALUnitView) throws(E) -> R) throws(E) -> R {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(E) -> R in try body(NALUnitView(offset: offset, bytes: raw, prefixLength: prefixLength)) }
+        }
+        return try result.get()
+    }
 }

@@ -134,6 +134,11 @@ public struct HEVCPictureParameterSet: Hashable, Sendable {
         try self.init(&reader)
     }
 
+    /// Parses a NAL unit held in an array, as the `ArraySlice` initialiser does.
+    public init(nalUnit: [UInt8]) throws(NALUError) {
+        try self.init(nalUnit: nalUnit[...])
+    }
+
     /// Parses `pic_parameter_set_rbsp()` from an RBSP that starts after the NAL unit header.
     public init(rbsp: RBSP) throws(NALUError) {
         var reader = BitReader(rbsp)
@@ -141,7 +146,7 @@ public struct HEVCPictureParameterSet: Hashable, Sendable {
     }
 
     /// Parses `pic_parameter_set_rbsp()` at the reader's position, through `rbsp_trailing_bits()`.
-    public init(_ reader: inout BitReader) throws(NALUError) {
+    init(_ reader: inout BitReader) throws(NALUError) {
         ppsPicParameterSetId = try reader.ue("pps_pic_parameter_set_id", in: 0...63)
         ppsSeqParameterSetId = try reader.ue("pps_seq_parameter_set_id", in: 0...15)
         dependentSliceSegmentsEnabledFlag = try reader.flag("dependent_slice_segments_enabled_flag")

@@ -151,6 +151,11 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
         try self.init(&reader, nuhLayerId: header.nuhLayerId)
     }
 
+    /// Parses a NAL unit held in an array, as the `ArraySlice` initialiser does.
+    public init(nalUnit: [UInt8]) throws(NALUError) {
+        try self.init(nalUnit: nalUnit[...])
+    }
+
     /// Parses `seq_parameter_set_rbsp()` from an RBSP that starts after the NAL unit header.
     public init(rbsp: RBSP) throws(NALUError) {
         var reader = BitReader(rbsp)
@@ -163,7 +168,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     ///   value 7 in the place of `sps_max_sub_layers_minus1` (`sps_ext_or_max_sub_layers_minus1`)
     ///   selects the multi-layer SPS syntax of F.7.3.2.2.1, which is not supported and throws
     ///   `.unsupported`.
-    public init(_ reader: inout BitReader, nuhLayerId: UInt8 = 0) throws(NALUError) {
+    init(_ reader: inout BitReader, nuhLayerId: UInt8 = 0) throws(NALUError) {
         spsVideoParameterSetId = try reader.bits(4, "sps_video_parameter_set_id")
         spsMaxSubLayersMinus1 = try reader.bits(3, "sps_max_sub_layers_minus1")
         if nuhLayerId > 0 && spsMaxSubLayersMinus1 == 7 {

@@ -68,6 +68,11 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
         try self.init(&reader)
     }
 
+    /// Parses a NAL unit held in an array, as the `ArraySlice` initialiser does.
+    public init(nalUnit: [UInt8]) throws(NALUError) {
+        try self.init(nalUnit: nalUnit[...])
+    }
+
     /// Parses `video_parameter_set_rbsp()` from an RBSP that starts after the NAL unit header.
     public init(rbsp: RBSP) throws(NALUError) {
         var reader = BitReader(rbsp)
@@ -76,7 +81,7 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
 
     /// Parses `video_parameter_set_rbsp()` at the reader's position, through
     /// `rbsp_trailing_bits()`.
-    public init(_ reader: inout BitReader) throws(NALUError) {
+    init(_ reader: inout BitReader) throws(NALUError) {
         vpsVideoParameterSetId = try reader.bits(4, "vps_video_parameter_set_id")
         vpsBaseLayerInternalFlag = try reader.flag("vps_base_layer_internal_flag")
         vpsBaseLayerAvailableFlag = try reader.flag("vps_base_layer_available_flag")
