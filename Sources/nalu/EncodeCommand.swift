@@ -117,6 +117,8 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @OptionGroup var encoderChoice: EncoderChoice
+
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
 
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
@@ -131,6 +133,7 @@ struct Encode: ParsableCommand {
             throw ValidationError("Use only one of --bitrate, --crf and --qp.")
         }
         if noBframes && bframes != nil { throw ValidationError("Use either --bframes or --no-bframes.") }
+        try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
@@ -157,6 +160,7 @@ struct Encode: ParsableCommand {
 
     var resolvedCodec: Codec {
         if let codec { return codec.codec }
+        if let encoder = encoderChoice.encoder { return encoder.codec }
         return outputArgument.flatMap(Naming.codec(forExtensionOf:)) ?? .h264
     }
 
@@ -257,7 +261,7 @@ struct Encode: ParsableCommand {
             guard error.context != "size" else { throw ValidationError("\(error)") }
             throw error
         }
-        let factory = LiveControl.factory(codec, quiet: quiet)
+        let factory = encoderChoice.factory(codec, quiet: quiet)
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
