@@ -148,6 +148,9 @@ final class OpenH264Encoder: EncoderBackend {
         if let tune = c.tune, tune.lowercased() != "zerolatency" {
             throw EncoderError(.invalidConfiguration, context: "tune", detail: "OpenH264 has no tune \"\(tune)\" (it always encodes with zero latency)")
         }
+        if let first = c.extraParameters.first {
+            throw EncoderError(.invalidConfiguration, context: "extraParameters", detail: "OpenH264 has no parameter parser; \"\(first)\" cannot be applied")
+        }
         // The shared checks (size, rates, ranges), as Baseline: no B-frames by default.
         var shared = c
         shared.profile = "baseline"

@@ -174,6 +174,16 @@ final class X264Encoder: EncoderBackend {
         p.b_repeat_headers = c.repeatParameterSets ? 1 : 0
         p.b_annexb = c.outputFormat == .annexB ? 1 : 0
 
+        // --x264-params: after nalu's settings, before the profile (as the x264 CLI orders them).
+        for parameter in c.extraParameters {
+            let result = parameter.name.withCString { name in parameter.value.withCString { x264_param_parse(&p, name, $0) } }
+            guard result == 0 else {
+                x264_param_cleanup(&p)
+                let detail = result == X264_PARAM_BAD_NAME ? "unknown option \"\(parameter.name)\""
+                    : "bad value \"\(parameter.value)\" for \"\(parameter.name)\""
+                throw EncoderError(.invalidConfiguration, context: "x264-params", detail: detail, libraryStatus: result)
+            }
+        }
         let profile = c.effectiveProfile
         let profileStatus = profile.withCString { x264_param_apply_profile(&p, $0) }
         guard profileStatus >= 0 else {

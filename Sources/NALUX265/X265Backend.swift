@@ -219,6 +219,16 @@ final class X265Encoder: EncoderBackend {
         p.pointee.bRepeatHeaders = c.repeatParameterSets ? 1 : 0
         p.pointee.bAnnexB = c.outputFormat == .annexB ? 1 : 0
 
+        // --x265-params: after nalu's settings, before the profile (as the x265 CLI orders them).
+        for parameter in c.extraParameters {
+            let result = parameter.name.withCString { n in parameter.value.withCString { v in api.pointee.param_parse?(p, n, v) ?? -1 } }
+            guard result == 0 else {
+                api.pointee.param_free?(p)
+                let detail = result == X265_PARAM_BAD_NAME ? "unknown option \"\(parameter.name)\""
+                    : "bad value \"\(parameter.value)\" for \"\(parameter.name)\""
+                throw EncoderError(.invalidConfiguration, context: "x265-params", detail: detail, libraryStatus: result)
+            }
+        }
         let profile = c.effectiveProfile
         let profileStatus = profile.withCString { api.pointee.param_apply_profile?(p, $0) ?? -1 }
         guard profileStatus >= 0 else {

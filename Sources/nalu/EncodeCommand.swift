@@ -254,6 +254,7 @@ struct Encode: ParsableCommand {
         configuration.threads = threads
         configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
+        configuration.extraParameters = try encoderChoice.extraParameters(codec)
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
         do {
             try configuration.validate()
