@@ -148,6 +148,9 @@ final class OpenH264Encoder: EncoderBackend {
         if let tune = c.tune, tune.lowercased() != "zerolatency" {
             throw EncoderError(.invalidConfiguration, context: "tune", detail: "OpenH264 has no tune \"\(tune)\" (it always encodes with zero latency)")
         }
+        if c.computePSNR || c.computeSSIM {
+            throw EncoderError(.unsupported, context: c.computePSNR ? "psnr" : "ssim", detail: "OpenH264 does not measure PSNR or SSIM")
+        }
         if let first = c.extraParameters.first {
             throw EncoderError(.invalidConfiguration, context: "extraParameters", detail: "OpenH264 has no parameter parser; \"\(first)\" cannot be applied")
         }

@@ -119,6 +119,8 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var encoderChoice: EncoderChoice
 
+    @OptionGroup var qualityOptions: QualityOptions
+
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
 
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
@@ -255,6 +257,8 @@ struct Encode: ParsableCommand {
         configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
         configuration.extraParameters = try encoderChoice.extraParameters(codec)
+        configuration.computePSNR = qualityOptions.psnr
+        configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
         do {
             try configuration.validate()
@@ -285,7 +289,9 @@ struct Encode: ParsableCommand {
 
         var report = EncodeReport(frameRate: frameRate, totalFrames: totalFrames)
         let showProgress = !quiet && StandardError.isTerminal
+        let qualityMeter = QualityMeter(codec: codec)
         let write: (EncodedPacket) throws -> Void = { packet in
+            qualityMeter.take(packet)
             if let mp4File {
                 try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
             } else {
@@ -315,6 +321,7 @@ struct Encode: ParsableCommand {
         var summary = report.summary(session.statistics, output: output, codec: codec)
         if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
         liveControl.annotate(&summary)
+        qualityMeter.annotate(&summary)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
