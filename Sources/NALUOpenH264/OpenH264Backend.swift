@@ -89,8 +89,10 @@ final class OpenH264Encoder: EncoderBackend {
         guard initStatus == Int32(cmResultSuccess.rawValue) else {
             nalu_oh264_destroy(encoder)
             // OpenH264 refuses parameters it cannot encode (e.g. a size beyond its levels): final.
-            let code: EncoderError.Code = initStatus == Int32(cmInitParaError.rawValue) ? .invalidConfiguration : .backendCreationFailed
-            throw EncoderError(code, context: "OpenH264 InitializeExt", detail: "OpenH264 refuses these settings (its reason went to the factory's logger)", libraryStatus: initStatus)
+            guard initStatus == Int32(cmInitParaError.rawValue) else {
+                throw EncoderError(.backendCreationFailed, context: "OpenH264 InitializeExt", libraryStatus: initStatus)
+            }
+            throw EncoderError(.unsupported, context: "encoder", detail: "OpenH264 refuses these settings (its reason went to the factory's logger)", libraryStatus: initStatus)
         }
         // Re-apply the logging: InitializeExt resets the trace level to the parameters' default.
         _ = nalu_oh264_set_log(encoder, logRelay.traceLevel, openH264Trace, Unmanaged.passUnretained(logRelay).toOpaque())
@@ -159,6 +161,15 @@ final class OpenH264Encoder: EncoderBackend {
         shared.profile = "baseline"
         shared.bFrames = 0
         try shared.validate()
+        // OpenH264's limits (ParamValidationExt): level 5.2's 36864 macroblocks a picture, and a
+        // rate control that plans with at most 60 frames a second (a faster rate would silently
+        // overshoot the bitrate).
+        guard c.width * c.height <= 36864 * 256 else {
+            throw EncoderError(.invalidConfiguration, context: "size", detail: "\(c.width)x\(c.height) is larger than OpenH264's 9437184 pixels (36864 macroblocks, level 5.2)")
+        }
+        if case .bitrate = c.rateControl, c.frameRate.doubleValue > 60 {
+            throw EncoderError(.invalidConfiguration, context: "frameRate", detail: "OpenH264's rate control plans with at most 60 fps, not \(c.frameRate); use a constant QP at this rate")
+        }
         let level = try c.levelIdc()
         if let level, level > 52 {
             throw EncoderError(.invalidConfiguration, context: "level", detail: "OpenH264 supports levels up to 5.2, not \(c.level ?? "")")

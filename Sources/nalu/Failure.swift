@@ -149,6 +149,7 @@ enum Failure {
         case "vbvBufferSize": return "vbv-bufsize"
         case "pixelFormat": return "pix-fmt"
         case "openGOP": return "open-gop"
+        case "frameRate": return "fps"
         default:
             var name = ""
             for character in field {

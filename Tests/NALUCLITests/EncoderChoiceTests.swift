@@ -55,3 +55,19 @@ import Testing
         #expect(probe.stdout == "codec_name=hevc\n")
     }
 }
+
+/// OpenH264's own limits are usage errors naming the option, before any encoder is opened.
+@Suite struct OpenH264LimitTests {
+    @Test(arguments: [
+        (["--size", "8192x4320"], "nalu: error: --size: 8192x4320 is larger than OpenH264's 9437184 pixels (36864 macroblocks, level 5.2)\n"),
+        (["--fps", "120"], "nalu: error: --fps: OpenH264's rate control plans with at most 60 fps, not 120/1; use a constant QP at this rate\n"),
+    ])
+    func limitsAreUsageErrors(_ extra: [String], _ message: String) throws {
+        let directory = try EncodeCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try CLIRunner.run(["encode", "--test-pattern", "--frames", "2", "--encoder", "openh264",
+                                        "-o", directory.appendingPathComponent("o.h264").path] + extra)
+        #expect(result.status == 64)
+        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+    }
+}
