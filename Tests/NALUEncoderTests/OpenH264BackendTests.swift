@@ -98,6 +98,25 @@ import Testing
         #expect(summary.idrIndices == [0])
     }
 
+    @Test func parameterSetsFollowTheCarriageRule() throws {
+        // Annex-B without repetition: only the first packet carries SPS and PPS; ffmpeg decodes all.
+        var annexB = Self.configuration()
+        annexB.gopLength = 10
+        annexB.repeatParameterSets = false
+        let (run, _) = try encodePattern(annexB, factory: OpenH264BackendFactory(), frames: 25)
+        let withSets = run.packets.indices.filter { !EncoderFraming.parameterSets(EncoderFraming.nalUnits(in: run.packets[$0].bytes, format: .annexB), codec: .h264).isEmpty }
+        #expect(withSets == [0])
+        #expect(run.packets.filter { $0.keyframe == .idr }.map(\.pts) == [0, 10, 20])
+        #expect(try FFmpeg.decodedFrameCount(run.stream, codec: .h264) == 25)
+        // Length-prefixed without repetition: out of band, in the avcC record.
+        var outOfBand = annexB
+        outOfBand.outputFormat = .lengthPrefixed
+        let (lpRun, session) = try encodePattern(outOfBand, factory: OpenH264BackendFactory(), frames: 12)
+        #expect(lpRun.packets.allSatisfy { EncoderFraming.parameterSets(EncoderFraming.nalUnits(in: $0.bytes, format: .lengthPrefixed), codec: .h264).isEmpty })
+        let record = try #require(try session.decoderConfigurationRecord())
+        #expect(record.bytes[1] == 66)  // AVCProfileIndication: Baseline
+    }
+
     /// A configuration with one setting OpenH264 cannot honour; the error names that setting.
     static func unhonourable(_ context: String) -> EncoderConfiguration {
         var c = configuration()
