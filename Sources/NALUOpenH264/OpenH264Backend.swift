@@ -201,7 +201,7 @@ final class OpenH264Encoder: EncoderBackend {
         case .crf:
             break
         }
-        p.uiIntraPeriod = UInt32(c.keyframeInterval)
+        p.uiIntraPeriod = UInt32(clamping: c.keyframeInterval)
         p.bEnableSceneChangeDetect = c.sceneCutDetection
         p.iMultipleThreadIdc = UInt16(clamping: c.threads ?? 0)
         switch c.preset?.lowercased() ?? "medium" {
