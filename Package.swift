@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
         .library(name: "NALUX264", targets: ["NALUX264"]),
         .library(name: "NALUX265", targets: ["NALUX265"]),
+        .library(name: "NALUOpenH264", targets: ["NALUOpenH264"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,7 +41,7 @@ let package = Package(
             name: "nalu",
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia",
-                "NALUEncoder", "NALUX264", "NALUX265",
+                "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -69,6 +70,10 @@ let package = Package(
                 swiftSettings: strictSettings),
         .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictSettings),
+        // Issue 17: OpenH264 (BSD-2-Clause), the backend for apps that cannot ship GPL code.
+        .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        .target(name: "NALUOpenH264", dependencies: ["NALUEncoder", "COpenH264", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strictSettings),
         .executableTarget(
             name: "encoder-sample",
             dependencies: ["NALU", "NALUIO", "NALUEncoder", "NALUX264", "NALUX265"],
@@ -90,7 +95,7 @@ let package = Package(
         .executableTarget(name: "push-parse-sample", dependencies: ["NALU"], path: "Samples/PushParse", swiftSettings: strictSettings),
         .testTarget(
             name: "NALUEncoderTests",
-            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUMP4", "FuzzHarness",
+            dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264", "NALUMP4", "FuzzHarness",
                            .product(name: "Logging", package: "swift-log")],
             swiftSettings: strictSettings
         ),

@@ -21,6 +21,9 @@ public struct EncodedPacket: Sendable, Hashable {
     /// Seconds per tick of ``pts`` and ``dts`` (the session sets the configuration's
     /// ``EncoderConfiguration/effectiveTimeBase``).
     public var timeBase: Rational
+    /// The picture's PSNR/SSIM as the library measured it (with ``EncoderConfiguration/computePSNR``
+    /// or ``EncoderConfiguration/computeSSIM``); `nil` otherwise.
+    public var quality: PictureQuality? = nil
 
     public init(bytes: [UInt8], pts: Int64, dts: Int64, keyframe: KeyframeClass?, pictureType: PictureType?,
                 format: StreamFormat = .annexB, timeBase: Rational = Rational(1, 30)) {

@@ -72,6 +72,16 @@ public struct EncoderConfiguration: Hashable, Sendable {
     /// Repeat the parameter sets in-band before every keyframe (so any keyframe, and every
     /// rebuilt stream, is decodable on its own).
     public var repeatParameterSets: Bool = true
+    /// Settings for the encoder library's own parser (x264: `x264_param_parse`, x265:
+    /// `x265_param_parse`), applied in order after every field above and before the profile.
+    /// An unknown name or a bad value is ``EncoderError/Code/invalidConfiguration`` from the
+    /// factory's `validate`, before any frame. Backends without such a parser refuse a non-empty list.
+    public var extraParameters: [EncoderParameter] = []
+    /// Have the library measure each picture's PSNR against its source (x264 `analyse.b_psnr`,
+    /// x265 `bEnablePsnr`); packets carry it in ``EncodedPacket/quality``. Costs some speed.
+    public var computePSNR: Bool = false
+    /// Have the library measure each picture's luma SSIM (x264 `analyse.b_ssim`, x265 `bEnableSsim`).
+    public var computeSSIM: Bool = false
 
     public init(codec: Codec, width: Int, height: Int) {
         self.codec = codec

@@ -78,6 +78,9 @@ final class X264Encoder: EncoderBackend {
         self.logRelay = logRelay
         var param = try Self.makeParameters(configuration)
         logRelay.attach(to: &param)
+        // x264 turns PSNR/SSIM off below log level info (x264_validate_parameters); ask for info
+        // then, and let the logger's level drop the lines it does not keep.
+        if configuration.computePSNR || configuration.computeSSIM { param.i_log_level = max(param.i_log_level, X264_LOG_INFO) }
         guard let handle = nalu_x264_encoder_open(&param) else {
             x264_param_cleanup(&param)
             throw EncoderError(.backendCreationFailed, field: "x264_encoder_open", detail: "libx264 returned no encoder (its reason went to the factory's logger)")
@@ -173,7 +176,19 @@ final class X264Encoder: EncoderBackend {
         if let frames = c.expectedFrameCount { p.i_frame_total = Int32(clamping: frames) }
         p.b_repeat_headers = c.repeatParameterSets ? 1 : 0
         p.b_annexb = c.outputFormat == .annexB ? 1 : 0
+        p.analyse.b_psnr = c.computePSNR ? 1 : 0
+        p.analyse.b_ssim = c.computeSSIM ? 1 : 0
 
+        // --x264-params: after nalu's settings, before the profile (as the x264 CLI orders them).
+        for parameter in c.extraParameters {
+            let result = parameter.name.withCString { name in parameter.value.withCString { x264_param_parse(&p, name, $0) } }
+            guard result == 0 else {
+                x264_param_cleanup(&p)
+                let detail = result == X264_PARAM_BAD_NAME ? "unknown option \"\(parameter.name)\""
+                    : "bad value \"\(parameter.value)\" for \"\(parameter.name)\""
+                throw EncoderError(.invalidConfiguration, context: "x264-params", detail: detail, libraryStatus: result)
+            }
+        }
         let profile = c.effectiveProfile
         let profileStatus = profile.withCString { x264_param_apply_profile(&p, $0) }
         guard profileStatus >= 0 else {
@@ -267,6 +282,19 @@ final class X264Encoder: EncoderBackend {
         case X264_TYPE_BREF, X264_TYPE_B: type = .b
         default: type = nil
         }
-        return EncodedPacket(bytes: bytes, pts: pictureOut.i_pts, dts: pictureOut.i_dts, keyframe: keyframe, pictureType: type)
+        var packet = EncodedPacket(bytes: bytes, pts: pictureOut.i_pts, dts: pictureOut.i_dts, keyframe: keyframe, pictureType: type)
+        if param.analyse.b_psnr != 0 || param.analyse.b_ssim != 0 {
+            let prop = pictureOut.prop
+            var quality = PictureQuality()
+            if param.analyse.b_psnr != 0 {
+                quality.psnrY = prop.f_psnr.0
+                quality.psnrU = prop.f_psnr.1
+                quality.psnrV = prop.f_psnr.2
+                quality.psnrAverage = prop.f_psnr_avg
+            }
+            if param.analyse.b_ssim != 0 { quality.ssim = prop.f_ssim }
+            packet.quality = quality
+        }
+        return packet
     }
 }

@@ -218,7 +218,22 @@ final class X265Encoder: EncoderBackend {
         if let frames = c.expectedFrameCount { p.pointee.totalFrames = Int32(clamping: frames) }
         p.pointee.bRepeatHeaders = c.repeatParameterSets ? 1 : 0
         p.pointee.bAnnexB = c.outputFormat == .annexB ? 1 : 0
+        p.pointee.bEnablePsnr = c.computePSNR ? 1 : 0
+        p.pointee.bEnableSsim = c.computeSSIM ? 1 : 0
+        // x265 turns PSNR/SSIM off below log level info (x265_encoder_open), and has no log
+        // callback: measuring makes it print its info lines (banner, statistics) on stderr.
+        if c.computePSNR || c.computeSSIM { p.pointee.logLevel = max(p.pointee.logLevel, X265_LOG_INFO) }
 
+        // --x265-params: after nalu's settings, before the profile (as the x265 CLI orders them).
+        for parameter in c.extraParameters {
+            let result = parameter.name.withCString { n in parameter.value.withCString { v in api.pointee.param_parse?(p, n, v) ?? -1 } }
+            guard result == 0 else {
+                api.pointee.param_free?(p)
+                let detail = result == X265_PARAM_BAD_NAME ? "unknown option \"\(parameter.name)\""
+                    : "bad value \"\(parameter.value)\" for \"\(parameter.name)\""
+                throw EncoderError(.invalidConfiguration, context: "x265-params", detail: detail, libraryStatus: result)
+            }
+        }
         let profile = c.effectiveProfile
         let profileStatus = profile.withCString { api.pointee.param_apply_profile?(p, $0) ?? -1 }
         guard profileStatus >= 0 else {
@@ -326,8 +341,21 @@ final class X265Encoder: EncoderBackend {
         case X265_TYPE_BREF, X265_TYPE_B: type = .b
         default: type = nil
         }
-        return EncodedPacket(bytes: bytes, pts: out.pts, dts: out.dts,
-                             keyframe: EncoderFraming.keyframeClass(nalTypes: types, codec: .hevc, libraryKeyframe: false),
-                             pictureType: type)
+        var packet = EncodedPacket(bytes: bytes, pts: out.pts, dts: out.dts,
+                                   keyframe: EncoderFraming.keyframeClass(nalTypes: types, codec: .hevc, libraryKeyframe: false),
+                                   pictureType: type)
+        if param.pointee.bEnablePsnr != 0 || param.pointee.bEnableSsim != 0 {
+            let stats = out.frameData
+            var quality = PictureQuality()
+            if param.pointee.bEnablePsnr != 0 {
+                quality.psnrY = stats.psnrY
+                quality.psnrU = stats.psnrU
+                quality.psnrV = stats.psnrV
+                quality.psnrAverage = stats.psnr
+            }
+            if param.pointee.bEnableSsim != 0 { quality.ssim = stats.ssim }
+            packet.quality = quality
+        }
+        return packet
     }
 }

@@ -117,6 +117,10 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @OptionGroup var encoderChoice: EncoderChoice
+
+    @OptionGroup var qualityOptions: QualityOptions
+
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
 
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
@@ -131,6 +135,7 @@ struct Encode: ParsableCommand {
             throw ValidationError("Use only one of --bitrate, --crf and --qp.")
         }
         if noBframes && bframes != nil { throw ValidationError("Use either --bframes or --no-bframes.") }
+        try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
@@ -157,6 +162,7 @@ struct Encode: ParsableCommand {
 
     var resolvedCodec: Codec {
         if let codec { return codec.codec }
+        if let encoder = encoderChoice.encoder { return encoder.codec }
         return outputArgument.flatMap(Naming.codec(forExtensionOf:)) ?? .h264
     }
 
@@ -250,6 +256,9 @@ struct Encode: ParsableCommand {
         configuration.threads = threads
         configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
+        configuration.extraParameters = try encoderChoice.extraParameters(codec)
+        configuration.computePSNR = qualityOptions.psnr
+        configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
         do {
             try configuration.validate()
@@ -257,7 +266,7 @@ struct Encode: ParsableCommand {
             guard error.context != "size" else { throw ValidationError("\(error)") }
             throw error
         }
-        let factory = LiveControl.factory(codec, quiet: quiet)
+        let factory = encoderChoice.factory(codec, quiet: quiet)
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
@@ -280,7 +289,9 @@ struct Encode: ParsableCommand {
 
         var report = EncodeReport(frameRate: frameRate, totalFrames: totalFrames)
         let showProgress = !quiet && StandardError.isTerminal
+        let qualityMeter = QualityMeter(codec: codec)
         let write: (EncodedPacket) throws -> Void = { packet in
+            qualityMeter.take(packet)
             if let mp4File {
                 try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
             } else {
@@ -310,6 +321,7 @@ struct Encode: ParsableCommand {
         var summary = report.summary(session.statistics, output: output, codec: codec)
         if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
         liveControl.annotate(&summary)
+        qualityMeter.annotate(&summary)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)

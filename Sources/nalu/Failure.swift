@@ -148,6 +148,8 @@ enum Failure {
         case "vbvMaxBitrate": return "vbv-maxrate"
         case "vbvBufferSize": return "vbv-bufsize"
         case "pixelFormat": return "pix-fmt"
+        case "openGOP": return "open-gop"
+        case "frameRate": return "fps"
         default:
             var name = ""
             for character in field {
