@@ -97,29 +97,6 @@ private let systemRead = Musl.read
 private let systemRead = Darwin.read
 #endif
 
-/// Bytes already read from an input, replayed before the rest of it: how the container is
-/// detected on the bytes read without reading them twice (a FIFO or pipe cannot rewind).
-public struct PrefixedSource<Source: ByteSource>: ByteSource {
-    private let prefix: [UInt8]
-    private var position = 0
-    private var source: Source
-
-    public init(prefix: [UInt8], source: Source) {
-        self.prefix = prefix
-        self.source = source
-    }
-
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard position < prefix.count else { return try source.read(into: buffer) }
-        let count = min(buffer.count, prefix.count - position)
-        prefix.withUnsafeBytes { bytes in
-            guard let from = bytes.baseAddress, let to = buffer.baseAddress else { return }
-            to.copyMemory(from: from + position, byteCount: count)
-        }
-        position += count
-        return count
-    }
-}
 
 /// Any ``RandomAccessByteSource`` behind one type: the input file itself, or the spool an
 /// MP4 read from a pipe is copied to.

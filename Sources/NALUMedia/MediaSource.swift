@@ -83,7 +83,7 @@ public final class MediaSource {
     public let otherTracks: [MP4OtherTrack]
     /// Whether an MP4 input came through a pipe and was spooled.
     public let spooled: Bool
-    private var elementary: ElementaryStreamReader<PrefixedSource<InputFile>>?
+    private var elementary: ElementaryStreamReader<ReplaySource<InputFile>>?
 
     /// Opens `path` (`"-"`: standard input) and detects what `options` leave open.
     /// - Throws: ``NALUError``: `.io` when the path cannot be opened or read, `.unrecognisedFormat`
@@ -144,13 +144,13 @@ public final class MediaSource {
         let format: StreamFormat? = options.lengthSize != nil || record != nil ? .lengthPrefixed : nil
         let lengthSize = options.lengthSize ?? record?.lengthSize
         let knownCodec = options.codec ?? record?.codec
-        var reader: ElementaryStreamReader<PrefixedSource<InputFile>>
+        var reader: ElementaryStreamReader<ReplaySource<InputFile>>
         do {
-            reader = try ElementaryStreamReader(PrefixedSource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: knownCodec)
+            reader = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: knownCodec)
         } catch let error as NALUError where error.code == .unrecognisedFormat && error.field == "codec" {
             // The reader took exactly the bytes of `prefix` (or the input ended): replay them.
             guard options.codecFromFileName, let hinted = ContainerDetection.codec(fromExtension: path) else { throw error }
-            reader = try ElementaryStreamReader(PrefixedSource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: hinted)
+            reader = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: hinted)
         }
         elementary = reader
         codec = reader.codec

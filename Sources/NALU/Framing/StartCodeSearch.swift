@@ -14,6 +14,21 @@ public enum AnnexB {
     /// `start`, or `nil` when there is none in `buffer`.
     @inlinable
     public static func findStartCode(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        scan(buffer, from: start, zerosToo: false)
+    }
+
+    /// The index of the first `00 00 01` (a start code prefix) or `00 00 00` (the end of a NAL
+    /// unit: B.2 lets none contain it, so it begins `trailing_zero_8bits`) at or after `start`, or
+    /// `nil` when there is neither in `buffer`. The same vector test as ``findStartCode(in:from:)``.
+    @inlinable
+    public static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+        scan(buffer, from: start, zerosToo: true)
+    }
+
+    /// The search behind both: the first `00 00 01`, or with `zerosToo` the first `00 00 0[01]`.
+    /// (`zerosToo` is a constant at each call site, so the branches on it fold away.)
+    @inlinable @inline(__always)
+    static func scan(_ buffer: UnsafeRawBufferPointer, from start: Int, zerosToo: Bool) -> Int? {
         let count = buffer.count
         guard let base = buffer.baseAddress, start >= 0, start <= count, count >= 3 else { return nil }
         var index = start
@@ -25,63 +40,33 @@ public enum AnnexB {
             let m3 = candidates(base, index &+ 48)
             let any = unsafeBitCast((m0 | m1) | (m2 | m3), to: SIMD2<UInt64>.self)
             if any[0] | any[1] != 0 {
-                if let found = firstStartCode(base, index, m0) { return found }
-                if let found = firstStartCode(base, index &+ 16, m1) { return found }
-                if let found = firstStartCode(base, index &+ 32, m2) { return found }
-                if let found = firstStartCode(base, index &+ 48, m3) { return found }
+                if let found = firstMatch(base, index, m0, zerosToo) { return found }
+                if let found = firstMatch(base, index &+ 16, m1, zerosToo) { return found }
+                if let found = firstMatch(base, index &+ 32, m2, zerosToo) { return found }
+                if let found = firstMatch(base, index &+ 48, m3, zerosToo) { return found }
             }
             index &+= 64
         }
         while index &+ 18 <= count {
-            if let found = firstStartCode(base, index, candidates(base, index)) { return found }
+            if let found = firstMatch(base, index, candidates(base, index), zerosToo) { return found }
             index &+= 16
         }
         while index &+ 3 <= count {
             if base.load(fromByteOffset: index, as: UInt8.self) == 0,
-               base.load(fromByteOffset: index &+ 1, as: UInt8.self) == 0,
-               base.load(fromByteOffset: index &+ 2, as: UInt8.self) == 1 {
-                return index
+               base.load(fromByteOffset: index &+ 1, as: UInt8.self) == 0 {
+                let third = base.load(fromByteOffset: index &+ 2, as: UInt8.self)
+                if zerosToo ? third <= 1 : third == 1 { return index }
             }
             index &+= 1
         }
         return nil
     }
 
-    /// The index of the first `00 00 01` (a start code prefix) or `00 00 00` (the end of a NAL
-    /// unit: B.2 lets none contain it, so it begins `trailing_zero_8bits`) at or after `start`, or
-    /// `nil` when there is neither in `buffer`. The same vector test as ``findStartCode(in:from:)``.
-    @inlinable
-    public static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
-        let count = buffer.count
-        guard let base = buffer.baseAddress, start >= 0, start <= count, count >= 3 else { return nil }
-        var index = start
-        while index &+ 66 <= count {
-            let m0 = candidates(base, index)
-            let m1 = candidates(base, index &+ 16)
-            let m2 = candidates(base, index &+ 32)
-            let m3 = candidates(base, index &+ 48)
-            let any = unsafeBitCast((m0 | m1) | (m2 | m3), to: SIMD2<UInt64>.self)
-            if any[0] | any[1] != 0 {
-                if let found = firstCandidate(index, m0) { return found }
-                if let found = firstCandidate(index &+ 16, m1) { return found }
-                if let found = firstCandidate(index &+ 32, m2) { return found }
-                if let found = firstCandidate(index &+ 48, m3) { return found }
-            }
-            index &+= 64
-        }
-        while index &+ 18 <= count {
-            if let found = firstCandidate(index, candidates(base, index)) { return found }
-            index &+= 16
-        }
-        while index &+ 3 <= count {
-            if base.load(fromByteOffset: index, as: UInt8.self) == 0,
-               base.load(fromByteOffset: index &+ 1, as: UInt8.self) == 0,
-               base.load(fromByteOffset: index &+ 2, as: UInt8.self) <= 1 {
-                return index
-            }
-            index &+= 1
-        }
-        return nil
+    /// The first lane of `mask` (candidates at `offset`) that is a match: any lane with
+    /// `zerosToo`, else one whose third byte is `01`.
+    @inlinable @inline(__always)
+    static func firstMatch(_ base: UnsafeRawPointer, _ offset: Int, _ mask: SIMD16<UInt8>, _ zerosToo: Bool) -> Int? {
+        zerosToo ? firstCandidate(offset, mask) : firstStartCode(base, offset, mask)
     }
 
     /// The index of the first `00 00 00` that starts at or after `start` and ends before
