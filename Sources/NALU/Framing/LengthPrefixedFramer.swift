@@ -49,15 +49,7 @@ public struct LengthPrefixedFramer: Sendable {
 
     /// Appends the bytes of any collection (`Data`, `ArraySlice`, …).
     public mutating func append(contentsOf bytes: some Collection<UInt8>) throws(NALUError) -> [[UInt8]] {
-        try admit(bytes.count)
-        let before = buffer.count
-        buffer.append(contentsOf: bytes)
-        do throws(NALUError) {
-            try validate()
-        } catch {
-            buffer.removeSubrange(before...)
-            throw error
-        }
+        try accept(bytes)
         var units: [[UInt8]] = []
         deliver { (unit: NALUnitView) in units.append(unit.array) }
         return units
@@ -67,6 +59,13 @@ public struct LengthPrefixedFramer: Sendable {
     /// view is valid only during the call. A bad length throws before any NAL unit of this chunk
     /// is delivered.
     public mutating func append(_ bytes: UnsafeRawBufferPointer, _ body: (NALUnitView) throws -> Void) throws {
+        try accept(bytes)
+        try deliver(body)
+    }
+
+    /// Takes `bytes` into the buffer if they fit the bound and every length they complete is
+    /// valid; otherwise throws and leaves the framer as it was.
+    private mutating func accept(_ bytes: some Collection<UInt8>) throws(NALUError) {
         try admit(bytes.count)
         let before = buffer.count
         buffer.append(contentsOf: bytes)
@@ -76,7 +75,6 @@ public struct LengthPrefixedFramer: Sendable {
             buffer.removeSubrange(before...)
             throw error
         }
-        try deliver(body)
     }
 
     /// Ends the stream. Returns nothing (a length-prefixed NAL unit is complete as soon as its
