@@ -13,7 +13,10 @@
 ///
 /// - Three- and four-byte start codes are both accepted; zero bytes after a NAL unit
 ///   (`trailing_zero_8bits`, a four-byte start code's `zero_byte`) belong to no NAL unit.
-/// - Non-zero bytes before the first start code are no NAL unit (``leadingGarbageBytes``).
+/// - A NAL unit also ends at the first byte-aligned `00 00 00` (B.2: none contains one), as in
+///   ``AnnexBReader``: zero padding of any length passes in bounded memory.
+/// - Non-zero bytes before the first start code, or between a NAL unit's trailing zero bytes
+///   and the next start code, are no NAL unit (``leadingGarbageBytes`` counts both).
 /// - Memory is bounded: the framer holds only the unfinished NAL unit, and an append that would
 ///   make it hold more than ``maxBufferedBytes`` (held bytes plus the new chunk) throws
 ///   ``NALUError/Code/tooLarge`` and leaves the framer unchanged. Split large writes, or raise
@@ -27,7 +30,8 @@ public struct AnnexBFramer: Sendable {
 
     /// The most bytes the framer holds (the unfinished NAL unit plus one appended chunk).
     public let maxBufferedBytes: Int
-    /// Non-zero bytes seen before the first start code.
+    /// Non-zero bytes that belong to no NAL unit: before the first start code, or between a NAL
+    /// unit's trailing zero bytes and the next start code.
     public private(set) var leadingGarbageBytes: Int64 = 0
     /// Start codes followed by no NAL unit bytes.
     public private(set) var emptyNALUnits = 0
@@ -46,6 +50,9 @@ public struct AnnexBFramer: Sendable {
         var baseOffset: Int64 = 0
         var garbage: Int64 = 0
         var empty = 0
+        /// Between NAL units after one ended at `00 00 00`: where the bytes not yet counted as
+        /// garbage begin (the NAL unit's own bytes before it are not garbage).
+        var gapStart = 0
     }
 
     /// - Parameter maxBufferedBytes: the memory bound (at least 64 bytes).
@@ -108,7 +115,7 @@ public struct AnnexBFramer: Sendable {
                     failure = error
                 }
             } else {
-                state.garbage += Self.nonZeroCount(bytes, 0..<bytes.count)
+                state.garbage += Self.nonZeroCount(bytes, min(state.gapStart, bytes.count)..<bytes.count)
             }
         }
         leadingGarbageBytes = state.garbage
@@ -123,6 +130,7 @@ public struct AnnexBFramer: Sendable {
         buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
         state.nalStart = -1
         state.scan = 0
+        state.gapStart = 0
     }
 
     // MARK: - Internals
@@ -141,7 +149,23 @@ public struct AnnexBFramer: Sendable {
         var state = self.state
         buffer.withUnsafeBytes { bytes in
             do throws(E) {
-                while let startCode = AnnexB.findStartCode(in: bytes, from: state.scan) {
+                // Each candidate is a start code `00 00 01` or a `00 00 00`, which ends the NAL
+                // unit (B.2); the zero bytes after it are skipped, not held.
+                while let candidate = AnnexB.findStartCodeOrZeros(in: bytes, from: state.scan) {
+                    if bytes[candidate + 2] == 0 {
+                        let nalStart = state.nalStart
+                        // A start code may begin two bytes before the first non-zero byte.
+                        let nonZero = AnnexB.firstNonZero(in: bytes, from: candidate + 3)
+                        state.scan = max(candidate + 1, nonZero - 2)
+                        if nalStart >= 0 {
+                            state.nalStart = -1
+                            state.gapStart = candidate
+                            try Self.emit(bytes, nalStart..<candidate, prefixLength: state.prefixLength, state: &state, body)
+                        }
+                        if nonZero == bytes.count { break }
+                        continue
+                    }
+                    let startCode = candidate
                     let nalStart = state.nalStart
                     let prefix = state.prefixLength
                     // Move past this start code first, so a throwing body leaves a consistent state.
@@ -151,7 +175,8 @@ public struct AnnexBFramer: Sendable {
                     if nalStart >= 0 {
                         try Self.emit(bytes, nalStart..<startCode, prefixLength: prefix, state: &state, body)
                     } else {
-                        state.garbage += Self.nonZeroCount(bytes, 0..<startCode)
+                        state.garbage += Self.nonZeroCount(bytes, min(state.gapStart, startCode)..<startCode)
+                        state.gapStart = 0
                     }
                 }
                 // A start code may straddle this chunk's end.
@@ -163,7 +188,9 @@ public struct AnnexBFramer: Sendable {
         // Keep the current NAL unit, or before the first start code the last three bytes.
         let keepFrom = state.nalStart >= 0 ? state.nalStart : max(0, min(state.scan, buffer.count - 3))
         if state.nalStart < 0 {
-            buffer.withUnsafeBytes { state.garbage += Self.nonZeroCount($0, 0..<keepFrom) }
+            let counted = min(state.gapStart, keepFrom)
+            buffer.withUnsafeBytes { state.garbage += Self.nonZeroCount($0, counted..<keepFrom) }
+            state.gapStart = max(0, state.gapStart - keepFrom)
         }
         if keepFrom > 0 {
             buffer.removeSubrange(0..<keepFrom)
