@@ -98,12 +98,18 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
     private var inBandFromNow = false
 
-    // The access unit being assembled.
-    private var unitBytes: [UInt8] = []
+    /// The length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
+    /// decoding order), then those of the non-picture NAL units carried into the next sample,
+    /// then the access unit being assembled. One buffer reused for the
+    /// whole stream: no array per access unit, and each byte copied once before the writer.
+    private var buffer: [UInt8] = []
+    /// Where the first queued access unit starts in ``buffer`` (the bytes before were written).
+    private var bufferHead = 0
+    /// Where the next sample (carried NAL units, then the access unit being assembled) starts.
+    private var sampleStart = 0
     private var currentPOC: PictureOrderCount?
     /// The reorder limit of the SPS the current picture uses.
     private var currentReorderLimit: Int?
-    private var carried: [UInt8] = []
     private var carriedNALUnits = 0
     private var currentNALUnits = 0
 
@@ -134,7 +140,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         sampleEntry = entry
         splitter = AccessUnitSplitter(codec: codec)
         store = ParameterSetStore(codec: codec)
-        unitBytes.reserveCapacity(1 << 20)
+        buffer.reserveCapacity(1 << 20)
     }
 
     /// The writer's sink, once created (after the first access unit).
@@ -241,15 +247,15 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard unit.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(unit.count) bytes")
         }
-        guard unit.count + 4 <= options.maxAccessUnitSize - unitBytes.count - carried.count else {
+        guard unit.count + 4 <= options.maxAccessUnitSize - (buffer.count - sampleStart) else {
             throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset)
         }
         let length = UInt32(unit.count)
-        unitBytes.append(UInt8(length >> 24))
-        unitBytes.append(UInt8((length >> 16) & 0xFF))
-        unitBytes.append(UInt8((length >> 8) & 0xFF))
-        unitBytes.append(UInt8(length & 0xFF))
-        unitBytes.append(contentsOf: unit.bytes)
+        buffer.append(UInt8(length >> 24))
+        buffer.append(UInt8((length >> 16) & 0xFF))
+        buffer.append(UInt8((length >> 8) & 0xFF))
+        buffer.append(UInt8(length & 0xFF))
+        buffer.append(contentsOf: unit.bytes)
         currentNALUnits += 1
     }
 
@@ -265,20 +271,18 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     private func complete(_ summary: AccessUnitSummary) throws {
         defer {
-            unitBytes.removeAll(keepingCapacity: true)
             currentPOC = nil
             currentReorderLimit = nil
             currentNALUnits = 0
         }
         guard summary.vclNALUnitCount > 0 else {
-            // No picture: its NAL units (SEI, parameter sets, end of sequence) go with the next one.
-            carried += unitBytes
+            // No picture: its NAL units (SEI, parameter sets, end of sequence) go with the next one
+            // (they stay in the buffer, before the next access unit's).
             carriedNALUnits += currentNALUnits
             return
         }
-        var data = carried
-        data += unitBytes
-        carried.removeAll()
+        let size = buffer.count - sampleStart
+        sampleStart = buffer.count
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
         var description: NewDescription?
@@ -288,8 +292,8 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         let decodeIndex = decodeCount
         decodeCount += 1
-        queue.append(QueuedAccessUnit(data: data, presentation: nil, sync: summary.keyframe != nil, description: description))
-        queuedBytes += data.count
+        queue.append(QueuedAccessUnit(size: size, presentation: nil, sync: summary.keyframe != nil, description: description))
+        queuedBytes += size
         let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
         for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
                                                   reorderLimit: currentReorderLimit) {
@@ -327,14 +331,38 @@ public final class MP4Muxer<Sink: ByteSink> {
                 try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
                 sampleDescriptions += 1
             }
-            try writer.append(queue[written].data, duration: timing.duration, compositionOffset: Int64(delta), isSync: queue[written].sync)
-            queuedBytes -= queue[written].data.count
+            let (start, size) = (bufferHead, queue[written].size)
+            try buffer.withUnsafeBytes { bytes in
+                try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: timing.duration,
+                                  compositionOffset: Int64(delta), isSync: queue[written].sync)
+            }
+            bufferHead += size
+            queuedBytes -= size
             written += 1
         }
         if written > 0 {
             queue.removeFirst(written)
             queueBase += written
         }
+        compactBuffer()
+    }
+
+    /// Drops the written bytes from the front of ``buffer``: all of them when the queue is empty
+    /// and no sample is being assembled past it (no copy), else by moving the live bytes down
+    /// once the written prefix is at least as large as they are (so each byte moves at most
+    /// about once: linear overall).
+    private func compactBuffer() {
+        guard bufferHead > 0 else { return }
+        let live = buffer.count - bufferHead
+        if live == 0 {
+            buffer.removeAll(keepingCapacity: true)
+        } else if bufferHead >= 64 << 10, bufferHead >= live {
+            buffer.removeSubrange(0..<bufferHead)
+        } else {
+            return
+        }
+        sampleStart -= bufferHead
+        bufferHead = 0
     }
 
     /// The `avcC`/`hvcC` record of ``recordOrder``, checked the way a reader takes it: its
@@ -424,7 +452,8 @@ private struct NewDescription {
 /// file-scope type, not a tuple inside the generic muxer: its metadata is static, not looked up
 /// at run time for every access unit.)
 private struct QueuedAccessUnit {
-    var data: [UInt8]
+    /// Its bytes in the muxer's buffer (each queued access unit follows the one before).
+    var size: Int
     var presentation: Int?
     var sync: Bool
     var description: NewDescription?

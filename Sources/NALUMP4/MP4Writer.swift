@@ -90,18 +90,19 @@ public final class MP4Writer<Sink: ByteSink> {
     private var finished = false
 
     // Sample tables.
-    private var sizes: [UInt32] = []
-    private var durations: [(count: UInt32, delta: UInt32)] = []
-    private var offsets: [(count: UInt32, offset: Int64)] = []
-    private var syncSamples: [UInt32] = []
+    private var tables = SampleTableState()
+    private var sizes: [UInt32] { tables.sizes }
+    private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
+    private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
+    private var syncSamples: [UInt32] { tables.syncSamples }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
     private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
     private var laterEntries: [MP4SampleDescriptionEntry] = []
-    private var totalDuration: UInt64 = 0
-    private var minimumOffset: Int64 = 0
+    private var totalDuration: UInt64 { tables.totalDuration }
+    private var minimumOffset: Int64 { tables.minimumOffset }
     /// The smallest presentation time (decoding time + composition offset) so far.
-    private var earliestPresentation: Int64?
+    private var earliestPresentation: Int64? { tables.earliestPresentation }
 
     // The chunk (moovAtEnd) or fragment (fragmented) being assembled.
     private var pending: [UInt8] = []
@@ -199,7 +200,7 @@ public final class MP4Writer<Sink: ByteSink> {
             throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
         }
         // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
-        guard sizes.count + pendingSamples.count < Int(UInt32.max) else {
+        guard tables.sizes.count + pendingSamples.count < Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples")
         }
         let size = UInt32(sample.count)
@@ -236,22 +237,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     private func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
-        sizes.append(size)
-        if let last = durations.last, last.delta == duration, last.count < UInt32.max {
-            durations[durations.count - 1].count += 1
-        } else {
-            durations.append((1, duration))
-        }
-        if let last = offsets.last, last.offset == offset, last.count < UInt32.max {
-            offsets[offsets.count - 1].count += 1
-        } else {
-            offsets.append((1, offset))
-        }
-        minimumOffset = min(minimumOffset, offset)
-        let presentation = Int64(clamping: totalDuration).addingReportingOverflow(offset).partialValue
-        earliestPresentation = min(earliestPresentation ?? presentation, presentation)
-        if isSync { syncSamples.append(UInt32(truncatingIfNeeded: sizes.count)) }
-        totalDuration += UInt64(duration)
+        tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
 
     private func write(_ bytes: [UInt8]) throws {
