@@ -77,8 +77,11 @@ run_target() { # run_target TARGET SECONDS
     mkdir -p "$OUT/logs"
     echo "fuzz: $target for ${seconds}s, log $log" >&2
     local status=0
-    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1} \
-    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -runs=${RUNS:-10000000} -timeout=10 -rss_limit_mb=256 \
+    # ASan's quarantine (freed memory held back to catch use-after-free; 256 MB by default) would
+    # count against -rss_limit_mb by itself after ~500k runs: keep it small so the limit measures
+    # nalu's own memory. -malloc_limit_mb catches a single oversized allocation at once.
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=16} \
+    "$OUT/bin/$target" "${dirs[@]}" -max_total_time="$seconds" -runs=${RUNS:-10000000} -timeout=10 -rss_limit_mb=256 -malloc_limit_mb=256 \
         -max_len=${MAX_LEN:-$(max_len "$target")} -artifact_prefix="$artifacts/" -print_final_stats=1 ${FUZZ_FLAGS:-} \
         >"$log" 2>&1 || status=$?
     local runs rate
