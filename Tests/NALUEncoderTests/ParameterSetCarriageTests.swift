@@ -102,26 +102,7 @@ import Testing
 extension FFmpeg {
     /// Frames ffmpeg decodes from a container file, failing the test when it reports an error.
     static func decodedFrameCount(file bytes: [UInt8], extension pathExtension: String) throws -> Int {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-encoder-tests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent("file.\(pathExtension)")
-        try Data(bytes).write(to: file)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path())
-        process.arguments = ["-hide_banner", "-nostdin", "-v", "error", "-i", file.path, "-f", "framemd5", "-"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let errorText = String(decoding: errorData, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "ffmpeg failed: \(errorText)")
-        #expect(errorText.isEmpty, "ffmpeg reported: \(errorText)")
-        return String(decoding: outputData, as: UTF8.self).split(separator: "\n").filter { !$0.hasPrefix("#") }.count
+        try decodedFrameCount(bytes, fileName: "file.\(pathExtension)", inputFormat: nil)
     }
 }
 

@@ -57,15 +57,23 @@ enum FFmpeg {
     /// Frames ffmpeg decodes from `stream` (an elementary stream of `codec`), failing the test
     /// when ffmpeg reports an error.
     static func decodedFrameCount(_ stream: [UInt8], codec: Codec) throws -> Int {
+        try decodedFrameCount(stream, fileName: codec == .h264 ? "stream.h264" : "stream.h265",
+                              inputFormat: codec == .h264 ? "h264" : "hevc")
+    }
+
+    /// Frames ffmpeg decodes from `bytes` written to a file named `fileName` (read as
+    /// `inputFormat` when given, else as ffmpeg probes it), failing the test when ffmpeg reports
+    /// an error.
+    static func decodedFrameCount(_ bytes: [UInt8], fileName: String, inputFormat: String?) throws -> Int {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-encoder-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let file = directory.appendingPathComponent(codec == .h264 ? "stream.h264" : "stream.h265")
-        try Data(stream).write(to: file)
+        let file = directory.appendingPathComponent(fileName)
+        try Data(bytes).write(to: file)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try path())
-        process.arguments = ["-hide_banner", "-nostdin", "-v", "error", "-f", codec == .h264 ? "h264" : "hevc",
-                             "-i", file.path, "-f", "framemd5", "-"]
+        process.arguments = ["-hide_banner", "-nostdin", "-v", "error"] + (inputFormat.map { ["-f", $0] } ?? [])
+            + ["-i", file.path, "-f", "framemd5", "-"]
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output
