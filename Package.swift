@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "NALUIO", targets: ["NALUIO"]),
         .library(name: "NALUMP4", targets: ["NALUMP4"]),
         .library(name: "NALUMedia", targets: ["NALUMedia"]),
+        .library(name: "NALUTS", targets: ["NALUTS"]),
         .executable(name: "nalu", targets: ["nalu"]),
         .library(name: "NALUEncoder", targets: ["NALUEncoder"]),
         .library(name: "NALUX264", targets: ["NALUX264"]),
@@ -33,9 +34,12 @@ let package = Package(
         .target(name: "NALUIO", dependencies: ["NALU"], swiftSettings: strictSettings),
         // ISO BMFF (MP4/MOV) read and write of one video track: stdlib and NALU only.
         .target(name: "NALUMP4", dependencies: ["NALU"], swiftSettings: strictSettings),
+        // MPEG-2 transport stream read and write (issue 15): stdlib and NALU only.
+        .target(name: "NALUTS", dependencies: ["NALU"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUTSTests", dependencies: ["NALUTS", "NALU"], swiftSettings: strictSettings),
         // One media pipeline (issue 12): sources that detect the container by content (Annex-B,
         // length-prefixed, MP4/MOV, also on a pipe), sinks of one shape, the summaries the CLI prints.
-        .target(name: "NALUMedia", dependencies: ["NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
+        .target(name: "NALUMedia", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
         .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nalu",
