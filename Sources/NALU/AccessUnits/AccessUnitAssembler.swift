@@ -37,11 +37,6 @@ public struct AccessUnitAssembler: Sendable {
         case lengthPrefixed(lengthSize: Int)
     }
 
-    private enum Framer: Sendable {
-        case annexB(AnnexBFramer)
-        case lengthPrefixed(LengthPrefixedFramer)
-    }
-
     /// The default bound on one access unit's bytes: 64 MiB.
     public static let defaultMaxAccessUnitBytes = 64 << 20
 
@@ -49,7 +44,7 @@ public struct AccessUnitAssembler: Sendable {
     public let maxAccessUnitBytes: Int
     /// The splitter, with the parameter sets seen so far.
     public private(set) var splitter: AccessUnitSplitter
-    private var framer: Framer
+    private var framer: any NALUnitFramer
     private var units: [[UInt8]] = []
     private var unitBytes = 0
 
@@ -62,9 +57,9 @@ public struct AccessUnitAssembler: Sendable {
         self.maxAccessUnitBytes = max(1, maxAccessUnitBytes)
         switch framing {
         case .annexB:
-            framer = .annexB(AnnexBFramer(maxBufferedBytes: maxBufferedBytes))
+            framer = AnnexBFramer(maxBufferedBytes: maxBufferedBytes)
         case .lengthPrefixed(let lengthSize):
-            framer = .lengthPrefixed(try LengthPrefixedFramer(lengthSize: lengthSize, maxBufferedBytes: maxBufferedBytes))
+            framer = try LengthPrefixedFramer(lengthSize: lengthSize, maxBufferedBytes: maxBufferedBytes)
         }
     }
 
@@ -77,28 +72,13 @@ public struct AccessUnitAssembler: Sendable {
     public mutating func append(_ bytes: [UInt8]) throws(NALUError) -> [AccessUnit] {
         var completed: [AccessUnit] = []
         var failure: NALUError?
-        // Move the framer out while it works, so its buffer is not copied on write.
-        switch framer {
-        case .annexB(var framer):
-            self.framer = .annexB(AnnexBFramer())
-            defer { self.framer = .annexB(framer) }
-            bytes.withUnsafeBytes { raw in
-                do throws(NALUError) {
-                    try Self.feed(&framer, raw) { unit in self.take(unit, &completed, &failure) }
-                } catch {
-                    failure = failure ?? error
-                }
+        var framer = takeFramer()
+        defer { self.framer = framer }
+        bytes.withUnsafeBytes { raw in
+            let error = Self.run { () throws in
+                try framer.append(raw) { unit in self.take(unit, &completed, &failure) }
             }
-        case .lengthPrefixed(var framer):
-            self.framer = .annexB(AnnexBFramer())
-            defer { self.framer = .lengthPrefixed(framer) }
-            bytes.withUnsafeBytes { raw in
-                do throws(NALUError) {
-                    try Self.feed(&framer, raw) { unit in self.take(unit, &completed, &failure) }
-                } catch {
-                    failure = failure ?? error
-                }
-            }
+            failure = failure ?? error
         }
         if let failure { throw failure }
         return completed
@@ -108,15 +88,12 @@ public struct AccessUnitAssembler: Sendable {
     public mutating func finish() throws(NALUError) -> [AccessUnit] {
         var completed: [AccessUnit] = []
         var failure: NALUError?
-        switch framer {
-        case .annexB(var framer):
-            self.framer = .annexB(AnnexBFramer())
-            framer.finish { (unit: NALUnitView) in self.take(unit, &completed, &failure) }
-            self.framer = .annexB(framer)
-        case .lengthPrefixed(var framer):
-            defer { self.framer = .lengthPrefixed(framer) }
-            try framer.finish()
+        var framer = takeFramer()
+        let error = Self.run { () throws in
+            try framer.finishStream { unit in self.take(unit, &completed, &failure) }
         }
+        failure = failure ?? error
+        self.framer = framer
         if let failure { throw failure }
         if let summary = splitter.finish() {
             completed.append(AccessUnit(nalUnits: units, summary: summary))
@@ -124,6 +101,27 @@ public struct AccessUnitAssembler: Sendable {
         units.removeAll()
         unitBytes = 0
         return completed
+    }
+
+    /// Moves the framer out while it works, so that its buffer is not copied on write and the
+    /// NAL units it lends can be pushed into `self`.
+    private mutating func takeFramer() -> any NALUnitFramer {
+        let framer = self.framer
+        self.framer = AnnexBFramer(maxBufferedBytes: 0)
+        return framer
+    }
+
+    /// Runs a framer call whose NAL unit handler does not throw, so every error is the framer's
+    /// ``NALUError``; returns it.
+    private static func run(_ body: () throws -> Void) -> NALUError? {
+        do {
+            try body()
+            return nil
+        } catch let error as NALUError {
+            return error
+        } catch {
+            return NALUError(.unsupported, field: "framer", detail: "\(error)")
+        }
     }
 
     private mutating func take(_ unit: NALUnitView, _ completed: inout [AccessUnit], _ failure: inout NALUError?) {
@@ -151,27 +149,5 @@ public struct AccessUnitAssembler: Sendable {
         units.append(unit.array)
         unitBytes += unit.count
         return done
-    }
-
-    private static func feed(_ framer: inout AnnexBFramer, _ raw: UnsafeRawBufferPointer,
-                             _ body: (NALUnitView) -> Void) throws(NALUError) {
-        do {
-            try framer.append(raw, body)
-        } catch let error as NALUError {
-            throw error
-        } catch {
-            // `body` does not throw: every error is the framer's NALUError.
-        }
-    }
-
-    private static func feed(_ framer: inout LengthPrefixedFramer, _ raw: UnsafeRawBufferPointer,
-                             _ body: (NALUnitView) -> Void) throws(NALUError) {
-        do {
-            try framer.append(raw, body)
-        } catch let error as NALUError {
-            throw error
-        } catch {
-            // `body` does not throw: every error is the framer's NALUError.
-        }
     }
 }
