@@ -11,10 +11,17 @@ public struct StreamSummary: Sendable {
     public var nalTypeCounts = [Int](repeating: 0, count: 64)
     public var accessUnits = 0
     public var keyframes = 0
-    /// Keyframes by class name (`idr`, `cra`, `bla`, `recovery`).
-    public var keyframeClasses: [String: Int] = [:]
-    /// Access units by picture type (`I`, `P`, `B`).
-    public var pictureTypes: [String: Int] = [:]
+    /// Keyframes by class name (`idr`, `cra`, `bla`, `recovery`); classes not seen are absent.
+    public var keyframeClasses: [String: Int] {
+        Self.named(zip([KeyframeClass.idr, .cra, .bla, .recoveryPoint(count: 0)].map(\.name), keyframeClassCounts))
+    }
+    /// Access units by picture type (`I`, `P`, `B`); types not seen are absent.
+    public var pictureTypes: [String: Int] {
+        Self.named(zip([PictureType.i, .p, .b].map(\.rawValue), pictureTypeCounts))
+    }
+    /// Per access unit the summary only bumps these fixed counters (no hashing per access unit).
+    private var keyframeClassCounts = [0, 0, 0, 0]
+    private var pictureTypeCounts = [0, 0, 0]
     /// The input's size as read: the end of the last NAL unit, or an MP4 file's size.
     public var bytes: Int64 = 0
     public var leadingGarbageBytes: Int64 = 0
@@ -72,9 +79,23 @@ public struct StreamSummary: Sendable {
         accessUnits += 1
         if let keyframe = unit.keyframe {
             keyframes += 1
-            keyframeClasses[keyframe.name, default: 0] += 1
+            switch keyframe {
+            case .idr: keyframeClassCounts[0] += 1
+            case .cra: keyframeClassCounts[1] += 1
+            case .bla: keyframeClassCounts[2] += 1
+            case .recoveryPoint: keyframeClassCounts[3] += 1
+            }
         }
-        if let type = unit.pictureType { pictureTypes[type.rawValue, default: 0] += 1 }
+        switch unit.pictureType {
+        case .i: pictureTypeCounts[0] += 1
+        case .p: pictureTypeCounts[1] += 1
+        case .b: pictureTypeCounts[2] += 1
+        case nil: break
+        }
+    }
+
+    private static func named(_ counts: some Sequence<(String, Int)>) -> [String: Int] {
+        Dictionary(uniqueKeysWithValues: counts.filter { $0.1 > 0 })
     }
 
     /// The name of NAL unit type `type` in this codec.
