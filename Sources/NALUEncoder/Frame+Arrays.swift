@@ -31,11 +31,41 @@ extension Frame {
     /// throws ``EncoderError/Code/frameMismatch`` naming the plane and sample.
     public init(yuv420p10 y: some Collection<UInt16>, _ u: some Collection<UInt16>, _ v: some Collection<UInt16>,
                 width: Int, height: Int, pts: Int64) throws(EncoderError) {
-        let buffer = try FrameBuffer(pixelFormat: .yuv420p10le, width: width, height: height)
+        try self.init(planar: .yuv420p10le, y, u, v, width: width, height: height, pts: pts)
+    }
+
+    /// An 8-bit planar frame in `format` (``PixelFormat/i420``, ``PixelFormat/yuv422p`` or
+    /// ``PixelFormat/yuv444p``) from three tightly packed planes, chroma sized as the format's
+    /// subsampling says (4:2:2: `width/2 × height`; 4:4:4: `width × height`). Copied like
+    /// ``init(i420:_:_:width:height:pts:)``; a 10-bit or semi-planar `format` throws
+    /// ``EncoderError/Code/frameMismatch``.
+    public init(planar format: PixelFormat, _ y: some Collection<UInt8>, _ u: some Collection<UInt8>, _ v: some Collection<UInt8>,
+                width: Int, height: Int, pts: Int64) throws(EncoderError) {
+        guard format.planeCount == 3, format.bytesPerSample == 1 else {
+            throw EncoderError(.frameMismatch, field: "pixelFormat", detail: "\(format) is not an 8-bit planar format; its samples are not bytes in three planes")
+        }
+        let buffer = try FrameBuffer(pixelFormat: format, width: width, height: height)
+        try Self.copy(y, into: buffer, plane: 0, name: "y")
+        try Self.copy(u, into: buffer, plane: 1, name: "u")
+        try Self.copy(v, into: buffer, plane: 2, name: "v")
+        self = buffer.frame(pts: pts)
+        owner = buffer
+    }
+
+    /// A 10-bit planar frame in `format` (``PixelFormat/yuv420p10le``,
+    /// ``PixelFormat/yuv422p10le`` or ``PixelFormat/yuv444p10le``) from samples 0…1023, stored
+    /// little-endian; chroma sized as the format's subsampling says. A sample above 1023 throws
+    /// ``EncoderError/Code/frameMismatch`` naming the plane and sample.
+    public init(planar format: PixelFormat, _ y: some Collection<UInt16>, _ u: some Collection<UInt16>, _ v: some Collection<UInt16>,
+                width: Int, height: Int, pts: Int64) throws(EncoderError) {
+        guard format.planeCount == 3, format.bitDepth == 10 else {
+            throw EncoderError(.frameMismatch, field: "pixelFormat", detail: "\(format) is not a 10-bit planar format")
+        }
+        let buffer = try FrameBuffer(pixelFormat: format, width: width, height: height)
         for (index, (plane, name)) in [(AnyCollection(y), "y"), (AnyCollection(u), "u"), (AnyCollection(v), "v")].enumerated() {
             let bytes = buffer.planeBytes(index)
             guard plane.count * 2 == bytes.count else {
-                throw EncoderError(.frameMismatch, field: name, detail: "\(plane.count) samples; a \(width)x\(height) frame needs \(bytes.count / 2)")
+                throw EncoderError(.frameMismatch, field: name, detail: "\(plane.count) samples; a \(width)x\(height) \(format) frame needs \(bytes.count / 2)")
             }
             var offset = 0
             for sample in plane {

@@ -24,7 +24,8 @@ public final class TestPattern {
         let spanY = max(1, height - box)
         let bx = bounce(t * 3, spanX)
         let by = bounce(t * 2, spanY)
-        let tenBit = buffer.pixelFormat == .yuv420p10le
+        let format = buffer.pixelFormat
+        let tenBit = format.bitDepth > 8
 
         // Luma: diagonal bands moving right, and the square.
         let luma = buffer.planeBytes(0)
@@ -37,12 +38,11 @@ public final class TestPattern {
             }
         }
         // Chroma: a gradient whose direction turns with time.
-        let chromaWidth = width / 2
-        let chromaHeight = height / 2
+        let chromaWidth = width / format.chromaSubsampling.subWidth
+        let chromaHeight = height / format.chromaSubsampling.subHeight
         let u0 = 128 + bounce(t, 64) - 32
         let v0 = 128 - bounce(t + 32, 64) + 32
-        switch buffer.pixelFormat {
-        case .i420, .yuv420p10le:
+        if format.planeCount == 3 {
             let u = buffer.planeBytes(1)
             let v = buffer.planeBytes(2)
             for y in 0..<chromaHeight {
@@ -51,7 +51,7 @@ public final class TestPattern {
                     store(v, index: y * chromaWidth + x, value: v0 + (y * 32) / max(1, chromaHeight) - 16, tenBit: tenBit)
                 }
             }
-        case .nv12:
+        } else {
             let uv = buffer.planeBytes(1)
             for y in 0..<chromaHeight {
                 for x in 0..<chromaWidth {

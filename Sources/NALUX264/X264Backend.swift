@@ -110,13 +110,12 @@ final class X264Encoder: EncoderBackend {
         x264_picture_init(&picture)
         x264_picture_init(&pictureOut)
         let depthFlag = configuration.pixelFormat.bitDepth > 8 ? X264_CSP_HIGH_DEPTH : 0
-        switch configuration.pixelFormat {
-        case .i420, .yuv420p10le:
-            picture.img.i_csp = X264_CSP_I420 | depthFlag
-            picture.img.i_plane = 3
-        case .nv12:
+        if configuration.pixelFormat == .nv12 {
             picture.img.i_csp = X264_CSP_NV12
             picture.img.i_plane = 2
+        } else {
+            picture.img.i_csp = Self.planarCSP(configuration.pixelFormat.chromaSubsampling) | depthFlag
+            picture.img.i_plane = 3
         }
     }
 
@@ -141,7 +140,8 @@ final class X264Encoder: EncoderBackend {
         p.i_log_level = X264_LOG_WARNING
         p.i_width = Int32(c.width)
         p.i_height = Int32(c.height)
-        p.i_csp = X264_CSP_I420
+        // The coded chroma format (chroma_format_idc); x264 converts NV12 pictures to it.
+        p.i_csp = planarCSP(c.pixelFormat.chromaSubsampling)
         p.i_bitdepth = Int32(c.pixelFormat.bitDepth)
         p.i_fps_num = UInt32(c.frameRate.numerator)
         p.i_fps_den = UInt32(c.frameRate.denominator)
@@ -196,6 +196,15 @@ final class X264Encoder: EncoderBackend {
             throw EncoderError(.invalidConfiguration, field: "profile", detail: "x264 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
         }
         return p
+    }
+
+    /// x264's planar colour space for a chroma format.
+    static func planarCSP(_ chroma: PixelFormat.ChromaSubsampling) -> Int32 {
+        switch chroma {
+        case .yuv420: X264_CSP_I420
+        case .yuv422: X264_CSP_I422
+        case .yuv444: X264_CSP_I444
+        }
     }
 
     /// A NAL unit from x264 without its start code (Annex-B) or 4-byte length.

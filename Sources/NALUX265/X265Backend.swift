@@ -148,7 +148,7 @@ final class X265Encoder: EncoderBackend {
 
         api.pointee.picture_init?(param, pictureIn)
         api.pointee.picture_init?(param, pictureOut)
-        pictureIn.pointee.colorSpace = X265_CSP_I420
+        pictureIn.pointee.colorSpace = Self.colourSpace(configuration.pixelFormat.chromaSubsampling)
         pictureIn.pointee.bitDepth = Int32(configuration.pixelFormat.bitDepth)
     }
 
@@ -187,7 +187,7 @@ final class X265Encoder: EncoderBackend {
         p.pointee.logLevel = logLevel
         p.pointee.sourceWidth = Int32(c.width)
         p.pointee.sourceHeight = Int32(c.height)
-        p.pointee.internalCsp = X265_CSP_I420
+        p.pointee.internalCsp = colourSpace(c.pixelFormat.chromaSubsampling)
         p.pointee.internalBitDepth = Int32(c.pixelFormat.bitDepth)
         p.pointee.fpsNum = UInt32(c.frameRate.numerator)
         p.pointee.fpsDenom = UInt32(c.frameRate.denominator)
@@ -241,6 +241,15 @@ final class X265Encoder: EncoderBackend {
             throw EncoderError(.invalidConfiguration, field: "profile", detail: "x265 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
         }
         return p
+    }
+
+    /// x265's colour space (`X265_CSP_I420`, `I422`, `I444`) for a chroma format.
+    static func colourSpace(_ chroma: PixelFormat.ChromaSubsampling) -> Int32 {
+        switch chroma {
+        case .yuv420: X265_CSP_I420
+        case .yuv422: X265_CSP_I422
+        case .yuv444: X265_CSP_I444
+        }
     }
 
     /// A NAL unit from x265 without its start code (Annex-B) or 4-byte length.
