@@ -243,6 +243,24 @@ final class X265Encoder: EncoderBackend {
         return p
     }
 
+    /// libx265 (3.5, `Encoder::finishFrameStats`) divides each chroma plane's squared error by a
+    /// quarter of the luma samples whatever the chroma format: right for 4:2:0, but 4:2:2
+    /// planes hold twice and 4:4:4 planes four times as many samples, so its U and V PSNR read
+    /// 10·log10(2) = 3.01 dB and 10·log10(4) = 6.02 dB low (the x265 CLI prints the same low
+    /// figures). The dB to add back.
+    static func chromaPSNROffset(_ chroma: PixelFormat.ChromaSubsampling) -> Double {
+        switch chroma {
+        case .yuv420: 0
+        case .yuv422: 3.010299956639812
+        case .yuv444: 6.020599913279624
+        }
+    }
+
+    /// A chroma PSNR from x265 with `offset` added, except x265's 99.99 for a plane without error.
+    static func correctedChromaPSNR(_ value: Double, offset: Double) -> Double {
+        value >= 99.99 ? value : value + offset
+    }
+
     /// x265's colour space (`X265_CSP_I420`, `I422`, `I444`) for a chroma format.
     static func colourSpace(_ chroma: PixelFormat.ChromaSubsampling) -> Int32 {
         switch chroma {
@@ -358,9 +376,19 @@ final class X265Encoder: EncoderBackend {
             var quality = PictureQuality()
             if param.pointee.bEnablePsnr != 0 {
                 quality.psnrY = stats.psnrY
-                quality.psnrU = stats.psnrU
-                quality.psnrV = stats.psnrV
-                quality.psnrAverage = stats.psnr
+                let offset = Self.chromaPSNROffset(configuration.pixelFormat.chromaSubsampling)
+                if offset > 0 {
+                    let u = Self.correctedChromaPSNR(stats.psnrU, offset: offset)
+                    let v = Self.correctedChromaPSNR(stats.psnrV, offset: offset)
+                    quality.psnrU = u
+                    quality.psnrV = v
+                    // x265's own weighting, (6·Y + U + V) / 8, of the corrected planes.
+                    quality.psnrAverage = (6 * stats.psnrY + u + v) / 8
+                } else {
+                    quality.psnrU = stats.psnrU
+                    quality.psnrV = stats.psnrV
+                    quality.psnrAverage = stats.psnr
+                }
             }
             if param.pointee.bEnableSsim != 0 { quality.ssim = stats.ssim }
             packet.quality = quality

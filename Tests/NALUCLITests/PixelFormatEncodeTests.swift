@@ -94,6 +94,41 @@ import Testing
         #expect(try ffmpegDecode(output).frames == 10)
     }
 
+    /// `--psnr` with 4:2:2 and 4:4:4 input: the per-plane means agree with ffmpeg's psnr filter
+    /// (the mean of its per-frame `psnr_y`, `psnr_u`, `psnr_v`). libx265 divides chroma error by
+    /// a 4:2:0 plane's samples whatever the format (3.01 dB low for 4:2:2, 6.02 dB for 4:4:4);
+    /// nalu corrects that, so both libraries land within 0.1 dB.
+    @Test(arguments: ["yuv422p", "yuv444p", "yuv444p10le"], ["h264", "hevc"])
+    func psnrPerPlaneMatchesFFmpeg(_ pixelFormat: String, _ codec: String) throws {
+        let directory = try EncodeCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = try Self.source(pixelFormat, y4m: true, in: directory)
+        let output = directory.appendingPathComponent(codec == "hevc" ? "out.h265" : "out.h264").path
+        let stats = directory.appendingPathComponent("stats.json").path
+        let result = try CLIRunner.run(["encode", source, "--codec", codec, "--qp", "20", "--threads", "1", "--psnr",
+                                        "-o", output, "--stats-json", stats, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try jsonObject(String(decoding: try Data(contentsOf: URL(fileURLWithPath: stats)), as: UTF8.self))
+        let ours = try #require(json["psnr"] as? [String: Double])
+        let frameLog = directory.appendingPathComponent("psnr.log").path
+        let measured = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-i", source, "-lavfi", "psnr=stats_file=\(frameLog)", "-f", "null", "-"])
+        #expect(measured.status == 0, "\(measured.stderr)")
+        // "n:1 mse_avg:0.92 mse_y:0.23 mse_u:1.21 mse_v:1.31 psnr_avg:48.51 psnr_y:54.43 psnr_u:47.31 psnr_v:46.97"
+        let frames = try String(contentsOfFile: frameLog, encoding: .utf8).split(separator: "\n").map { line in
+            Dictionary(line.split(separator: " ").compactMap { field -> (String, Double)? in
+                let parts = field.split(separator: ":")
+                guard parts.count == 2, let value = Double(parts[1]) else { return nil }
+                return (String(parts[0]), value)
+            }, uniquingKeysWith: { first, _ in first })
+        }
+        #expect(frames.count == 10)
+        for plane in ["y", "u", "v"] {
+            let mean = frames.compactMap { $0["psnr_" + plane] }.reduce(0, +) / Double(frames.count)
+            let value = try #require(ours[plane])
+            #expect(abs(value - mean) < 0.1, "\(plane): nalu \(value), ffmpeg \(mean)")
+        }
+    }
+
     /// High 4:4:4 Predictive is the H.264 profile with lossless coding: `--qp 0` decodes to the
     /// source exactly (PSNR infinite); with any other profile it is refused.
     @Test func losslessWithHigh444() throws {
