@@ -164,6 +164,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: output))
     }
 
+    /// 4:4:4 has no chroma subsampling, so any size codes (H.264 and H.265 Table 6-1); 4:2:2
+    /// needs an even width.
+    @Test(arguments: ["h264", "hevc"])
+    func oddSizesWith444(_ codec: String) throws {
+        let directory = try EncodeCommandTests.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent(codec == "hevc" ? "odd.h265" : "odd.h264").path
+        let result = try CLIRunner.run(["encode", "--test-pattern", "--pix-fmt", "yuv444p", "--size", "175x143", "--frames", "5",
+                                        "--codec", codec, "--threads", "1", "-o", output, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probed = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=width,height,pix_fmt", "-of", "csv=p=0", output])
+        #expect(probed.stdout == "175,143,yuv444p\n")
+        #expect(try ffmpegDecode(output).frames == 5)
+        let refused = try CLIRunner.run(["encode", "--test-pattern", "--pix-fmt", "yuv422p", "--size", "175x144", "--frames", "5",
+                                         "--codec", codec, "-o", output])
+        #expect(refused.status == 64)
+        #expect(refused.stderr.hasPrefix("nalu: error: --size: 175x144 is not a positive 4:2:2 size (even width) up to 16384x16384\n"))
+    }
+
     @Test func unknownPixelFormatListsTheChoices() throws {
         let result = try CLIRunner.run(["encode", "x_176x144.yuv", "--pix-fmt", "yuv444p16le"])
         #expect(result.status == 64)
