@@ -26,6 +26,27 @@ extension Frame {
         owner = buffer
     }
 
+    /// A 10-bit semi-planar 4:2:0 frame (``PixelFormat/p010le``) from its 16-bit words as stored:
+    /// Y `width × height`, interleaved UV `width × height/2` words (U first), each sample in the
+    /// high 10 bits (value << 6; the low 6 bits are ignored). Copied like
+    /// ``init(i420:_:_:width:height:pts:)``.
+    public init(p010 y: some Collection<UInt16>, _ uv: some Collection<UInt16>, width: Int, height: Int, pts: Int64) throws(EncoderError) {
+        let buffer = try FrameBuffer(pixelFormat: .p010le, width: width, height: height)
+        for (index, (plane, name)) in [(AnyCollection(y), "y"), (AnyCollection(uv), "uv")].enumerated() {
+            let bytes = buffer.planeBytes(index)
+            guard plane.count * 2 == bytes.count else {
+                throw EncoderError(.frameMismatch, field: name, detail: "\(plane.count) samples; a \(width)x\(height) p010le frame needs \(bytes.count / 2)")
+            }
+            var offset = 0
+            for word in plane {
+                bytes.storeBytes(of: word.littleEndian, toByteOffset: offset, as: UInt16.self)
+                offset += 2
+            }
+        }
+        self = buffer.frame(pts: pts)
+        owner = buffer
+    }
+
     /// A 10-bit planar 4:2:0 frame from samples 0…1023 (`[UInt16]` or any collection of
     /// `UInt16`), stored little-endian as ``PixelFormat/yuv420p10le`` says. A sample above 1023
     /// throws ``EncoderError/Code/frameMismatch`` naming the plane and sample.

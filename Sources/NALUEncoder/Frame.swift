@@ -55,7 +55,14 @@ public struct Frame {
         Frame(pixelFormat: .yuv420p10le, width: width, height: height, pts: pts, plane0: y, plane1: u, plane2: v)
     }
 
-    /// A planar frame in `format` (any format but ``PixelFormat/nv12``): Y, U and V planes laid
+    /// A 10-bit semi-planar 4:2:0 frame: Y, then interleaved U/V, 16-bit little-endian words
+    /// with the sample in the high 10 bits (``PixelFormat/p010le``).
+    public static func p010(width: Int, height: Int, pts: Int64, y: Plane, uv: Plane) -> Frame {
+        Frame(pixelFormat: .p010le, width: width, height: height, pts: pts, plane0: y, plane1: uv, plane2: nil)
+    }
+
+    /// A planar frame in `format` (any format but the semi-planar ``PixelFormat/nv12`` and
+    /// ``PixelFormat/p010le``): Y, U and V planes laid
     /// out as ``PixelFormat/rowBytes(plane:width:)`` and ``PixelFormat/rows(plane:height:)`` say,
     /// for example `.yuv422p` (chroma half width, full height) or `.yuv444p10le`.
     public static func planar(_ format: PixelFormat, width: Int, height: Int, pts: Int64, y: Plane, u: Plane, v: Plane) -> Frame {

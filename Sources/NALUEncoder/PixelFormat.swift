@@ -9,6 +9,7 @@
 /// | ``yuv420p10le`` | `yuv420p10le` | `420p10` | as `yuv420p`, 16-bit little-endian samples 0…1023 |
 /// | ``yuv422p10le`` | `yuv422p10le` | `422p10` | as `yuv422p`, 16-bit samples |
 /// | ``yuv444p10le`` | `yuv444p10le` | `444p10` | as `yuv444p`, 16-bit samples |
+/// | ``p010le`` | `p010le` | — | as `nv12`, 16-bit little-endian words, the 10 bits in the high bits |
 ///
 /// Chroma subsampling sets which sizes are allowed: 4:2:0 needs an even width and height, 4:2:2
 /// an even width, 4:4:4 any size (H.264 Table 6-1 `SubWidthC`/`SubHeightC`, H.265 Table 6-1).
@@ -27,6 +28,10 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     case yuv422p10le
     /// 10-bit planar 4:4:4 (16-bit little-endian samples 0…1023).
     case yuv444p10le
+    /// 10-bit semi-planar 4:2:0, laid out as ``nv12`` with 16-bit little-endian words whose high
+    /// 10 bits hold the sample (value << 6), as hardware decoders and cameras deliver it. The
+    /// backends convert it to planar ``yuv420p10le`` (one copy per frame) for the libraries.
+    case p010le
 
     /// ffmpeg's name for ``i420``.
     public static var yuv420p: PixelFormat { .i420 }
@@ -100,6 +105,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
         case .yuv444p: "444"
         case .yuv422p10le: "422p10"
         case .yuv444p10le: "444p10"
+        case .p010le: nil
         }
     }
 
@@ -111,7 +117,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
 
     public var chromaSubsampling: ChromaSubsampling {
         switch self {
-        case .i420, .nv12, .yuv420p10le: .yuv420
+        case .i420, .nv12, .yuv420p10le, .p010le: .yuv420
         case .yuv422p, .yuv422p10le: .yuv422
         case .yuv444p, .yuv444p10le: .yuv444
         }
@@ -120,15 +126,26 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// Bits per sample in the coded stream (8 or 10).
     public var bitDepth: Int {
         switch self {
-        case .yuv420p10le, .yuv422p10le, .yuv444p10le: 10
+        case .yuv420p10le, .yuv422p10le, .yuv444p10le, .p010le: 10
         case .i420, .nv12, .yuv422p, .yuv444p: 8
         }
     }
 
     /// Bytes per stored sample (1 or 2).
     public var bytesPerSample: Int { bitDepth > 8 ? 2 : 1 }
-    /// Number of planes (3, or 2 for NV12).
-    public var planeCount: Int { self == .nv12 ? 2 : 3 }
+    /// Number of planes (3, or 2 for the semi-planar ``nv12`` and ``p010le``).
+    public var planeCount: Int { isSemiPlanar ? 2 : 3 }
+    /// Whether U and V share one interleaved plane (``nv12``, ``p010le``).
+    public var isSemiPlanar: Bool { self == .nv12 || self == .p010le }
+    /// The planar format with the same samples: ``i420`` for ``nv12``, ``yuv420p10le`` for
+    /// ``p010le``, else the format itself.
+    public var planarEquivalent: PixelFormat {
+        switch self {
+        case .nv12: .i420
+        case .p010le: .yuv420p10le
+        default: self
+        }
+    }
 
     public var description: String { rawValue }
 
@@ -153,7 +170,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The minimum bytes per row of `plane` for a frame `width` pixels wide (a width
     /// ``allowsSize(width:height:)`` accepts).
     public func rowBytes(plane: Int, width: Int) -> Int {
-        let samples = plane == 0 || self == .nv12 ? width : width / chromaSubsampling.subWidth
+        let samples = plane == 0 || isSemiPlanar ? width : width / chromaSubsampling.subWidth
         return samples * bytesPerSample
     }
 

@@ -58,6 +58,8 @@ final class X264Encoder: EncoderBackend {
     private var picture = x264_picture_t()
     private var pictureOut = x264_picture_t()
     private let configuration: EncoderConfiguration
+    /// P010 input made planar and low-aligned (x264 reads 10-bit samples in the low bits).
+    private let converter: PlanarConverter?
     /// x264 keeps a pointer to it (`p_log_private`) for the encoder's life.
     private let logRelay: X264LogRelay
     let parameterSets: [[UInt8]]
@@ -74,6 +76,8 @@ final class X264Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logger: Logger) throws(EncoderError) {
         self.configuration = configuration
+        converter = configuration.pixelFormat == .p010le
+            ? try PlanarConverter(format: .p010le, width: configuration.width, height: configuration.height) : nil
         let logRelay = X264LogRelay(logger: logger)
         self.logRelay = logRelay
         var param = try Self.makeParameters(configuration)
@@ -217,6 +221,7 @@ final class X264Encoder: EncoderBackend {
     }
 
     func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        let frame = converter?.convert(frame) ?? frame
         // x264 reads the input picture during this call only and never writes to it.
         picture.img.plane.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress).assumingMemoryBound(to: UInt8.self)
         picture.img.i_stride.0 = Int32(frame.plane0.bytesPerRow)

@@ -79,6 +79,8 @@ final class X265Encoder: EncoderBackend {
     /// U and V planes for NV12 input, which x265 does not take directly.
     private let chroma: UnsafeMutableRawBufferPointer?
     private let configuration: EncoderConfiguration
+    /// P010 input made planar and low-aligned (x265 reads planar, low-aligned samples).
+    private let converter: PlanarConverter?
     let parameterSets: [[UInt8]]
 
     /// x265 requires every call after a flush to be a flush (x265.h), so a flushed encoder is
@@ -98,6 +100,8 @@ final class X265Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logLevel: Int32) throws(EncoderError) {
         self.configuration = configuration
+        converter = configuration.pixelFormat == .p010le
+            ? try PlanarConverter(format: .p010le, width: configuration.width, height: configuration.height) : nil
         let api = try Self.api(bitDepth: configuration.pixelFormat.bitDepth)
         self.api = api
         let param = try Self.makeParameters(configuration, api: api, logLevel: logLevel)
@@ -280,6 +284,7 @@ final class X265Encoder: EncoderBackend {
     }
 
     func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        let frame = converter?.convert(frame) ?? frame
         let picture = pictureIn
         picture.pointee.planes.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress)
         picture.pointee.stride.0 = Int32(frame.plane0.bytesPerRow)

@@ -3,7 +3,7 @@ import NALU
 import NALUEncoder
 
 /// `--pix-fmt`: any ``PixelFormat`` by its ffmpeg name (`yuv420p`, `nv12`, `yuv422p`, `yuv444p`,
-/// `yuv420p10le`, `yuv422p10le`, `yuv444p10le`) or an alias (`i420`, `i422`, `i444`).
+/// `yuv420p10le`, `yuv422p10le`, `yuv444p10le`, `p010le`) or an alias (`i420`, `i422`, `i444`).
 struct PixelFormatOption: ExpressibleByArgument, Hashable {
     var pixelFormat: PixelFormat
 

@@ -48,7 +48,7 @@ struct Encode: ParsableCommand {
             help: ArgumentHelp("Frame size of raw input (or of the test pattern). Default: the last WxH in the file name, as x264 reads it (clip_640x360.yuv).", valueName: "WxH"))
     var size: FrameSize?
 
-    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: yuv420p (also i420), nv12, yuv422p, yuv444p, yuv420p10le, yuv422p10le or yuv444p10le (default yuv420p).")
+    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: yuv420p (also i420), nv12, yuv422p, yuv444p, yuv420p10le, yuv422p10le, yuv444p10le or p010le (default yuv420p).")
     var pixelFormat: PixelFormatOption?
 
     @Option(name: [.customLong("fps"), .customShort("r")],

@@ -29,7 +29,7 @@ import Testing
         let size = try #require(format.frameSize(width: width, height: height))
         // 16x8: 128 luma samples plus 64 (4:2:0), 128 (4:2:2) or 256 (4:4:4) chroma samples.
         let expected: [PixelFormat: Int] = [.i420: 192, .nv12: 192, .yuv420p10le: 384, .yuv422p: 256, .yuv444p: 384,
-                                            .yuv422p10le: 512, .yuv444p10le: 768]
+                                            .yuv422p10le: 512, .yuv444p10le: 768, .p010le: 384]
         #expect(size == expected[format])
         for chunks in [[1], [7, 500], [100_000]] {
             var reader = try RawVideoReader(MemorySource(data, chunkSizes: chunks), pixelFormat: format, width: width, height: height)
