@@ -39,8 +39,11 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// How the chroma planes are subsampled against luma, with `chroma_format_idc`
     /// (H.264 and H.265 Table 6-1).
     public enum ChromaSubsampling: Int, Sendable, Hashable, Comparable, CustomStringConvertible {
+        /// 4:2:0: chroma at half the luma width and height.
         case yuv420 = 1
+        /// 4:2:2: chroma at half the luma width, full height.
         case yuv422 = 2
+        /// 4:4:4: chroma at full resolution.
         case yuv444 = 3
 
         /// `chroma_format_idc`: 1, 2 or 3.
@@ -115,6 +118,7 @@ public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The Y4M `C` tags this reader understands, for messages.
     static let y4mColourSpaces = ["420jpeg", "420mpeg2", "420paldv", "420", "422", "444", "420p10", "422p10", "444p10"]
 
+    /// The chroma format the samples have (and the stream is coded in).
     public var chromaSubsampling: ChromaSubsampling {
         switch self {
         case .i420, .nv12, .yuv420p10le, .p010le: .yuv420

@@ -212,6 +212,32 @@ import Testing
     }
 }
 
+/// HEVC format range extensions profiles (H.265 A.3.5, Table A.2) are told apart by the
+/// general_max_12bit … general_max_monochrome constraint flags (bits 43…38 of
+/// `general_constraint_indicator_flags`); ffprobe 5.1 names them all "Rext".
+@Suite struct HEVCRangeExtensionProfileTests {
+    @Test(arguments: [
+        // format, profile, max_12bit, max_10bit, max_8bit, max_422chroma, max_420chroma, max_monochrome
+        (PixelFormat.yuv422p, "Main 4:2:2 10", [1, 1, 0, 1, 0, 0]),
+        (.yuv422p10le, "Main 4:2:2 10", [1, 1, 0, 1, 0, 0]),
+        (.yuv444p, "Main 4:4:4", [1, 1, 1, 0, 0, 0]),
+        (.yuv444p10le, "Main 4:4:4 10", [1, 1, 0, 0, 0, 0]),
+    ])
+    func constraintFlagsNameTheProfile(_ format: PixelFormat, _ profile: String, _ flags: [Int]) throws {
+        var configuration = EncoderConfiguration(codec: .hevc, width: 64, height: 64)
+        configuration.pixelFormat = format
+        configuration.preset = "ultrafast"
+        configuration.threads = 1
+        let session = try EncoderSession(configuration: configuration, factory: X265BackendFactory())
+        try session.prepare()
+        let spsUnit = try #require(session.parameterSets.first { (try? HEVCNALUnitHeader($0))?.nalUnitType == .sps })
+        let ptl = try HEVCSequenceParameterSet(nalUnit: spsUnit).profileTierLevel
+        #expect(ptl.generalProfileIdc == 4, "\(profile)")
+        let bits = (38...43).reversed().map { Int(ptl.generalConstraintIndicatorFlags >> UInt64($0) & 1) }
+        #expect(bits == flags, "\(profile)")
+    }
+}
+
 extension Array where Element == UInt8 {
     /// Little-endian 16-bit words.
     var chunked2: [UInt16] {
