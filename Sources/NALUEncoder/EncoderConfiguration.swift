@@ -20,8 +20,9 @@ public enum RateControl: Hashable, Sendable, CustomStringConvertible {
 
 /// Everything a backend needs to open an encoder. Defaults follow a mobile capture pipeline:
 /// 30 fps, a keyframe every 5 s, B-frames on (preset default count), 5 Mbit/s average bitrate,
-/// H.264 High / HEVC Main (Main 10 / High 10 for 10-bit input), Annex-B output with parameter sets
-/// repeated before every keyframe.
+/// the profile that carries the input (H.264 High, High 10, High 4:2:2 or High 4:4:4 Predictive;
+/// HEVC Main, Main 10, Main 4:2:2 10 or Main 4:4:4 (10): ``EncoderProfile/default(codec:pixelFormat:)``),
+/// Annex-B output with parameter sets repeated before every keyframe.
 ///
 /// Settings are applied by the backends in the order x264 and x265 require: the preset and tune
 /// defaults first, then these fields, then the profile's restrictions.
@@ -52,8 +53,10 @@ public struct EncoderConfiguration: Hashable, Sendable {
     public var openGOP: Bool = false
     /// Insert extra keyframes at scene cuts (the libraries' default). Off gives exact GOP spacing.
     public var sceneCutDetection: Bool = true
-    /// x264: `baseline`, `main`, `high`, `high10`; x265: `main`, `main10`, `mainstillpicture`.
-    /// `nil`: `high`/`main`, or `high10`/`main10` for 10-bit input.
+    /// x264: `baseline`, `main`, `high`, `high10`, `high422`, `high444`; x265: `main`, `main10`,
+    /// `mainstillpicture`, `main422-10`, `main444-8`, `main444-10` (``EncoderProfile``). A
+    /// profile that cannot carry ``pixelFormat`` is refused by ``validate()``.
+    /// `nil`: the smallest that carries the input (``EncoderProfile/default(codec:pixelFormat:)``).
     public var profile: String? = nil
     /// Level as `"4.1"`, `"41"` or `"1b"`; `nil` lets the encoder choose.
     public var level: String? = nil
@@ -110,15 +113,10 @@ public struct EncoderConfiguration: Hashable, Sendable {
         return max(1, interval)
     }
 
-    /// The profile in effect: ``profile`` or the default for the codec and bit depth.
+    /// The profile in effect: ``profile`` or the default for the codec and pixel format.
     public var effectiveProfile: String {
         if let profile { return profile.lowercased() }
-        switch (codec, pixelFormat.bitDepth) {
-        case (.h264, 10): return "high10"
-        case (.h264, _): return "high"
-        case (.hevc, 10): return "main10"
-        case (.hevc, _): return "main"
-        }
+        return EncoderProfile.default(codec: codec, pixelFormat: pixelFormat).name
     }
 
     /// `level_idc` for ``level``: 10 × the level (`"4.1"` → 41), `"1b"` → 9; `nil` when unset.
@@ -157,8 +155,6 @@ public struct EncoderConfiguration: Hashable, Sendable {
     static let x264Presets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     static let x264Tunes = ["film", "animation", "grain", "stillimage", "psnr", "ssim", "fastdecode", "zerolatency"]
     static let x265Tunes = ["psnr", "ssim", "grain", "zerolatency", "fastdecode", "animation"]
-    static let h264Profiles = ["baseline", "main", "high", "high10"]
-    static let hevcProfiles = ["main", "main10", "mainstillpicture", "msp"]
 
     /// The presets every built-in backend accepts.
     public static var presets: [String] { x264Presets }
@@ -170,8 +166,9 @@ public struct EncoderConfiguration: Hashable, Sendable {
         guard width > 0, height > 0, width <= 16384, height <= 16384 else {
             throw .invalid("size", "\(width)x\(height) must be between 2x2 and 16384x16384")
         }
-        guard width % 2 == 0, height % 2 == 0 else {
-            throw .invalid("size", "\(width)x\(height): width and height must be even for 4:2:0")
+        guard pixelFormat.allowsSize(width: width, height: height) else {
+            throw .invalid("size", "\(width)x\(height): " + (pixelFormat.chromaSubsampling == .yuv420
+                ? "width and height must be even for 4:2:0" : "the width must be even for 4:2:2"))
         }
         guard frameRate.numerator > 0, frameRate.denominator > 0,
               frameRate.numerator <= Int64(UInt32.max), frameRate.denominator <= Int64(UInt32.max) else {
@@ -228,31 +225,22 @@ public struct EncoderConfiguration: Hashable, Sendable {
                 throw .invalid("tune", "unknown \(codec) tune \"\(part)\"; expected one of \(tunes.joined(separator: ", "))")
             }
         }
+        try validateProfile()
         let profile = effectiveProfile
         switch codec {
         case .h264:
-            guard Self.h264Profiles.contains(profile) else {
-                throw .invalid("profile", "unknown H.264 profile \"\(profile)\"; expected one of \(Self.h264Profiles.joined(separator: ", "))")
-            }
-            if pixelFormat.bitDepth == 10, profile != "high10" {
-                throw .invalid("profile", "\(profile) does not allow 10-bit input; use high10")
-            }
             if profile == "baseline", let bFrames, bFrames > 0 {
                 throw .invalid("bFrames", "the Baseline profile does not allow B-frames")
             }
             // x264_param_apply_profile rejects lossless below High 4:4:4 Predictive.
-            switch rateControl {
-            case .qp(0): throw .invalid("qp", "lossless (qp 0) needs the High 4:4:4 Predictive profile")
-            case .crf(let value) where value <= 0: throw .invalid("crf", "lossless (crf 0) needs the High 4:4:4 Predictive profile")
-            default: break
+            if profile != "high444" {
+                switch rateControl {
+                case .qp(0): throw .invalid("qp", "lossless (qp 0) needs the High 4:4:4 Predictive profile (high444)")
+                case .crf(let value) where value <= 0: throw .invalid("crf", "lossless (crf 0) needs the High 4:4:4 Predictive profile (high444)")
+                default: break
+                }
             }
         case .hevc:
-            guard Self.hevcProfiles.contains(profile) else {
-                throw .invalid("profile", "unknown HEVC profile \"\(profile)\"; expected one of \(Self.hevcProfiles.joined(separator: ", "))")
-            }
-            if pixelFormat.bitDepth == 10, profile != "main10" {
-                throw .invalid("profile", "\(profile) does not allow 10-bit input; use main10")
-            }
             // x265 codes a picture in whole CTUs and needs at least one in each direction.
             let ctu = hevcCTUSize
             if width < ctu || height < ctu {

@@ -1,42 +1,3 @@
-/// The pixel layout of input frames. All are 4:2:0 with chroma planes half the luma size in
-/// each direction, so widths and heights must be even.
-public enum PixelFormat: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
-    /// 8-bit planar Y, U, V (also called `yuv420p`).
-    case i420
-    /// 8-bit Y plane followed by one interleaved U/V plane.
-    case nv12
-    /// 10-bit planar Y, U, V; each sample a little-endian 16-bit word holding a value 0…1023.
-    case yuv420p10le
-
-    /// Bits per sample in the coded stream (8 or 10).
-    public var bitDepth: Int { self == .yuv420p10le ? 10 : 8 }
-    /// Bytes per stored sample (1 or 2).
-    public var bytesPerSample: Int { self == .yuv420p10le ? 2 : 1 }
-    /// Number of planes (3, or 2 for NV12).
-    public var planeCount: Int { self == .nv12 ? 2 : 3 }
-
-    public var description: String { rawValue }
-
-    /// The minimum bytes per row of `plane` for a frame `width` pixels wide (`width` even).
-    public func rowBytes(plane: Int, width: Int) -> Int {
-        let samples = plane == 0 ? width : (self == .nv12 ? width : width / 2)
-        return samples * bytesPerSample
-    }
-
-    /// Rows in `plane` for a frame `height` pixels high (`height` even).
-    public func rows(plane: Int, height: Int) -> Int { plane == 0 ? height : height / 2 }
-
-    /// Bytes in one tightly packed frame, or `nil` if the size overflows `Int` or is not even.
-    public func frameSize(width: Int, height: Int) -> Int? {
-        guard width > 0, height > 0, width % 2 == 0, height % 2 == 0 else { return nil }
-        let (luma, o1) = width.multipliedReportingOverflow(by: height)
-        let (samples, o2) = luma.multipliedReportingOverflow(by: 3)
-        let (bytes, o3) = (samples / 2).multipliedReportingOverflow(by: bytesPerSample)
-        guard !o1, !o2, !o3 else { return nil }
-        return bytes
-    }
-}
-
 /// One uncompressed picture handed to an encoder: plane pointers, strides and a timestamp.
 ///
 /// A `Frame` borrows its pixels: the memory must stay valid and unchanged for the duration of the
@@ -61,9 +22,9 @@ public struct Frame {
     public var pts: Int64
     /// Y.
     public var plane0: Plane
-    /// U (I420, 10-bit) or interleaved UV (NV12).
+    /// U (planar formats) or interleaved UV (NV12).
     public var plane1: Plane
-    /// V (I420, 10-bit); `nil` for NV12.
+    /// V (planar formats); `nil` for NV12.
     public var plane2: Plane?
     /// The memory the planes point into when the frame owns it (frames made from arrays).
     var owner: FrameBuffer?
@@ -92,6 +53,20 @@ public struct Frame {
     /// A 10-bit planar 4:2:0 frame (16-bit little-endian samples).
     public static func yuv420p10le(width: Int, height: Int, pts: Int64, y: Plane, u: Plane, v: Plane) -> Frame {
         Frame(pixelFormat: .yuv420p10le, width: width, height: height, pts: pts, plane0: y, plane1: u, plane2: v)
+    }
+
+    /// A 10-bit semi-planar 4:2:0 frame: Y, then interleaved U/V, 16-bit little-endian words
+    /// with the sample in the high 10 bits (``PixelFormat/p010le``).
+    public static func p010(width: Int, height: Int, pts: Int64, y: Plane, uv: Plane) -> Frame {
+        Frame(pixelFormat: .p010le, width: width, height: height, pts: pts, plane0: y, plane1: uv, plane2: nil)
+    }
+
+    /// A planar frame in `format` (any format but the semi-planar ``PixelFormat/nv12`` and
+    /// ``PixelFormat/p010le``): Y, U and V planes laid
+    /// out as ``PixelFormat/rowBytes(plane:width:)`` and ``PixelFormat/rows(plane:height:)`` say,
+    /// for example `.yuv422p` (chroma half width, full height) or `.yuv444p10le`.
+    public static func planar(_ format: PixelFormat, width: Int, height: Int, pts: Int64, y: Plane, u: Plane, v: Plane) -> Frame {
+        Frame(pixelFormat: format, width: width, height: height, pts: pts, plane0: y, plane1: u, plane2: v)
     }
 
     /// The plane at `index` (0…2), or `nil` when the format has no such plane.
@@ -140,7 +115,7 @@ public final class FrameBuffer {
     /// Allocates a frame; throws when the size is odd, not positive, or overflows.
     public init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
         guard width <= 16384, height <= 16384, let size = pixelFormat.frameSize(width: width, height: height) else {
-            throw EncoderError(.invalidConfiguration, field: "size", detail: "\(width)x\(height) is not a positive, even 4:2:0 size up to 16384x16384")
+            throw EncoderError(.invalidConfiguration, field: "size", detail: "\(width)x\(height) is not \(pixelFormat.sizeRequirement) up to 16384x16384")
         }
         self.pixelFormat = pixelFormat
         self.width = width

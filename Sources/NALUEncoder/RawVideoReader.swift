@@ -115,7 +115,7 @@ struct BufferedInput<Source: ByteSource> {
     }
 }
 
-/// Reads headerless planar frames (`i420`, `nv12`, `yuv420p10le`) of a known size from a
+/// Reads headerless frames in any ``PixelFormat`` (`i420`, `nv12`, `yuv422p`, `yuv444p10le`, …) of a known size from a
 /// ``NALU/ByteSource`` such as a file or standard input, one frame at a time into one reused
 /// buffer. A partial frame at the end is a ``EncoderError/Code/truncated`` error with the
 /// byte offset where the input ended.
@@ -211,14 +211,12 @@ public struct Y4MHeader: Sendable, Hashable {
         guard let rate, rate.numerator > 0, rate.denominator > 0 else {
             throw EncoderError(.invalidInput, field: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(Self.escaped(text))\"")
         }
-        switch colour {
-        case "420jpeg", "420mpeg2", "420paldv", "420": pixelFormat = .i420
-        case "420p10": pixelFormat = .yuv420p10le
-        default:
-            throw EncoderError(.unsupported, field: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: 420jpeg, 420mpeg2, 420paldv, 420, 420p10")
+        guard let format = PixelFormat(y4mColourSpace: colour) else {
+            throw EncoderError(.unsupported, field: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: \(PixelFormat.y4mColourSpaces.joined(separator: ", "))")
         }
-        guard width % 2 == 0, height % 2 == 0 else {
-            throw EncoderError(.invalidInput, field: "Y4M header", detail: "\(width)x\(height) is odd; 4:2:0 needs even sizes")
+        pixelFormat = format
+        guard format.allowsSize(width: width, height: height) else {
+            throw EncoderError(.invalidInput, field: "Y4M header", detail: "\(width)x\(height) is odd; \(format.chromaSubsampling) needs \(format.chromaSubsampling == .yuv420 ? "even sizes" : "an even width")")
         }
         // Fields would be coded as progressive frames (combing, wrong field order): refused.
         guard interlacing == "p" || interlacing == "?" else {

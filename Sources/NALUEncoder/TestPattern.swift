@@ -24,7 +24,10 @@ public final class TestPattern {
         let spanY = max(1, height - box)
         let bx = bounce(t * 3, spanX)
         let by = bounce(t * 2, spanY)
-        let tenBit = buffer.pixelFormat == .yuv420p10le
+        let format = buffer.pixelFormat
+        let tenBit = format.bitDepth > 8
+        // 8-bit values scaled to the stored word: × 4 for 10-bit, × 256 for P010's high bits.
+        let shift = format == .p010le ? 8 : (tenBit ? 2 : 0)
 
         // Luma: diagonal bands moving right, and the square.
         let luma = buffer.planeBytes(0)
@@ -33,30 +36,29 @@ public final class TestPattern {
             for x in 0..<width {
                 var value = ((x + y / 2 + t * 2) & 0xFF) / 2 + 32
                 if inBoxRow && x >= bx && x < bx + box { value = 235 }
-                store(luma, index: y * width + x, value: value, tenBit: tenBit)
+                store(luma, index: y * width + x, value: value, shift: shift)
             }
         }
         // Chroma: a gradient whose direction turns with time.
-        let chromaWidth = width / 2
-        let chromaHeight = height / 2
+        let chromaWidth = width / format.chromaSubsampling.subWidth
+        let chromaHeight = height / format.chromaSubsampling.subHeight
         let u0 = 128 + bounce(t, 64) - 32
         let v0 = 128 - bounce(t + 32, 64) + 32
-        switch buffer.pixelFormat {
-        case .i420, .yuv420p10le:
+        if format.planeCount == 3 {
             let u = buffer.planeBytes(1)
             let v = buffer.planeBytes(2)
             for y in 0..<chromaHeight {
                 for x in 0..<chromaWidth {
-                    store(u, index: y * chromaWidth + x, value: u0 + (x * 32) / max(1, chromaWidth) - 16, tenBit: tenBit)
-                    store(v, index: y * chromaWidth + x, value: v0 + (y * 32) / max(1, chromaHeight) - 16, tenBit: tenBit)
+                    store(u, index: y * chromaWidth + x, value: u0 + (x * 32) / max(1, chromaWidth) - 16, shift: shift)
+                    store(v, index: y * chromaWidth + x, value: v0 + (y * 32) / max(1, chromaHeight) - 16, shift: shift)
                 }
             }
-        case .nv12:
+        } else {
             let uv = buffer.planeBytes(1)
             for y in 0..<chromaHeight {
                 for x in 0..<chromaWidth {
-                    store(uv, index: y * width + 2 * x, value: u0 + (x * 32) / max(1, chromaWidth) - 16, tenBit: false)
-                    store(uv, index: y * width + 2 * x + 1, value: v0 + (y * 32) / max(1, chromaHeight) - 16, tenBit: false)
+                    store(uv, index: y * width + 2 * x, value: u0 + (x * 32) / max(1, chromaWidth) - 16, shift: shift)
+                    store(uv, index: y * width + 2 * x + 1, value: v0 + (y * 32) / max(1, chromaHeight) - 16, shift: shift)
                 }
             }
         }
@@ -69,10 +71,10 @@ public final class TestPattern {
     }
 
     @inline(__always)
-    private func store(_ plane: UnsafeMutableRawBufferPointer, index: Int, value: Int, tenBit: Bool) {
+    private func store(_ plane: UnsafeMutableRawBufferPointer, index: Int, value: Int, shift: Int) {
         let clamped = min(255, max(0, value))
-        if tenBit {
-            plane.storeBytes(of: UInt16(clamped << 2).littleEndian, toByteOffset: index * 2, as: UInt16.self)
+        if shift > 0 {
+            plane.storeBytes(of: UInt16(clamped << shift).littleEndian, toByteOffset: index * 2, as: UInt16.self)
         } else {
             plane[index] = UInt8(clamped)
         }

@@ -129,7 +129,7 @@ final class OpenH264Encoder: EncoderBackend {
         guard c.codec == .h264 else {
             throw EncoderError(.unsupported, context: "codec", detail: "OpenH264 encodes H.264, not \(c.codec)")
         }
-        guard c.pixelFormat.bitDepth == 8 else {
+        guard c.pixelFormat.bitDepth == 8, c.pixelFormat.chromaSubsampling == .yuv420 else {
             throw EncoderError(.unsupported, context: "pixelFormat", detail: "OpenH264 encodes 8-bit 4:2:0 only, not \(c.pixelFormat)")
         }
         if let profile = c.profile, profile.lowercased() != "baseline" {

@@ -58,6 +58,8 @@ final class X264Encoder: EncoderBackend {
     private var picture = x264_picture_t()
     private var pictureOut = x264_picture_t()
     private let configuration: EncoderConfiguration
+    /// P010 input made planar and low-aligned (x264 reads 10-bit samples in the low bits).
+    private let converter: PlanarConverter?
     /// x264 keeps a pointer to it (`p_log_private`) for the encoder's life.
     private let logRelay: X264LogRelay
     let parameterSets: [[UInt8]]
@@ -74,6 +76,8 @@ final class X264Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logger: Logger) throws(EncoderError) {
         self.configuration = configuration
+        converter = configuration.pixelFormat == .p010le
+            ? try PlanarConverter(format: .p010le, width: configuration.width, height: configuration.height) : nil
         let logRelay = X264LogRelay(logger: logger)
         self.logRelay = logRelay
         var param = try Self.makeParameters(configuration)
@@ -110,13 +114,12 @@ final class X264Encoder: EncoderBackend {
         x264_picture_init(&picture)
         x264_picture_init(&pictureOut)
         let depthFlag = configuration.pixelFormat.bitDepth > 8 ? X264_CSP_HIGH_DEPTH : 0
-        switch configuration.pixelFormat {
-        case .i420, .yuv420p10le:
-            picture.img.i_csp = X264_CSP_I420 | depthFlag
-            picture.img.i_plane = 3
-        case .nv12:
+        if configuration.pixelFormat == .nv12 {
             picture.img.i_csp = X264_CSP_NV12
             picture.img.i_plane = 2
+        } else {
+            picture.img.i_csp = Self.planarCSP(configuration.pixelFormat.chromaSubsampling) | depthFlag
+            picture.img.i_plane = 3
         }
     }
 
@@ -141,7 +144,8 @@ final class X264Encoder: EncoderBackend {
         p.i_log_level = X264_LOG_WARNING
         p.i_width = Int32(c.width)
         p.i_height = Int32(c.height)
-        p.i_csp = X264_CSP_I420
+        // The coded chroma format (chroma_format_idc); x264 converts NV12 pictures to it.
+        p.i_csp = planarCSP(c.pixelFormat.chromaSubsampling)
         p.i_bitdepth = Int32(c.pixelFormat.bitDepth)
         p.i_fps_num = UInt32(c.frameRate.numerator)
         p.i_fps_den = UInt32(c.frameRate.denominator)
@@ -198,6 +202,15 @@ final class X264Encoder: EncoderBackend {
         return p
     }
 
+    /// x264's planar colour space for a chroma format.
+    static func planarCSP(_ chroma: PixelFormat.ChromaSubsampling) -> Int32 {
+        switch chroma {
+        case .yuv420: X264_CSP_I420
+        case .yuv422: X264_CSP_I422
+        case .yuv444: X264_CSP_I444
+        }
+    }
+
     /// A NAL unit from x264 without its start code (Annex-B) or 4-byte length.
     private static func stripFraming(_ bytes: UnsafeRawBufferPointer, annexB: Bool) -> [UInt8] {
         if !annexB { return Array(bytes.dropFirst(4)) }
@@ -208,6 +221,7 @@ final class X264Encoder: EncoderBackend {
     }
 
     func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        let frame = converter?.convert(frame) ?? frame
         // x264 reads the input picture during this call only and never writes to it.
         picture.img.plane.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress).assumingMemoryBound(to: UInt8.self)
         picture.img.i_stride.0 = Int32(frame.plane0.bytesPerRow)

@@ -79,6 +79,8 @@ final class X265Encoder: EncoderBackend {
     /// U and V planes for NV12 input, which x265 does not take directly.
     private let chroma: UnsafeMutableRawBufferPointer?
     private let configuration: EncoderConfiguration
+    /// P010 input made planar and low-aligned (x265 reads planar, low-aligned samples).
+    private let converter: PlanarConverter?
     let parameterSets: [[UInt8]]
 
     /// x265 requires every call after a flush to be a flush (x265.h), so a flushed encoder is
@@ -98,6 +100,8 @@ final class X265Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logLevel: Int32) throws(EncoderError) {
         self.configuration = configuration
+        converter = configuration.pixelFormat == .p010le
+            ? try PlanarConverter(format: .p010le, width: configuration.width, height: configuration.height) : nil
         let api = try Self.api(bitDepth: configuration.pixelFormat.bitDepth)
         self.api = api
         let param = try Self.makeParameters(configuration, api: api, logLevel: logLevel)
@@ -148,7 +152,7 @@ final class X265Encoder: EncoderBackend {
 
         api.pointee.picture_init?(param, pictureIn)
         api.pointee.picture_init?(param, pictureOut)
-        pictureIn.pointee.colorSpace = X265_CSP_I420
+        pictureIn.pointee.colorSpace = Self.colourSpace(configuration.pixelFormat.chromaSubsampling)
         pictureIn.pointee.bitDepth = Int32(configuration.pixelFormat.bitDepth)
     }
 
@@ -187,7 +191,7 @@ final class X265Encoder: EncoderBackend {
         p.pointee.logLevel = logLevel
         p.pointee.sourceWidth = Int32(c.width)
         p.pointee.sourceHeight = Int32(c.height)
-        p.pointee.internalCsp = X265_CSP_I420
+        p.pointee.internalCsp = colourSpace(c.pixelFormat.chromaSubsampling)
         p.pointee.internalBitDepth = Int32(c.pixelFormat.bitDepth)
         p.pointee.fpsNum = UInt32(c.frameRate.numerator)
         p.pointee.fpsDenom = UInt32(c.frameRate.denominator)
@@ -243,6 +247,33 @@ final class X265Encoder: EncoderBackend {
         return p
     }
 
+    /// libx265 (3.5, `Encoder::finishFrameStats`) divides each chroma plane's squared error by a
+    /// quarter of the luma samples whatever the chroma format: right for 4:2:0, but 4:2:2
+    /// planes hold twice and 4:4:4 planes four times as many samples, so its U and V PSNR read
+    /// 10·log10(2) = 3.01 dB and 10·log10(4) = 6.02 dB low (the x265 CLI prints the same low
+    /// figures). The dB to add back.
+    static func chromaPSNROffset(_ chroma: PixelFormat.ChromaSubsampling) -> Double {
+        switch chroma {
+        case .yuv420: 0
+        case .yuv422: 3.010299956639812
+        case .yuv444: 6.020599913279624
+        }
+    }
+
+    /// A chroma PSNR from x265 with `offset` added, except x265's 99.99 for a plane without error.
+    static func correctedChromaPSNR(_ value: Double, offset: Double) -> Double {
+        value >= 99.99 ? value : value + offset
+    }
+
+    /// x265's colour space (`X265_CSP_I420`, `I422`, `I444`) for a chroma format.
+    static func colourSpace(_ chroma: PixelFormat.ChromaSubsampling) -> Int32 {
+        switch chroma {
+        case .yuv420: X265_CSP_I420
+        case .yuv422: X265_CSP_I422
+        case .yuv444: X265_CSP_I444
+        }
+    }
+
     /// A NAL unit from x265 without its start code (Annex-B) or 4-byte length.
     private static func stripFraming(_ bytes: UnsafeRawBufferPointer, annexB: Bool) -> [UInt8] {
         if !annexB { return Array(bytes.dropFirst(4)) }
@@ -253,6 +284,7 @@ final class X265Encoder: EncoderBackend {
     }
 
     func encode(_ frame: Frame, forceKeyframe: Bool, into packets: inout [EncodedPacket]) throws(EncoderError) {
+        let frame = converter?.convert(frame) ?? frame
         let picture = pictureIn
         picture.pointee.planes.0 = UnsafeMutableRawPointer(mutating: frame.plane0.baseAddress)
         picture.pointee.stride.0 = Int32(frame.plane0.bytesPerRow)
@@ -349,9 +381,19 @@ final class X265Encoder: EncoderBackend {
             var quality = PictureQuality()
             if param.pointee.bEnablePsnr != 0 {
                 quality.psnrY = stats.psnrY
-                quality.psnrU = stats.psnrU
-                quality.psnrV = stats.psnrV
-                quality.psnrAverage = stats.psnr
+                let offset = Self.chromaPSNROffset(configuration.pixelFormat.chromaSubsampling)
+                if offset > 0 {
+                    let u = Self.correctedChromaPSNR(stats.psnrU, offset: offset)
+                    let v = Self.correctedChromaPSNR(stats.psnrV, offset: offset)
+                    quality.psnrU = u
+                    quality.psnrV = v
+                    // x265's own weighting, (6·Y + U + V) / 8, of the corrected planes.
+                    quality.psnrAverage = (6 * stats.psnrY + u + v) / 8
+                } else {
+                    quality.psnrU = stats.psnrU
+                    quality.psnrV = stats.psnrV
+                    quality.psnrAverage = stats.psnr
+                }
             }
             if param.pointee.bEnableSsim != 0 { quality.ssim = stats.ssim }
             packet.quality = quality

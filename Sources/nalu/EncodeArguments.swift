@@ -2,22 +2,17 @@ import ArgumentParser
 import NALU
 import NALUEncoder
 
-/// `--pix-fmt i420|nv12|yuv420p10le` (`yuv420p`, ffmpeg's name, is i420).
-enum PixelFormatOption: String, ExpressibleByArgument, CaseIterable {
-    case i420, nv12, yuv420p10le
+/// `--pix-fmt`: any ``PixelFormat`` by its ffmpeg name (`yuv420p`, `nv12`, `yuv422p`, `yuv444p`,
+/// `yuv420p10le`, `yuv422p10le`, `yuv444p10le`, `p010le`) or an alias (`i420`, `i422`, `i444`).
+struct PixelFormatOption: ExpressibleByArgument, Hashable {
+    var pixelFormat: PixelFormat
 
     init?(argument: String) {
-        let lower = argument.lowercased()
-        self.init(rawValue: lower == "yuv420p" || lower == "iyuv" ? "i420" : lower)
+        guard let format = PixelFormat(name: argument) else { return nil }
+        pixelFormat = format
     }
 
-    var pixelFormat: PixelFormat {
-        switch self {
-        case .i420: .i420
-        case .nv12: .nv12
-        case .yuv420p10le: .yuv420p10le
-        }
-    }
+    static var allValueStrings: [String] { PixelFormat.allCases.map(\.ffmpegName) }
 }
 
 /// `--to annexb|avcc|mp4` (hidden alias `--output-format`).

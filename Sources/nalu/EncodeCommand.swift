@@ -24,7 +24,8 @@ struct Encode: ParsableCommand {
         raw.h265 with --codec hevc), or goes to standard output when that is a pipe.
 
         Defaults follow a mobile capture pipeline: 30 fps, a keyframe every 5 s, B-frames on, 5 Mbit/s, \
-        H.264 High / HEVC Main (High 10 / Main 10 for 10-bit input), Annex-B with parameter sets \
+        H.264 High / HEVC Main (or the profile the pixel format needs: High 10, High 4:2:2, High 4:4:4 \
+        Predictive; Main 10, Main 4:2:2 10, Main 4:4:4), Annex-B with parameter sets \
         before every keyframe. A progress line goes to standard error when it is a terminal, and a \
         summary at the end (--quiet silences both).
         """
@@ -47,7 +48,7 @@ struct Encode: ParsableCommand {
             help: ArgumentHelp("Frame size of raw input (or of the test pattern). Default: the last WxH in the file name, as x264 reads it (clip_640x360.yuv).", valueName: "WxH"))
     var size: FrameSize?
 
-    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: i420 (also yuv420p), nv12 or yuv420p10le (default i420).")
+    @Option(name: .customLong("pix-fmt"), help: "Raw input layout: yuv420p (also i420), nv12, yuv422p, yuv444p, yuv420p10le, yuv422p10le, yuv444p10le or p010le (default yuv420p).")
     var pixelFormat: PixelFormatOption?
 
     @Option(name: [.customLong("fps"), .customShort("r")],
@@ -90,7 +91,7 @@ struct Encode: ParsableCommand {
     @Flag(name: .customLong("open-gop"), help: "Open GOPs (x264 recovery points, x265 CRA) instead of IDR keyframes.")
     var openGOP = false
 
-    @Option(help: "Profile: baseline, main, high, high10 (H.264); main, main10 (HEVC).")
+    @Option(help: "Profile: baseline, main, high, high10, high422, high444 (H.264); main, main10, main422-10, main444-8, main444-10 (HEVC). Default: the smallest that carries the input's pixel format.")
     var profile: String?
 
     @Option(help: ArgumentHelp("Level, e.g. 4.1.", valueName: "level"))

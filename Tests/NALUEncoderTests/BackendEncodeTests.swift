@@ -33,6 +33,11 @@ import Testing
         Case(name: "x265 main, 4 B (veryfast)", codec: .hevc, preset: "veryfast", bFrames: 4, gop: 16, expectedProfileIdc: 1, expectsB: true),
         Case(name: "x265 main10 crf, 10-bit", codec: .hevc, pixelFormat: .yuv420p10le, bFrames: 3, gop: 12, rateControl: .crf(30), expectedProfileIdc: 2, expectsB: true),
         Case(name: "x265 NV12 input", codec: .hevc, pixelFormat: .nv12, bFrames: 0, gop: 12, expectedProfileIdc: 1, expectsB: false),
+        // 4:2:2 and 4:4:4 (issue 17): High 4:2:2 (122), High 4:4:4 Predictive (244), HEVC RExt (4).
+        Case(name: "x264 high422, 4:2:2", codec: .h264, pixelFormat: .yuv422p, bFrames: 0, gop: 12, rateControl: .qp(24), expectedProfileIdc: 122, expectsB: false),
+        Case(name: "x264 high444, 4:4:4 10-bit, 2 B", codec: .h264, pixelFormat: .yuv444p10le, bFrames: 2, gop: 12, expectedProfileIdc: 244, expectsB: true),
+        Case(name: "x265 main422-10, 4:2:2 10-bit", codec: .hevc, pixelFormat: .yuv422p10le, bFrames: 0, gop: 12, expectedProfileIdc: 4, expectsB: false),
+        Case(name: "x265 main444-8, 4:4:4, 3 B", codec: .hevc, pixelFormat: .yuv444p, bFrames: 3, gop: 12, rateControl: .crf(28), expectedProfileIdc: 4, expectsB: true),
     ]
 
     static func factory(for codec: Codec) -> any EncoderBackendFactory {
@@ -62,6 +67,7 @@ import Testing
         #expect(summary.width == 160)
         #expect(summary.height == 96)
         #expect(summary.bitDepth == testCase.pixelFormat.bitDepth)
+        #expect(summary.description?.chromaFormatIdc == testCase.pixelFormat.chromaSubsampling.chromaFormatIdc)
         // Keyframes exactly every GOP (scene-cut detection off), in display order.
         let keyframePTS = run.packets.filter { $0.keyframe == .idr }.map(\.pts).sorted()
         #expect(keyframePTS == stride(from: 0, to: Int64(frames), by: testCase.gop).map { $0 })
