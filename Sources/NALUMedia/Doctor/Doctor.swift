@@ -129,7 +129,7 @@ final class DoctorScan {
             // The container or framing cannot go on: a length past the end of the file is a cut.
             let cut = error.code == .lengthPastEnd || error.code == .truncated
             add(cut ? .truncated : .malformed, cut ? "the input ends inside an access unit: \(error.description)" : error.description,
-                accessUnit: currentIndex, offset: error.byteOffset,
+                accessUnit: failedSampleIndex(error) ?? currentIndex, offset: error.byteOffset,
                 clause: source.container.isMP4 ? "ISO/IEC 14496-12 8.7.3, 8.7.5" : "ISO/IEC 14496-15 5.3.2")
             pendingFailure = nil
         }
@@ -146,6 +146,14 @@ final class DoctorScan {
         endChecks()
     }
 
+    /// The index of the MP4 sample an error is about: the last one read, or the next when the
+    /// error lies past its start (a sample table entry outside the file fails before it is read).
+    func failedSampleIndex(_ error: NALUError) -> Int? {
+        guard let last = timing.lastSample else { return source.container.isMP4 ? 0 : nil }
+        if let offset = error.byteOffset, offset > last.offset { return last.index + 1 }
+        return last.index
+    }
+
     // MARK: NAL units
 
     func nalUnit(_ unit: NALUnitView) {
@@ -157,7 +165,7 @@ final class DoctorScan {
         guard unit.count > 0 else { return }
         if unit.firstByte & 0x80 != 0 {
             add(.forbiddenZeroBit, "forbidden_zero_bit is 1 in a NAL unit header: a decoder drops the NAL unit (a bit error in transmission)",
-                accessUnit: currentIndex, offset: unit.offset, clause: codec == .h264 ? "H.264 7.4.1" : "H.265 7.4.2.1")
+                accessUnit: indexOfCorrupted(unit), offset: unit.offset, clause: codec == .h264 ? "H.264 7.4.1" : "H.265 7.4.2.1")
             return
         }
         let header: NALUnitHeader
@@ -195,6 +203,23 @@ final class DoctorScan {
                 accessUnit: open.accessUnit, offset: open.offset, clause: "H.265 8.1.3, 7.4.2.2")
             pendingOpenGOP = nil
         }
+    }
+
+    /// The access unit a NAL unit with forbidden_zero_bit set would have been in, read as if the
+    /// bit were 0: the next one when it would start an access unit after a picture.
+    func indexOfCorrupted(_ unit: NALUnitView) -> Int {
+        guard (splitter.current?.vclNALUnitCount ?? 0) > 0 else { return currentIndex }
+        var head = Array(unit.bytes.prefix(24))
+        head[0] &= 0x7F
+        let startsNew: Bool = NALUnitView.withNALUnit(head) { (view) -> Bool in
+            guard let header = try? NALUnitHeader(view.bytes, codec: codec) else { return false }
+            if header.isVCL { return ParameterSetReferences.slice(view, header: header)?.firstSliceOfPicture == true }
+            switch header {
+            case .avc(let avc): return [.sei, .sps, .pps, .accessUnitDelimiter].contains(avc.nalUnitType)
+            case .hevc(let hevc): return [.vps, .sps, .pps, .accessUnitDelimiter, .prefixSEI].contains(hevc.nalUnitType)
+            }
+        }
+        return currentIndex + (startsNew ? 1 : 0)
     }
 
     func isSEI(_ header: NALUnitHeader) -> Bool {

@@ -4,6 +4,8 @@ import NALUMP4
 /// What an MP4 track's timing has shown so far (bounded: the last few presentation times).
 struct ContainerTiming {
     var lastDTS: Int64?
+    /// The sample being read (an MP4 sample is an access unit).
+    var lastSample: MP4Sample?
     /// The presentation times of the last samples, in a fixed ring (a duplicate farther back
     /// than any stream reorders is not looked for).
     var recentPTS = [Int64?](repeating: nil, count: 32)
@@ -31,12 +33,13 @@ extension DoctorScan {
     /// Checks one MP4 sample's timestamps: decoding times strictly increase (ISO/IEC 14496-12
     /// 8.6.1.2: `sample_delta` 0 repeats a time), no two samples share a presentation time.
     func sample(_ sample: MP4Sample) {
+        timing.lastSample = sample
         if let last = timing.lastDTS, sample.dts <= last {
             add(.nonMonotonicTimestamps, "sample \(sample.index) decodes at \(sample.dts), not after the previous sample's \(last)",
                 accessUnit: sample.index, offset: sample.offset, clause: "ISO/IEC 14496-12 8.6.1.2")
         }
         if timing.recentPTS.contains(sample.pts) {
-            add(.nonMonotonicTimestamps, "sample \(sample.index) is presented at \(sample.pts), the time of an earlier sample: presentation times repeat",
+            add(.nonMonotonicTimestamps, "sample \(sample.index) has composition time \(sample.pts), the time of an earlier sample: presentation times repeat",
                 accessUnit: sample.index, offset: sample.offset, clause: "ISO/IEC 14496-12 8.6.1.1, 8.6.1.3")
         }
         timing.recentPTS[timing.next] = sample.pts
