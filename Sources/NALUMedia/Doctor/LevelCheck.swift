@@ -25,10 +25,8 @@ public enum LevelCheck {
             reasons.append("\(field) \(needed) > MaxDpbFrames \(dpbFrames) (MaxDpbMbs \(limits.maxDpbMbs) / \(frameMbs))")
         }
         if let rate = frameRate, rate.numerator > 0, rate.denominator > 0 {
-            let (product, over) = Int64(frameMbs).multipliedReportingOverflow(by: rate.numerator)
-            if over || product > Int64(limits.maxMBPS) * rate.denominator {
-                let perSecond = Double(frameMbs) * Double(rate.numerator) / Double(rate.denominator)
-                reasons.append("\(Int(perSecond.rounded())) macroblocks/s at \(rateText(rate)) fps > MaxMBPS \(limits.maxMBPS)")
+            if exceeds(Int64(frameMbs), rate, limit: Int64(limits.maxMBPS)) {
+                reasons.append("\(perSecondText(frameMbs, rate)) macroblocks/s at \(rateText(rate)) fps > MaxMBPS \(limits.maxMBPS)")
             }
         }
         return reasons
@@ -53,10 +51,8 @@ public enum LevelCheck {
             }
         }
         if let rate = frameRate, rate.numerator > 0, rate.denominator > 0 {
-            let (product, over) = Int64(picSize).multipliedReportingOverflow(by: rate.numerator)
-            if over || product > Int64(limits.maxLumaSr) * rate.denominator {
-                let perSecond = Double(picSize) * Double(rate.numerator) / Double(rate.denominator)
-                reasons.append("\(Int(perSecond.rounded())) luma samples/s at \(rateText(rate)) fps > MaxLumaSr \(limits.maxLumaSr)")
+            if exceeds(Int64(picSize), rate, limit: Int64(limits.maxLumaSr)) {
+                reasons.append("\(perSecondText(picSize, rate)) luma samples/s at \(rateText(rate)) fps > MaxLumaSr \(limits.maxLumaSr)")
             }
         }
         return reasons
@@ -70,6 +66,21 @@ public enum LevelCheck {
     /// The lowest level of Table A.8 whose limits `sps` fits.
     public static func lowestLevel(for sps: HEVCSequenceParameterSet, frameRate: Rational?) -> HEVCLevelLimits? {
         HEVCLevelLimits.table.first { violations(sps, $0, frameRate: frameRate).isEmpty }
+    }
+
+    /// Whether `perFrame · rate` passes `limit` per second, compared exactly as
+    /// `perFrame · numerator > limit · denominator` (an overflowing side is the larger).
+    static func exceeds(_ perFrame: Int64, _ rate: Rational, limit: Int64) -> Bool {
+        let (left, leftOverflow) = perFrame.multipliedReportingOverflow(by: rate.numerator)
+        let (right, rightOverflow) = limit.multipliedReportingOverflow(by: rate.denominator)
+        if leftOverflow || rightOverflow { return leftOverflow && !rightOverflow }
+        return left > right
+    }
+
+    /// `perFrame · rate` per second, rounded, for messages.
+    static func perSecondText(_ perFrame: Int, _ rate: Rational) -> String {
+        let value = (Double(perFrame) * Double(rate.numerator) / Double(rate.denominator)).rounded()
+        return value.magnitude < 1e15 ? String(Int64(value)) : String(value)
     }
 
     static func rateText(_ rate: Rational) -> String {
