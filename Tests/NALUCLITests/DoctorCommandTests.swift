@@ -82,6 +82,27 @@ import Testing
         #expect(badTarget.stderr.hasPrefix("nalu: error: "))
     }
 
+    /// The fix command lines that use `nalu convert` (which exists today) do fix what they name.
+    @Test func convertFixesWork() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-doctor-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let annexB = directory.appendingPathComponent("fixed.h264").path
+        let remuxed = directory.appendingPathComponent("fixed.mp4").path
+        // b-frames-without-ctts: nalu convert … --to annexb -o fixed.h264 && nalu convert fixed.h264 --fps 25 -o fixed.mp4
+        #expect(try CLIRunner.run(["convert", CLIRunner.fixture("doctor/b_frames_without_ctts.mp4"), "--to", "annexb", "-o", annexB]).status == 0)
+        #expect(try CLIRunner.run(["convert", annexB, "--fps", "25", "-o", remuxed]).status == 0)
+        let after = try Self.doctor([remuxed])
+        #expect(after.status == 0)
+        #expect(!after.stdout.contains("b-frames-without-ctts"))
+        // hev1-sample-entry: nalu convert hev1.mp4 --sample-entry hvc1 -o fixed.mp4
+        let hvc1 = directory.appendingPathComponent("hvc1.mp4").path
+        #expect(try CLIRunner.run(["convert", CLIRunner.fixture("doctor/hev1.mp4"), "--sample-entry", "hvc1", "-o", hvc1]).status == 0)
+        let apple = try Self.doctor(["--target", "apple", hvc1])
+        #expect(apple.status == 0)
+        #expect(!apple.stdout.contains("hev1-sample-entry"))
+    }
+
     /// Every malformed and fuzz-found input: findings or a typed error, never a trap.
     @Test func malformedCorpusNeverTraps() throws {
         let root = CLIRunner.fixtures.appendingPathComponent("malformed")
