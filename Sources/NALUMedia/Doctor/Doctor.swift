@@ -344,6 +344,10 @@ final class DoctorScan {
         } else {
             sawPicture = true
             switch current.keyframe {
+            case nil where current.pictureType == .i:
+                // An I picture decodes; pictures after it that refer across it do not.
+                add(.openGOPStart, "the stream starts at an I picture that is neither IDR nor a recovery point: pictures that refer to pictures before it decode wrongly",
+                    accessUnit: index, offset: current.offset, clause: codec == .h264 ? "H.264 7.4.1.2.2, D.2.8" : "H.265 7.4.2.4.2")
             case nil:
                 startsWithoutKeyframe(accessUnit: index, offset: current.offset)
             case .recoveryPoint(let count)?:

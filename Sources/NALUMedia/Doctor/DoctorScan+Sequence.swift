@@ -7,7 +7,12 @@ extension DoctorScan {
     /// Called after a parameter set went into the splitter: compares it with the sample entry's
     /// copy and checks a new or changed SPS.
     func parameterSetPushed(_ unit: NALUnitView, header: NALUnitHeader) {
-        if var probe = recordStore, (try? probe.add(unit.array)) == .changed {
+        // A parameter set the MP4 reader hands on from a later sample entry (no length prefix)
+        // is that entry's, not in band; with avc3/hev1 the stream may update its sets in band,
+        // so only the first access unit's must match the record.
+        let inBand = unit.prefixLength > 0 || !source.container.isMP4
+        let mayUpdate = source.mp4?.track.sampleEntryType.allowsInBandParameterSets == true
+        if inBand, !mayUpdate || currentIndex == 0, var probe = recordStore, (try? probe.add(unit.array)) == .changed {
             let record = codec == .h264 ? "avcC" : "hvcC"
             add(.recordMismatch, "the in-band \(header.typeName) differs from the one with the same id in the \(record) record: players that use the record decode with other parameters",
                 accessUnit: currentIndex, offset: unit.offset, clause: codec == .h264 ? "ISO/IEC 14496-15 5.3.3, 5.4.2" : "ISO/IEC 14496-15 8.3.3, 8.4.1")
