@@ -19,6 +19,7 @@
 #   no_timing.h264             libopenh264 through `nalu encode --encoder openh264` (needs `swift build`):
 #                              no VUI timing, and Annex-B has no container timing
 #   open_gop_start.h265        an open-GOP x265 stream cut (tail) at its second keyframe, a CRA
+#   open_gop_start.h264        an open-GOP x264 stream cut at its second keyframe, a recovery point
 #   record_mismatch.mp4        ffmpeg's MP4 with the avcC's copy of the SPS edited: level_idc (and
 #                              AVCLevelIndication) 13 -> 30, so the record's SPS differs from the
 #                              in-band one (no tool writes a record that disagrees: a byte edit)
@@ -110,6 +111,12 @@ ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=25" -frames:v 20 -c:v
     -x265-params "$q:keyint=10:min-keyint=10:scenecut=0:open-gop=1:bframes=3" -f hevc "$tmp/open.h265"
 cut=$(nals "$tmp/open.h265" hevc | awk '$3==32 {n++; if (n==2) {print $1; exit}}')
 tail -c +$((cut + 1)) "$tmp/open.h265" > "$out/open_gop_start.h265"
+
+# open_gop_start.h264: x264's open GOP cut at its second keyframe, an I picture with a recovery point SEI.
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=25" -frames:v 20 -c:v libx264 -pix_fmt yuv420p -bf 3 \
+    -x264-params "$q:open-gop=1:keyint=10:min-keyint=10:scenecut=0" -f h264 "$tmp/openavc.h264"
+cut=$(nals "$tmp/openavc.h264" avc | awk '$3==7 {n++; if (n==2) {print $1; exit}}')
+tail -c +$((cut + 1)) "$tmp/openavc.h264" > "$out/open_gop_start.h264"
 
 # record_mismatch: the avcC's SPS says level 3 (level_idc 30), the in-band SPS 1.3 (13).
 # A remux of a raw stream keeps the in-band SPS/PPS in the samples; no B-frames, as a raw-stream

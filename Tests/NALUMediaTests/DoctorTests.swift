@@ -85,6 +85,8 @@ import Testing
         #expect(try Self.findings("doctor/no_vui_colour.h265") == ["no-vui-colour warning 0 32 ×1"])
         #expect(try Self.findings("doctor/odd_175x99.h264") == [Self.noColourAVC, "odd-dimensions warning 0 4 ×1"])
         #expect(try Self.findings("doctor/open_gop_start.h265") == ["no-vui-colour warning 0 32 ×1", "open-gop-start warning 0 0 ×1"])
+        // x264's open GOP cut at its second keyframe: an I picture with a recovery point SEI (count 0).
+        #expect(try Self.findings("doctor/open_gop_start.h264") == [Self.noColourAVC, "open-gop-start warning 0 0 ×1"])
         #expect(try Self.findings("doctor/sei_overflow.h264") == ["no-vui-colour warning 0 10 ×1", "sei-overflow warning 0 47 ×1"])
     }
 
