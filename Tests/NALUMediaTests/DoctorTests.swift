@@ -60,6 +60,23 @@ import Testing
         #expect(try Self.findings("doctor/truncated.mp4") == ["truncated error 18 19968 ×1", "no-vui-colour warning 0 - ×1"])
     }
 
+    @Test func truncatedLengthPrefixed() throws {
+        // avc_main.lp (20 access units, ffmpeg's MP4 samples back to back) without its last 10
+        // bytes: the last NAL unit's length (508) runs past the end (498 bytes left).
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("avc_main.lp")))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("doctor-cut-\(UUID().uuidString).lp").path
+        try data.dropLast(10).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let record = try DecoderConfigurationRecord(parsing: Array(Data(contentsOf: URL(fileURLWithPath: Self.fixture("avc_main.avcC")))))
+        let source = try MediaSource(path: path, options: MediaSourceOptions(record: record))
+        let findings = try Doctor(inputName: "cut.lp").examine(source)
+        let cut = try #require(findings.first)
+        #expect(cut.code == .truncated)
+        #expect(cut.accessUnit == 19)
+        #expect(cut.byteOffset == Int64(data.count - 10 - 498 - 4))
+        #expect(cut.message == "the input ends inside an access unit: NAL unit length: length past end (length 508, 498 bytes left) at byte 17656")
+    }
+
     @Test func forbiddenZeroBit() throws {
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("doctor/forbidden_zero_bit.h264")))
         #expect(data[6487] == 0x80 | 0x41)  // nal_ref_idc 2, nal_unit_type 1, with the forbidden bit set

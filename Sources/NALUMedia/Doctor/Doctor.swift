@@ -147,10 +147,15 @@ final class DoctorScan {
     }
 
     /// The index of the MP4 sample an error is about: the last one read, or the next when the
-    /// error lies past its start (a sample table entry outside the file fails before it is read).
+    /// error lies past its end (a sample table entry outside the file fails before it is read).
+    /// For length-prefixed input, the NAL unit cut off is taken to start the next access unit
+    /// when the current one has its picture (exact for one slice per picture).
     func failedSampleIndex(_ error: NALUError) -> Int? {
-        guard let last = timing.lastSample else { return source.container.isMP4 ? 0 : nil }
-        if let offset = error.byteOffset, offset > last.offset { return last.index + 1 }
+        guard source.container.isMP4 else {
+            return (splitter.current?.vclNALUnitCount ?? 0) > 0 ? currentIndex + 1 : currentIndex
+        }
+        guard let last = timing.lastSample else { return 0 }
+        if let offset = error.byteOffset, offset >= last.offset + Int64(last.size) { return last.index + 1 }
         return last.index
     }
 
