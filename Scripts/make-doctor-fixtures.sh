@@ -6,6 +6,7 @@
 #   cut_mid_gop.h264           tail: starts at the 4th picture, a P picture before any SPS/PPS
 #   no_parameter_sets.h264     ffmpeg -bsf:v filter_units=remove_types=7|8 (SPS and PPS stripped)
 #   missing_sps.h264           ffmpeg -bsf:v filter_units=remove_types=7 (PPS refers to a missing SPS)
+#   missing_pps.h264           ffmpeg -bsf:v filter_units=remove_types=8 (slices refer to a missing PPS)
 #   missing_vps.h265           ffmpeg -bsf:v filter_units=remove_types=32 (SPS refers to a missing VPS)
 #   level_too_low.h264         320x180 at 25 fps, ffmpeg -bsf:v h264_metadata=level=1
 #   level_too_low.h265         320x180 at 25 fps, ffmpeg -bsf:v hevc_metadata=level=1
@@ -66,6 +67,7 @@ tail -c +$((cut + 1)) "$tmp/gop.h264" > "$out/cut_mid_gop.h264"
 
 ffmpeg -v error -y -i "$tmp/gop.h264" -c copy -bsf:v "filter_units=remove_types=7|8" -f h264 "$out/no_parameter_sets.h264"
 ffmpeg -v error -y -i "$tmp/gop.h264" -c copy -bsf:v "filter_units=remove_types=7" -f h264 "$out/missing_sps.h264"
+ffmpeg -v error -y -i "$tmp/gop.h264" -c copy -bsf:v "filter_units=remove_types=8" -f h264 "$out/missing_pps.h264"
 
 hevc h 176x144 10 -pix_fmt yuv420p -x265-params "$q:keyint=5"
 ffmpeg -v error -y -i "$tmp/h.h265" -c copy -bsf:v "filter_units=remove_types=32" -f hevc "$out/missing_vps.h265"

@@ -34,6 +34,8 @@ import Testing
     @Test func missingReferences() throws {
         // Each IDR's PPS (2 of them) refers to the stripped SPS; each SPS (2) to the stripped VPS.
         #expect(try Self.findings("doctor/missing_sps.h264") == ["missing-reference error 0 4 ×2"])
+        // filter_units=remove_types=8: the SPS arrives, every one of the 20 pictures' PPS does not.
+        #expect(try Self.findings("doctor/missing_pps.h264") == ["missing-reference error 0 656 ×20", Self.noColourAVC])
         #expect(try Self.findings("doctor/missing_vps.h265") == ["missing-reference error 0 4 ×2", "no-vui-colour warning 0 4 ×1"])
     }
 

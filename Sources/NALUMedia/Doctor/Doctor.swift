@@ -250,7 +250,8 @@ final class DoctorScan {
     }
 
     /// Checks that a slice's PPS (and so its SPS) has been received; a slice without them is a
-    /// picture the splitter cannot parse: it is counted and skipped.
+    /// picture the splitter cannot parse: it is counted and skipped. With no parameter set
+    /// received at all it is `no-parameter-sets`; with some, but not its PPS, `missing-reference`.
     func sliceReferencesPresent(_ unit: NALUnitView, header: NALUnitHeader) -> Bool {
         guard let reference = ParameterSetReferences.slice(unit, header: header) else { return true }
         let store = splitter.parameterSets
@@ -258,9 +259,8 @@ final class DoctorScan {
         if present { return true }
         if reference.firstSliceOfPicture || lastAccessUnit?.skipped != true { skipPicture(unit, header: header) }
         if brokenPPS.contains(reference.ppsId) { return false }
-        let anyPPS = codec == .h264 ? !store.avcPPS.isEmpty : !store.hevcPPS.isEmpty
         let kind = codec == .h264 ? "slice" : "slice segment"
-        if anyPPS {
+        if !store.isEmpty {
             add(.missingReference, "a \(kind) refers to PPS \(reference.ppsId), which the stream never sent before it",
                 accessUnit: currentIndex - 1, offset: unit.offset, clause: codec == .h264 ? "H.264 7.4.3" : "H.265 7.4.7.1")
         } else {
