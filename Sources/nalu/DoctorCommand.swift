@@ -52,8 +52,9 @@ struct DoctorCommand: ParsableCommand {
             try out.line(JSON.object([("summary", .object([("errors", .number(errors)), ("warnings", .number(warnings))]))]).text)
         } else {
             for finding in findings { try out.write(finding.text) }
-            try out.line(errors + warnings == 0 ? "\(inputOptions.input): no problems found"
-                         : "\(inputOptions.input): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            let name = inputOptions.input == "-" ? "standard input" : inputOptions.input
+            try out.line(errors + warnings == 0 ? "\(name): no problems found"
+                         : "\(name): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
         try out.flush()
         if errors > 0 { throw ExitCode(Self.errorsFound) }

@@ -74,7 +74,7 @@ import Testing
         let piped = try Self.doctor([], stdin: data)
         #expect(piped.status == 3)
         #expect(piped.stdout.contains("  fix: nalu edit in.h264 --level 1.2 -o fixed.h264\n"))
-        #expect(piped.stdout.hasSuffix("-: 1 error, 1 warning\n"))
+        #expect(piped.stdout.hasSuffix("standard input: 1 error, 1 warning\n"))
         let missing = try Self.doctor(["/nonexistent/x.h264"])
         #expect(missing.status == 66)
         let badTarget = try Self.doctor(["--target", "tv", CLIRunner.fixture("avc_main.h264")])
