@@ -10,6 +10,7 @@
 #   missing_vps.h265           ffmpeg -bsf:v filter_units=remove_types=32 (SPS refers to a missing VPS)
 #   level_too_low.h264         320x180 at 25 fps, ffmpeg -bsf:v h264_metadata=level=1
 #   level_too_low.h265         320x180 at 25 fps, ffmpeg -bsf:v hevc_metadata=level=1
+#   bit_rate_over_level.h264   x264 CRF on noise: level 1.1 by frame size, 100 KB in 5 pictures
 #   truncated.h264             head: the last slice cut one byte into its slice header
 #   truncated.mp4              head: a faststart MP4 (moov first) missing the last 600 bytes of mdat
 #   forbidden_zero_bit.h264    the forbidden_zero_bit of the 6th slice's NAL unit header set (one bit flipped)
@@ -76,6 +77,11 @@ avc big 320x180 5 -pix_fmt yuv420p -x264-params "$q"
 ffmpeg -v error -y -i "$tmp/big.h264" -c copy -bsf:v "h264_metadata=level=1" -f h264 "$out/level_too_low.h264"
 hevc bigh 320x180 5 -pix_fmt yuv420p -x265-params "$q"
 ffmpeg -v error -y -i "$tmp/bigh.h265" -c copy -bsf:v "hevc_metadata=level=1" -f hevc "$out/level_too_low.h265"
+
+# bit_rate_over_level.h264: x264 (CRF, no VBV) picks level 1.1 by frame size and rate alone;
+# noisy pictures make 5 of them larger than level 1.1's HRD can deliver.
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=25" -vf noise=alls=60:allf=t -frames:v 5 -c:v libx264 -pix_fmt yuv420p \
+    -profile:v baseline -crf 16 -x264-params "$q" -f h264 "$out/bit_rate_over_level.h264"
 
 # truncated.h264: keep the last slice's NAL unit header and one byte of its slice header.
 last=$(nals "$tmp/gop.h264" avc | awk '$3==1 || $3==5 {h=$2} END {print h}')

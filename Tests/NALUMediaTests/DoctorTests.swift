@@ -53,6 +53,16 @@ import Testing
         #expect(hevc.fix == "nalu edit x.h265 --level 2 -o fixed.h265")
     }
 
+    @Test func bitRateOverLevel() throws {
+        // x264 in CRF mode picked level 1.1 (Baseline: MaxBR 192 and MaxCPB 500 times
+        // cpbBrNalFactor 1200) for 5 noisy pictures of 100545 bytes at 25 fps: 804360 bits, more
+        // than 230400 bit/s · 0.2 s + 600000 bits.
+        #expect(try Self.findings("doctor/bit_rate_over_level.h264") == ["level-exceeded error - - ×1", Self.noColourAVC])
+        let finding = try #require(try Doctor(inputName: "in.h264").examine(MediaSource(path: Self.fixture("doctor/bit_rate_over_level.h264"))).first)
+        #expect(finding.message == "level 1.1 is too low: the stream's 804360 bits in 5 pictures at 25 fps are more than the level's HRD delivers in that time (MaxBR 230400 bit/s after a full MaxCPB of 600000 bits); level 1.2 fits")
+        #expect(finding.fix == "nalu edit in.h264 --level 1.2 -o fixed.h264")
+    }
+
     @Test func truncated() throws {
         // The last slice keeps its header byte and one more: the last access unit (19 of 20) is cut.
         let size = try FileManager.default.attributesOfItem(atPath: Self.fixture("doctor/truncated.h264"))[.size] as? Int

@@ -67,6 +67,12 @@ public struct AVCLevelLimits: Hashable, Sendable {
         return min(maxDpbMbs / frameMbs, 16)
     }
 
+    /// cpbBrNalFactor of Table A-2 for `profileIdc`: 1.2 times ``cpbBrVclFactor(profileIdc:)``
+    /// (1200, 1500, 3600, 4800), the factor for a NAL unit stream's bit rate (A.3.1 j).
+    public static func cpbBrNalFactor(profileIdc: Int) -> Int {
+        cpbBrVclFactor(profileIdc: profileIdc) * 6 / 5
+    }
+
     /// cpbBrVclFactor of Table A-2 for `profileIdc`: 1250 for High, 3000 for High 10, 4000 for
     /// High 4:2:2, High 4:4:4 Predictive and CAVLC 4:4:4 Intra, 1000 otherwise (A.3.1, A.3.3).
     public static func cpbBrVclFactor(profileIdc: Int) -> Int {

@@ -64,6 +64,15 @@ public struct HEVCLevelLimits: Hashable, Sendable {
         table.first { $0.levelIdc == levelIdc }
     }
 
+    /// MaxBR of the tier (`general_tier_flag` 1: High), `nil` for the High tier below level 4.
+    public func maxBR(highTier: Bool) -> Int? { highTier ? maxBRHigh : maxBRMain }
+
+    /// CpbNalFactor (A.4.2) of the Main (1) and Main 10 (2) profiles: 1100; `nil` for the
+    /// others, whose factors depend on their constraint flags.
+    public static func cpbNalFactor(profileIdc: Int) -> Int? {
+        profileIdc == 1 || profileIdc == 2 ? 1100 : nil
+    }
+
     /// maxDpbSize of A.4.2 (equation A-2) for a picture of `picSizeInSamplesY` luma samples,
     /// with `maxDpbPicBuf` 6 (7 for the screen content coding profiles):
     ///

@@ -85,6 +85,11 @@ final class DoctorScan {
     /// Whether the MP4 sample entry signals colour (`colr` of type `nclx`).
     let containerColourPresent: Bool
     var firstSPSWithoutTiming: (accessUnit: Int, offset: Int64?)?
+    /// Bytes of NAL units and their prefixes, for the average bit rate.
+    var streamBytes: Int64 = 0
+    /// The SPS checked last (the stream's, for the bit rate against its level).
+    var lastAVCSPS: AVCSequenceParameterSet?
+    var lastHEVCSPS: HEVCSequenceParameterSet?
 
     init(source: MediaSource, doctor: Doctor) {
         self.source = source
@@ -167,6 +172,7 @@ final class DoctorScan {
                 clause: codec == .h264 ? "H.264 7.3" : "H.265 7.3")
             pendingFailure = nil
         }
+        streamBytes += Int64(unit.count + unit.prefixLength)
         guard unit.count > 0 else { return }
         if unit.firstByte & 0x80 != 0 {
             add(.forbiddenZeroBit, "forbidden_zero_bit is 1 in a NAL unit header: a decoder drops the NAL unit (a bit error in transmission)",

@@ -58,6 +58,7 @@ extension DoctorScan {
 
     /// Checks that need the whole stream.
     func endChecks() {
+        checkBitRate()
         if !sawVUITiming, !source.container.isMP4, let first = firstSPSWithoutTiming {
             add(.noTiming, "neither the VUI (timing_info_present_flag) nor the container gives a frame rate: players and muxers guess (often 25 fps)",
                 accessUnit: first.accessUnit, offset: first.offset, clause: codec == .h264 ? "H.264 E.2.1" : "H.265 E.3.1",
