@@ -22,6 +22,8 @@ import Testing
         #expect(l41.maxDpbFrames(picWidthInMbs: 120, frameHeightInMbs: 68) == 4)
         #expect(l52.maxDpbFrames(picWidthInMbs: 20, frameHeightInMbs: 12) == 16)
         #expect(AVCLevelLimits.cpbBrVclFactor(profileIdc: 100) == 1250)
+        // Table A-2: cpbBrNalFactor 1200 (Baseline, Main, Extended), 1500 (High), 3600 (High 10), 4800 (High 4:2:2, 4:4:4).
+        #expect([66, 77, 88, 100, 110, 122, 244].map { AVCLevelLimits.cpbBrNalFactor(profileIdc: $0) } == [1200, 1200, 1200, 1500, 3600, 4800, 4800])
     }
 
     @Test func hevcTablesA8A9() throws {
@@ -32,6 +34,8 @@ import Testing
         #expect([l41.maxLumaSr, l41.maxBRMain, l41.maxBRHigh] == [133693440, 20000, 50000])
         let l1 = try #require(HEVCLevelLimits.limits(levelIdc: 30))
         #expect(l1.maxCPBHigh == nil && l1.maxBRHigh == nil && l1.maxLumaPs == 36864 && l1.maxLumaSr == 552960)
+        #expect(l41.maxBR(highTier: true) == 50000 && l1.maxBR(highTier: true) == nil && l1.maxBR(highTier: false) == 128)
+        #expect(HEVCLevelLimits.cpbNalFactor(profileIdc: 1) == 1100 && HEVCLevelLimits.cpbNalFactor(profileIdc: 4) == nil)
         let l62 = try #require(HEVCLevelLimits.limits(levelIdc: 186))
         #expect(l62.maxLumaSr == 4278190080 && l62.maxBRHigh == 800000 && l62.maxSliceSegmentsPerPicture == 600)
         // A.4.2 maxDpbSize: 1920x1080 at level 4.1 (2073600 > 3/4 of 2228224) is maxDpbPicBuf = 6;
