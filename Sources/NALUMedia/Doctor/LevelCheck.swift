@@ -32,7 +32,8 @@ public enum LevelCheck {
         return reasons
     }
 
-    /// The H.265 limits `sps` exceeds at `limits`: luma picture size against MaxLumaPs, width
+    /// The H.265 limits `sps` exceeds at `limits`: the High tier below level 4 (Table A.8 has
+    /// none there), luma picture size against MaxLumaPs, width
     /// and height against Sqrt(MaxLumaPs · 8) (A.4.1 a, b), `sps_max_dec_pic_buffering_minus1`
     /// + 1 of the highest sub-layer against maxDpbSize (A.4.2, equation A-2), and, when the frame
     /// rate is known, the luma sample rate against MaxLumaSr (A.4.2, Table A.9).
@@ -41,6 +42,9 @@ public enum LevelCheck {
         let width = sps.picWidthInLumaSamples, height = sps.picHeightInLumaSamples
         let (picSize, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow else { return ["the picture size overflows"] }
+        if sps.profileTierLevel.generalTierFlag && limits.maxBRHigh == nil {
+            reasons.append("general_tier_flag 1 (High tier), which levels below 4 do not have")
+        }
         if picSize > limits.maxLumaPs { reasons.append("picture size \(picSize) luma samples > MaxLumaPs \(limits.maxLumaPs)") }
         if width > limits.maxDimension { reasons.append("width \(width) > Sqrt(MaxLumaPs * 8) = \(limits.maxDimension)") }
         if height > limits.maxDimension { reasons.append("height \(height) > Sqrt(MaxLumaPs * 8) = \(limits.maxDimension)") }
