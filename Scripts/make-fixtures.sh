@@ -162,4 +162,7 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 
 colour_fixtures
 
+# Faulty streams for nalu doctor (Tests/Fixtures/doctor; needs a built nalu for one of them).
+Scripts/make-doctor-fixtures.sh
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

@@ -1,0 +1,108 @@
+/// How bad a ``DoctorFinding`` is: an error makes `nalu doctor` exit 3, a warning does not.
+public enum DoctorSeverity: String, Hashable, Sendable, Comparable {
+    case error
+    case warning
+
+    public static func < (lhs: DoctorSeverity, rhs: DoctorSeverity) -> Bool {
+        lhs == .error && rhs == .warning
+    }
+}
+
+/// Where a stream is going: each target adds the checks its players need (`nalu doctor --target`).
+public enum DoctorTarget: String, Hashable, Sendable, CaseIterable {
+    /// Apple players (AVFoundation, Safari, QuickTime): HEVC in MP4 must be `hvc1`; H.264 up to
+    /// level 5.2, 8-bit 4:2:0 (Baseline, Main, High); HEVC 4:2:0 up to 10 bits.
+    case apple
+    /// Browsers (MSE, `<video>`): H.264 8-bit 4:2:0; HEVC only where the platform decodes it.
+    case web
+    /// Broadcast and HLS/MPEG-TS: access unit delimiters in every access unit, a fixed frame rate.
+    case broadcast
+}
+
+/// The stable codes of `nalu doctor`'s findings (Docs/doctor.md lists each with an example).
+public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
+    // Errors.
+    case noParameterSets = "no-parameter-sets"
+    case missingReference = "missing-reference"
+    case startsWithoutKeyframe = "starts-without-keyframe"
+    case levelExceeded = "level-exceeded"
+    case truncated
+    case forbiddenZeroBit = "forbidden-zero-bit"
+    case recordMismatch = "record-mismatch"
+    case nonMonotonicTimestamps = "non-monotonic-timestamps"
+    case bFramesWithoutCtts = "b-frames-without-ctts"
+    case malformed
+    // Warnings.
+    case hev1SampleEntry = "hev1-sample-entry"
+    case noTiming = "no-timing"
+    case noVUIColour = "no-vui-colour"
+    case openGOPStart = "open-gop-start"
+    case missingAUD = "missing-aud"
+    case oddDimensions = "odd-dimensions"
+    case seiOverflow = "sei-overflow"
+    case targetUnsupported = "target-unsupported"
+    case variableFrameRate = "variable-frame-rate"
+
+    /// The severity a finding of this code has unless a target raises it.
+    public var defaultSeverity: DoctorSeverity {
+        switch self {
+        case .noParameterSets, .missingReference, .startsWithoutKeyframe, .levelExceeded, .truncated, .forbiddenZeroBit,
+             .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed:
+            .error
+        case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
+             .targetUnsupported, .variableFrameRate:
+            .warning
+        }
+    }
+}
+
+/// One thing `nalu doctor` found: what, where (access unit and byte offset), which clause of
+/// which specification says so, and the command that fixes it when there is one.
+///
+/// A code found many times is reported once, at its first occurrence, with ``count``.
+public struct DoctorFinding: Hashable, Sendable {
+    public var severity: DoctorSeverity
+    public var code: DoctorCode
+    public var message: String
+    /// The access unit's index in decoding order (for MP4 input, from 0 like the samples), or
+    /// `nil` when the finding is about the whole file.
+    public var accessUnit: Int?
+    /// The byte offset in the input: of the NAL unit's header for findings about one NAL unit,
+    /// of the access unit's first byte (start code or length prefix) for findings about a
+    /// picture, of the MP4 sample for container timing; `nil` for the whole file.
+    public var byteOffset: Int64?
+    /// The specification clause, e.g. "H.264 7.4.1.2.1".
+    public var clause: String
+    /// A `nalu edit`/`nalu convert` command line that fixes it, when one exists.
+    public var fix: String?
+    /// How many times the code was found (1 or more).
+    public var count: Int
+
+    public init(severity: DoctorSeverity, code: DoctorCode, message: String, accessUnit: Int?, byteOffset: Int64?,
+                clause: String, fix: String? = nil, count: Int = 1) {
+        self.severity = severity
+        self.code = code
+        self.message = message
+        self.accessUnit = accessUnit
+        self.byteOffset = byteOffset
+        self.clause = clause
+        self.fix = fix
+        self.count = count
+    }
+}
+
+/// The findings of one run, one per code (the first occurrence, counted), in the order first
+/// found: memory stays bounded by the number of codes however long the stream.
+struct DoctorFindingLog {
+    private(set) var findings: [DoctorFinding] = []
+
+    mutating func add(_ finding: DoctorFinding) {
+        if let index = findings.firstIndex(where: { $0.code == finding.code }) {
+            findings[index].count += 1
+        } else {
+            findings.append(finding)
+        }
+    }
+
+    func contains(_ code: DoctorCode) -> Bool { findings.contains { $0.code == code } }
+}

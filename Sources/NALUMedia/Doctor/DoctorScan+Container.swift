@@ -1,0 +1,79 @@
+import NALU
+import NALUMP4
+
+/// What an MP4 track's timing has shown so far (bounded: the last few presentation times).
+struct ContainerTiming {
+    var lastDTS: Int64?
+    /// The sample being read (an MP4 sample is an access unit).
+    var lastSample: MP4Sample?
+    /// The presentation times of the last samples, in a fixed ring (a duplicate farther back
+    /// than any stream reorders is not looked for).
+    var recentPTS = [Int64?](repeating: nil, count: 32)
+    var next = 0
+    var anyCompositionOffset = false
+    var firstDuration: UInt32?
+    /// A sample whose duration differs from the first's: variable frame rate once another
+    /// sample follows it (the last sample's duration is often a guess).
+    var durationChange: MP4Sample?
+    var confirmedDurationChange: MP4Sample?
+}
+
+/// The container's checks: the sample entry type, and each sample's timing.
+extension DoctorScan {
+    func containerChecks() {
+        guard let mp4 = source.mp4 else { return }
+        if mp4.track.sampleEntryType == .hev1 {
+            let apple = doctor.target == .apple
+            add(.hev1SampleEntry, "the HEVC track's sample entry is hev1 (parameter sets may be in band); Apple players (QuickTime, Safari, AVFoundation, iOS) play only hvc1",
+                accessUnit: nil, offset: nil, clause: "ISO/IEC 14496-15 8.4.1", fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --sample-entry hvc1 -o \(doctor.fixedName)",
+                severity: apple ? .error : .warning)
+        }
+    }
+
+    /// Checks one MP4 sample's timestamps: decoding times strictly increase (ISO/IEC 14496-12
+    /// 8.6.1.2: `sample_delta` 0 repeats a time), no two samples share a presentation time.
+    func sample(_ sample: MP4Sample) {
+        timing.lastSample = sample
+        if let last = timing.lastDTS, sample.dts <= last {
+            add(.nonMonotonicTimestamps, "sample \(sample.index) decodes at \(sample.dts), not after the previous sample's \(last)",
+                accessUnit: sample.index, offset: sample.offset, clause: "ISO/IEC 14496-12 8.6.1.2")
+        }
+        if timing.recentPTS.contains(sample.pts) {
+            add(.nonMonotonicTimestamps, "sample \(sample.index) has composition time \(sample.pts), the time of an earlier sample: presentation times repeat",
+                accessUnit: sample.index, offset: sample.offset, clause: "ISO/IEC 14496-12 8.6.1.1, 8.6.1.3")
+        }
+        timing.recentPTS[timing.next] = sample.pts
+        timing.next = (timing.next + 1) % timing.recentPTS.count
+        timing.lastDTS = sample.dts
+        if sample.pts != sample.dts { timing.anyCompositionOffset = true }
+        if let pending = timing.durationChange, timing.confirmedDurationChange == nil {
+            timing.confirmedDurationChange = pending
+        }
+        if let first = timing.firstDuration {
+            if sample.duration != first && timing.durationChange == nil { timing.durationChange = sample }
+        } else {
+            timing.firstDuration = sample.duration
+        }
+    }
+
+    /// Checks that need the whole stream.
+    func endChecks() {
+        checkBitRate()
+        if !sawVUITiming, !source.container.isMP4, let first = firstSPSWithoutTiming {
+            add(.noTiming, "neither the VUI (timing_info_present_flag) nor the container gives a frame rate: players and muxers guess (often 25 fps)",
+                accessUnit: first.accessUnit, offset: first.offset, clause: codec == .h264 ? "H.264 E.2.1" : "H.265 E.3.1",
+                fix: doctor.editCommand("--fps 25"))
+        }
+        if source.container.isMP4, !timing.anyCompositionOffset, let reordered = firstReordered {
+            let ext = codec == .h264 ? "h264" : "h265"
+            let rate = containerFrameRate.map { " --fps \(LevelCheck.rateText($0))" } ?? ""
+            add(.bFramesWithoutCtts, "pictures are reordered (B-frames) but the track has no composition offsets (ctts): every frame is shown at its decoding time, out of order",
+                accessUnit: reordered.accessUnit, offset: reordered.offset, clause: "ISO/IEC 14496-12 8.6.1.3",
+                fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --to annexb -o fixed.\(ext) && nalu convert fixed.\(ext)\(rate) -o \(doctor.fixedName)")
+        }
+        if doctor.target == .broadcast, let change = timing.confirmedDurationChange, let first = timing.firstDuration {
+            add(.variableFrameRate, "sample \(change.index) lasts \(change.duration) ticks, the first sample \(first): the frame rate varies, which broadcast chains do not expect",
+                accessUnit: change.index, offset: change.offset, clause: "ISO/IEC 14496-12 8.6.1.2")
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import NALU
+import NALUMedia
+
+/// `--target apple|web|broadcast`.
+enum DoctorTargetOption: String, ExpressibleByArgument, CaseIterable {
+    case apple, web, broadcast
+
+    var target: DoctorTarget {
+        switch self {
+        case .apple: .apple
+        case .web: .web
+        case .broadcast: .broadcast
+        }
+    }
+}
+
+/// `nalu doctor`: what is wrong with a stream, where, which clause says so, and how to fix it.
+struct DoctorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "doctor",
+        abstract: "Diagnose a stream: missing parameter sets, level limits, truncation, container timing, sample entries, colour and timing signalling.",
+        discussion: """
+        Each finding has a severity, a stable code, the access unit (decoding order, from 0) and \
+        byte offset where it applies, the spec clause, and a nalu edit/convert command that fixes \
+        it when one exists. A code found many times is shown once, at its first occurrence, with \
+        the count. Exit status: 0 when there is no error (warnings allowed), 3 when there is at \
+        least one error, the usual codes otherwise. The codes: Docs/doctor.md.
+        """
+    )
+
+    @OptionGroup var inputOptions: InputOptions
+
+    @Flag(help: "Print JSON Lines: one object per finding (severity, code, message, access_unit, byte_offset, clause, fix, count), then a summary object.")
+    var json = false
+
+    @Option(help: "Add the checks of a destination: apple (hvc1, levels, profiles), web (browser profiles), broadcast (AUDs, fixed frame rate).")
+    var target: DoctorTargetOption?
+
+    /// The exit status when at least one error is found.
+    static let errorsFound: Int32 = 3
+
+    func run() throws {
+        let source = try inputOptions.openSource()
+        let findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
+            .examine(source)
+        let out = try StandardOutput()
+        let errors = findings.filter { $0.severity == .error }.count
+        let warnings = findings.count - errors
+        if json {
+            for finding in findings { try out.line(finding.json.text) }
+            try out.line(JSON.object([("summary", .object([("errors", .number(errors)), ("warnings", .number(warnings))]))]).text)
+        } else {
+            for finding in findings { try out.write(finding.text) }
+            let name = inputOptions.input == "-" ? "standard input" : inputOptions.input
+            try out.line(errors + warnings == 0 ? "\(name): no problems found"
+                         : "\(name): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        try out.flush()
+        if errors > 0 { throw ExitCode(Self.errorsFound) }
+    }
+}
+
+extension MediaSource {
+    /// The extension a fix command names standard input by.
+    var defaultExtension: String {
+        if container.isMP4 { return "mp4" }
+        return codec == .h264 ? "h264" : "h265"
+    }
+}
+
+extension DoctorFinding {
+    /// `error[code] access unit 3, byte 1234: message (clause)`, a count when repeated, then
+    /// `  fix: command` when there is one.
+    var text: String {
+        var place: [String] = []
+        if let accessUnit { place.append("access unit \(accessUnit)") }
+        if let byteOffset { place.append("byte \(byteOffset)") }
+        var line = "\(severity.rawValue)[\(code.rawValue)] "
+        if !place.isEmpty { line += place.joined(separator: ", ") + ": " }
+        line += "\(message) (\(clause))"
+        if count > 1 { line += " [\(count) times]" }
+        line += "\n"
+        if let fix { line += "  fix: \(fix)\n" }
+        return line
+    }
+
+    var json: JSON {
+        .object([
+            ("severity", .string(severity.rawValue)),
+            ("code", .string(code.rawValue)),
+            ("message", .string(message)),
+            ("access_unit", accessUnit.map { .number($0) } ?? .null),
+            ("byte_offset", byteOffset.map { .number($0) } ?? .null),
+            ("clause", .string(clause)),
+            ("fix", fix.map { .string($0) } ?? .null),
+            ("count", .number(count)),
+        ])
+    }
+}
+
+extension DoctorCommand: CommandIO {
+    var inputArgument: String? { inputOptions.inputArgument }
+    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
+    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
+    var writesBinary: Bool { false }
+    var example: String { "nalu doctor clip.mp4, or cat clip.h264 | nalu doctor" }
+}
