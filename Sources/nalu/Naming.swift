@@ -19,6 +19,14 @@ extension CodecOption {
 enum Naming {
     static let annexBExtensions = [".h264", ".264", ".avc", ".h265", ".265", ".hevc"]
     static let mp4Extensions = [".mp4", ".m4v", ".mov"]
+    /// MPEG-2 transport stream outputs (188-byte packets) of `nalu convert`.
+    static let transportStreamExtensions = [".ts"]
+
+    /// Whether `path` names an MPEG-TS output (`.ts`).
+    static func isTransportStream(_ path: String) -> Bool {
+        let lower = path.lowercased()
+        return transportStreamExtensions.contains(where: lower.hasSuffix)
+    }
 
     /// `annexb` for `.h264 .264 .avc .h265 .265 .hevc`, `mp4` for `.mp4 .m4v .mov`, else `nil`.
     static func framing(forExtensionOf path: String) -> EncodeOutputFormat? {
@@ -37,9 +45,13 @@ enum Naming {
     }
 
     /// The usage error for an output whose framing its name does not say.
-    static func unknownFraming(_ path: String) -> CLIError {
-        .usage(path, "cannot tell the output framing from the name",
-               hint: "give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)")
+    /// - Parameter transportStream: whether the command writes MPEG-TS too (`nalu convert`).
+    static func unknownFraming(_ path: String, transportStream: Bool = false) -> CLIError {
+        transportStream
+            ? .usage(path, "cannot tell the output framing from the name",
+                     hint: "give --to annexb|avcc|mp4|ts, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B), .mp4 .m4v .mov (MP4) or .ts (MPEG-TS)")
+            : .usage(path, "cannot tell the output framing from the name",
+                     hint: "give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)")
     }
 
     /// The frame size in a raw video file's name, as x264 reads it: the last `WxH` token
