@@ -132,11 +132,8 @@ struct Convert: ParsableCommand {
         if to == .annexb && keepParameterSets {
             throw ValidationError("--keep-parameter-sets goes with --to avcc.")
         }
-        if to != .mp4 && mp4.isSet {
-            throw ValidationError("--faststart, --fragmented and --sample-entry go with --to mp4.")
-        }
-        if to != .mp4 && to != .ts && fps != nil {
-            throw ValidationError("--fps goes with --to mp4 or --to ts.")
+        if to != .mp4 && (mp4.isSet || (fps != nil && to != .ts)) {
+            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
         }
         if to == .ts && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
             throw ValidationError("--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
