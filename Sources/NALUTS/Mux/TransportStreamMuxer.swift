@@ -110,6 +110,9 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
                                                declarativeSEI: declarativeSEI)
     }
 
+    /// The writer's sink, once created (after the first access unit).
+    public var output: Sink? { writer?.sink ?? sink }
+
     /// Adds an AAC stream (ADTS, stream type 0x0F) described by its AudioSpecificConfig (an MP4
     /// `esds` DecoderSpecificInfo). Call before the first NAL unit.
     public func addAudio(audioSpecificConfig: [UInt8]) throws(NALUError) {
