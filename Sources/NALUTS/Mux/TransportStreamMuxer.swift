@@ -273,13 +273,14 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         earlyAudioBytes = 0
     }
 
-    /// `value · numerator / denominator`, rounded down, or an error when it does not fit.
+    /// `value · numerator / denominator`, rounded down (all three non-negative), or an error when
+    /// the product does not fit 63 bits.
     static func ticks(_ value: Int64, numerator: Int64, denominator: Int64) throws(NALUError) -> Int64 {
-        let product = value.multipliedFullWidth(by: numerator)
-        guard denominator > 0, product.high >= 0, product.high < denominator / 2 else {
+        let (product, overflow) = value.multipliedReportingOverflow(by: numerator)
+        guard !overflow, value >= 0, numerator >= 0, denominator > 0 else {
             throw NALUError(.doesNotFit, field: "timestamp", detail: "\(value) × \(numerator) / \(denominator)")
         }
-        return denominator.dividingFullWidth(product).quotient
+        return product / denominator
     }
 
     /// A frame rate the timestamps can take: 0.01–1000 fps, 31-bit terms.
