@@ -32,9 +32,12 @@ struct TransportStreamOutputTests {
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// The MD5 of each decoded frame, in output order, and FFmpeg's complaints.
-    static func frameHashes(_ path: String) throws -> (hashes: [String], errors: String) {
+    /// - Parameter passthrough: every decoded frame, without FFmpeg's constant-rate output
+    ///   dropping or repeating frames where the timestamps and the SPS's VUI rate disagree.
+    static func frameHashes(_ path: String, passthrough: Bool = false) throws -> (hashes: [String], errors: String) {
         let ffmpeg = try #require(ffmpegPath)
-        let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-i", path, "-f", "framemd5", "-"])
+        let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-i", path] + (passthrough ? ["-fps_mode", "passthrough"] : [])
+                                    + ["-f", "framemd5", "-"])
         let hashes = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
             .compactMap { $0.split(separator: ",").last.map { $0.trimmingCharacters(in: .whitespaces) } }
         return (hashes, result.status == 0 ? result.stderr : "exit \(result.status): " + result.stderr)
@@ -107,6 +110,26 @@ struct TransportStreamOutputTests {
         let (hashes, errors) = try Self.frameHashes(output)
         #expect(errors == "")
         #expect(hashes == (try Self.frameHashes(CLIRunner.fixture("hevc_open_gop.h265"))).hashes)
+    }
+
+    /// At 5 fps access units are 200 ms apart: packets holding only a PCR keep PCRs 40 ms apart,
+    /// and PAT/PMT still come at least every 100 ms.
+    @Test func lowFrameRateKeepsPCRAndTablesFrequent() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("slow.ts")
+        let run = try CLIRunner.run(["convert", CLIRunner.fixture("avc_main.h264"), "--fps", "5", "-o", output])
+        #expect(run.status == 0)
+        let parsed = try ParsedTransportStream(Data(contentsOf: URL(fileURLWithPath: output)), videoPID: 0x100)
+        parsed.check(codec: "h264")
+        // 20 pictures 18000 ticks apart: 19 gaps of 5 PCRs each, plus the first.
+        #expect(parsed.pcrs.count == 1 + 19 * 5)
+        #expect(parsed.randomAccess.count == 20)
+        // The SPS says 30 fps: FFmpeg's constant-rate output would drop a frame of the 5 fps
+        // timestamps, so every decoded frame is compared.
+        let (hashes, errors) = try Self.frameHashes(output, passthrough: true)
+        #expect(errors == "")
+        #expect(hashes.count == 20)
+        #expect(hashes == (try Self.frameHashes(CLIRunner.fixture("avc_main.h264"), passthrough: true)).hashes)
     }
 
     /// `-o x.ts` picks MPEG-TS; options that contradict it are usage errors.
