@@ -5,13 +5,18 @@ import NALUMP4
 import NALUMedia
 import NALUTS
 
-/// `--to annexb|avcc|mp4|ts`.
+/// `--to annexb|avcc|mp4|ts|m2ts`.
 enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
     case annexb
     case avcc
     case mp4
     /// MPEG-2 transport stream, 188-byte packets.
     case ts
+    /// MPEG-2 transport stream, 192-byte packets with arrival time stamps (Blu-ray/AVCHD).
+    case m2ts
+
+    /// Whether this is a transport stream.
+    var isTransportStream: Bool { self == .ts || self == .m2ts }
 }
 
 /// `--aud keep|strip|insert`.
@@ -64,7 +69,8 @@ struct Convert: ParsableCommand {
         change (resolution, profile) gets a sample entry per record (fragmented: the sets stay in \
         band from the change on, with a note).
 
-        --to ts (or -o x.ts) writes an MPEG-2 transport stream: one program, the video on PID \
+        --to ts (or -o x.ts) writes an MPEG-2 transport stream (--to m2ts or -o x.m2ts: 192-byte \
+        packets with arrival time stamps): one program, the video on PID \
         0x100 with the PCR, one PES packet per access unit with PTS/DTS from the picture order \
         (the same constant-frame-rate timing as MP4: --fps, else the SPS VUI, else 25 with a \
         note), an access unit delimiter at the start of every access unit, parameter sets in band \
@@ -76,7 +82,7 @@ struct Convert: ParsableCommand {
     @Argument(help: ArgumentHelp("Input stream, or - for standard input (the default when it is a pipe).", valueName: "input"))
     var inputArgument: String?
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed; also for H.265), mp4 or ts (MPEG-TS); default from the output's extension.")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed; also for H.265), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
     var toOption: OutputFraming?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (the default when it is a pipe).", valueName: "file"))
@@ -132,10 +138,10 @@ struct Convert: ParsableCommand {
         if to == .annexb && keepParameterSets {
             throw ValidationError("--keep-parameter-sets goes with --to avcc.")
         }
-        if to != .mp4 && (mp4.isSet || (fps != nil && to != .ts)) {
+        if to != .mp4 && (mp4.isSet || (fps != nil && !to.isTransportStream)) {
             throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
         }
-        if to == .ts && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
+        if to.isTransportStream && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
             throw ValidationError("--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
         }
         if to == .mp4 && (keepParameterSets || extradataOut != nil || parameterSets != .keyframes || aud == .insert || lengthSize != nil) {
@@ -160,7 +166,7 @@ struct Convert: ParsableCommand {
             let verb = source.otherTracks.count == 1 ? "is" : "are"
             let held = switch to {
             case .mp4: "the MP4 output has one video track"
-            case .ts: "the MPEG-TS output has one video stream"
+            case .ts, .m2ts: "the MPEG-TS output has one video stream"
             case .annexb, .avcc: "an elementary stream holds one video track"
             }
             StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
@@ -189,11 +195,12 @@ struct Convert: ParsableCommand {
         case .mp4:
             try MP4FileSink(for: source, output: file,
                             options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))
-        case .ts:
+        case .ts, .m2ts:
             try {
                 var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
+                options.writer.timestampedPackets = to == .m2ts
                 return try TransportStreamSink(for: source, output: file, options: options)
             }()
         }
@@ -225,7 +232,7 @@ struct Convert: ParsableCommand {
     }
 
     private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String) {
-        var parts = ["\(from) → MPEG-TS",
+        var parts = ["\(from) → MPEG-TS\(to == .m2ts ? " (M2TS)" : "")",
                      "\(summary.writer.videoAccessUnits) access units, \(summary.writer.randomAccessPoints) random access",
                      "\(summary.frameRate) fps\(summary.frameRateAssumed ? " (assumed)" : "")",
                      "first PTS \(summary.firstPTS), DTS \(summary.firstDTS)",

@@ -19,14 +19,20 @@ extension CodecOption {
 enum Naming {
     static let annexBExtensions = [".h264", ".264", ".avc", ".h265", ".265", ".hevc"]
     static let mp4Extensions = [".mp4", ".m4v", ".mov"]
-    /// MPEG-2 transport stream outputs (188-byte packets) of `nalu convert`.
+    /// MPEG-2 transport stream outputs of `nalu convert`: 188-byte packets, and 192-byte M2TS.
     static let transportStreamExtensions = [".ts"]
+    static let timestampedTransportStreamExtensions = [".m2ts", ".mts"]
 
-    /// Whether `path` names an MPEG-TS output (`.ts`).
-    static func isTransportStream(_ path: String) -> Bool {
+    /// `ts` for `.ts`, `m2ts` for `.m2ts .mts`, else `nil`.
+    static func transportStream(_ path: String) -> OutputFraming? {
         let lower = path.lowercased()
-        return transportStreamExtensions.contains(where: lower.hasSuffix)
+        if transportStreamExtensions.contains(where: lower.hasSuffix) { return .ts }
+        if timestampedTransportStreamExtensions.contains(where: lower.hasSuffix) { return .m2ts }
+        return nil
     }
+
+    /// Whether `path` names an MPEG-TS output (`.ts .m2ts .mts`).
+    static func isTransportStream(_ path: String) -> Bool { transportStream(path) != nil }
 
     /// `annexb` for `.h264 .264 .avc .h265 .265 .hevc`, `mp4` for `.mp4 .m4v .mov`, else `nil`.
     static func framing(forExtensionOf path: String) -> EncodeOutputFormat? {
@@ -49,7 +55,7 @@ enum Naming {
     static func unknownFraming(_ path: String, transportStream: Bool = false) -> CLIError {
         transportStream
             ? .usage(path, "cannot tell the output framing from the name",
-                     hint: "give --to annexb|avcc|mp4|ts, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B), .mp4 .m4v .mov (MP4) or .ts (MPEG-TS)")
+                     hint: "give --to annexb|avcc|mp4|ts|m2ts, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B), .mp4 .m4v .mov (MP4), .ts or .m2ts (MPEG-TS)")
             : .usage(path, "cannot tell the output framing from the name",
                      hint: "give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)")
     }

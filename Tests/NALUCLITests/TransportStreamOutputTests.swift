@@ -132,6 +132,35 @@ struct TransportStreamOutputTests {
         #expect(hashes == (try Self.frameHashes(CLIRunner.fixture("avc_main.h264"), passthrough: true)).hashes)
     }
 
+    /// `-o x.m2ts` writes 192-byte packets: each 188-byte packet after a `TP_extra_header` whose
+    /// arrival time stamp is the PCR time (27 MHz) of its access unit, never decreasing. FFmpeg
+    /// reads it as MPEG-TS and decodes the source's frames.
+    @Test func m2tsArrivalTimeStamps() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("out.m2ts")
+        let run = try CLIRunner.run(["convert", CLIRunner.fixture("hevc_open_gop.h265"), "-o", output])
+        #expect(run.status == 0)
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: output)))
+        #expect(bytes.count % 192 == 0)
+        var stripped: [UInt8] = []
+        var stamps: [Int64] = []
+        for start in stride(from: 0, to: bytes.count, by: 192) {
+            stamps.append(Int64(bytes[start]) << 24 | Int64(bytes[start + 1]) << 16 | Int64(bytes[start + 2]) << 8 | Int64(bytes[start + 3]))
+            stripped += bytes[(start + 4)..<(start + 192)]
+        }
+        #expect(zip(stamps, stamps.dropFirst()).allSatisfy { $0 <= $1 })
+        let parsed = try ParsedTransportStream(Data(stripped), videoPID: 0x100)
+        parsed.check(codec: "hevc")
+        // The first packets (PAT, PMT, the first access unit) are stamped with the first PCR.
+        #expect(stamps.first == (try #require(parsed.pcrs.first)) * 300)
+        #expect(Set(stamps).count == parsed.pcrs.count)
+        let ffprobe = try #require(Self.ffprobePath)
+        #expect(try runProgram(ffprobe, ["-v", "error", "-show_entries", "format=format_name", "-of", "csv=p=0", output]).stdout == "mpegts\n")
+        let (hashes, errors) = try Self.frameHashes(output)
+        #expect(errors == "")
+        #expect(hashes == (try Self.frameHashes(CLIRunner.fixture("hevc_open_gop.h265"))).hashes)
+    }
+
     /// `-o x.ts` picks MPEG-TS; options that contradict it are usage errors.
     @Test func extensionAndOptions() throws {
         let scratch = try Scratch()

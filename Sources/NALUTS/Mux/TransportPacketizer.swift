@@ -7,6 +7,9 @@
 /// - A payload that does not fill its last packet is padded with adaptation-field stuffing
 ///   bytes 0xFF (2.4.3.5), so every packet is exactly 188 bytes; PSI packets pad their payload
 ///   with 0xFF after the section instead (2.4.4.1).
+/// - Timestamped (M2TS, Blu-ray/AVCHD) packets are 192 bytes: a `TP_extra_header` (2 bits of
+///   `copy_permission_indicator` 0, a 30-bit `arrival_time_stamp` of the 27 MHz clock) before
+///   each transport packet; the stamp is ``arrivalTime``, which the owner sets.
 final class TransportPacketizer {
     /// What the first packet of a payload unit carries in its adaptation field.
     struct Adaptation {
@@ -21,6 +24,10 @@ final class TransportPacketizer {
     /// Whole packets not yet flushed: `count` bytes of `buffer`.
     private let buffer: UnsafeMutableRawBufferPointer
     private var count = 0
+    /// Bytes from one packet to the next: 188, or 192 when timestamped.
+    private let stride: Int
+    /// The `arrival_time_stamp` of the next packets (27 MHz; written modulo 2^30), when timestamped.
+    var arrivalTime: Int64 = 0
     /// `continuity_counter` of the last packet of each PID slot.
     private var continuity: [UInt8]
     /// Packets written in all.
@@ -29,8 +36,10 @@ final class TransportPacketizer {
     /// - Parameters:
     ///   - packets: packets the buffer holds before it is full.
     ///   - slots: PIDs with a continuity counter (the owner numbers them 0..<slots).
-    init(packets: Int, slots: Int) {
-        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, packets) * TransportStream.packetSize, alignment: 16)
+    ///   - timestamped: 192-byte M2TS packets.
+    init(packets: Int, slots: Int, timestamped: Bool = false) {
+        stride = timestamped ? TransportStream.timestampedPacketSize : TransportStream.packetSize
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, packets) * stride, alignment: 16)
         buffer.initializeMemory(as: UInt8.self, repeating: 0xFF)
         continuity = [UInt8](repeating: 0x0F, count: slots)
     }
@@ -44,12 +53,21 @@ final class TransportPacketizer {
         count = 0
     }
 
-    /// Where the next packet goes, after flushing a full buffer.
+    /// Where the next transport packet goes (after its `TP_extra_header`, when timestamped),
+    /// after flushing a full buffer.
     private func nextPacket(_ flush: (UnsafeRawBufferPointer) throws -> Void) rethrows -> Int {
-        if count + TransportStream.packetSize > buffer.count { try drain(flush) }
-        let start = count
-        count += TransportStream.packetSize
+        if count + stride > buffer.count { try drain(flush) }
+        var start = count
+        count += stride
         packetsWritten += 1
+        if stride == TransportStream.timestampedPacketSize {
+            let stamp = UInt32(truncatingIfNeeded: arrivalTime) & 0x3FFF_FFFF
+            buffer[start] = UInt8(stamp >> 24)
+            buffer[start + 1] = UInt8((stamp >> 16) & 0xFF)
+            buffer[start + 2] = UInt8((stamp >> 8) & 0xFF)
+            buffer[start + 3] = UInt8(stamp & 0xFF)
+            start += 4
+        }
         return start
     }
 

@@ -25,6 +25,10 @@ public struct TransportStreamWriterConfiguration: Sendable, Hashable {
     public var pcrDelay: Int64 = 63_000
     /// Packets gathered before they go to the sink.
     public var bufferedPackets = 512
+    /// 192-byte M2TS packets (Blu-ray/AVCHD `.m2ts`): each transport packet after a 4-byte
+    /// `TP_extra_header` whose `arrival_time_stamp` is the PCR time of the access unit it
+    /// belongs to (27 MHz, modulo 2^30), never decreasing.
+    public var timestampedPackets = false
 
     public init(videoStreamType: TransportStreamType, audio: ADTSHeader? = nil) {
         self.videoStreamType = videoStreamType
@@ -90,7 +94,7 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         }
         self.configuration = configuration
         self.sink = sink
-        packetizer = TransportPacketizer(packets: configuration.bufferedPackets, slots: 4)
+        packetizer = TransportPacketizer(packets: configuration.bufferedPackets, slots: 4, timestamped: configuration.timestampedPackets)
         programAssociation = ProgramSpecificInformation.programAssociationSection(
             transportStreamID: configuration.transportStreamID, programNumber: configuration.programNumber,
             programMapPID: configuration.programMapPID)
@@ -116,11 +120,13 @@ public final class TransportStreamWriter<Sink: ByteSink> {
             // PCR-only packets every 40 ms across a long frame interval.
             var time = lastPCR + configuration.pcrInterval
             while time < pcr {
+                setArrivalTime(time)
                 try writeTablesIfDue(at: time)
                 try packetizer.writePCROnly(pid: configuration.videoPID, slot: Self.videoSlot, pcr: time) { try sink.write($0) }
                 time += configuration.pcrInterval
             }
         }
+        setArrivalTime(pcr)
         try writeTablesIfDue(at: pcr)
         lastPCR = pcr
         header.removeAll(keepingCapacity: true)
@@ -157,6 +163,12 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         try packetizer.drain { try sink.write($0) }
         summary.packets = packetizer.packetsWritten
         return summary
+    }
+
+    /// The M2TS arrival time of the next packets: `time` (90 kHz) in 27 MHz ticks, never going back.
+    private func setArrivalTime(_ time: Int64) {
+        let (ticks, overflow) = time.multipliedReportingOverflow(by: 300)
+        if !overflow, ticks > packetizer.arrivalTime { packetizer.arrivalTime = ticks }
     }
 
     /// PAT and PMT before anything else, then whenever `time` (PCR, 90 kHz) is more than
