@@ -48,7 +48,7 @@ struct TransportStreamMuxTests {
     /// Every packet is 188 bytes; a payload short of a full packet is padded with
     /// adaptation-field stuffing: one byte of it is `adaptation_field_length` 0, more is a
     /// flags byte and 0xFF; the PES comes back whole.
-    @Test(arguments: [1, 156, 157, 158, 340, 341, 524, 5000])
+    @Test(arguments: [1, 156, 157, 158, 340, 341, 524, 5000, 65_522, 65_523])
     func stuffingGivesWholePackets(payloadLength: Int) throws {
         let writer = try TransportStreamWriter(sink: MemorySink(), configuration: .init(videoStreamType: .h264))
         let payload = (0..<payloadLength).map { UInt8(truncatingIfNeeded: $0 * 7 + 1) }
@@ -87,8 +87,11 @@ struct TransportStreamMuxTests {
             #expect(packets[3][3] >> 4 == 0x3)
             #expect(packets[3][4] == 0)
         }
-        let length = payloadLength + 13  // PES_packet_length: 3 bytes of flags, 10 of PTS and DTS, the payload
+        // PES_packet_length: 3 bytes of flags, 10 of PTS and DTS, the payload; 0 past 65535.
+        let length = payloadLength + 13 <= 0xFFFF ? payloadLength + 13 : 0
         let expectedHeader: [UInt8] = [0x00, 0x00, 0x01, 0xE0, UInt8(length >> 8), UInt8(length & 0xFF), 0x84, 0xC0, 0x0A]
+        if payloadLength == 65_522 { #expect(expectedHeader[4...5] == [0xFF, 0xFF]) }
+        if payloadLength == 65_523 { #expect(expectedHeader[4...5] == [0x00, 0x00]) }
         #expect(Array(pes.prefix(9)) == expectedHeader)
         #expect(Array(pes.dropFirst(19)) == payload)
     }
