@@ -31,6 +31,48 @@ struct TransportStreamMuxerAudioTests {
                 String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 
+    /// The AudioSpecificConfig found in an MP4's `mp4a` entry (FFmpeg's AAC track of
+    /// Tests/Fixtures/mp4_avc_audio.mp4) gives the ADTS header FFmpeg's own `-c copy -f adts`
+    /// writes for the first frame, byte for byte.
+    @Test func audioSpecificConfigFromAnMP4SampleEntry() throws {
+        let ffmpeg = try #require(Self.tool("ffmpeg"))
+        let path = TransportStreamMuxTests.fixtures.appendingPathComponent("mp4_avc_audio.mp4").path
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let type = Array("mp4a".utf8)
+        let at = try #require((4..<(file.count - 4)).first { Array(file[$0..<($0 + 4)]) == type })
+        let size = Int(file[at - 4]) << 24 | Int(file[at - 3]) << 16 | Int(file[at - 2]) << 8 | Int(file[at - 1])
+        let entry = Array(file[(at - 4)..<(at - 4 + size)])
+        let config = try AudioSpecificConfig.fromSampleEntry(entry)
+        #expect(config.count >= 2)
+        let adts = try ADTSHeader(audioSpecificConfig: config)
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-adts-\(UUID().uuidString).aac")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = try Self.run(ffmpeg, ["-nostdin", "-v", "error", "-i", path, "-map", "0:a", "-c", "copy", "-f", "adts", folder.path])
+        #expect(copy.status == 0)
+        let reference = [UInt8](try Data(contentsOf: folder))
+        let length = Int(reference[3] & 0x03) << 11 | Int(reference[4]) << 3 | Int(reference[5] >> 5)
+        var header: [UInt8] = []
+        try adts.append(rawFrameLength: length - 7, to: &header)
+        #expect(header == Array(reference.prefix(7)))
+
+        // Damaged entries are errors, not traps.
+        for cut in [0, 20, 40, 50] {  // 50: inside the esds box
+            #expect(throws: NALUError.self) { try AudioSpecificConfig.fromSampleEntry(Array(entry.prefix(cut))) }
+        }
+        // Every truncation and every byte set to 0xFF or 0x00: a value or a NALUError, never a trap.
+        for cut in 0..<entry.count { _ = try? AudioSpecificConfig.fromSampleEntry(Array(entry.prefix(cut))) }
+        for index in entry.indices {
+            for value: UInt8 in [0x00, 0xFF] {
+                var damaged = entry
+                damaged[index] = value
+                do { _ = try AudioSpecificConfig.fromSampleEntry(damaged) } catch {}
+            }
+        }
+        #expect(throws: NALUError.self) { try AudioSpecificConfig.decoderSpecificInfo(esds: [0, 0, 0, 0, 0x03, 0x80, 0x80, 0x80, 0x80, 0x01]) }
+        #expect(throws: NALUError.self) { try AudioSpecificConfig.decoderSpecificInfo(esds: [0, 0, 0, 0, 0x04, 0x00]) }
+    }
+
     @Test func aacBesideVideo() throws {
         let ffmpeg = try #require(Self.tool("ffmpeg"))
         let ffprobe = try #require(Self.tool("ffprobe"))
