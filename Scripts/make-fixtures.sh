@@ -162,6 +162,10 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 
 colour_fixtures
 
+# AAC in ADTS (issue 15, MPEG-TS output): ffmpeg's native AAC encoder, LC, 44.1 kHz stereo, 0.5 s
+# of a sine. The TS muxer's ADTS framing is checked against ffmpeg's headers, frame by frame.
+ffmpeg -v error -y -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=0.5" -ac 2 -c:a aac -b:a 64k -f adts "$out/aac_lc_stereo.adts"
+
 # Faulty streams for nalu doctor (Tests/Fixtures/doctor; needs a built nalu for one of them).
 Scripts/make-doctor-fixtures.sh
 

@@ -189,19 +189,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// read (no second parse); `nil` without a slice header (the picture then keeps its
     /// decoding position).
     private func pictureOrderCount(_ step: AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
-        do throws(NALUError) {
-            if codec == .h264 {
-                return try splitter.avcPictureOrderCount(&counter).map { ($0.0, $0.reorderLimit) }
-            }
-            let sets = splitter.parameterSets
-            guard let slice = step.hevcSliceSegmentHeader else { return nil }
-            guard let pps = sets.hevcPPS[slice.slicePicParameterSetId]?.parsed, let sps = sets.hevcSPS[pps.ppsSeqParameterSetId]?.parsed else {
-                throw NALUError(.missing, field: "slice_pic_parameter_set_id")
-            }
-            return (try counter.pictureOrderCount(slice, sps: sps), sps.subLayerOrderingInfo.last?.maxNumReorderPics ?? 16)
-        } catch {
-            throw error.offset(by: offset)
-        }
+        try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset).map { ($0.0, $0.reorderLimit) }
     }
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to

@@ -1,6 +1,7 @@
 public import NALU
 public import NALUIO
 public import NALUMP4
+public import NALUTS
 
 /// Where a ``MediaSource``'s NAL units go: one shape for every output framing. NAL units are
 /// pushed in decoding order, then ``finish()`` writes what is pending (the caller commits the
@@ -28,6 +29,8 @@ public struct MediaSinkReport: Sendable {
     public var mp4: MP4MuxerSummary?
     /// The avcC/hvcC record of a length-prefixed output.
     public var record: [UInt8]?
+    /// The transport stream muxer's summary (MPEG-TS sink).
+    public var transportStream: TransportStreamMuxerSummary?
     /// Things the user should know although nothing failed, one line each, without prefix.
     public var notes: [String] = []
 

@@ -194,6 +194,7 @@ extension Convert {
     /// ``checkFraming()`` refuses that case before the run).
     var to: OutputFraming {
         if let toOption { return toOption }
+        if let outputArgument, let framing = Naming.transportStream(outputArgument) { return framing }
         switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
         case .mp4: return .mp4
         default: return .annexb
@@ -204,9 +205,11 @@ extension Convert {
     func checkOptions() throws {
         guard toOption == nil else { return }
         guard let outputArgument, outputArgument != "-" else {
-            throw CLIError.usage(nil, "give --to annexb|avcc|mp4 for standard output",
+            throw CLIError.usage(nil, "give --to annexb|avcc|mp4|ts|m2ts for standard output",
                                  hint: "cat clip.mp4 | nalu convert --to annexb | ffplay -")
         }
-        if Naming.framing(forExtensionOf: outputArgument) == nil { throw Naming.unknownFraming(outputArgument) }
+        if Naming.framing(forExtensionOf: outputArgument) == nil && !Naming.isTransportStream(outputArgument) {
+            throw Naming.unknownFraming(outputArgument, transportStream: true)
+        }
     }
 }

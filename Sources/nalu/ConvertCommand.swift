@@ -3,12 +3,20 @@ import NALU
 import NALUIO
 import NALUMP4
 import NALUMedia
+import NALUTS
 
-/// `--to annexb|avcc|mp4`.
+/// `--to annexb|avcc|mp4|ts|m2ts`.
 enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
     case annexb
     case avcc
     case mp4
+    /// MPEG-2 transport stream, 188-byte packets.
+    case ts
+    /// MPEG-2 transport stream, 192-byte packets with arrival time stamps (Blu-ray/AVCHD).
+    case m2ts
+
+    /// Whether this is a transport stream.
+    var isTransportStream: Bool { self == .ts || self == .m2ts }
 }
 
 /// `--aud keep|strip|insert`.
@@ -37,10 +45,10 @@ enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
     }
 }
 
-/// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, streaming.
+/// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, and to MPEG-TS, streaming.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4.",
+        abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4, or to MPEG-TS.",
         discussion: """
         Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record \
         (--extradata-out) unless --keep-parameter-sets keeps them in band too (avc3/hev1 use); \
@@ -60,13 +68,21 @@ struct Convert: ParsableCommand {
         headers' picture order counts, so B-frames play in order. A stream whose parameter sets \
         change (resolution, profile) gets a sample entry per record (fragmented: the sets stay in \
         band from the change on, with a note).
+
+        --to ts (or -o x.ts) writes an MPEG-2 transport stream (--to m2ts or -o x.m2ts: 192-byte \
+        packets with arrival time stamps): one program, the video on PID \
+        0x100 with the PCR, one PES packet per access unit with PTS/DTS from the picture order \
+        (the same constant-frame-rate timing as MP4: --fps, else the SPS VUI, else 25 with a \
+        note), an access unit delimiter at the start of every access unit, parameter sets in band \
+        before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
+        least every 100 ms.
         """
     )
 
     @Argument(help: ArgumentHelp("Input stream, or - for standard input (the default when it is a pipe).", valueName: "input"))
     var inputArgument: String?
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed; also for H.265) or mp4; default from the output's extension.")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed; also for H.265), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
     var toOption: OutputFraming?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (the default when it is a pipe).", valueName: "file"))
@@ -96,7 +112,7 @@ struct Convert: ParsableCommand {
     @Option(help: "Where to write parameter sets in band (--to annexb): keyframes, first, never.")
     var parameterSets: ParameterSetsOption = .keyframes
 
-    @Option(help: ArgumentHelp("MP4 output: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
+    @Option(help: ArgumentHelp("MP4 and MPEG-TS output: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
     var fps: FrameRate?
 
     @OptionGroup var mp4: MP4OutputOptions
@@ -122,8 +138,11 @@ struct Convert: ParsableCommand {
         if to == .annexb && keepParameterSets {
             throw ValidationError("--keep-parameter-sets goes with --to avcc.")
         }
-        if to != .mp4 && (fps != nil || mp4.isSet) {
-            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4.")
+        if to != .mp4 && (mp4.isSet || (fps != nil && !to.isTransportStream)) {
+            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
+        }
+        if to.isTransportStream && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
+            throw ValidationError("--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
         }
         if to == .mp4 && (keepParameterSets || extradataOut != nil || parameterSets != .keyframes || aud == .insert || lengthSize != nil) {
             throw ValidationError("--to mp4 takes --sample-entry avc3/hev1 for in-band parameter sets and --aud keep|strip; not --keep-parameter-sets, --extradata-out, --parameter-sets, --length-size.")
@@ -145,7 +164,12 @@ struct Convert: ParsableCommand {
             // One line naming every track left behind.
             let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
             let verb = source.otherTracks.count == 1 ? "is" : "are"
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(to == .mp4 ? "the MP4 output has one video track" : "an elementary stream holds one video track")\n")
+            let held = switch to {
+            case .mp4: "the MP4 output has one video track"
+            case .ts, .m2ts: "the MPEG-TS output has one video stream"
+            case .annexb, .avcc: "an elementary stream holds one video track"
+            }
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
         }
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
@@ -171,6 +195,14 @@ struct Convert: ParsableCommand {
         case .mp4:
             try MP4FileSink(for: source, output: file,
                             options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))
+        case .ts, .m2ts:
+            try {
+                var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
+                                                          parameterSets: parameterSets.insertion)
+                options.maxAccessUnitSize = mp4.maxAccessUnitSize
+                options.writer.timestampedPackets = to == .m2ts
+                return try TransportStreamSink(for: source, output: file, options: options)
+            }()
         }
         let result = try sink.write(source)
         if let extradataOut, let bytes = result.record {
@@ -182,7 +214,11 @@ struct Convert: ParsableCommand {
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
         if verbose, let summary = result.mp4 { reportMP4(summary, from: from) }
-        if verbose, let statistics = result.statistics { report(statistics, from: from) }
+        if verbose, let summary = result.transportStream {
+            reportTransportStream(summary, from: from)
+        } else if verbose, let statistics = result.statistics {
+            report(statistics, from: from)
+        }
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
@@ -192,6 +228,17 @@ struct Convert: ParsableCommand {
         if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
         if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
         if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
+        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
+    }
+
+    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String) {
+        var parts = ["\(from) → MPEG-TS\(to == .m2ts ? " (M2TS)" : "")",
+                     "\(summary.writer.videoAccessUnits) access units, \(summary.writer.randomAccessPoints) random access",
+                     "\(summary.frameRate) fps\(summary.frameRateAssumed ? " (assumed)" : "")",
+                     "first PTS \(summary.firstPTS), DTS \(summary.firstDTS)",
+                     "\(summary.writer.packets) packets, \(summary.writer.programTables) PAT/PMT"]
+        if summary.statistics.delimitersInserted > 0 { parts.append("\(summary.statistics.delimitersInserted) AUDs inserted") }
+        if summary.statistics.parameterSetsInserted > 0 { parts.append("\(summary.statistics.parameterSetsInserted) parameter sets inserted") }
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 

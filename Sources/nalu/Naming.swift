@@ -19,6 +19,20 @@ extension CodecOption {
 enum Naming {
     static let annexBExtensions = [".h264", ".264", ".avc", ".h265", ".265", ".hevc"]
     static let mp4Extensions = [".mp4", ".m4v", ".mov"]
+    /// MPEG-2 transport stream outputs of `nalu convert`: 188-byte packets, and 192-byte M2TS.
+    static let transportStreamExtensions = [".ts"]
+    static let timestampedTransportStreamExtensions = [".m2ts", ".mts"]
+
+    /// `ts` for `.ts`, `m2ts` for `.m2ts .mts`, else `nil`.
+    static func transportStream(_ path: String) -> OutputFraming? {
+        let lower = path.lowercased()
+        if transportStreamExtensions.contains(where: lower.hasSuffix) { return .ts }
+        if timestampedTransportStreamExtensions.contains(where: lower.hasSuffix) { return .m2ts }
+        return nil
+    }
+
+    /// Whether `path` names an MPEG-TS output (`.ts .m2ts .mts`).
+    static func isTransportStream(_ path: String) -> Bool { transportStream(path) != nil }
 
     /// `annexb` for `.h264 .264 .avc .h265 .265 .hevc`, `mp4` for `.mp4 .m4v .mov`, else `nil`.
     static func framing(forExtensionOf path: String) -> EncodeOutputFormat? {
@@ -37,9 +51,13 @@ enum Naming {
     }
 
     /// The usage error for an output whose framing its name does not say.
-    static func unknownFraming(_ path: String) -> CLIError {
-        .usage(path, "cannot tell the output framing from the name",
-               hint: "give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)")
+    /// - Parameter transportStream: whether the command writes MPEG-TS too (`nalu convert`).
+    static func unknownFraming(_ path: String, transportStream: Bool = false) -> CLIError {
+        transportStream
+            ? .usage(path, "cannot tell the output framing from the name",
+                     hint: "give --to annexb|avcc|mp4|ts|m2ts, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B), .mp4 .m4v .mov (MP4), .ts or .m2ts (MPEG-TS)")
+            : .usage(path, "cannot tell the output framing from the name",
+                     hint: "give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)")
     }
 
     /// The frame size in a raw video file's name, as x264 reads it: the last `WxH` token

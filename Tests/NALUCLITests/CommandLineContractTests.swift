@@ -122,7 +122,7 @@ import Glibc
         #expect(try scratch.read("b.264").prefix(4) == Data([0, 0, 0, 1]))
         let unknown = try CLIRunner.run(["convert", CLIRunner.fixture("avc_main.mp4"), "-o", scratch.file("c.bin")])
         #expect(unknown.status == 64)
-        #expect(unknown.stderr.hasPrefix("nalu: error: \(scratch.file("c.bin")): cannot tell the output framing from the name\nhint: give --to annexb|avcc|mp4, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B) or .mp4 .m4v .mov (MP4)\nUsage: nalu convert "))
+        #expect(unknown.stderr.hasPrefix("nalu: error: \(scratch.file("c.bin")): cannot tell the output framing from the name\nhint: give --to annexb|avcc|mp4|ts|m2ts, or name the output .h264 .264 .avc .h265 .265 .hevc (Annex-B), .mp4 .m4v .mov (MP4), .ts or .m2ts (MPEG-TS)\nUsage: nalu convert "))
         let encodeUnknown = try CLIRunner.run(["encode", "--test-pattern", "--frames", "2", "-o", scratch.file("d.bin")])
         #expect(encodeUnknown.status == 64)
         // --output-format stays as a hidden alias of --to.

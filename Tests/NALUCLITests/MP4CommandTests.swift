@@ -162,7 +162,7 @@ import Testing
         let source = CLIRunner.fixture("avc_main.h264")
         let fps = try CLIRunner.run(["convert", source, "--to", "annexb", "--fps", "25", "-o", "/dev/null"])
         #expect(fps.status == 64)
-        #expect(fps.stderr.hasPrefix("nalu: error: --fps, --faststart, --fragmented and --sample-entry go with --to mp4.\n"))
+        #expect(fps.stderr.hasPrefix("nalu: error: --fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).\n"))
         let both = try CLIRunner.run(["convert", source, "--to", "mp4", "--faststart", "--fragmented", "-o", "/dev/null"])
         #expect(both.status == 64)
         #expect(both.stderr.hasPrefix("nalu: error: Use either --faststart or --fragmented.\n"))

@@ -99,8 +99,11 @@ public struct LengthPrefixedToAnnexB {
         try finish(to: &sink)
     }
 
-    /// Feeds one NAL unit; what can be written is written to `sink`.
-    public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+    /// Feeds one NAL unit; what can be written is written to `sink`. Returns what the NAL unit
+    /// was to the access unit splitter: with ``AccessUnitDelimiterPolicy/insert`` every byte
+    /// written during this call is the access unit the step ``AccessUnitSplitter/Step/completed``.
+    @discardableResult
+    public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws -> AccessUnitSplitter.Step {
         statistics.nalUnitsIn += 1
         statistics.bytesIn += Int64(unit.count + unit.prefixLength)
         let step = try splitter.push(unit)
@@ -119,19 +122,33 @@ public struct LengthPrefixedToAnnexB {
                 try sink.write(unit.bytes)
                 statistics.nalUnitsOut += 1
                 statistics.bytesOut += Int64(4 + unit.count)
-                return
+                return step
             }
         }
         let start = unitBytes.count
         guard unit.count <= options.maxAccessUnitSize - start else { throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset) }
         unitBytes.append(contentsOf: unit.bytes.assumingMemoryBound(to: UInt8.self))
         units.append((start, unitBytes.count, unit.offset))
+        return step
     }
 
-    /// Writes what is still held back.
-    public mutating func finish(to sink: inout some ByteSink) throws {
-        if let last = splitter.finish(), buffersAccessUnits || !prefixWritten { try flush(last, to: &sink) }
+    /// The picture order count and reorder limit of the picture whose first slice `step` was
+    /// (``AccessUnitSplitter/pictureOrderCount(after:counter:offset:)`` on this converter's splitter).
+    public mutating func pictureOrderCount(after step: AccessUnitSplitter.Step, counter: inout PictureOrderCounter,
+                                           offset: Int64) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
+        try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset)
+    }
+
+    /// The parameter sets seen so far (the record's, then the stream's).
+    public var parameterSets: ParameterSetStore { splitter.parameterSets }
+
+    /// Writes what is still held back; returns the last access unit, if any.
+    @discardableResult
+    public mutating func finish(to sink: inout some ByteSink) throws -> AccessUnitSummary? {
+        let last = splitter.finish()
+        if let last, buffersAccessUnits || !prefixWritten { try flush(last, to: &sink) }
         prefixWritten = false
+        return last
     }
 
     private func writeStartCode(to sink: inout some ByteSink) throws {

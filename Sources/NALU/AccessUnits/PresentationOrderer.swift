@@ -7,18 +7,21 @@
 /// Within a coded video sequence the indices follow picture order count; sequences follow each
 /// other. A stream that reorders by more than the buffer holds still gets every index exactly
 /// once, so timestamps stay unique.
-struct PresentationOrderer {
+///
+/// Shared by the MP4 muxer (composition offsets) and the transport stream muxer (PTS/DTS).
+public struct PresentationOrderer: Sendable {
     /// Pictures that may wait: the sequence's reorder limit.
-    private(set) var window: Int
+    public private(set) var window: Int
     private var waiting: [(poc: Int, decodeIndex: Int)] = []
-    private(set) var nextIndex = 0
+    /// The presentation index the next decided picture gets.
+    public private(set) var nextIndex = 0
 
-    init(window: Int = 16) { self.window = window }
+    public init(window: Int = 16) { self.window = window }
 
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
-    mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
+    public mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         if startsSequence { decided = flush() }
         if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
@@ -28,7 +31,7 @@ struct PresentationOrderer {
     }
 
     /// Decides every waiting picture, in picture order count order.
-    mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+    public mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         while !waiting.isEmpty { decided.append(bump()) }
         return decided
@@ -36,7 +39,7 @@ struct PresentationOrderer {
 
     /// Decides the picture `decodeIndex` now, whatever its count (for streams that hold a picture
     /// back longer than any valid stream can).
-    mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
+    public mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
         guard let position = waiting.firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return nil }
         waiting.remove(at: position)
         defer { nextIndex += 1 }

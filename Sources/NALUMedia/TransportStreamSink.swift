@@ -1,0 +1,40 @@
+public import NALU
+public import NALUTS
+
+/// MPEG-2 transport stream output (``TransportStreamMuxer``): one program with the video
+/// stream, each access unit one PES packet with PTS/DTS from the picture order, delimiters and
+/// in-band parameter sets added, PAT/PMT and PCR repeated.
+public final class TransportStreamSink<Output: ByteSink>: MediaSink {
+    public let muxer: TransportStreamMuxer<Output>
+
+    public init(codec: Codec, output: Output, options: TransportStreamMuxerOptions,
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+        muxer = try TransportStreamMuxer(codec: codec, sink: output, options: options,
+                                         outOfBandParameterSets: outOfBandParameterSets, declarativeSEI: declarativeSEI)
+    }
+
+    /// For `source`: its record's parameter sets and SEI go in band before keyframes; for MP4
+    /// input just before the first slice, as FFmpeg's h264_mp4toannexb/hevc_mp4toannexb place them.
+    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws {
+        var options = options
+        if source.container.isMP4 { options.placement = .beforeFirstSlice }
+        try self.init(codec: source.codec, output: output, options: options,
+                      outOfBandParameterSets: source.outOfBandParameterSets, declarativeSEI: source.declarativeSEI)
+    }
+
+    public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+
+    public func finish() throws -> MediaSinkReport {
+        let summary = try muxer.finish()
+        var notes: [String] = []
+        if summary.frameRateAssumed {
+            notes.append("the stream has no VUI timing; timestamps assume \(summary.frameRate) fps (give --fps)")
+        }
+        if summary.trailingNALUnitsDropped > 0 {
+            notes.append("\(summary.trailingNALUnitsDropped) NAL units after the last picture belong to no access unit and were dropped")
+        }
+        var report = MediaSinkReport(statistics: summary.statistics, notes: notes)
+        report.transportStream = summary
+        return report
+    }
+}

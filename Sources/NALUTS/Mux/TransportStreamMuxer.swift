@@ -1,0 +1,331 @@
+public import NALU
+
+/// Options of a ``TransportStreamMuxer``.
+public struct TransportStreamMuxerOptions: Sendable {
+    /// Frames per second; `nil` takes the SPS's VUI timing, and without one
+    /// ``defaultFrameRate`` (``TransportStreamMuxerSummary/frameRateAssumed``).
+    public var frameRate: Rational?
+    /// Where parameter sets are written in band: before every keyframe by default, so a player
+    /// can join at any random access point (``ParameterSetInsertion``).
+    public var parameterSets: ParameterSetInsertion = .keyframes
+    /// Where inserted parameter sets go (``ParameterSetPlacement``).
+    public var placement: ParameterSetPlacement = .accessUnitStart
+    /// PTS of the first picture in presentation order, in 90 kHz ticks (1.4 s: FFmpeg's start),
+    /// raised where the reorder delay needs more so that no DTS or PCR falls below 0.
+    public var firstPresentationTime: Int64 = 126_000
+    /// Bytes of one access unit held in memory before the muxer gives up (``AccessUnitLimit``).
+    public var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
+    /// The program layout (PIDs, PSI and PCR intervals); its stream types are set by the muxer.
+    public var writer = TransportStreamWriterConfiguration(videoStreamType: .h264)
+
+    /// The frame rate when neither the options nor the SPS give one.
+    public static let defaultFrameRate = Rational(25, 1)
+
+    public init(frameRate: Rational? = nil, parameterSets: ParameterSetInsertion = .keyframes) {
+        self.frameRate = frameRate
+        self.parameterSets = parameterSets
+    }
+}
+
+/// What a ``TransportStreamMuxer`` wrote.
+public struct TransportStreamMuxerSummary: Sendable, Hashable {
+    public var writer: TransportStreamWriterSummary
+    public var frameRate: Rational
+    /// Whether ``frameRate`` is ``TransportStreamMuxerOptions/defaultFrameRate`` because neither
+    /// the options nor the SPS gave one.
+    public var frameRateAssumed: Bool
+    /// PTS of the first picture in presentation order and DTS of the first in decoding order.
+    public var firstPTS: Int64
+    public var firstDTS: Int64
+    /// The converter's counts: delimiters and parameter sets inserted.
+    public var statistics: ConversionStatistics
+    /// Non-picture NAL units after the last picture, which belong to no access unit and were dropped.
+    public var trailingNALUnitsDropped: Int
+}
+
+/// Muxes an H.264/H.265 elementary stream into an MPEG-2 transport stream: NAL units in (from
+/// an Annex-B reader, an MP4 track, any framing), 188-byte packets out through a
+/// ``TransportStreamWriter``.
+///
+/// - The stream is written as Annex-B by ``LengthPrefixedToAnnexB`` with
+///   ``AccessUnitDelimiterPolicy/insert`` (every access unit starts with a delimiter, H.264 7.4.1.2.3,
+///   H.265 7.4.2.4.4; HLS wants them) and parameter sets in band before keyframes
+///   (``TransportStreamMuxerOptions/parameterSets``), so MP4 and length-prefixed input, whose
+///   sets are out of band, comes out decodable. One access unit is one PES packet.
+/// - Timing is constant-frame-rate, as ``MP4Muxer`` does it: the access unit `d` in decoding
+///   order decodes at `d` frame durations; its presentation index `p` comes from its picture
+///   order count (``PictureOrderCounter``, ``PresentationOrderer``). With `R` the reorder limit
+///   of the sequences so far (the most pictures the orderer lets wait), `d − p ≤ R`, so
+///   PTS = origin + (p + R)·duration ≥ DTS = origin + d·duration. The origin puts the first PTS at
+///   ``TransportStreamMuxerOptions/firstPresentationTime`` (more when `R` frames and the PCR
+///   delay need it). Open GOPs come out right: the RASL pictures after a CRA present before it.
+///   Timestamps are whole 90 kHz ticks of `index · 90000 / rate`, so 23.976 fps does not drift.
+public final class TransportStreamMuxer<Sink: ByteSink> {
+    public let codec: Codec
+    public let options: TransportStreamMuxerOptions
+    private var sink: Sink?
+    private var writer: TransportStreamWriter<Sink>?
+    private var audio: ADTSHeader?
+    private var converter: LengthPrefixedToAnnexB
+    /// Access units written by the converter, in decoding order, from `head`; those before were written.
+    private var pending = PendingBytes()
+    private var counter = PictureOrderCounter()
+    private var orderer = PresentationOrderer()
+    private var currentPOC: PictureOrderCount?
+    private var currentReorderLimit: Int?
+
+    private var queue: [QueuedAccessUnit] = []
+    private var queueBase = 0
+    private var queuedBytes = 0
+    private var decodeCount = 0
+    /// The most pictures the orderer has let wait so far (the reorder shift, R).
+    private var shift = 0
+    private var trailingDropped = 0
+    private var timing: Timing?
+    /// Audio frames that came before the first picture gave the timing.
+    private var earlyAudio: [(frame: [UInt8], time: Int64, timescale: Int64)] = []
+    private var earlyAudioBytes = 0
+
+    private struct Timing {
+        var rate: Rational
+        var assumed: Bool
+        /// DTS of the access unit with decode index 0 (90 kHz).
+        var origin: Int64
+        var firstPTS: Int64
+    }
+
+    /// - Parameters:
+    ///   - outOfBandParameterSets: the parameter sets of an avcC/hvcC record (MP4 or
+    ///     length-prefixed input), written in band before keyframes.
+    ///   - declarativeSEI: an hvcC's prefix SEI NAL units, written after them.
+    public init(codec: Codec, sink: Sink, options: TransportStreamMuxerOptions = TransportStreamMuxerOptions(),
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws(NALUError) {
+        if let rate = options.frameRate { try Self.check(rate, fromVUI: false) }
+        self.codec = codec
+        self.options = options
+        self.sink = sink
+        let conversion = LengthPrefixedToAnnexB.Options(parameterSets: options.parameterSets, accessUnitDelimiters: .insert,
+                                                        placement: options.placement, maxAccessUnitSize: options.maxAccessUnitSize)
+        converter = try LengthPrefixedToAnnexB(codec: codec, options: conversion, outOfBandParameterSets: outOfBandParameterSets,
+                                               declarativeSEI: declarativeSEI)
+    }
+
+    /// The writer's sink, once created (after the first access unit).
+    public var output: Sink? { writer?.sink ?? sink }
+
+    /// Adds an AAC stream (ADTS, stream type 0x0F) described by its AudioSpecificConfig (an MP4
+    /// `esds` DecoderSpecificInfo). Call before the first NAL unit.
+    public func addAudio(audioSpecificConfig: [UInt8]) throws(NALUError) {
+        guard sink != nil, decodeCount == 0 else {
+            throw NALUError(.invalidValue, field: "audio stream", detail: "added after the first picture")
+        }
+        audio = try ADTSHeader(audioSpecificConfig: audioSpecificConfig)
+    }
+
+    /// Feeds the next NAL unit (escaped, header included) in decoding order.
+    public func push(_ unit: NALUnitView) throws {
+        let before = pending.bytes.count
+        let step = try converter.push(unit, to: &pending)
+        if let completed = step.completed { try complete(completed, from: before) }
+        if step.isFirstVCL, let (poc, limit) = try converter.pictureOrderCount(after: step, counter: &counter, offset: unit.offset) {
+            currentPOC = poc
+            currentReorderLimit = limit
+        }
+        if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
+    }
+
+    /// Feeds a NAL unit held in an array.
+    public func push(nalUnit: [UInt8]) throws {
+        try NALUnitView.withNALUnit(nalUnit) { try push($0) }
+    }
+
+    /// Feeds one raw AAC frame (no ADTS header) presented at `time` / `timescale` seconds from
+    /// the start of the video (its first picture in presentation order). Frames come in time
+    /// order, interleaved with the video by the caller (an MP4 reader's sample order).
+    public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64) throws {
+        guard audio != nil else { throw NALUError(.missing, field: "audio stream", detail: "addAudio first") }
+        guard timescale > 0, time >= 0 else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale)") }
+        guard let writer, let timing else {
+            guard rawFrame.count <= options.maxAccessUnitSize - earlyAudioBytes else {
+                throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: 0)
+            }
+            earlyAudio.append((Array(rawFrame), time, timescale))
+            earlyAudioBytes += rawFrame.count
+            return
+        }
+        try writer.writeAudio(rawFrame, pts: timing.firstPTS + (try Self.ticks(time, numerator: 90_000, denominator: timescale)))
+    }
+
+    /// Writes what is left.
+    @discardableResult
+    public func finish() throws -> TransportStreamMuxerSummary {
+        let before = pending.bytes.count
+        if let last = try converter.finish(to: &pending) { try complete(last, from: before) }
+        for (decodeIndex, presentation) in orderer.flush() { setPresentation(decodeIndex, presentation) }
+        try drain()
+        guard let writer, let timing else {
+            throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
+        }
+        let summary = try writer.finish()
+        return TransportStreamMuxerSummary(writer: summary, frameRate: timing.rate, frameRateAssumed: timing.assumed,
+                                           firstPTS: timing.firstPTS, firstDTS: timing.origin, statistics: converter.statistics,
+                                           trailingNALUnitsDropped: trailingDropped)
+    }
+
+    // MARK: - Access units
+
+    /// The access unit `summary`, written to `pending` from `start` on, is complete.
+    private func complete(_ summary: AccessUnitSummary, from start: Int) throws {
+        defer {
+            currentPOC = nil
+            currentReorderLimit = nil
+        }
+        guard summary.vclNALUnitCount > 0 else {
+            // Non-picture NAL units at the end of the stream (the splitter starts an access
+            // unit only after a picture): nothing to carry them.
+            trailingDropped += summary.nalUnitCount
+            pending.bytes.removeSubrange(start...)
+            return
+        }
+        let size = pending.bytes.count - start
+        if writer == nil { try createWriter() }
+        let decodeIndex = decodeCount
+        decodeCount += 1
+        let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
+        let decided = orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
+                                   reorderLimit: currentReorderLimit)
+        shift = max(shift, orderer.window)
+        queue.append(QueuedAccessUnit(size: size, presentation: nil, randomAccess: summary.keyframe != nil, shift: shift))
+        queuedBytes += size
+        for (index, presentation) in decided { setPresentation(index, presentation) }
+        if queue.count > 64 || queuedBytes > options.maxAccessUnitSize, queue.first?.presentation == nil,
+           let (index, presentation) = orderer.force(queueBase) {
+            setPresentation(index, presentation)
+        }
+        try drain()
+    }
+
+    private func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
+        let position = decodeIndex - queueBase
+        guard position >= 0, position < queue.count else { return }
+        queue[position].presentation = presentation
+    }
+
+    /// Writes the access units at the head of the queue whose presentation index is known.
+    private func drain() throws {
+        guard let writer, let timing else { return }
+        var written = 0
+        while written < queue.count, let presentation = queue[written].presentation {
+            let unit = queue[written]
+            let decodeIndex = queueBase + written
+            let dts = timing.origin + (try Self.ticks(Int64(decodeIndex), numerator: 90_000 * timing.rate.denominator,
+                                                      denominator: timing.rate.numerator))
+            let pts = timing.origin + (try Self.ticks(Int64(presentation + unit.shift), numerator: 90_000 * timing.rate.denominator,
+                                                      denominator: timing.rate.numerator))
+            let start = pending.head
+            try pending.bytes.withUnsafeBytes { bytes in
+                try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + unit.size)]), pts: pts, dts: dts,
+                                      randomAccess: unit.randomAccess)
+            }
+            pending.head += unit.size
+            queuedBytes -= unit.size
+            written += 1
+        }
+        if written > 0 {
+            queue.removeFirst(written)
+            queueBase += written
+        }
+        pending.compact()
+    }
+
+    /// Creates the writer at the first picture: the frame rate, the timestamp origin, and the
+    /// audio that waited for them.
+    private func createWriter() throws {
+        guard let sink else { return }
+        var rate = options.frameRate
+        var assumed = false
+        if rate == nil, let vui = converter.parameterSets.streamDescription?.frameRate {
+            try Self.check(vui, fromVUI: true)
+            rate = vui
+        }
+        if rate == nil {
+            rate = TransportStreamMuxerOptions.defaultFrameRate
+            assumed = true
+        }
+        guard let rate = rate?.reduced else { return }
+        // The first sequence's reorder limit, known from its SPS now.
+        let reorder = Int64(min(16, max(0, currentReorderLimit ?? 16)))
+        let shiftTicks = try Self.ticks(reorder, numerator: 90_000 * rate.denominator, denominator: rate.numerator)
+        let firstPTS = max(options.firstPresentationTime, shiftTicks + options.writer.pcrDelay)
+        timing = Timing(rate: rate, assumed: assumed, origin: firstPTS - shiftTicks, firstPTS: firstPTS)
+        self.sink = nil
+        var configuration = options.writer
+        configuration.videoStreamType = codec == .h264 ? .h264 : .hevc
+        configuration.audio = audio
+        let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
+        self.writer = writer
+        // The window the orderer starts with is this limit: the shift starts there.
+        shift = Int(reorder)
+        for item in earlyAudio {
+            try item.frame.withUnsafeBytes { try pushAudio($0, time: item.time, timescale: item.timescale) }
+        }
+        earlyAudio = []
+        earlyAudioBytes = 0
+    }
+
+    /// `value · numerator / denominator`, rounded down (all three non-negative), or an error when
+    /// the product does not fit 63 bits.
+    static func ticks(_ value: Int64, numerator: Int64, denominator: Int64) throws(NALUError) -> Int64 {
+        let (product, overflow) = value.multipliedReportingOverflow(by: numerator)
+        guard !overflow, value >= 0, numerator >= 0, denominator > 0 else {
+            throw NALUError(.doesNotFit, field: "timestamp", detail: "\(value) × \(numerator) / \(denominator)")
+        }
+        return product / denominator
+    }
+
+    /// A frame rate the timestamps can take: 0.01–1000 fps, 31-bit terms.
+    private static func check(_ rate: Rational, fromVUI: Bool) throws(NALUError) {
+        let reduced = rate.reduced
+        guard reduced.numerator > 0, reduced.denominator > 0, reduced.numerator <= Int64(Int32.max), reduced.denominator <= Int64(Int32.max),
+              reduced.numerator * 100 >= reduced.denominator, reduced.numerator <= reduced.denominator * 1000 else {
+            throw NALUError(.invalidValue, field: "frame rate",
+                            detail: "\(rate.numerator)/\(rate.denominator)\(fromVUI ? " from the SPS VUI" : "") is outside 0.01–1000 fps; give the frame rate (--fps)")
+        }
+    }
+}
+
+/// An access unit waiting for its presentation index.
+private struct QueuedAccessUnit {
+    var size: Int
+    var presentation: Int?
+    var randomAccess: Bool
+    /// The reorder shift when it was decoded.
+    var shift: Int
+}
+
+/// The converter's output: access units back to back, the first `head` bytes already written.
+private struct PendingBytes: ByteSink {
+    var bytes: [UInt8] = []
+    var head = 0
+
+    init() { bytes.reserveCapacity(1 << 20) }
+
+    mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
+        bytes.append(contentsOf: buffer.assumingMemoryBound(to: UInt8.self))
+    }
+
+    /// Drops the written bytes: all when nothing is left (no copy), else once the written part
+    /// is at least as large as the live one (each byte moves about once: linear).
+    mutating func compact() {
+        guard head > 0 else { return }
+        let live = bytes.count - head
+        if live == 0 {
+            bytes.removeAll(keepingCapacity: true)
+        } else if head >= 64 << 10, head >= live {
+            bytes.removeSubrange(0..<head)
+        } else {
+            return
+        }
+        head = 0
+    }
+}

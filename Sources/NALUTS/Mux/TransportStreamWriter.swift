@@ -1,0 +1,196 @@
+public import NALU
+
+/// How a ``TransportStreamWriter`` lays out its one program.
+public struct TransportStreamWriterConfiguration: Sendable, Hashable {
+    /// The video stream's `stream_type` (``TransportStreamType/h264`` or ``TransportStreamType/hevc``).
+    public var videoStreamType: TransportStreamType
+    /// The AAC stream's ADTS parameters, when there is audio.
+    public var audio: ADTSHeader?
+    /// `transport_stream_id` of the PAT.
+    public var transportStreamID: UInt16 = 1
+    /// `program_number` of the one program.
+    public var programNumber: UInt16 = 1
+    /// PID of the program map (FFmpeg's default, 0x1000).
+    public var programMapPID: UInt16 = 0x1000
+    /// PID of the video stream, which also carries the PCR (FFmpeg's default, 0x100).
+    public var videoPID: UInt16 = 0x100
+    /// PID of the audio stream.
+    public var audioPID: UInt16 = 0x101
+    /// Most 90 kHz ticks of PCR time between two PAT/PMT pairs (100 ms).
+    public var psiInterval: Int64 = 9_000
+    /// Most 90 kHz ticks between two PCRs (40 ms): a frame interval longer than this gets
+    /// PCR-only packets in between.
+    public var pcrInterval: Int64 = 3_600
+    /// How far the PCR runs behind each video access unit's DTS (0.7 s, FFmpeg's `max_delay`).
+    public var pcrDelay: Int64 = 63_000
+    /// Packets gathered before they go to the sink.
+    public var bufferedPackets = 512
+    /// 192-byte M2TS packets (Blu-ray/AVCHD `.m2ts`): each transport packet after a 4-byte
+    /// `TP_extra_header` whose `arrival_time_stamp` is the PCR time of the access unit it
+    /// belongs to (27 MHz, modulo 2^30), never decreasing.
+    public var timestampedPackets = false
+
+    public init(videoStreamType: TransportStreamType, audio: ADTSHeader? = nil) {
+        self.videoStreamType = videoStreamType
+        self.audio = audio
+    }
+}
+
+/// What a ``TransportStreamWriter`` wrote.
+public struct TransportStreamWriterSummary: Sendable, Hashable {
+    public var packets: Int64
+    public var videoAccessUnits: Int
+    public var randomAccessPoints: Int
+    public var audioFrames: Int
+    /// PAT/PMT pairs written.
+    public var programTables: Int
+}
+
+/// Writes a one-program MPEG-2 transport stream (ISO/IEC 13818-1) of one video stream and
+/// optionally one ADTS AAC stream: timed access units in, 188-byte packets out.
+///
+/// - PAT and PMT go first and again whenever 60 ms of PCR time have passed since the last pair
+///   (with PCRs at most 40 ms apart, no two pairs are more than 100 ms apart).
+/// - Each video access unit is one PES packet (`stream_id` 0xE0, PTS and DTS,
+///   `data_alignment_indicator`), whose first transport packet carries the PCR (DTS minus
+///   ``TransportStreamWriterConfiguration/pcrDelay``) and, for a random access point, the
+///   `random_access_indicator` and `elementary_stream_priority_indicator` (2.4.3.5).
+///   `PES_packet_length` is 0 past 65535 bytes (video only, 2.4.3.7).
+/// - Where two access units are more than 40 ms apart in DTS, packets with only a PCR keep the
+///   PCR interval at 40 ms.
+/// - Each AAC frame is one PES packet (`stream_id` 0xC0, PTS) holding the frame with its ADTS
+///   header (``ADTSHeader``).
+///
+/// Timestamps are 90 kHz ticks, written modulo 2^33. Video access units come in decoding order;
+/// the caller interleaves audio frames by time.
+public final class TransportStreamWriter<Sink: ByteSink> {
+    public let configuration: TransportStreamWriterConfiguration
+    public private(set) var sink: Sink
+    private let packetizer: TransportPacketizer
+    private let programAssociation: [UInt8]
+    private let programMap: [UInt8]
+    /// A PES header (and an ADTS header) being built: one array for the whole stream.
+    private var header: [UInt8] = []
+    private var lastPCR: Int64?
+    private var lastTables: Int64?
+    private var summary = TransportStreamWriterSummary(packets: 0, videoAccessUnits: 0, randomAccessPoints: 0, audioFrames: 0, programTables: 0)
+
+    private static var patSlot: Int { 0 }
+    private static var pmtSlot: Int { 1 }
+    private static var videoSlot: Int { 2 }
+    private static var audioSlot: Int { 3 }
+
+    public init(sink: Sink, configuration: TransportStreamWriterConfiguration) throws(NALUError) {
+        guard configuration.videoStreamType != .adtsAAC else {
+            throw NALUError(.invalidValue, field: "stream_type", detail: "the video stream cannot be ADTS AAC")
+        }
+        let pids = [configuration.programMapPID, configuration.videoPID] + (configuration.audio == nil ? [] : [configuration.audioPID])
+        guard Set(pids).count == pids.count, pids.allSatisfy({ (0x0010...0x1FFE).contains($0) }) else {
+            throw NALUError(.invalidValue, field: "PID", detail: "\(pids); PIDs must differ and lie in 0x0010–0x1FFE")
+        }
+        guard configuration.psiInterval > configuration.pcrInterval, configuration.pcrInterval > 0, configuration.pcrDelay >= 0,
+              configuration.bufferedPackets > 0 else {
+            throw NALUError(.invalidValue, field: "transport stream intervals", detail: "PSI \(configuration.psiInterval), PCR \(configuration.pcrInterval)")
+        }
+        self.configuration = configuration
+        self.sink = sink
+        packetizer = TransportPacketizer(packets: configuration.bufferedPackets, slots: 4, timestamped: configuration.timestampedPackets)
+        programAssociation = ProgramSpecificInformation.programAssociationSection(
+            transportStreamID: configuration.transportStreamID, programNumber: configuration.programNumber,
+            programMapPID: configuration.programMapPID)
+        var streams = [ProgramSpecificInformation.Stream(streamType: configuration.videoStreamType, pid: configuration.videoPID)]
+        if configuration.audio != nil { streams.append(.init(streamType: .adtsAAC, pid: configuration.audioPID)) }
+        programMap = ProgramSpecificInformation.programMapSection(programNumber: configuration.programNumber,
+                                                                  pcrPID: configuration.videoPID, streams: streams)
+        header.reserveCapacity(PESHeader.maxLength + ADTSHeader.length)
+    }
+
+    /// Writes one video access unit (Annex-B bytes, delimiter and parameter sets included) as a
+    /// PES packet.
+    /// - Parameters:
+    ///   - pts, dts: 90 kHz ticks; `dts` ≤ `pts`, and DTS increasing from one call to the next.
+    ///   - randomAccess: decoding can start here (an IDR, CRA, BLA or recovery point).
+    public func writeVideo(_ accessUnit: UnsafeRawBufferPointer, pts: Int64, dts: Int64, randomAccess: Bool) throws {
+        guard dts <= pts else {
+            throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) after PTS \(pts)")
+        }
+        let pcr = dts - configuration.pcrDelay
+        if let lastPCR {
+            guard pcr >= lastPCR else { throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) before the previous access unit's") }
+            // PCR-only packets every 40 ms across a long frame interval.
+            var time = lastPCR + configuration.pcrInterval
+            while time < pcr {
+                setArrivalTime(time)
+                try writeTablesIfDue(at: time)
+                try packetizer.writePCROnly(pid: configuration.videoPID, slot: Self.videoSlot, pcr: time) { try sink.write($0) }
+                time += configuration.pcrInterval
+            }
+        }
+        setArrivalTime(pcr)
+        try writeTablesIfDue(at: pcr)
+        lastPCR = pcr
+        header.removeAll(keepingCapacity: true)
+        PESHeader.append(to: &header, streamID: PESHeader.videoStreamID, pts: pts, dts: dts, payloadLength: accessUnit.count)
+        let adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: randomAccess)
+        try header.withUnsafeBytes { header in
+            try packetizer.writeUnit(pid: configuration.videoPID, slot: Self.videoSlot, header: header, payload: accessUnit,
+                                     adaptation: adaptation) { try sink.write($0) }
+        }
+        summary.videoAccessUnits += 1
+        if randomAccess { summary.randomAccessPoints += 1 }
+    }
+
+    /// Writes one raw AAC frame (no ADTS header: this adds it) as a PES packet with `pts` (90 kHz).
+    public func writeAudio(_ rawFrame: UnsafeRawBufferPointer, pts: Int64) throws {
+        guard let adts = configuration.audio else {
+            throw NALUError(.missing, field: "audio stream", detail: "the configuration has no AAC stream")
+        }
+        if lastTables == nil { try writeTables(at: pts - configuration.pcrDelay) }
+        header.removeAll(keepingCapacity: true)
+        PESHeader.append(to: &header, streamID: PESHeader.audioStreamID, pts: pts, dts: nil, payloadLength: ADTSHeader.length + rawFrame.count)
+        try adts.append(rawFrameLength: rawFrame.count, to: &header)
+        try header.withUnsafeBytes { header in
+            try packetizer.writeUnit(pid: configuration.audioPID, slot: Self.audioSlot, header: header, payload: rawFrame,
+                                     adaptation: .init()) { try sink.write($0) }
+        }
+        summary.audioFrames += 1
+    }
+
+    /// Hands the buffered packets to the sink and says what was written.
+    @discardableResult
+    public func finish() throws -> TransportStreamWriterSummary {
+        if lastTables == nil { try writeTables(at: 0) }
+        try packetizer.drain { try sink.write($0) }
+        summary.packets = packetizer.packetsWritten
+        return summary
+    }
+
+    /// The M2TS arrival time of the next packets: `time` (90 kHz) in 27 MHz ticks, never going back.
+    private func setArrivalTime(_ time: Int64) {
+        let (ticks, overflow) = time.multipliedReportingOverflow(by: 300)
+        if !overflow, ticks > packetizer.arrivalTime { packetizer.arrivalTime = ticks }
+    }
+
+    /// PAT and PMT before anything else, then whenever `time` (PCR, 90 kHz) is more than
+    /// ``TransportStreamWriterConfiguration/psiInterval`` minus one PCR interval past the last pair.
+    private func writeTablesIfDue(at time: Int64) throws {
+        if let lastTables, time - lastTables <= configuration.psiInterval - configuration.pcrInterval { return }
+        try writeTables(at: time)
+    }
+
+    private func writeTables(at time: Int64) throws {
+        let pointerField: [UInt8] = [0]
+        try pointerField.withUnsafeBytes { pointer in
+            try programAssociation.withUnsafeBytes { section in
+                try packetizer.writeUnit(pid: TransportStream.programAssociationPID, slot: Self.patSlot, header: pointer, payload: section,
+                                         adaptation: .init(), stuffPayload: true) { try sink.write($0) }
+            }
+            try programMap.withUnsafeBytes { section in
+                try packetizer.writeUnit(pid: configuration.programMapPID, slot: Self.pmtSlot, header: pointer, payload: section,
+                                         adaptation: .init(), stuffPayload: true) { try sink.write($0) }
+            }
+        }
+        lastTables = time
+        summary.programTables += 1
+    }
+}
