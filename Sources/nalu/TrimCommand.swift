@@ -92,12 +92,11 @@ struct Trim: ParsableCommand {
             throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
         }
         let source = trimmer.source
-        if to == .mp4 { try mp4.check(codec: source.codec) }
-        if !source.otherTracks.isEmpty {
-            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
-            let verb = source.otherTracks.count == 1 ? "is" : "are"
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; the cut has the video track only\n")
+        if input == "-" && !source.container.isMP4 {
+            throw CLIError.usage("standard input", "trim reads an elementary stream twice (timing, then copy)",
+                                 hint: "give it as a file; MP4 may come through a pipe")
         }
+        if to == .mp4 { try mp4.check(codec: source.codec) }
         let (start, requestedEnd) = try times()
         let plan: TrimPlan
         do {
@@ -106,6 +105,11 @@ struct Trim: ParsableCommand {
             plan = try TrimPlan(index: index, start: start, end: end)
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
+        }
+        if !source.otherTracks.isEmpty {
+            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
+            let verb = source.otherTracks.count == 1 ? "is" : "are"
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; the cut has the video track only\n")
         }
         let file = try FileSink(path: output)
         let report: MediaSinkReport
