@@ -1,0 +1,85 @@
+import Foundation
+import NALU
+import Testing
+
+/// `nalu concat` against ffmpeg: clips of two sizes (640x360 then 1280x720, H.264 with audio,
+/// Scripts/make-fixtures.sh `trim_fixtures`) joined to MP4 and to Annex-B decode to the clips'
+/// frames in order (framemd5, ffmpeg's scaling off), from MP4 and Annex-B inputs alike.
+@Suite struct ConcatCommandTests {
+    static let small = "concat_avc_640x360"
+    static let large = "concat_avc_1280x720"
+
+    /// The md5 column of ffmpeg's decode of `path`, frames at their own size.
+    static func md5s(_ path: String) throws -> [String] {
+        let result = try TrimCommandTests.frameMD5s(["-i", path, "-autoscale", "0"])
+        #expect(result.errors.isEmpty)
+        return result.md5s
+    }
+
+    /// The two clips' frames, in order, as ffmpeg decodes each.
+    static func expected() throws -> [String] {
+        try md5s(CLIRunner.fixture(small + ".mp4")) + md5s(CLIRunner.fixture(large + ".mp4"))
+    }
+
+    @Test(arguments: [[small + ".mp4", large + ".mp4"], [small + ".h264", large + ".mp4"], [small + ".mp4", large + ".h264"], [small + ".h264", large + ".h264"]],
+          ["joined.mp4", "joined.h264"])
+    func joinedClipsAreTheClipsFramesInOrder(inputs: [String], output: String) throws {
+        let folder = try Scratch()
+        let path = folder.file(output)
+        let result = try CLIRunner.run(["concat"] + inputs.map(CLIRunner.fixture) + ["-o", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try Self.expected()
+        #expect(expected.count == 50)
+        #expect(try Self.md5s(path) == expected)
+        if output.hasSuffix(".mp4") {
+            // Two sample entries (one per size); one track of 50 frames lasting the two clips.
+            let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
+            let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,nb_frames,duration", "-of", "csv=p=0", path])
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video,2.000000,50")
+        }
+        // Audio is named, not joined.
+        if inputs.contains(where: { $0.hasSuffix(".mp4") }) {
+            #expect(result.stderr.contains("other tracks (audio) are not joined; the output has the video only"))
+        }
+    }
+
+    @Test func avc3KeepsTheParameterSetsInBand() throws {
+        let folder = try Scratch()
+        let path = folder.file("joined.mp4")
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture(Self.small + ".mp4"), CLIRunner.fixture(Self.large + ".mp4"),
+                                        "--sample-entry", "avc3", "-o", path, "--verbose"])
+        #expect(result.status == 0)
+        #expect(try Self.md5s(path) == Self.expected())
+    }
+
+    @Test func h264WithH265IsRefusedNamingBoth() throws {
+        let folder = try Scratch()
+        let a = CLIRunner.fixture("avc_main.h264")
+        let b = CLIRunner.fixture("hevc_main.h265")
+        let result = try CLIRunner.run(["concat", a, b, "-o", folder.file("x.mp4")])
+        #expect(result.status == 65)
+        #expect(result.stderr == "nalu: error: concat: \(a) is H.264 and \(b) is H.265\n")
+        #expect(try folder.names().isEmpty)
+    }
+
+    @Test func timestampsContinueAcrossTheJoin() throws {
+        let folder = try Scratch()
+        let path = folder.file("joined.mp4")
+        #expect(try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), CLIRunner.fixture("avc_open_gop.h264"), "-o", path]).status == 0)
+        let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
+        let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+        let times = probe.stdout.split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }
+        // 30 + 30 frames at 30 fps, every 1/30 s from 0.
+        #expect(times.count == 60)
+        for (index, time) in times.enumerated() { #expect(abs(time - Double(index) / 30) < 0.0001) }
+    }
+
+    @Test func anOutputThatIsALaterInputIsRefused() throws {
+        let folder = try Scratch()
+        let copy = folder.file("b.h264")
+        try FileManager.default.copyItem(atPath: CLIRunner.fixture("avc_main.h264"), toPath: copy)
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture("avc_main.h264"), copy, "-o", copy])
+        #expect(result.status == 73)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("avc_main.h264"))))
+    }
+}
