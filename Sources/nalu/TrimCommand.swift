@@ -125,6 +125,9 @@ struct Trim: ParsableCommand {
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
+        if to == .mp4 && mp4.layout == .fragmented && plan.leadInPictures + plan.trailingPictures > 0 {
+            StandardError.write("nalu: note: fragmented MP4: the edit list that hides \(plan.leadInPictures) lead-in and \(plan.trailingPictures) trailing pictures is written, but players differ on edit lists in fragmented files (ffmpeg shows them)\n")
+        }
         if to != .mp4 && plan.leadInPictures > 0 {
             let pictures = plan.leadInPictures == 1 ? "1 extra picture" : "\(plan.leadInPictures) extra pictures"
             StandardError.write("nalu: note: \(pictures) before --start lead in (from the \(plan.keyframe) keyframe; elementary streams have no edit list)\n")
