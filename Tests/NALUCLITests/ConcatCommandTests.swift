@@ -82,4 +82,15 @@ import Testing
         #expect(result.status == 73)
         #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("avc_main.h264"))))
     }
+    /// A cut across the join of two sizes: the pictures 0.52 s to 1.52 s of the joined file (13
+    /// to 37), the second clip's parameter sets taken from the access unit that changed them.
+    @Test func aCutAcrossTheJoinShowsThoseFrames() throws {
+        let folder = try Scratch()
+        let joined = folder.file("joined.mp4")
+        let cut = folder.file("cut.mp4")
+        #expect(try CLIRunner.run(["concat", CLIRunner.fixture(Self.small + ".mp4"), CLIRunner.fixture(Self.large + ".h264"), "-o", joined]).status == 0)
+        let result = try CLIRunner.run(["trim", joined, "--start", "0.5", "--end", "1.5", "-o", cut])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.md5s(cut) == Array(Self.expected()[13..<38]))
+    }
 }
