@@ -148,4 +148,19 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.frameMD5s(["-i", folder.file("cut.mp4")]).md5s == (try Self.reference(["-i", input], start: "1", end: "2")))
     }
+    /// Length-prefixed output carries the parameter sets in band: converted back to Annex-B it
+    /// decodes to the same pictures as the Annex-B cut.
+    @Test func lengthPrefixedCutDecodesOnItsOwn() throws {
+        let folder = try Scratch()
+        let input = CLIRunner.fixture("trim_avc_bframes_audio.mp4")
+        let lengthPrefixed = folder.file("cut.lp")
+        let result = try CLIRunner.run(["trim", input, "--start", "1", "--end", "2", "--to", "avcc", "-o", lengthPrefixed])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try CLIRunner.run(["convert", lengthPrefixed, "--to", "annexb", "-o", folder.file("back.h264")]).status == 0)
+        #expect(try CLIRunner.run(["trim", input, "--start", "1", "--end", "2", "-o", folder.file("cut.h264")]).status == 0)
+        let back = try Self.frameMD5s(["-i", folder.file("back.h264")])
+        #expect(back.errors.isEmpty)
+        #expect(back.md5s.count == 27)
+        #expect(back.md5s == (try Self.frameMD5s(["-i", folder.file("cut.h264")]).md5s))
+    }
 }
