@@ -11,7 +11,8 @@ import NALUMP4
 /// sequence pictures present in picture order count order, one frame period each, the sequences
 /// following each other (ticks of `1 / frameRate` seconds).
 ///
-/// Memory is about 24 bytes per access unit (an hour at 60 fps: 5 MB).
+/// Memory is 32 bytes per access unit (an hour at 60 fps: 7 MB), and 24 more while indexing an
+/// elementary stream (its picture order counts).
 public struct TrimIndex: Sendable {
     /// One access unit.
     public struct Entry: Hashable, Sendable {
@@ -69,7 +70,12 @@ public struct TrimIndex: Sendable {
                         throw NALUError(.unsupported, field: "sample", byteOffset: summary.offset,
                                         detail: "an access unit that does not start an MP4 sample")
                     }
-                    entry.presentationTime = sample.pts - editShift
+                    let (time, overflow) = sample.pts.subtractingReportingOverflow(editShift)
+                    guard !overflow else {
+                        throw NALUError(.doesNotFit, field: "sample time", byteOffset: summary.offset,
+                                        detail: "composition time \(sample.pts) less edit media_time \(editShift)")
+                    }
+                    entry.presentationTime = time
                 } else {
                     entry.presentationTime = 0  // set from the counts below
                 }
@@ -113,7 +119,11 @@ public struct TrimIndex: Sendable {
             self.frameRate = rate
             timeBase = Rational(1, Int64(mp4.track.timescale))
             // Ticks per frame at the track's rate (its first sample's duration, or from --fps).
-            frameDuration = max(1, Int64(mp4.track.timescale) * rate.denominator / max(1, rate.numerator))
+            let (ticks, overflow) = Int64(mp4.track.timescale).multipliedReportingOverflow(by: rate.denominator)
+            guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
+                throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(mp4.track.timescale)")
+            }
+            frameDuration = max(1, ticks / rate.numerator)
         } else {
             guard let rate = (frameRate ?? parameterSets.streamDescription?.frameRate)?.reduced,
                   rate.numerator > 0, rate.denominator > 0 else {
@@ -154,6 +164,12 @@ public struct TrimIndex: Sendable {
     /// The presentation end of the last picture, in ticks (the stream's duration when it starts
     /// at 0).
     public var endTime: Int64 {
-        (entries.compactMap(\.presentationTime).max() ?? -frameDuration) + frameDuration
+        let last = entries.reduce(Int64?.none) { latest, entry in
+            guard let time = entry.presentationTime else { return latest }
+            return max(latest ?? time, time)
+        }
+        guard let last else { return 0 }
+        let (end, overflow) = last.addingReportingOverflow(frameDuration)
+        return overflow ? Int64.max : end
     }
 }

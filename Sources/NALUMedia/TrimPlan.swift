@@ -129,7 +129,9 @@ public struct TrimPlan: Hashable, Sendable {
         presentedPictures = shown
         trailingPictures = trailing
         presentedStart = firstShown
-        presentedDuration = Int64(shown) * index.frameDuration
+        let (duration, overflow) = Int64(shown).multipliedReportingOverflow(by: index.frameDuration)
+        guard !overflow else { throw NALUError(.doesNotFit, field: "--end", detail: "the presented duration in ticks") }
+        presentedDuration = duration
         frameRate = index.frameRate
         decodeLead = lead
     }
@@ -144,14 +146,17 @@ public struct TrimPlan: Hashable, Sendable {
     public func presentedRange(timescale: Int64) -> Range<Int64> {
         func convert(_ ticks: Int64) -> Int64 {
             // ticks · tn / td seconds · timescale, rounded; 128-bit wide.
-            let product = ticks.multipliedFullWidth(by: timeBase.numerator * timescale)
+            let (factor, overflow) = timeBase.numerator.multipliedReportingOverflow(by: timescale)
             let divisor = timeBase.denominator
-            guard divisor > 0, product.high.magnitude < UInt64(divisor) / 2 else { return 0 }
+            guard !overflow, divisor > 0 else { return 0 }
+            let product = ticks.multipliedFullWidth(by: factor)
+            guard product.high.magnitude < UInt64(divisor) / 2 else { return 0 }
             let (quotient, remainder) = divisor.dividingFullWidth(product)
             return remainder * 2 >= divisor ? quotient + 1 : quotient
         }
         let lower = convert(presentedStart)
-        return lower..<max(lower, convert(presentedStart + presentedDuration))
+        let (end, overflow) = presentedStart.addingReportingOverflow(presentedDuration)
+        return lower..<max(lower, overflow ? lower : convert(end))
     }
 
     /// The presented range in seconds.

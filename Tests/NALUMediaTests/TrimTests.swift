@@ -58,6 +58,8 @@ import Testing
         #expect(index.frameRate == Rational(25, 1))
         #expect(index.frameDuration == 512)
         #expect(index.endTime == 3 * 12800)
+        // The documented memory per access unit.
+        #expect(MemoryLayout<TrimIndex.Entry>.stride == 32)
         let plan = try trimmer.plan(start: MediaTime(parsing: "1"), end: MediaTime(parsing: "2"))
         #expect(plan.keyframe == .idr)
         #expect(plan.firstAccessUnit == 24)
