@@ -93,4 +93,15 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.md5s(cut) == Array(Self.expected()[13..<38]))
     }
+    /// H.265 of two sizes (176x144 Annex-B, then 320x180 from an MP4): two `hvc1` entries, or
+    /// Annex-B with each stream's VPS/SPS/PPS; the frames are the streams' own, in order.
+    @Test(arguments: ["joined.mp4", "joined.h265"]) func hevcOfTwoSizes(output: String) throws {
+        let folder = try Scratch()
+        let path = folder.file(output)
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture("hevc_main.h265"), CLIRunner.fixture("hevc_slices.mp4"), "-o", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let expected = try Self.md5s(CLIRunner.fixture("hevc_main.h265")) + Self.md5s(CLIRunner.fixture("hevc_slices.h265"))
+        #expect(expected.count == 32)
+        #expect(try Self.md5s(path) == expected)
+    }
 }
