@@ -360,6 +360,8 @@ public final class MP4Writer<Sink: ByteSink> {
         case .fragmented:
             try startIfNeeded()
             try flushFragment()
+            // A given edit list is in the moov of fragments too.
+            if configuration.editList != nil { editMediaTime = compositionShift }
         case .moovAtEnd:
             try startIfNeeded()
             try flushChunk()

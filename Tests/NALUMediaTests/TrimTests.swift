@@ -1,5 +1,6 @@
 import Foundation
 import NALU
+import NALUIO
 import NALUMP4
 import NALUMedia
 import Testing
@@ -100,5 +101,33 @@ import Testing
         let trimmer = try Trimmer(path: Self.fixture("trim_avc_bframes_audio.mp4"))
         #expect(throws: NALUError.self) { try trimmer.plan(start: MediaTime(parsing: "5"), end: MediaTime(parsing: "6")) }
         #expect(throws: NALUError.self) { try trimmer.plan(start: MediaTime(parsing: "2"), end: MediaTime(parsing: "1")) }
+    }
+    /// The MP4 written carries the plan's edit list verbatim (every layout), and its samples run
+    /// from the keyframe to the last access unit kept.
+    @Test(arguments: [MP4Layout.moovAtEnd, .faststart, .fragmented]) func writesTheEditListItPlanned(layout: MP4Layout) throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-trim-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("cut.mp4").path
+        let trimmer = try Trimmer(path: Self.fixture("trim_avc_bframes_audio.mp4"))
+        let plan = try trimmer.plan(start: MediaTime(parsing: "1"), end: MediaTime(parsing: "2"))
+        let output = try FileSink(path: path)
+        let report = try trimmer.writeMP4(plan, output: output, options: MP4MuxerOptions(layout: layout))
+        try output.commit()
+        let summary = try #require(report.mp4)
+        #expect(summary.writer.samples == 27)
+        #expect(summary.writer.editMediaTime == 1536)
+        let reader = try MP4VideoTrackReader(AnyRandomAccessSource(RandomAccessFile(path: path)))
+        #expect(reader.track.timescale == 12800)
+        #expect(reader.track.editList == [MP4EditListEntry(segmentDuration: 12800, mediaTime: 1536)])
+        var samples = reader.samples()
+        var count = 0
+        var firstSync: Bool?
+        while let sample = try samples.next() {
+            if firstSync == nil { firstSync = sample.isSync }
+            count += 1
+        }
+        #expect(count == 27)
+        #expect(firstSync == true)
     }
 }
