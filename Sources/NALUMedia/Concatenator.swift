@@ -13,7 +13,9 @@ public import NALUMP4
 ///   they change (a new size or profile; ``MP4Muxer``), or in band with `avc3`/`hev1`.
 /// - **Joins**: an end of sequence NAL unit (H.264 7.4.1.2.3, H.265 7.4.2.4.4) ends every input
 ///   but the last, so the next one's picture order counts start again (H.265: its first IRAP
-///   gets `NoRaslOutputFlag` 1) whatever it starts with.
+///   gets `NoRaslOutputFlag` 1) whatever it starts with. A CRA an H.265 input starts with
+///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
+///   which cannot decode, are dropped (``LeadingPictureFilter``).
 /// - **Timing**: MP4 output is timed at one constant frame rate (the option's, else the first
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
@@ -81,12 +83,16 @@ public final class Concatenator {
             if let current, current !== sink { lastReport = try current.finish() }
             current = sink
             var splitter = try source.splitter()
+            var filter = LeadingPictureFilter(codec: codec, follows: position > 0)
             var pictures = 0
             try source.forEachNALUnit { unit in
                 let step = try splitter.push(unit)
                 if step.isFirstVCL { pictures += 1 }
-                try sink.push(unit)
+                try filter.push(unit, step: step, to: sink)
             }
+            try filter.finish(to: sink)
+            report.droppedLeadingPictures.append(filter.droppedPictures)
+            pictures -= filter.droppedPictures
             if position + 1 < sources.count {
                 try NALUnitView.withNALUnit(Self.endOfSequence(codec)) { try sink.push($0) }
             }
@@ -140,8 +146,10 @@ public final class Concatenator {
 
 /// What a ``Concatenator`` joined.
 public struct ConcatReport: Sendable {
-    /// Pictures of each input, in order.
+    /// Pictures of each input written, in order.
     public var pictures: [Int] = []
+    /// RASL pictures dropped at the start of each input (``LeadingPictureFilter``).
+    public var droppedLeadingPictures: [Int] = []
     /// Each input's own frame rate, where it says one.
     public var frameRates: [Rational?] = []
     /// The rate MP4 output is timed at.

@@ -104,4 +104,32 @@ import Testing
         #expect(expected.count == 32)
         #expect(try Self.md5s(path) == expected)
     }
+    /// An H.265 stream cut at its second CRA (from the VPS x265 repeats there: the CRA, then 3
+    /// RASL pictures that refer to the pictures before it). Joined, each input's RASL pictures are
+    /// dropped (a decoder discards them after the end of sequence), so every sample shows: the
+    /// frames are those ffmpeg decodes from each input alone, in order.
+    @Test(arguments: ["joined.mp4", "joined.h265"]) func raslPicturesOfAStartingCRAAreDropped(output: String) throws {
+        let folder = try Scratch()
+        let data = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("trim_hevc_open_gop.h265")))
+        var vpsOffsets: [Int] = []
+        data.withUnsafeBytes { buffer in
+            AnnexB.forEachNALUnit(in: buffer) { range in
+                if HEVCNALUnitType(rawValue: buffer[range.lowerBound] >> 1) == .vps { vpsOffsets.append(range.lowerBound) }
+            }
+        }
+        let second = try #require(vpsOffsets.dropFirst().first)
+        let cra = folder.file("cra.h265")
+        try ([0, 0, 0, 1] + data[second...]).write(to: URL(fileURLWithPath: cra))
+        let path = folder.file(output)
+        let result = try CLIRunner.run(["concat", cra, cra, "-o", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let alone = try Self.md5s(cra)
+        #expect(alone.count == 63)
+        #expect(try Self.md5s(path) == alone + alone)
+        if output.hasSuffix(".mp4") {
+            let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
+            let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "stream=nb_frames", "-of", "csv=p=0", path])
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "126")
+        }
+    }
 }

@@ -48,4 +48,34 @@ import Testing
         let reader = try MP4VideoTrackReader(AnyRandomAccessSource(RandomAccessFile(path: path)))
         #expect(reader.track.sampleDescriptions.map { [$0.width, $0.height] } == [[640, 360], [1280, 720]])
     }
+    /// Two copies of an H.265 stream that starts with a CRA (cut at x265's repeated VPS): each
+    /// loses its 3 RASL pictures, and the second's CRA becomes BLA_W_LP (H.265 C.5.2.2).
+    @Test func aStartingCRAOfALaterInputBecomesBLA() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-concat-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("trim_hevc_open_gop.h265")))
+        var vpsOffsets: [Int] = []
+        data.withUnsafeBytes { buffer in
+            AnnexB.forEachNALUnit(in: buffer) { range in
+                if HEVCNALUnitType(rawValue: buffer[range.lowerBound] >> 1) == .vps { vpsOffsets.append(range.lowerBound) }
+            }
+        }
+        let second = try #require(vpsOffsets.dropFirst().first)
+        let cra = folder.appendingPathComponent("cra.h265").path
+        try ([0, 0, 0, 1] + data[second...]).write(to: URL(fileURLWithPath: cra))
+        let path = folder.appendingPathComponent("joined.h265").path
+        let output = try FileSink(path: path)
+        let report = try Concatenator(paths: [cra, cra]).writeAnnexB(output: output)
+        try output.commit()
+        #expect(report.droppedLeadingPictures == [3, 3])
+        #expect(report.pictures == [63, 63])
+        var types: [HEVCNALUnitType] = []
+        try Data(contentsOf: URL(fileURLWithPath: path)).withUnsafeBytes { buffer in
+            AnnexB.forEachNALUnit(in: buffer) { range in types.append(HEVCNALUnitType(rawValue: buffer[range.lowerBound] >> 1)) }
+        }
+        #expect(types.filter { $0 == .blaWLP }.count == 1)
+        #expect(types.filter { $0 == .raslN || $0 == .raslR }.count == 2 * (3 * 5))
+        #expect(types.filter { $0 == .endOfSequence }.count == 1)
+    }
 }
