@@ -33,12 +33,22 @@ public final class Concatenator {
     /// - Throws: what ``MediaSource/init(path:options:)`` throws; ``NALUError`` `.unsupported`
     ///   with field `concat` naming two inputs of different codecs
     ///   (`a.h264 is H.264 and b.h265 is H.265`).
-    public init(paths: [String], options: [MediaSourceOptions] = [MediaSourceOptions()]) throws {
+    /// - Parameter lengthPrefixedRecord: the avcC/hvcC record of the inputs that turn out to be
+    ///   length-prefixed (`--extradata`): each file input is opened without it first, and again
+    ///   with it when it is neither MP4 nor Annex-B; standard input takes it at once.
+    public init(paths: [String], options: [MediaSourceOptions] = [MediaSourceOptions()],
+                lengthPrefixedRecord: DecoderConfigurationRecord? = nil) throws {
         guard !paths.isEmpty else { throw NALUError(.missing, field: "concat", detail: "no input") }
         var sources: [MediaSource] = []
         for (position, path) in paths.enumerated() {
-            let option = options.count == paths.count ? options[position] : options.first ?? MediaSourceOptions()
-            sources.append(try MediaSource(path: path, options: option))
+            var option = options.count == paths.count ? options[position] : options.first ?? MediaSourceOptions()
+            if let record = lengthPrefixedRecord, path == "-" { option.record = record }
+            var source = try MediaSource(path: path, options: option)
+            if let record = lengthPrefixedRecord, path != "-", case .lengthPrefixed = source.container {
+                option.record = record
+                source = try MediaSource(path: path, options: option)
+            }
+            sources.append(source)
         }
         let first = sources[0]
         if let other = sources.first(where: { $0.codec != first.codec }) {

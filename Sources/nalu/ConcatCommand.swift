@@ -53,14 +53,10 @@ struct Concat: ParsableCommand {
     func run() throws {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
-        // The record applies to the inputs that are not MP4 (told by content once opened): an MP4
-        // input with it is refused by MediaSource, so it is given only to non-MP4 names first.
-        let options = inputs.map { path in
-            MediaSourceOptions(codec: codec?.codec, record: ContainerDetection.hasMP4Extension(path) ? nil : record)
-        }
+        // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
         let joiner: Concatenator
         do {
-            joiner = try Concatenator(paths: inputs, options: options)
+            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec)], lengthPrefixedRecord: record)
         } catch let error as NALUError where error.field == "concat" {
             throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
         } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {

@@ -132,4 +132,23 @@ import Testing
             #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "126")
         }
     }
+    /// Length-prefixed (with --extradata), Annex-B and MP4 inputs of one stream, joined: the
+    /// record goes to the length-prefixed input only.
+    @Test(arguments: ["joined.mp4", "joined.h264", "joined.lp"]) func threeContainersJoin(output: String) throws {
+        let folder = try Scratch()
+        let path = folder.file(output)
+        let inputs = ["avc_main.lp", "avc_main.h264", "avc_main.mp4"].map(CLIRunner.fixture)
+        var arguments = ["concat"] + inputs + ["--extradata", CLIRunner.fixture("avc_main.avcC"), "-o", path]
+        if output.hasSuffix(".lp") { arguments += ["--to", "avcc"] }
+        let result = try CLIRunner.run(arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        var decoded = path
+        if output.hasSuffix(".lp") {
+            decoded = folder.file("back.h264")
+            #expect(try CLIRunner.run(["convert", path, "--to", "annexb", "-o", decoded]).status == 0)
+        }
+        let one = try Self.md5s(CLIRunner.fixture("avc_main.h264"))
+        #expect(one.count == 20)
+        #expect(try Self.md5s(decoded) == one + one + one)
+    }
 }
