@@ -56,7 +56,7 @@ public struct TrimIndex: Sendable {
         var counts: [(value: Int, startsSequence: Bool)?] = []
         var pendingCount: (value: Int, startsSequence: Bool)?
         let isMP4 = source.mp4 != nil
-        let editShift = source.mp4?.track.editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
+        let editShift = try source.mp4.map { try Self.editShift($0.track) } ?? 0
         let codec = source.codec
 
         func complete(_ summary: AccessUnitSummary) throws {
@@ -135,6 +135,30 @@ public struct TrimIndex: Sendable {
             Self.assignPresentationOrder(&entries, counts: counts)
         }
         self.entries = entries
+    }
+
+    /// What to subtract from an MP4 sample's composition time for its presentation time: the
+    /// first non-empty edit's `media_time`, less the empty edits before it (ISO/IEC 14496-12
+    /// 8.6.6: `media_time` -1, a delay of `segment_duration` in the movie timescale), as ffmpeg
+    /// presents the track.
+    static func editShift(_ track: MP4VideoTrack) throws(NALUError) -> Int64 {
+        var delay: Int64 = 0
+        for entry in track.editList {
+            guard entry.mediaTime < 0 else {
+                let (shift, overflow) = entry.mediaTime.subtractingReportingOverflow(delay)
+                guard !overflow else { break }
+                return shift
+            }
+            // segment_duration · timescale / movie timescale, in the media timescale.
+            let (product, overflow) = entry.segmentDuration.multipliedReportingOverflow(by: UInt64(track.timescale))
+            let ticks = track.movieTimescale > 0 ? product / UInt64(track.movieTimescale) : 0
+            let (sum, overflowSum) = delay.addingReportingOverflow(Int64(clamping: ticks))
+            guard track.movieTimescale > 0, !overflow, !overflowSum else {
+                throw NALUError(.invalidValue, field: "elst", detail: "an empty edit of \(entry.segmentDuration) at movie timescale \(track.movieTimescale)")
+            }
+            delay = sum
+        }
+        return 0
     }
 
     /// Presentation index of each picture: within a coded video sequence, by picture order count
