@@ -56,7 +56,7 @@ public struct TrimIndex: Sendable {
         var counts: [(value: Int, startsSequence: Bool)?] = []
         var pendingCount: (value: Int, startsSequence: Bool)?
         let isMP4 = source.mp4 != nil
-        let editShift = try source.mp4.map { try Self.editShift($0.track) } ?? 0
+        let editShift = source.mp4.map { Self.editShift($0.track) } ?? 0
         let codec = source.codec
 
         func complete(_ summary: AccessUnitSummary) throws {
@@ -118,6 +118,7 @@ public struct TrimIndex: Sendable {
             }
             self.frameRate = rate
             timeBase = Rational(1, Int64(mp4.track.timescale))
+            Self.countFromFirstPicture(&entries)
             // Ticks per frame at the track's rate (its first sample's duration, or from --fps).
             let (ticks, overflow) = Int64(mp4.track.timescale).multipliedReportingOverflow(by: rate.denominator)
             guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
@@ -137,28 +138,26 @@ public struct TrimIndex: Sendable {
         self.entries = entries
     }
 
-    /// What to subtract from an MP4 sample's composition time for its presentation time: the
-    /// first non-empty edit's `media_time`, less the empty edits before it (ISO/IEC 14496-12
-    /// 8.6.6: `media_time` -1, a delay of `segment_duration` in the movie timescale), as ffmpeg
-    /// presents the track.
-    static func editShift(_ track: MP4VideoTrack) throws(NALUError) -> Int64 {
-        var delay: Int64 = 0
-        for entry in track.editList {
-            guard entry.mediaTime < 0 else {
-                let (shift, overflow) = entry.mediaTime.subtractingReportingOverflow(delay)
-                guard !overflow else { break }
-                return shift
-            }
-            // segment_duration · timescale / movie timescale, in the media timescale.
-            let (product, overflow) = entry.segmentDuration.multipliedReportingOverflow(by: UInt64(track.timescale))
-            let ticks = track.movieTimescale > 0 ? product / UInt64(track.movieTimescale) : 0
-            let (sum, overflowSum) = delay.addingReportingOverflow(Int64(clamping: ticks))
-            guard track.movieTimescale > 0, !overflow, !overflowSum else {
-                throw NALUError(.invalidValue, field: "elst", detail: "an empty edit of \(entry.segmentDuration) at movie timescale \(track.movieTimescale)")
-            }
-            delay = sum
+    /// The MP4 track's presentation origin on its media timeline: the first non-empty edit's
+    /// `media_time` (ISO/IEC 14496-12 8.6.6), or 0 without one. Times are then counted from the
+    /// first picture at or after it, as ffmpeg's command line counts them (it subtracts the
+    /// input's start time), so an empty edit (a delay) does not move them.
+    static func editShift(_ track: MP4VideoTrack) -> Int64 {
+        track.editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
+    }
+
+    /// Makes the earliest presentation time at or after 0 the origin (pictures before the edit
+    /// list's `media_time` stay negative: they are not presented).
+    private static func countFromFirstPicture(_ entries: inout [Entry]) {
+        var origin: Int64?
+        for entry in entries {
+            guard let time = entry.presentationTime, time >= 0 else { continue }
+            origin = min(origin ?? time, time)
         }
-        return 0
+        guard let origin, origin > 0 else { return }
+        for index in entries.indices {
+            if let time = entries[index].presentationTime { entries[index].presentationTime = time - origin }
+        }
     }
 
     /// Presentation index of each picture: within a coded video sequence, by picture order count

@@ -53,6 +53,14 @@ import Testing
         Cut(file: "trim_avc_bframes_audio.mp4", start: "00:02.5", end: "10", frames: 12, filterStart: "2.5"),
         Cut(file: "mp4_hevc_bframes.mp4", start: "0.2", end: "0.8", frames: 18),
         Cut(file: "mp4_avc_bframes.mp4", start: "0.4", end: "0.7", frames: 9),
+        // Other layouts and timings: MOV, fragments (no edit list: times count from the first
+        // picture, as ffmpeg's command line counts them), signed composition offsets, faststart.
+        Cut(file: "mov_avc.mov", start: "0.2", end: "0.6", frames: 12),
+        Cut(file: "mp4_avc_frag.mp4", start: "0.2", end: "0.6", frames: 12),
+        Cut(file: "mp4_hevc_frag.mp4", start: "0.2", end: "0.6", frames: 12),
+        Cut(file: "mp4_avc_negcts.mp4", start: "0.2", end: "0.6", frames: 12),
+        Cut(file: "mp4_avc_faststart.mp4", start: "0.2", end: "0.6", frames: 12),
+        Cut(file: "mp4_hevc_hvc1.mp4", start: "0.2", end: "0.6", frames: 12),
     ]
 
     @Test(arguments: mp4Cuts) func mp4CutEqualsFFmpegsDecodedTrim(cut: Cut) throws {
