@@ -78,25 +78,28 @@ public final class Trimmer {
         var dropped = plan.droppedAccessUnits.makeIterator()
         var nextDropped = dropped.next()
         var droppingCurrent = false
-        try input.forEachNALUnit { unit in
-            let step = try splitter.push(unit)
-            if step.startsAccessUnit {
-                position += 1
-                if let value = nextDropped, value < position { nextDropped = dropped.next() }
-                droppingCurrent = nextDropped == position
-            }
-            guard position <= plan.lastAccessUnit else { return }
-            if position < plan.firstAccessUnit {
-                if step.header.isParameterSet {
-                    do throws(NALUError) { try store.add(unit.array) } catch { throw error.offset(by: unit.offset) }
+        do {
+            try input.forEachNALUnit { unit in
+                let step = try splitter.push(unit)
+                if step.startsAccessUnit {
+                    position += 1
+                    if let value = nextDropped, value < position { nextDropped = dropped.next() }
+                    droppingCurrent = nextDropped == position
                 }
-                return
+                // Past the last access unit kept: the rest of the input is not read.
+                guard position <= plan.lastAccessUnit else { throw EndOfCut() }
+                if position < plan.firstAccessUnit {
+                    if step.header.isParameterSet {
+                        do throws(NALUError) { try store.add(unit.array) } catch { throw error.offset(by: unit.offset) }
+                    }
+                    return
+                }
+                if sink == nil { sink = try makeSink(store.nalUnits) }
+                // A dropped picture's parameter sets still pass: later pictures may use them.
+                if droppingCurrent && !step.header.isParameterSet { return }
+                try sink?.push(unit)
             }
-            if sink == nil { sink = try makeSink(store.nalUnits) }
-            // A dropped picture's parameter sets still pass: later pictures may use them.
-            if droppingCurrent && !step.header.isParameterSet { return }
-            try sink?.push(unit)
-        }
+        } catch is EndOfCut {}
         guard let sink else {
             throw NALUError(.missing, field: "access unit", detail: "access unit \(plan.firstAccessUnit) was not found on the second pass")
         }
@@ -143,6 +146,9 @@ public final class Trimmer {
         }
     }
 }
+
+/// Ends the second pass at the first access unit after the cut.
+private struct EndOfCut: Error {}
 
 /// The timescale and frame duration ``MP4Muxer`` gives a frame rate (FFmpeg's choice: the
 /// rate's numerator doubled until at least 10000 ticks a second; 25 fps → 12800, 512 a frame),
