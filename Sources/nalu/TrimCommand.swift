@@ -12,7 +12,8 @@ struct Trim: ParsableCommand {
         Times are seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5), as ffmpeg takes them. The cut \
         starts at the keyframe (IDR, CRA, BLA or recovery point) at or before --start, with the \
         parameter sets in front; the keyframe's leading pictures (H.265 RASL/RADL, an H.264 open \
-        GOP's leading B pictures) are dropped, so the output decodes with no error. It ends with the \
+        GOP's leading B pictures) are dropped: they cannot decode without what precedes the \
+        keyframe (a cut at an H.265 CRA decodes with no error). It ends with the \
         access unit that completes every picture presenting before --end.
 
         MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an \
