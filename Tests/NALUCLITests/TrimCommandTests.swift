@@ -171,4 +171,24 @@ import Testing
         #expect(back.md5s.count == 27)
         #expect(back.md5s == (try Self.frameMD5s(["-i", folder.file("cut.h264")]).md5s))
     }
+    /// x264's open GOP (a non-IDR I picture with a recovery point SEI, leading B pictures that
+    /// refer to the GOP before): cut there, the leading B picture is dropped and the pictures
+    /// shown are ffmpeg's decoded trim exactly. ffmpeg's only message is the documented
+    /// `mmco: unref short failure` (a later picture's memory management names a picture from
+    /// before the cut).
+    @Test func h264OpenGOPCutAtARecoveryPoint() throws {
+        let folder = try Scratch()
+        let input = CLIRunner.fixture("avc_open_gop.h264")
+        let output = folder.file("cut.mp4")
+        // Between frame times: ffmpeg times raw H.264 in 1/1200000 s, so 0.4 s is frame 12 to nalu and 11.99996 to it.
+        let result = try CLIRunner.run(["trim", input, "--start", "0.41", "--end", "0.81", "-o", output, "--verbose"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("from the recovery keyframe"))
+        #expect(result.stderr.contains("1 leading pictures dropped"))
+        let shown = try Self.frameMD5s(["-i", output])
+        #expect(shown.md5s.count == 12)
+        #expect(shown.md5s == (try Self.reference(["-framerate", "30", "-i", input], start: "0.41", end: "0.81")))
+        let messages = shown.errors.split(separator: "\n").map { $0.split(separator: "]").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+        #expect(Set(messages).isSubset(of: ["mmco: unref short failure"]))
+    }
 }
