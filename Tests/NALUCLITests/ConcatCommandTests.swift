@@ -151,4 +151,13 @@ import Testing
         #expect(one.count == 20)
         #expect(try Self.md5s(decoded) == one + one + one)
     }
+    /// Inputs at different rates: one constant rate for the output, and a warning naming the
+    /// input timed at another.
+    @Test func anInputAtAnotherRateIsNamed() throws {
+        let folder = try Scratch()
+        let other = CLIRunner.fixture("trim_avc_bframes_audio.mp4")
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "-o", folder.file("joined.mp4")])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("nalu: warning: \(other) is 25 fps; the output is timed at 30 fps (give --fps)\n"))
+    }
 }
