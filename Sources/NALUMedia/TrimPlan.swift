@@ -22,9 +22,9 @@ public import NALUMP4
 /// an MP4 edit list shows exactly (``mp4EditList(timescale:frameDuration:)``) and an audio track
 /// is cut to (``presentedRange(timescale:)``).
 public struct TrimPlan: Hashable, Sendable {
-    /// The requested start and end.
+    /// The requested start and end (`nil`: the end of the stream).
     public var start: MediaTime
-    public var end: MediaTime
+    public var end: MediaTime?
     /// Seconds per presentation tick of the index (``TrimIndex/timeBase``).
     public var timeBase: Rational
     /// The first tick at or after ``start`` and after ``end``: pictures in `[startTick, endTick)` show.
@@ -53,16 +53,17 @@ public struct TrimPlan: Hashable, Sendable {
     /// far the output's decoding runs ahead of its presentation, in frames.
     public var decodeLead: Int
 
-    /// Plans the cut of `[start, end)` on `index`.
+    /// Plans the cut of `[start, end)` on `index`; `end` `nil` runs to the end of the stream.
     /// - Throws: ``NALUError`` `.invalidValue` (field `--end`) when the end is not after the
     ///   start, `.invalidValue` (`--start`) when no picture presents in the range, `.missing`
     ///   `keyframe` when none is at or before the start.
-    public init(index: TrimIndex, start: MediaTime, end: MediaTime) throws(NALUError) {
-        guard start < end else {
+    public init(index: TrimIndex, start: MediaTime, end: MediaTime?) throws(NALUError) {
+        if let end, !(start < end) {
             throw NALUError(.invalidValue, field: "--end", detail: "\(end) s is not after --start \(start) s")
         }
-        guard let startTick = start.ticks(of: index.timeBase), let endTick = end.ticks(of: index.timeBase) else {
-            throw NALUError(.doesNotFit, field: "--end", detail: "\(end) s in ticks of \(index.timeBase) s")
+        guard let startTick = start.ticks(of: index.timeBase),
+              let endTick = end.map({ $0.ticks(of: index.timeBase) }) ?? index.endTime else {
+            throw NALUError(.doesNotFit, field: "--end", detail: "\(end?.description ?? "the end") s in ticks of \(index.timeBase) s")
         }
         let entries = index.entries
         // The pictures that show.
@@ -76,7 +77,7 @@ public struct TrimPlan: Hashable, Sendable {
         guard let lastInRange, let firstShown else {
             let milliseconds = Int64((Double(index.endTime) * index.timeBase.doubleValue * 1000).rounded())
             let lasts = "\(milliseconds / 1000).\(String(String(milliseconds % 1000 + 1000).dropFirst()))"
-            throw NALUError(.invalidValue, field: "--start", detail: "no picture presents in [\(start), \(end)) s; the stream lasts \(lasts) s")
+            throw NALUError(.invalidValue, field: "--start", detail: "no picture presents in [\(start), \(end?.description ?? "end")) s; the stream lasts \(lasts) s")
         }
         // The keyframe: the last before the range (in decoding order) presenting at or before the start.
         var clean: Int?

@@ -43,8 +43,8 @@ public final class Trimmer {
         return index
     }
 
-    /// Plans the cut of `[start, end)` (see ``TrimPlan``).
-    public func plan(start: MediaTime, end: MediaTime) throws -> TrimPlan {
+    /// Plans the cut of `[start, end)` (see ``TrimPlan``); `end` `nil` runs to the end.
+    public func plan(start: MediaTime, end: MediaTime?) throws -> TrimPlan {
         try TrimPlan(index: index(), start: start, end: end)
     }
 

@@ -101,9 +101,7 @@ struct Trim: ParsableCommand {
         let (start, requestedEnd) = try times()
         let plan: TrimPlan
         do {
-            let index = try trimmer.index()
-            let end = try requestedEnd ?? streamEnd(index)
-            plan = try TrimPlan(index: index, start: start, end: end)
+            plan = try trimmer.plan(start: start, end: requestedEnd)
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
@@ -145,20 +143,13 @@ struct Trim: ParsableCommand {
             StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
         }
     }
-
-    /// The end of the stream, as a time.
-    private func streamEnd(_ index: TrimIndex) throws -> MediaTime {
-        // endTime ticks · timeBase, rounded up to the nanosecond.
-        let seconds = Double(index.endTime) * index.timeBase.doubleValue
-        return try MediaTime(parsing: secondsText(seconds, digits: 9, roundingUp: true), field: "--end")
-    }
 }
 
 /// `1.5` → `"1.500"`: seconds with `digits` decimals, no Foundation.
-func secondsText(_ seconds: Double, digits: Int = 3, roundingUp: Bool = false) -> String {
+func secondsText(_ seconds: Double, digits: Int = 3) -> String {
     var scale: Double = 1
     for _ in 0..<digits { scale *= 10 }
-    let scaled = roundingUp ? (seconds * scale).rounded(.up) : (seconds * scale).rounded()
+    let scaled = (seconds * scale).rounded()
     guard scaled.isFinite, scaled >= 0, scaled < 9e18 else { return "0" }
     let value = Int64(scaled)
     let unit = Int64(scale)

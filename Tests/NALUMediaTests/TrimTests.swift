@@ -97,6 +97,15 @@ import Testing
         #expect(plan.presentedPictures == 25)
     }
 
+    @Test func withoutAnEndTheCutRunsToTheEndOfTheStream() throws {
+        let trimmer = try Trimmer(path: Self.fixture("trim_avc_bframes_audio.mp4"))
+        let plan = try trimmer.plan(start: MediaTime(parsing: "2.5"), end: nil)
+        #expect(plan.presentedPictures == 12)
+        #expect(plan.trailingPictures == 0)
+        #expect(plan.endTick == 3 * 12800)
+        #expect(plan.lastAccessUnit == 74)
+    }
+
     @Test func refusesARangeWithNoPicture() throws {
         let trimmer = try Trimmer(path: Self.fixture("trim_avc_bframes_audio.mp4"))
         #expect(throws: NALUError.self) { try trimmer.plan(start: MediaTime(parsing: "5"), end: MediaTime(parsing: "6")) }
