@@ -191,4 +191,21 @@ import Testing
         let messages = shown.errors.split(separator: "\n").map { $0.split(separator: "]").last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
         #expect(Set(messages).isSubset(of: ["mmco: unref short failure"]))
     }
+    /// `--fps` times a stream: avc_main.h264 (20 pictures) at 10 fps lasts 2 s, and 1 s to 2 s is
+    /// its pictures 10 to 19 (a keyframe every 10), in an MP4 at 10 fps.
+    @Test func fpsTimesAnElementaryStream() throws {
+        let folder = try Scratch()
+        let input = CLIRunner.fixture("avc_main.h264")
+        let output = folder.file("cut.mp4")
+        let result = try CLIRunner.run(["trim", input, "--fps", "10", "--start", "1", "--end", "2", "-o", output])
+        #expect(result.status == 0, "\(result.stderr)")
+        let all = try Self.frameMD5s(["-i", input]).md5s
+        #expect(all.count == 20)
+        let shown = try Self.frameMD5s(["-i", output])
+        #expect(shown.errors.isEmpty)
+        #expect(shown.md5s == Array(all[10..<20]))
+        let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
+        let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "stream=r_frame_rate,duration", "-of", "csv=p=0", output])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "10/1,1.000000")
+    }
 }
