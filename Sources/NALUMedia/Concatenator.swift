@@ -1,6 +1,7 @@
 public import NALU
 public import NALUIO
 public import NALUMP4
+public import NALUTS
 
 /// Joins streams of one codec end to end, without re-encoding: each input in turn, from any mix
 /// of Annex-B, length-prefixed (with its record) and MP4/MOV inputs, into one sink.
@@ -129,6 +130,21 @@ public final class Concatenator {
         }
         report.outputFrameRate = report.sink?.mp4?.frameRate
         return report
+    }
+
+    /// Joins into one MPEG-TS program (``TransportStreamSink``): one muxer for every input, so
+    /// continuity counters and timestamps run on across the joins; each input's record sets go in
+    /// band before its first picture. Timed at `options.frameRate`, else the first input's rate.
+    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions) throws -> ConcatReport {
+        var options = options
+        if options.frameRate == nil, let first = sources.first { options.frameRate = try frameRate(of: first) }
+        let sink = try TransportStreamSink(codec: codec, output: output, options: options)
+        return try write { _, source in
+            for unit in source.outOfBandParameterSets {
+                try NALUnitView.withNALUnit(unit) { try sink.push($0) }
+            }
+            return sink
+        }
     }
 
     /// Joins as Annex-B: each input through its own ``AnnexBSink`` over `output`, so an MP4

@@ -1,6 +1,7 @@
 public import NALU
 public import NALUIO
 public import NALUMP4
+public import NALUTS
 
 /// Cuts a time range out of a stream without re-encoding, in two passes: ``index()`` reads the
 /// timing of every access unit (``TrimIndex``), ``plan(start:end:)`` decides what to keep
@@ -122,6 +123,19 @@ public final class Trimmer {
             throw NALUError(.invalidValue, field: "timescale", detail: "the muxer chose another timescale than the edit list assumed")
         }
         return report
+    }
+
+    /// Writes the plan as an MPEG-TS program (``TransportStreamSink``): the parameter sets in
+    /// force in band before the first picture, timed at the plan's frame rate.
+    public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
+                                                       options: TransportStreamMuxerOptions) throws -> MediaSinkReport {
+        var options = options
+        options.frameRate = options.frameRate ?? plan.frameRate
+        if source.container.isMP4 { options.placement = .beforeFirstSlice }
+        return try write(plan) { parameterSets in
+            try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
+                                    declarativeSEI: source.declarativeSEI)
+        }
     }
 
     /// Writes the cut as Annex-B, the parameter sets in force written before the first keyframe

@@ -190,26 +190,11 @@ extension Convert: CommandIO {
 }
 
 extension Convert {
-    /// The output framing: --to, else from the output's extension (annexb when none says;
-    /// ``checkFraming()`` refuses that case before the run).
-    var to: OutputFraming {
-        if let toOption { return toOption }
-        if let outputArgument, let framing = Naming.transportStream(outputArgument) { return framing }
-        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
-        case .mp4: return .mp4
-        default: return .annexb
-        }
-    }
+    /// The output framing: --to, else from the output's extension.
+    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
 
     /// Refuses an output whose framing neither --to nor its name says.
     func checkOptions() throws {
-        guard toOption == nil else { return }
-        guard let outputArgument, outputArgument != "-" else {
-            throw CLIError.usage(nil, "give --to annexb|avcc|mp4|ts|m2ts for standard output",
-                                 hint: "cat clip.mp4 | nalu convert --to annexb | ffplay -")
-        }
-        if Naming.framing(forExtensionOf: outputArgument) == nil && !Naming.isTransportStream(outputArgument) {
-            throw Naming.unknownFraming(outputArgument, transportStream: true)
-        }
+        try Naming.checkOutputFraming(toOption, output: outputArgument, example: "cat clip.mp4 | nalu convert --to annexb | ffplay -")
     }
 }

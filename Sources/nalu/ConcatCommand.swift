@@ -3,6 +3,7 @@ import NALU
 import NALUIO
 import NALUMP4
 import NALUMedia
+import NALUTS
 
 /// `nalu concat`: streams of one codec joined end to end (``Concatenator``).
 struct Concat: ParsableCommand {
@@ -72,6 +73,11 @@ struct Concat: ParsableCommand {
             report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
         case .avcc:
             report = try joiner.writeLengthPrefixed(output: file)
+        case .ts, .m2ts:
+            var options = TransportStreamMuxerOptions(frameRate: fps?.rational)
+            options.maxAccessUnitSize = mp4.maxAccessUnitSize
+            options.writer.timestampedPackets = to == .m2ts
+            report = try joiner.writeTransportStream(output: file, options: options)
         }
         try file.commit()
         for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
@@ -110,23 +116,12 @@ extension Concat: CommandIO {
     var example: String { "nalu concat a.mp4 b.h264 -o joined.mp4" }
 
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming {
-        if let toOption { return toOption }
-        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
-        case .mp4: return .mp4
-        default: return .annexb
-        }
-    }
+    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
 
     /// Refuses an output whose framing nothing says, and an output that is one of the inputs
     /// (Preflight checks the first).
     func checkOptions() throws {
-        if toOption == nil {
-            guard let outputArgument, outputArgument != "-" else {
-                throw CLIError.usage(nil, "give --to annexb|avcc|mp4 for standard output", hint: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
-            }
-            if Naming.framing(forExtensionOf: outputArgument) == nil { throw Naming.unknownFraming(outputArgument) }
-        }
+        try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
         let key = OutputKey(output)
         for input in inputs.dropFirst() where input != "-" {
             if let identity = key.identity, identity.isRegularFile, identity == FileIdentity(path: input) {

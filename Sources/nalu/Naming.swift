@@ -34,6 +34,29 @@ enum Naming {
     /// Whether `path` names an MPEG-TS output (`.ts .m2ts .mts`).
     static func isTransportStream(_ path: String) -> Bool { transportStream(path) != nil }
 
+    /// The output framing of `convert`, `trim`, `concat`: `--to`, else from the output's extension
+    /// (`.ts`/`.m2ts`, MP4, else Annex-B; ``checkOutputFraming(_:output:example:)`` refuses a
+    /// name that says nothing before the run).
+    static func outputFraming(_ to: OutputFraming?, output: String?) -> OutputFraming {
+        if let to { return to }
+        if let output, let framing = transportStream(output) { return framing }
+        switch output.flatMap(framing(forExtensionOf:)) {
+        case .mp4: return .mp4
+        default: return .annexb
+        }
+    }
+
+    /// Refuses an output whose framing neither `--to` nor its name says (standard output included).
+    static func checkOutputFraming(_ to: OutputFraming?, output: String?, example: String) throws {
+        guard to == nil else { return }
+        guard let output, output != "-" else {
+            throw CLIError.usage(nil, "give --to annexb|avcc|mp4|ts|m2ts for standard output", hint: example)
+        }
+        if framing(forExtensionOf: output) == nil && !isTransportStream(output) {
+            throw unknownFraming(output, transportStream: true)
+        }
+    }
+
     /// `annexb` for `.h264 .264 .avc .h265 .265 .hevc`, `mp4` for `.mp4 .m4v .mov`, else `nil`.
     static func framing(forExtensionOf path: String) -> EncodeOutputFormat? {
         let lower = path.lowercased()

@@ -3,6 +3,7 @@ import NALU
 import NALUIO
 import NALUMP4
 import NALUMedia
+import NALUTS
 
 /// `nalu trim`: a time range of a stream, without re-encoding (``Trimmer``).
 struct Trim: ParsableCommand {
@@ -121,6 +122,11 @@ struct Trim: ParsableCommand {
                                                             maxAccessUnitSize: mp4.maxAccessUnitSize))
         case .avcc:
             report = try trimmer.writeLengthPrefixed(plan, output: file)
+        case .ts, .m2ts:
+            var options = TransportStreamMuxerOptions(frameRate: plan.frameRate)
+            options.maxAccessUnitSize = mp4.maxAccessUnitSize
+            options.writer.timestampedPackets = to == .m2ts
+            report = try trimmer.writeTransportStream(plan, output: file, options: options)
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
@@ -166,20 +172,9 @@ extension Trim: CommandIO {
     var example: String { "nalu trim clip.mp4 --start 1 --end 2 -o cut.mp4" }
 
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming {
-        if let toOption { return toOption }
-        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
-        case .mp4: return .mp4
-        default: return .annexb
-        }
-    }
+    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
 
     func checkOptions() throws {
-        guard toOption == nil else { return }
-        guard let outputArgument, outputArgument != "-" else {
-            throw CLIError.usage(nil, "give --to annexb|avcc|mp4 for standard output",
-                                 hint: "nalu trim clip.mp4 --start 1 --end 2 --to annexb | ffplay -")
-        }
-        if Naming.framing(forExtensionOf: outputArgument) == nil { throw Naming.unknownFraming(outputArgument) }
+        try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu trim clip.mp4 --start 1 --end 2 --to annexb | ffplay -")
     }
 }
