@@ -44,7 +44,7 @@ let package = Package(
         .executableTarget(
             name: "nalu",
             dependencies: [
-                "NALU", "NALUIO", "NALUMP4", "NALUMedia",
+                "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
