@@ -40,7 +40,7 @@ let package = Package(
         // One media pipeline (issue 12): sources that detect the container by content (Annex-B,
         // length-prefixed, MP4/MOV, also on a pipe), sinks of one shape, the summaries the CLI prints.
         .target(name: "NALUMedia", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
-        .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nalu",
             dependencies: [

@@ -168,7 +168,7 @@ public final class MediaSource {
             return
         }
 
-        if let packetSize = prefix.withUnsafeBytes({ TransportStreamDetection.packetSize(of: $0, hinted: TransportStreamDetection.hasExtension(path)) }) {
+        if let packetSize = ContainerDetection.transportStreamPacketSize(prefix, path: path) {
             guard options.record == nil, options.lengthSize == nil else {
                 throw NALUError(.invalidValue, field: "--extradata", detail: "\(path) is an MPEG transport stream: its video is Annex-B, so --extradata and an input length size do not apply")
             }
