@@ -61,7 +61,7 @@ let package = Package(
         // binaries; the tests replay the regression inputs through them.
         .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
-        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
         .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),

@@ -196,6 +196,10 @@ public final class MediaSource {
                 count += got
             }
             head.removeSubrange(count...)
+            guard count > 0 else {
+                throw NALUError(.missing, field: "PES_packet", byteOffset: reader.bytesRead,
+                                detail: "no payload on \(video.map(\.description) ?? "the video PID") in the \(reader.bytesRead)-byte transport stream")
+            }
             transportPrefix = head
             transportElementary = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
             codec = streamCodec
