@@ -178,7 +178,12 @@ public final class MediaSource {
                 var reported = 0
                 reader.demuxer.onWarning = { warning in
                     reported += 1
-                    if reported <= limit { handler(warning) }
+                    if reported <= limit {
+                        handler(warning)
+                    } else if reported == limit + 1 {
+                        handler(TransportStreamWarning(kind: warning.kind, pid: nil, byteOffset: warning.byteOffset,
+                                                       detail: "more damage; further warnings are not shown (info --json counts them all)"))
+                    }
                 }
             }
             try reader.readProgram()
