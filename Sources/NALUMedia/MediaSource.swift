@@ -349,8 +349,12 @@ public final class MediaSource {
     }
 
     /// The time stamps of a transport stream's access unit at elementary-stream offset `offset`.
+    /// The access unit's offset is that of its first start code, which may take a zero byte
+    /// from the end of the previous PES packet (a 4-byte start code split 1 + 3): a PES packet
+    /// starting up to 4 bytes after it is still the access unit's. No other access unit can start
+    /// in those bytes (a start code and a NAL unit header are at least 5).
     private func timestamps(at offset: Int64) -> PESTimestamps? {
-        transportReader?.demuxer.timestamps(forAccessUnitAt: offset)
+        transportReader?.demuxer.timestamps(forAccessUnitAt: offset + 4)
     }
 
     /// A splitter that knows the out-of-band parameter sets.
