@@ -40,7 +40,7 @@ let package = Package(
         // One media pipeline (issue 12): sources that detect the container by content (Annex-B,
         // length-prefixed, MP4/MOV, also on a pipe), sinks of one shape, the summaries the CLI prints.
         .target(name: "NALUMedia", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
-        .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUMediaTests", dependencies: ["NALUMedia", "NALU", "NALUIO", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
         .executableTarget(
             name: "nalu",
             dependencies: [
@@ -59,9 +59,9 @@ let package = Package(
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
-        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
-        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
         .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),

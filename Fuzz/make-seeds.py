@@ -95,6 +95,15 @@ for name in sorted(os.listdir(fixtures)):
         write("mp4", base + ".mux-frag-inband", bytes([1 | flags | 4 | 16]) + annexb(small))
     elif ext in (".mp4", ".mov"):
         write("mp4", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
+    elif ext in (".ts", ".m2ts"):
+        # The ts target: mode bit 0 = 192-byte packets; the first 60 packets (PAT, PMT, a few frames).
+        m2ts = 1 if ext == ".m2ts" else 0
+        size = 192 if m2ts else 188
+        head = open(path, "rb").read()[:60 * size]
+        write("ts", base, bytes([m2ts]) + head)
+        write("ts", base + ".pid-chunks", bytes([m2ts | 2 | (37 << 2)]) + head)
+        lossy = head[:10 * size] + head[11 * size:]
+        write("ts", base + ".lossy", bytes([m2ts | (3 << 2)]) + lossy)
     elif ext in (".avcC", ".hvcC"):
         write("records", base, b"\x07" + open(path, "rb").read())
 

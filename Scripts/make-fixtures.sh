@@ -130,6 +130,28 @@ colour_fixtures() {
     probe_colour colour_avc_nosar h264
     colour colour_hevc_hlg_sar   hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range pc -vf setsar=16/11 -x265-params log-level=error
 }
+# MPEG-TS input (issue 15): NAME.ts|NAME.m2ts as ffmpeg's mpegts muxer writes them (video PID 0x100,
+# AAC audio 0x101), with
+#   NAME.demux.h264|h265   ffmpeg's own demux: -map 0:v -c copy -f h264|hevc
+#   NAME.tspackets.csv     ffprobe's video packets: pts,dts,flags (90 kHz), one line each
+# Only these: NALU_FIXTURES=ts Scripts/make-fixtures.sh
+# name extension codec frames encoder-and-muxer-args...
+make_ts() {
+    local name=$1 container=$2 codec=$3 frames=$4; shift 4
+    local ext=h264 enc=libx264 fmt=h264
+    if [ "$codec" = hevc ]; then ext=h265 enc=libx265 fmt=hevc; fi
+    local file="$out/$name.$container"
+    ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=30:duration=2" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=1" \
+        -frames:v "$frames" -c:v "$enc" -pix_fmt yuv420p -c:a aac "$@" -fflags +bitexact -f mpegts "$file"
+    ffmpeg -v error -y -i "$file" -map 0:v -c copy -f "$fmt" "$out/$name.demux.$ext"
+    ffprobe -v error -select_streams v:0 -show_entries packet=pts,dts,flags -of csv=p=0 "$file" > "$out/$name.tspackets.csv"
+}
+ts_fixtures() {
+    make_ts ts_avc_aac   ts   h264 30 -bf 2 -g 10 -x264-params log-level=error
+    make_ts ts_hevc_aac  ts   hevc 30 -preset fast -x265-params "log-level=error:bframes=3:keyint=12:min-keyint=12:scenecut=0"
+    make_ts m2ts_avc_aac m2ts h264 30 -bf 2 -g 10 -x264-params log-level=error -mpegts_m2ts_mode 1
+}
+[ "${NALU_FIXTURES:-all}" = ts ] && { ts_fixtures; exit 0; }
 [ "${NALU_FIXTURES:-all}" = colour ] && { colour_fixtures; exit 0; }
 
 # Cutting and joining (issue 15, nalu trim/concat): a 3-second 25 fps H.264 B-frame MP4 with AAC
@@ -182,6 +204,7 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 
 colour_fixtures
 trim_fixtures
+ts_fixtures
 
 # AAC in ADTS (issue 15, MPEG-TS output): ffmpeg's native AAC encoder, LC, 44.1 kHz stereo, 0.5 s
 # of a sine. The TS muxer's ADTS framing is checked against ffmpeg's headers, frame by frame.

@@ -14,6 +14,8 @@
 #   mp4-*           box sizes past the end / zero / below the header / 64-bit, 40-deep nesting,
 #                   huge table and fragment counts, sample offsets outside the file, missing or
 #                   empty stsd, no H.264/H.265 track, broken avcC/hvcC, NAL lengths past a sample
+#   ts-*, m2ts-*    transport streams cut, with packets lost, duplicated, flagged, scrambled or out
+#                   of sync, adaptation fields, PES headers and PAT/PMT sections past their bytes
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rm -rf Tests/Fixtures/malformed
@@ -373,6 +375,108 @@ mp4("frag-no-mvex.mp4", patched(fragmented, mvex + 4, ">4s", b"free"))
 trex, _, _ = box(fragmented, "trex")
 mp4("frag-trex-default-size-huge.mp4", patched(fragmented, trex + 24, ">I", 0xFFFF_FFFF))
 mp4("frag-trex-description-index-zero.mp4", patched(fragmented, trex + 16, ">I", 0))
+# MPEG-TS (issue 15): ffmpeg's transport streams cut, with packets lost, flagged, unsynced, and
+# with adaptation fields, PES headers and PAT/PMT sections that run past their bytes.
+def crc_mpeg2(data):
+    crc = 0xFFFFFFFF
+    for byte in data:
+        crc ^= byte << 24
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if crc & 0x80000000 else (crc << 1) & 0xFFFFFFFF
+    return crc
+def ts_packets(data, size=188):
+    return [bytearray(data[i:i + size]) for i in range(0, len(data) - size + 1, size)]
+def pid_of(p, sync=0): return ((p[sync + 1] & 0x1F) << 8) | p[sync + 2]
+def ts_join(packets): return b"".join(bytes(p) for p in packets)
+def with_section(packets, pid, change):
+    """Applies `change` to the section of every PUSI packet of `pid` (pointer_field 0), then fixes its CRC."""
+    for p in packets:
+        if pid_of(p) == pid and p[1] & 0x40:
+            start = 5 + p[4]
+            length = ((p[start + 1] & 0x0F) << 8) | p[start + 2]
+            section = bytearray(p[start:start + 3 + length])
+            change(section)
+            section[-4:] = crc_mpeg2(section[:-4]).to_bytes(4, "big")
+            p[start:start + len(section)] = section[:188 - start]
+    return packets
+tsdata = open(os.path.join(fixtures, "ts_avc_aac.ts"), "rb").read()
+hevcts = open(os.path.join(fixtures, "ts_hevc_aac.ts"), "rb").read()
+m2tsdata = open(os.path.join(fixtures, "m2ts_avc_aac.m2ts"), "rb").read()
+for cut in (100, 188 * 2 + 50, 188 * 3, 188 * 4 + 20, 5000, len(tsdata) - 100):
+    write(f"ts-truncated-{cut}.ts", tsdata[:cut])
+for cut in (192 * 3 + 2, 192 * 10 + 100, len(m2tsdata) - 50):
+    write(f"m2ts-truncated-{cut}.m2ts", m2tsdata[:cut])
+video = [i for i, p in enumerate(ts_packets(tsdata)) if pid_of(p) == 0x100]
+packets = ts_packets(tsdata)
+write("ts-continuity-gaps.ts", ts_join(p for i, p in enumerate(packets) if i not in video[5:40:7]))
+write("ts-duplicate-packets.ts", ts_join(sum(([p, p] if i in video[3:9] else [p] for i, p in enumerate(packets)), [])))
+packets = ts_packets(tsdata)
+for i in video[4:60:5]: packets[i][1] |= 0x80
+write("ts-transport-error.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+for i in video[10:20]: packets[i][3] |= 0x80
+write("ts-scrambled.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+for i in video[:8]:
+    packets[i][3] |= 0x20  # adaptation field present
+    packets[i][4] = 200    # … and longer than the packet
+write("ts-adaptation-field-length.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+first = [i for i in video if packets[i][1] & 0x40]
+for i in first[:10]:
+    p = packets[i]
+    at = 4 + (1 + p[4] if p[3] & 0x20 else 0)
+    p[at + 8] = 0xFF       # PES_header_data_length past the packet
+write("ts-pes-header-length.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+for i in first[:10]:
+    p = packets[i]
+    at = 4 + (1 + p[4] if p[3] & 0x20 else 0)
+    p[at + 2] = 0x02       # packet_start_code_prefix 000002
+    p[at + 7] = (p[at + 7] & 0x3F) | 0x40  # PTS_DTS_flags '01'
+write("ts-pes-start-code.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+for i in first[::2]:
+    p = packets[i]
+    at = 4 + (1 + p[4] if p[3] & 0x20 else 0)
+    p[at + 7] = (p[at + 7] & 0x3F) | 0x40  # PTS_DTS_flags '01' (forbidden)
+write("ts-pts-dts-flags.ts", ts_join(packets))
+def bad_crc(packets, pid):
+    for p in packets:
+        if pid_of(p) == pid and p[1] & 0x40: p[20] ^= 0xFF
+    return packets
+write("ts-pat-crc.ts", ts_join(bad_crc(ts_packets(tsdata), 0)))
+write("ts-pmt-crc.ts", ts_join(bad_crc(ts_packets(tsdata), 0x1000)))
+def es_info_huge(section):
+    section[12 + ((section[10] & 0x0F) << 8 | section[11]) + 3] = 0x0F
+write("ts-pmt-es-info-length.ts", ts_join(with_section(ts_packets(tsdata), 0x1000, es_info_huge)))
+def program_info_huge(section): section[10] = 0xFF
+write("ts-pmt-program-info-length.ts", ts_join(with_section(ts_packets(tsdata), 0x1000, program_info_huge)))
+def audio_only(section):
+    section[12] = 0x0F     # the video entry's stream_type: AAC
+write("ts-no-video-stream.ts", ts_join(with_section(ts_packets(tsdata), 0x1000, audio_only)))
+packets = ts_packets(tsdata)
+for p in packets:
+    if pid_of(p) == 0x1000 and p[1] & 0x40: p[5 + p[4] + 2 if p[3] & 0x20 else 7] = 0xFF  # section_length low byte
+write("ts-pmt-section-length.ts", ts_join(packets))
+packets = ts_packets(tsdata)
+for p in packets:
+    if pid_of(p) == 0 and p[1] & 0x40: p[4] = 0xB7  # pointer_field past the packet
+write("ts-pat-pointer-field.ts", ts_join(packets))
+rng = random.Random(15)
+packets = ts_packets(tsdata)
+write("ts-garbage-between.ts", ts_join(packets[:20]) + bytes(rng.randrange(256) for _ in range(333)) + ts_join(packets[20:]))
+packets = ts_packets(tsdata)
+for i in range(7, len(packets), 9): packets[i][0] = 0x46
+write("ts-sync-lost.ts", ts_join(packets))
+write("ts-leading-garbage.ts", bytes(rng.randrange(1, 256) for _ in range(100)) + tsdata)
+noise = bytearray(hevcts)
+for _ in range(300): noise[rng.randrange(len(noise))] = rng.randrange(256)
+write("ts-hevc-noise.ts", noise)
+sync_only = bytearray(rng.randrange(256) for _ in range(188 * 40))
+for i in range(0, len(sync_only), 188): sync_only[i] = 0x47
+write("ts-random-sync.ts", sync_only)
+write("m2ts-as-188.ts", m2tsdata[4:])
 print(f"make-malformed: {count} files in {out}")
 PY
 du -sh Tests/Fixtures/malformed

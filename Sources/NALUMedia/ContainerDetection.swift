@@ -1,4 +1,5 @@
 public import NALU
+import NALUTS
 
 /// What an input's container is, told from its content (and, for the codec of a raw stream
 /// whose headers do not say, its file name).
@@ -22,6 +23,16 @@ public enum ContainerDetection {
     public static func hasMP4Extension(_ path: String) -> Bool {
         let lower = path.lowercased()
         return mp4Extensions.contains(where: lower.hasSuffix)
+    }
+
+    /// File name extensions of MPEG transport streams (the content decides, see
+    /// ``transportStreamPacketSize(_:path:)``; the name only helps a one-packet input).
+    public static var transportStreamExtensions: [String] { TransportStreamDetection.extensions }
+
+    /// The packet size (188, or 192 for M2TS) when `prefix` (the first bytes of an input) holds
+    /// `sync_byte` 0x47 at that stride over several packets; `nil` otherwise.
+    public static func transportStreamPacketSize(_ prefix: [UInt8], path: String = "") -> Int? {
+        prefix.withUnsafeBytes { TransportStreamDetection.packetSize(of: $0, hinted: TransportStreamDetection.hasExtension(path)) }
     }
 
     /// The codec a raw stream's file name suggests: `.h264`/`.264`/`.avc`/`.jsv`/`.26l` or

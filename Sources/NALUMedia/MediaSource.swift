@@ -1,6 +1,7 @@
 public import NALU
 import NALUIO
 public import NALUMP4
+public import NALUTS
 
 /// How an input is framed or contained.
 public enum MediaContainer: Hashable, Sendable, CustomStringConvertible {
@@ -10,19 +11,32 @@ public enum MediaContainer: Hashable, Sendable, CustomStringConvertible {
     case lengthPrefixed(lengthSize: Int)
     /// The first H.264/H.265 video track of an ISO BMFF file; `quickTime` for a MOV (`qt  ` brand).
     case mp4(quickTime: Bool)
+    /// The first H.264/H.265 stream (or the `--pid` one) of an MPEG-2 transport stream
+    /// (ISO/IEC 13818-1) of 188-byte packets, or 192-byte M2TS packets.
+    case transportStream(packetSize: Int)
 
     public var description: String {
         switch self {
         case .annexB: StreamFormat.annexB.rawValue
         case .lengthPrefixed: StreamFormat.lengthPrefixed.rawValue
         case .mp4(let quickTime): quickTime ? "QuickTime" : "MP4"
+        case .transportStream(let size): size == TransportStream.timestampedPacketSize ? "MPEG-TS (M2TS)" : "MPEG-TS"
         }
     }
 
-    /// The framing of the NAL units: an MP4 track's samples are length-prefixed.
+    /// The framing of the NAL units: an MP4 track's samples are length-prefixed, a transport
+    /// stream's PES payload is Annex-B.
     public var framing: StreamFormat {
-        if case .annexB = self { return .annexB }
-        return .lengthPrefixed
+        switch self {
+        case .annexB, .transportStream: .annexB
+        case .lengthPrefixed, .mp4: .lengthPrefixed
+        }
+    }
+
+    /// Whether this is an MPEG-2 transport stream.
+    public var isTransportStream: Bool {
+        if case .transportStream = self { return true }
+        return false
     }
 
     /// Whether this is an MP4/MOV file.
@@ -46,9 +60,16 @@ public struct MediaSourceOptions: Sendable {
     /// Whether a raw stream whose NAL headers do not tell the codec takes it from the file name's
     /// extension (``ContainerDetection/codec(fromExtension:)``).
     public var codecFromFileName: Bool
+    /// The PID of the video stream of a transport stream (`--pid`), or `nil` for the first
+    /// H.264/H.265 stream of the PMT.
+    public var pid: UInt16?
+    /// Told of the damage a transport stream's demultiplexer steps over (the first
+    /// ``MediaSource/reportedWarningLimit``; the counts have them all).
+    public var onTransportStreamWarning: (@Sendable (TransportStreamWarning) -> Void)?
 
     public init(codec: Codec? = nil, lengthSize: Int? = nil, record: DecoderConfigurationRecord? = nil, spoolDirectory: String? = nil,
-                codecFromFileName: Bool = true) {
+                codecFromFileName: Bool = true, pid: UInt16? = nil) {
+        self.pid = pid
         self.codec = codec
         self.lengthSize = lengthSize
         self.record = record
@@ -84,6 +105,15 @@ public final class MediaSource {
     /// Whether an MP4 input came through a pipe and was spooled.
     public let spooled: Bool
     private var elementary: ElementaryStreamReader<ReplaySource<InputFile>>?
+    /// The demultiplexer of a transport stream input, and the reader of its video payload.
+    private let transportReader: TransportStreamReader<ReplaySource<InputFile>>?
+    private var transportElementary: ElementaryStreamReader<ReplaySource<TransportStreamReader<ReplaySource<InputFile>>>>?
+    /// The first elementary-stream bytes of a transport stream (read at once, so the first time
+    /// stamps are known), replayed before the rest.
+    private var transportPrefix: [UInt8] = []
+    /// Warnings of a transport stream passed to ``MediaSourceOptions/onTransportStreamWarning``
+    /// at most; the rest are counted only.
+    public static let reportedWarningLimit = 20
 
     /// Opens `path` (`"-"`: standard input) and detects what `options` leave open.
     /// - Throws: ``NALUError``: `.io` when the path cannot be opened or read, `.unrecognisedFormat`
@@ -133,8 +163,65 @@ public final class MediaSource {
             }
             otherTracks = MP4OtherTrack.list(in: reader)
             elementary = nil
+            transportReader = nil
+            transportElementary = nil
             return
         }
+
+        if let packetSize = ContainerDetection.transportStreamPacketSize(prefix, path: path) {
+            guard options.record == nil, options.lengthSize == nil else {
+                throw NALUError(.invalidValue, field: "--extradata", detail: "\(path) is an MPEG transport stream: its video is Annex-B, so --extradata and an input length size do not apply")
+            }
+            let reader = TransportStreamReader(ReplaySource(prefix: prefix, source: input), packetSize: packetSize, pid: options.pid)
+            if let handler = options.onTransportStreamWarning {
+                let limit = Self.reportedWarningLimit
+                var reported = 0
+                reader.demuxer.onWarning = { warning in
+                    reported += 1
+                    if reported <= limit {
+                        handler(warning)
+                    } else if reported == limit + 1 {
+                        handler(TransportStreamWarning(kind: warning.kind, pid: nil, byteOffset: warning.byteOffset,
+                                                       detail: "more damage; further warnings are not shown (info --json counts them all)"))
+                    }
+                }
+            }
+            try reader.readProgram()
+            let video = reader.demuxer.video
+            let streamCodec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
+            if let codec = options.codec, codec != streamCodec {
+                throw NALUError(.invalidValue, field: "--codec", detail: "\(codec) was given; \(video.map(\.description) ?? "the video stream") of \(path) is \(streamCodec)")
+            }
+            transportReader = reader
+            var head = [UInt8](repeating: 0, count: ElementaryStreamReader<InputFile>.sniffLength)
+            var count = 0
+            while count < head.count {
+                let got = try head.withUnsafeMutableBytes { try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[count...])) }
+                if got <= 0 { break }
+                count += got
+            }
+            head.removeSubrange(count...)
+            guard count > 0 else {
+                throw NALUError(.missing, field: "PES_packet", byteOffset: reader.bytesRead,
+                                detail: "no payload on \(video.map(\.description) ?? "the video PID") in the \(reader.bytesRead)-byte transport stream")
+            }
+            transportPrefix = head
+            transportElementary = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
+            codec = streamCodec
+            container = .transportStream(packetSize: reader.packetSize)
+            mp4 = nil
+            otherTracks = []
+            declarativeSEI = []
+            spooled = false
+            outOfBandParameterSets = []
+            elementary = nil
+            return
+        }
+        if let pid = options.pid {
+            throw NALUError(.invalidValue, field: "--pid", detail: "\(pid) was given; \(path) is no MPEG transport stream (no sync byte 0x47 every 188 or 192 bytes)")
+        }
+        transportReader = nil
+        transportElementary = nil
 
         mp4 = nil
         otherTracks = []
@@ -164,15 +251,29 @@ public final class MediaSource {
         case .annexB: nil
         case .lengthPrefixed(let size): size
         case .mp4: mp4?.track.lengthSize
+        case .transportStream: nil
         }
     }
 
     /// Non-zero bytes before the first start code (Annex-B), after reading.
-    public var leadingGarbageBytes: Int64 { elementary?.leadingGarbageBytes ?? 0 }
+    public var leadingGarbageBytes: Int64 { elementary?.leadingGarbageBytes ?? transportElementary?.leadingGarbageBytes ?? 0 }
+
+    /// What the transport stream's demultiplexer found so far (transport stream input).
+    public var transportStream: TransportStreamSummary? {
+        transportReader.map { TransportStreamSummary(reader: $0) }
+    }
+
+    /// The tracks or streams of the input that are not read: an MP4's other tracks, a transport
+    /// stream's other elementary streams ("PID 0x101 (stream_type 0x0F, AAC audio)").
+    public var otherTrackDescriptions: [String] {
+        if let transportStream { return transportStream.otherStreams.map(\.description) }
+        return otherTracks.map(\.description)
+    }
 
     /// Frames per second the container's timing implies (an MP4 track's timescale over its
     /// first sample's duration), or `nil` (raw streams: see the SPS VUI).
     public func containerFrameRate() throws -> Rational? {
+        if let transportStream { return transportStream.frameRate }
         guard let mp4 else { return nil }
         var iterator = mp4.samples()
         guard let first = try iterator.next(), first.duration > 0 else { return nil }
@@ -189,6 +290,10 @@ public final class MediaSource {
             elementary = nil
             defer { elementary = reader }
             try reader.forEachNALUnit(body)
+        } else if var reader = transportElementary {
+            transportElementary = nil
+            defer { transportElementary = reader }
+            try reader.forEachNALUnit(body)
         }
     }
 
@@ -198,6 +303,9 @@ public final class MediaSource {
         public var summary: AccessUnitSummary
         /// The MP4 sample that starts where the access unit does, if any.
         public var sample: MP4Sample?
+        /// The PTS/DTS of the PES packet the access unit starts in (transport stream input;
+        /// ISO/IEC 13818-1 2.4.3.7: the first access unit starting in a PES packet takes its time stamps).
+        public var timestamps: PESTimestamps?
     }
 
     /// Splits the stream into access units (H.264 7.4.1.2.3, H.265 7.4.2.4.4), the splitter
@@ -212,10 +320,41 @@ public final class MediaSource {
         try forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
             let step = try splitter.push(unit)
             try nalUnit(unit, step.header)
-            if let completed = step.completed { try body(AccessUnit(summary: completed, sample: recent.sample(at: completed.offset))) }
+            if let completed = step.completed {
+                try body(AccessUnit(summary: completed, sample: recent.sample(at: completed.offset), timestamps: timestamps(at: completed.offset)))
+            }
         }
-        if let last = splitter.finish() { try body(AccessUnit(summary: last, sample: recent.sample(at: last.offset))) }
+        if let last = splitter.finish() { try body(AccessUnit(summary: last, sample: recent.sample(at: last.offset), timestamps: timestamps(at: last.offset))) }
         return splitter.parameterSets
+    }
+
+    /// Copies a transport stream's video elementary stream — the PES payload of its PID, byte for
+    /// byte, as `ffmpeg -i in.ts -map 0:v -c copy -f h264|hevc` writes it — to `sink`, once,
+    /// instead of ``forEachNALUnit(sampleStarts:_:)``.
+    /// - Returns: the bytes copied, or `nil` when the input is no transport stream.
+    public func copyElementaryStream(to sink: inout some ByteSink) throws -> Int64? {
+        guard let reader = transportReader, transportElementary != nil else { return nil }
+        transportElementary = nil
+        var source = ReplaySource(prefix: transportPrefix, source: reader)
+        transportPrefix = []
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { chunk.deallocate() }
+        var total: Int64 = 0
+        while true {
+            let count = try source.read(into: chunk)
+            if count <= 0 { return total }
+            try sink.write(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+            total += Int64(count)
+        }
+    }
+
+    /// The time stamps of a transport stream's access unit at elementary-stream offset `offset`.
+    /// The access unit's offset is that of its first start code, which may take a zero byte
+    /// from the end of the previous PES packet (a 4-byte start code split 1 + 3): a PES packet
+    /// starting up to 4 bytes after it is still the access unit's. No other access unit can start
+    /// in those bytes (a start code and a NAL unit header are at least 5).
+    private func timestamps(at offset: Int64) -> PESTimestamps? {
+        transportReader?.demuxer.timestamps(forAccessUnitAt: offset + 4)
     }
 
     /// A splitter that knows the out-of-band parameter sets.

@@ -27,6 +27,10 @@ public struct StreamSummary: Sendable {
     public var leadingGarbageBytes: Int64 = 0
     /// The container's facts, for MP4/MOV input.
     public var container: ContainerSummary?
+    /// The demultiplexer's findings, for transport stream input.
+    public var transportStream: TransportStreamSummary?
+    /// The smallest and largest PTS of the access units (transport stream input; 90 kHz).
+    public var presentationTimeRange: ClosedRange<Int64>?
     /// What the VUI of the SPS that ``description`` describes says about colour, aspect,
     /// timing, reordering and the HRD.
     public var signal: VideoSignalSummary?
@@ -54,7 +58,13 @@ public struct StreamSummary: Sendable {
             } else if !fieldOrder.isDone {
                 fieldOrder.add(unit.array[...])
             }
-        }) { unit in summary.count(unit.summary) }
+        }) { unit in
+            summary.count(unit.summary)
+            if let pts = unit.timestamps?.presentation {
+                let range = summary.presentationTimeRange
+                summary.presentationTimeRange = min(range?.lowerBound ?? pts, pts)...max(range?.upperBound ?? pts, pts)
+            }
+        }
         summary.description = parameterSets.streamDescription
         summary.fieldOrder = fieldOrder.name
         if let id = parameterSets.lastSPSId {
@@ -64,6 +74,10 @@ public struct StreamSummary: Sendable {
             }
         }
         summary.leadingGarbageBytes = source.leadingGarbageBytes
+        if let transportStream = source.transportStream {
+            summary.transportStream = transportStream
+            summary.bytes = transportStream.bytes
+        }
         if let mp4 = source.mp4 {
             summary.bytes = mp4.source.size
             let totals = try MP4SampleTotals.of(mp4)
@@ -96,6 +110,13 @@ public struct StreamSummary: Sendable {
 
     private static func named(_ counts: some Sequence<(String, Int)>) -> [String: Int] {
         Dictionary(uniqueKeysWithValues: counts.filter { $0.1 > 0 })
+    }
+
+    /// The presentation duration of a transport stream input in 90 kHz ticks: the PTS span plus
+    /// one frame period.
+    public var transportStreamDuration: Int64? {
+        guard let range = presentationTimeRange else { return nil }
+        return range.upperBound - range.lowerBound + (transportStream?.frameDuration ?? 0)
     }
 
     /// The name of NAL unit type `type` in this codec.

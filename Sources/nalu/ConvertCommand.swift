@@ -100,6 +100,9 @@ struct Convert: ParsableCommand {
     @Option(help: ArgumentHelp("avcC/hvcC record holding the input's parameter sets (length-prefixed input).", valueName: "file"))
     var extradata: String?
 
+    @Option(help: ArgumentHelp("MPEG-TS input: the PID of the video stream to read (decimal or 0x hex); default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("Write the avcC/hvcC record of the output here (--to avcc).", valueName: "file"))
     var extradataOut: String?
 
@@ -155,21 +158,22 @@ struct Convert: ParsableCommand {
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
         let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
-                                                                    codecFromFileName: false))
+                                                                    codecFromFileName: false, pid: pid?.value))
         if source.container.isMP4 && to != .avcc && lengthSize != nil {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        if !source.otherTracks.isEmpty {
+        if !source.otherTrackDescriptions.isEmpty {
             // One line naming every track left behind.
-            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
-            let verb = source.otherTracks.count == 1 ? "is" : "are"
+            let tracks = source.otherTrackDescriptions.joined(separator: ", ")
+            let verb = source.otherTrackDescriptions.count == 1 ? "is" : "are"
             let held = switch to {
             case .mp4: "the MP4 output has one video track"
             case .ts, .m2ts: "the MPEG-TS output has one video stream"
             case .annexb, .avcc: "an elementary stream holds one video track"
             }
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)
+")
         }
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
@@ -177,6 +181,14 @@ struct Convert: ParsableCommand {
             StandardError.write("nalu: note: the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record\n")
         }
         let file = try FileSink(path: output)
+        // MPEG-TS → Annex-B with the default policies: the PES payload as it is (ffmpeg's -c copy).
+        if to == .annexb && aud == .keep && parameterSets == .keyframes && source.container.isTransportStream {
+            var sink = file
+            let bytes = try source.copyElementaryStream(to: &sink) ?? 0
+            try file.commit()
+            if verbose { StandardError.write("nalu: \(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied\n") }
+            return
+        }
         let delimiters: AccessUnitDelimiterPolicy = aud == .strip ? .strip : .keep
         let sink: any MediaSink = switch to {
         case .annexb:

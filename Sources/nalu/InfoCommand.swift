@@ -26,9 +26,13 @@ struct Info: ParsableCommand {
                 members.insert(("container", container.json), at: 0)
                 object = .object(members)
             }
+            if let transport = summary.transportStreamJSON, case .object(var members) = object {
+                members.insert(("container", transport), at: 0)
+                object = .object(members)
+            }
             try out.line(object.prettyText)
         } else {
-            try out.write((summary.container?.text ?? "") + summary.text(format: format, lengthSize: source.lengthSize))
+            try out.write((summary.container?.text ?? summary.transportStreamText ?? "") + summary.text(format: format, lengthSize: source.lengthSize))
         }
         try out.flush()
     }

@@ -12,7 +12,7 @@ enum CodecOption: String, ExpressibleByArgument, CaseIterable {
 
 /// Options shared by every command that reads an elementary stream.
 struct InputOptions: ParsableArguments {
-    @Argument(help: ArgumentHelp("Input stream Annex-B, length-prefixed or MP4/MOV (told by content), or - for standard input (the default when it is a pipe).", valueName: "file"))
+    @Argument(help: ArgumentHelp("Input stream Annex-B, length-prefixed, MP4/MOV or MPEG-TS (told by content), or - for standard input (the default when it is a pipe).", valueName: "file"))
     var inputArgument: String?
 
     @Option(help: "Codec of the input (h264|hevc); detected from the NAL headers when omitted.")
@@ -23,6 +23,9 @@ struct InputOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("avcC/hvcC record with the parameter sets of length-prefixed input (implies length-prefixed framing).", valueName: "file"))
     var extradata: String?
+
+    @Option(help: ArgumentHelp("MPEG-TS input: the PID of the video stream to read (decimal or 0x hex); default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
 
     func validate() throws {
         if let lengthSize, ![1, 2, 4].contains(lengthSize) {
@@ -37,13 +40,16 @@ struct InputOptions: ParsableArguments {
 
     /// Opens the input once: its container (Annex-B, length-prefixed, MP4/MOV) from its content.
     func openSource() throws -> MediaSource {
-        try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: try record()))
+        try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: try record(), pid: pid?.value))
     }
 }
 
 /// Opens `path` as a ``MediaSource``; options that contradict the input (the library names the
 /// option as the error's field) are usage errors.
 func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> MediaSource {
+    var options = options
+    // A transport stream's damage is stepped over, not fatal: said on standard error.
+    options.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(path): \(warning)\n") }
     do {
         return try MediaSource(path: path, options: options)
     } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
@@ -59,5 +65,17 @@ func loadDecoderConfigurationRecord(_ path: String, codec: Codec?) throws -> Dec
         return try DecoderConfigurationRecord(parsing: bytes)
     } catch {
         throw NALUError(error.code, field: "\(path): \(error.field)", byteOffset: error.byteOffset, detail: error.detail)
+    }
+}
+
+/// `--pid N`: a transport stream PID, decimal or `0x` hexadecimal, 0…0x1FFF.
+struct PIDOption: ExpressibleByArgument {
+    let value: UInt16
+
+    init?(argument: String) {
+        let lower = argument.lowercased()
+        let parsed = lower.hasPrefix("0x") ? UInt16(lower.dropFirst(2), radix: 16) : UInt16(lower)
+        guard let parsed, parsed <= 0x1FFF else { return nil }
+        value = parsed
     }
 }

@@ -22,9 +22,10 @@ struct Keyframes: ParsableCommand {
     func run() throws {
         let source = try inputOptions.openSource()
         let mp4 = source.container.isMP4
+        let ts = source.container.isTransportStream
         let out = try StandardOutput()
         defer { try? out.flush() }
-        if !json { try out.line(mp4 ? "   index      offset  class     type         pts  sync" : "   index      offset  class     type") }
+        if !json { try out.line(mp4 ? "   index      offset  class     type         pts  sync" : ts ? "   index      offset  class     type         pts" : "   index      offset  class     type") }
         try source.forEachAccessUnit { access in
             let unit = access.summary
             guard let keyframe = unit.keyframe else { return }
@@ -41,6 +42,11 @@ struct Keyframes: ParsableCommand {
                     members.append(("pts", sample.map { JSON.number($0.pts) } ?? .null))
                     members.append(("sync_sample", sample.map { JSON.bool($0.isSync) } ?? .null))
                 }
+                // MPEG-TS input: the 90 kHz PTS/DTS of the PES packet the access unit starts in.
+                if ts {
+                    members.append(("pts", access.timestamps?.presentation.map { JSON.number(Int($0)) } ?? .null))
+                    members.append(("dts", access.timestamps?.effectiveDecoding.map { JSON.number(Int($0)) } ?? .null))
+                }
                 if case .recoveryPoint(let count) = keyframe { members.append(("recovery_count", .number(count))) }
                 try out.line(JSON.object(members).text)
             } else {
@@ -48,6 +54,8 @@ struct Keyframes: ParsableCommand {
                 if mp4 {
                     line += (unit.pictureType?.rawValue ?? "-").padding(4) + pad(sample.map { String($0.pts) } ?? "-", 8) + "  "
                         + (sample.map { $0.isSync ? "yes" : "no" } ?? "-")
+                } else if ts {
+                    line += (unit.pictureType?.rawValue ?? "-").padding(4) + pad(access.timestamps?.presentation.map { String($0) } ?? "-", 8)
                 } else {
                     line += unit.pictureType?.rawValue ?? "-"
                 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import NALU
 import NALUMP4
+import NALUMedia
 
 /// Runs every input-reading subcommand on every file of `Tests/Fixtures/malformed/` (made by
 /// `Scripts/make-malformed.sh`) and requires, for each run:
@@ -11,7 +12,8 @@ import NALUMP4
 ///   produces for the same input in memory (convert), or a record that parses (extradata).
 /// Length-prefixed files (`.lp`) get `--length-size 4` (`--input-length-size 4` for
 /// `convert --to avcc|mp4`), so they reach the length-prefixed reader rather than format
-/// detection; `.mp4`/`.mov` files are read as MP4 (by their extension).
+/// detection; `.mp4`/`.mov` files are read as MP4 (by their extension). Transport streams
+/// (`.ts`/`.m2ts`) may print `nalu: warning:` lines (damage stepped over) before the error line.
 @Suite struct MalformedCorpusTests {
     static let directory = CLIRunner.fixtures.appendingPathComponent("malformed")
 
@@ -28,7 +30,7 @@ import NALUMP4
     @Test func corpusCoversEveryKindOfDamage() {
         #expect(Self.files.count >= 400)
         for prefix in ["truncated-", "lp-truncated-", "bitflip-", "forbidden-", "lp-length-", "expgolomb-", "ids-",
-                       "empty", "startcodes-", "random-", "truncated-mp4_", "truncated-mov_", "mp4-"] {
+                       "empty", "startcodes-", "random-", "truncated-mp4_", "truncated-mov_", "mp4-", "ts-", "m2ts-"] {
             #expect(Self.files.contains { $0.hasPrefix(prefix) }, "no \(prefix) files")
         }
     }
@@ -59,6 +61,7 @@ import NALUMP4
         let input = directory.appendingPathComponent(name).path
         let lengthPrefixed = name.hasSuffix(".lp")
         let container = name.hasSuffix(".mp4") || name.hasSuffix(".mov")
+        let transport = name.hasSuffix(".ts") || name.hasSuffix(".m2ts")
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-malformed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -98,15 +101,19 @@ import NALUMP4
             if subcommand == .convertToAVCC || subcommand == .convertToAnnexB || subcommand == .convertToMP4 {
                 let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: input)))
                 let expected = container ? try? libraryConversion(mp4: bytes, to: subcommand)
-                                         : try? libraryConversion(bytes, to: subcommand, lengthPrefixed: lengthPrefixed)
+                    : transport ? try? libraryConversion(transportStream: input, to: subcommand)
+                    : try? libraryConversion(bytes, to: subcommand, lengthPrefixed: lengthPrefixed)
                 let written = outputExists ? Array(try Data(contentsOf: URL(fileURLWithPath: output))) : nil
                 if written == nil { problems.append("success without an output file") }
                 else if expected == nil { problems.append("the CLI succeeded where the library fails") }
                 else if written != expected { problems.append("output of \(written?.count ?? 0) bytes, the library makes \(expected?.count ?? 0)") }
             }
         case 65:
-            if !result.stderr.hasPrefix("nalu: error: ") || !result.stderr.hasSuffix("\n")
-                || result.stderr.dropLast().contains("\n") {
+            // A transport stream's warnings (and the note on tracks not carried) come first.
+            let stderr = transport ? result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !$0.hasPrefix("nalu: warning: ") && !$0.hasPrefix("nalu: note: ") }.joined(separator: "\n") : result.stderr
+            if !stderr.hasPrefix("nalu: error: ") || !stderr.hasSuffix("\n")
+                || stderr.dropLast().contains("\n") {
                 problems.append("stderr is not one `nalu: error:` line: \(result.stderr.debugDescription)")
             }
             if outputExists { problems.append("failed but left an output file") }
@@ -134,6 +141,26 @@ import NALUMP4
         default:
             var converter = try AnnexBToLengthPrefixed(codec: reader.codec)
             try reader.forEachNALUnit { unit in try converter.convert(unit, to: &sink) }
+        }
+        return sink.bytes
+    }
+
+    /// What `nalu convert` writes for the transport stream at `path`, done by the library in memory:
+    /// the PES payload copied (annexb), or the NAL units converted, timed by the PES time stamps (mp4).
+    static func libraryConversion(transportStream path: String, to subcommand: Subcommand) throws -> [UInt8] {
+        let source = try MediaSource(path: path, options: MediaSourceOptions(codecFromFileName: false))
+        var sink = MemorySink()
+        switch subcommand {
+        case .convertToAnnexB:
+            _ = try source.copyElementaryStream(to: &sink)
+        case .convertToMP4:
+            let muxer = try MP4Muxer(codec: source.codec, sink: MemorySink(), options: MP4MuxerOptions(frameRate: try source.containerFrameRate()))
+            try source.forEachNALUnit { unit in try muxer.push(unit) }
+            try muxer.finish()
+            return muxer.output?.bytes ?? []
+        default:
+            var converter = try AnnexBToLengthPrefixed(codec: source.codec)
+            try source.forEachNALUnit { unit in try converter.convert(unit, to: &sink) }
         }
         return sink.bytes
     }

@@ -1,0 +1,50 @@
+public import NALU
+public import NALUTS
+
+/// What a transport stream input's demultiplexer found: the packet size, the program, the
+/// stream read and the others, the time stamps, and the damage it stepped over.
+public struct TransportStreamSummary: Sendable {
+    /// 188, or 192 for M2TS.
+    public var packetSize: Int
+    /// `program_number` of the program read.
+    public var programNumber: UInt16?
+    /// The video stream read.
+    public var video: ProgramElement?
+    /// The program's other elementary streams (audio, subtitles, data).
+    public var otherStreams: [ProgramElement]
+    /// Packets, PES packets, payload bytes, warnings by kind.
+    public var counts: TransportStreamCounts
+    /// Input bytes read.
+    public var bytes: Int64
+    /// The time stamps of the first PES packets of the video (at most 32).
+    public var firstTimestamps: [PESTimestamps]
+
+    init(reader: TransportStreamReader<some ByteSource>) {
+        packetSize = reader.packetSize
+        let demuxer = reader.demuxer
+        programNumber = demuxer.program?.programNumber
+        video = demuxer.video
+        otherStreams = (demuxer.program?.elements ?? []).filter { $0.pid != demuxer.video?.pid }
+        counts = demuxer.counts
+        bytes = reader.bytesRead
+        firstTimestamps = demuxer.firstTimestamps
+    }
+
+    /// The frame period: the smallest positive step between the decoding times (DTS, else PTS)
+    /// of consecutive PES packets among the first ones, in 90 kHz ticks.
+    public var frameDuration: Int64? {
+        var best: Int64?
+        for (earlier, later) in zip(firstTimestamps, firstTimestamps.dropFirst()) {
+            guard let a = earlier.effectiveDecoding, let b = later.effectiveDecoding else { continue }
+            let step = (b - a + TransportStream.timestampModulus) % TransportStream.timestampModulus
+            // Steps of more than 10 s are a discontinuity, not a frame.
+            if step > 0 && step <= 10 * TransportStream.presentationClockRate && step < (best ?? .max) { best = step }
+        }
+        return best
+    }
+
+    /// Frames per second the time stamps imply (90 kHz over ``frameDuration``), or `nil`.
+    public var frameRate: Rational? {
+        frameDuration.map { Rational(TransportStream.presentationClockRate, $0).reduced }
+    }
+}

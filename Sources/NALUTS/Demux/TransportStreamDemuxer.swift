@@ -1,0 +1,251 @@
+/// Demultiplexes one video elementary stream from transport packets (ISO/IEC 13818-1 2.4.3),
+/// one packet at a time, in place: the PAT (2.4.4.3) names the program map PIDs, the first PMT
+/// (2.4.4.8) with an H.264 (`stream_type` 0x1B) or H.265 (0x24) stream — or the one with the
+/// requested PID — picks the PID, and each packet of that PID yields the range of its bytes
+/// that are PES payload (2.4.3.6): the elementary stream is their concatenation.
+///
+/// Damage is counted and reported through ``onWarning``, never thrown: `continuity_counter`
+/// gaps, `transport_error_indicator`, adaptation fields or PES headers that run past their
+/// bytes, payload with no PES start. Memory is constant: one PSI section per PMT PID being
+/// read, one PES header, and the time-stamp queue (``PESTimestampQueue``).
+public struct TransportStreamDemuxer {
+    /// The PID asked for, if any (`--pid`).
+    public let requestedPID: UInt16?
+    /// The video stream read, once a PMT has named it.
+    public private(set) var video: ProgramElement?
+    /// The program map table of the program read.
+    public private(set) var program: ProgramMapTable?
+    /// Why ``requestedPID`` cannot be read (it is in a PMT, but not H.264/H.265).
+    public private(set) var requestedPIDProblem: String?
+    /// Every elementary stream of the PMTs parsed before the video was chosen.
+    public private(set) var streamsSeen: [ProgramElement] = []
+    public private(set) var counts = TransportStreamCounts()
+    /// The first PES packets' time stamps (at most 32), for the frame rate.
+    public private(set) var firstTimestamps: [PESTimestamps] = []
+    /// Called for every warning, as it happens.
+    public var onWarning: ((TransportStreamWarning) -> Void)?
+
+    private var continuity = [UInt8](repeating: 0xFF, count: 8192)
+    private var mapPIDs: [UInt16] = []
+    private var sections: [UInt16: PSISectionAssembler] = [:]
+    private var videoPID: UInt16 = 0xFFFF
+    private var timestamps = PESTimestampQueue()
+
+    private enum PESState { case idle, skipping, header, payload }
+    private var state = PESState.idle
+    private var header: [UInt8] = []
+    private var pesStart: Int64 = 0
+    private var pesExpected: Int?
+    private var pesReceived = 0
+
+    public init(requestedPID: UInt16? = nil) {
+        self.requestedPID = requestedPID
+        header.reserveCapacity(PESHeader.maximumLength)
+    }
+
+    /// Reads one 188-byte packet (`packet` starts with the sync byte) found at input offset
+    /// `offset`; returns the range of `packet` that is video elementary-stream payload (empty
+    /// for every other packet).
+    public mutating func consume(_ packet: UnsafeRawBufferPointer, at offset: Int64) -> Range<Int> {
+        counts.packets += 1
+        let parsed: TransportPacket
+        switch TransportPacket.parse(packet) {
+        case .success(let value): parsed = value
+        case .failure(let error):
+            if case .adaptationFieldLength(let length) = error.problem {
+                let pid = packet.count >= 3 ? UInt16(packet[1] & 0x1F) << 8 | UInt16(packet[2]) : nil
+                warn(.adaptationField, pid, offset, "adaptation_field_length \(length) runs past the packet's 188 bytes; packet dropped")
+            }
+            return 0..<0
+        }
+        if parsed.transportErrorIndicator {
+            warn(.transportError, nil, offset, "transport_error_indicator set; packet dropped")
+            return 0..<0
+        }
+        let pid = parsed.pid
+        guard pid != TransportStream.nullPacketPID else { return 0..<0 }
+        if parsed.adaptationFieldControl & 1 != 0 {
+            let last = continuity[Int(pid)]
+            if last != 0xFF && !parsed.discontinuityIndicator {
+                // 2.4.3.3: one duplicate (same counter) may follow a packet; it is dropped.
+                if parsed.continuityCounter == last { return 0..<0 }
+                let expected = (last &+ 1) & 0x0F
+                if parsed.continuityCounter != expected {
+                    let lost = (Int(parsed.continuityCounter) - Int(expected) + 16) % 16
+                    warn(.continuity, pid, offset, "continuity_counter \(parsed.continuityCounter), expected \(expected) (\(lost) packet\(lost == 1 ? "" : "s") lost?)")
+                }
+            }
+            continuity[Int(pid)] = parsed.continuityCounter
+        }
+        guard parsed.hasPayload else { return 0..<0 }
+        if pid == videoPID {
+            if parsed.scramblingControl != 0 {
+                warn(.scrambled, pid, offset, "transport_scrambling_control \(parsed.scramblingControl): scrambled payload dropped")
+                state = .skipping
+                return 0..<0
+            }
+            return videoPayload(parsed, packet, at: offset)
+        }
+        if video == nil { readTable(parsed, packet, at: offset) }
+        return 0..<0
+    }
+
+    /// Ends the stream at input offset `offset`: checks the last PES packet.
+    public mutating func finish(at offset: Int64) { finishPES(at: offset) }
+
+    /// The time stamps that apply to an access unit starting at elementary-stream offset
+    /// `offset` (``PESTimestampQueue``); call in stream order.
+    public mutating func timestamps(forAccessUnitAt offset: Int64) -> PESTimestamps? {
+        timestamps.take(upTo: offset)
+    }
+
+    // MARK: PES
+
+    private mutating func videoPayload(_ parsed: TransportPacket, _ packet: UnsafeRawBufferPointer, at offset: Int64) -> Range<Int> {
+        var start = parsed.payloadOffset
+        let end = TransportStream.packetSize
+        if parsed.payloadUnitStart {
+            finishPES(at: offset)
+            state = .header
+            header.removeAll(keepingCapacity: true)
+            pesStart = offset
+        }
+        switch state {
+        case .idle:
+            warn(.pesWithoutStart, videoPID, offset, "\(end - start) payload bytes with no PES packet started; dropped until the next payload_unit_start_indicator")
+            state = .skipping
+            return 0..<0
+        case .skipping:
+            return 0..<0
+        case .header:
+            let before = header.count
+            let take = min(PESHeader.maximumLength - before, end - start)
+            header.append(contentsOf: UnsafeRawBufferPointer(rebasing: packet[start..<(start + take)]))
+            let outcome = header.withUnsafeBytes { PESHeader.parse($0) }
+            switch outcome {
+            case .needMore:
+                return 0..<0
+            case .malformed(let text):
+                warn(.malformedPES, videoPID, pesStart, "\(text); PES packet dropped")
+                state = .skipping
+                return 0..<0
+            case .header(let pes):
+                guard (0xE0...0xEF).contains(pes.streamID) else {
+                    warn(.malformedPES, videoPID, pesStart, "stream_id 0x\(String(pes.streamID, radix: 16)) is no video stream; PES packet dropped")
+                    state = .skipping
+                    return 0..<0
+                }
+                start += pes.headerLength - before
+                state = .payload
+                counts.pesPackets += 1
+                pesExpected = pes.packetLength == 0 ? nil : pes.packetLength + 6 - pes.headerLength
+                pesReceived = 0
+                if pes.presentationTimestamp != nil {
+                    let stamps = PESTimestamps(presentation: pes.presentationTimestamp, decoding: pes.decodingTimestamp)
+                    timestamps.append(stamps, at: counts.elementaryBytes)
+                    if firstTimestamps.count < 32 { firstTimestamps.append(stamps) }
+                }
+            }
+        case .payload:
+            break
+        }
+        pesReceived += end - start
+        counts.elementaryBytes += Int64(end - start)
+        return start..<end
+    }
+
+    private mutating func finishPES(at offset: Int64) {
+        switch state {
+        case .header:
+            warn(.malformedPES, videoPID, pesStart, "PES header cut short (\(header.count) bytes) before the next PES packet")
+        case .payload:
+            if let expected = pesExpected, expected != pesReceived {
+                warn(.pesLength, videoPID, pesStart, "PES_packet_length promises \(expected) payload bytes, \(pesReceived) arrived")
+            }
+        case .idle, .skipping:
+            break
+        }
+        state = .idle
+    }
+
+    // MARK: PSI
+
+    private mutating func readTable(_ parsed: TransportPacket, _ packet: UnsafeRawBufferPointer, at offset: Int64) {
+        let pid = parsed.pid
+        guard pid == TransportStream.programAssociationPID || mapPIDs.contains(pid) else { return }
+        let payload = UnsafeRawBufferPointer(rebasing: packet[parsed.payloadOffset...])
+        var assembler = sections[pid] ?? PSISectionAssembler()
+        var complete: [[UInt8]] = []
+        let problem = assembler.push(payload, payloadUnitStart: parsed.payloadUnitStart) { complete.append(Array($0)) }
+        sections[pid] = assembler
+        switch problem {
+        case .pointerField(let value)?: warn(.section, pid, offset, "pointer_field \(value) runs past the packet")
+        case .sectionLength(let value)?: warn(.section, pid, offset, "section_length \(value) over \(PSISectionAssembler.maximumSectionLength)")
+        case nil: break
+        }
+        for section in complete {
+            guard MPEG2CRC32.checksum(section) == 0 else {
+                warn(.section, pid, offset, "CRC_32 mismatch in a section with table_id \(section.first ?? 0); ignored")
+                continue
+            }
+            section.withUnsafeBytes { bytes in
+                if pid == TransportStream.programAssociationPID {
+                    readAssociation(bytes, at: offset)
+                } else if bytes.first == 0x02 {
+                    readMap(bytes, pid: pid, at: offset)
+                }
+            }
+        }
+    }
+
+    private mutating func readAssociation(_ section: UnsafeRawBufferPointer, at offset: Int64) {
+        guard section.first == 0x00 else { return }
+        do {
+            guard let table = try ProgramAssociationTable(section: section) else { return }
+            for program in table.programs where !mapPIDs.contains(program.pid) && mapPIDs.count < 64 {
+                mapPIDs.append(program.pid)
+            }
+        } catch {
+            warn(.section, TransportStream.programAssociationPID, offset, "PAT \(error); ignored")
+        }
+    }
+
+    private mutating func readMap(_ section: UnsafeRawBufferPointer, pid: UInt16, at offset: Int64) {
+        let table: ProgramMapTable
+        do {
+            guard let parsed = try ProgramMapTable(section: section) else { return }
+            table = parsed
+        } catch {
+            warn(.section, pid, offset, "PMT \(error); ignored")
+            return
+        }
+        for element in table.elements where !streamsSeen.contains(element) && streamsSeen.count < 256 { streamsSeen.append(element) }
+        let chosen: ProgramElement?
+        if let requestedPID {
+            guard let element = table.elements.first(where: { $0.pid == requestedPID }) else { return }
+            guard element.isReadableVideo else {
+                requestedPIDProblem = "\(element) is not H.264 (stream_type 0x1B) or H.265 (0x24) video"
+                return
+            }
+            chosen = element
+        } else {
+            chosen = table.elements.first(where: \.isReadableVideo)
+        }
+        guard let chosen else { return }
+        video = chosen
+        program = table
+        videoPID = chosen.pid
+        sections = [:]
+    }
+
+    /// Counts and reports damage the reader found (lost sync, a cut packet).
+    mutating func note(_ kind: TransportStreamWarning.Kind, at offset: Int64, _ detail: String) { warn(kind, nil, offset, detail) }
+
+    /// Counts input bytes skipped to regain sync.
+    mutating func noteSkipped(_ count: Int64) { counts.skippedBytes += count }
+
+    private mutating func warn(_ kind: TransportStreamWarning.Kind, _ pid: UInt16?, _ offset: Int64, _ detail: String) {
+        counts.warnings[kind, default: 0] += 1
+        onWarning?(TransportStreamWarning(kind: kind, pid: pid, byteOffset: offset, detail: detail))
+    }
+}

@@ -1,0 +1,53 @@
+import NALU
+import NALUMedia
+import NALUTS
+
+/// How `nalu info` prints a transport stream input's container.
+extension StreamSummary {
+    var transportStreamJSON: JSON? {
+        guard let ts = transportStream else { return nil }
+        let rate = ts.frameRate
+        let duration = transportStreamDuration
+        var members: [(String, JSON)] = [
+            ("format", .string("mpegts")),
+            ("packet_size", .number(ts.packetSize)),
+            ("program_number", ts.programNumber.map { .number(Int($0)) } ?? .null),
+            ("pid", ts.video.map { .number(Int($0.pid)) } ?? .null),
+            ("stream_type", ts.video.map { .number(Int($0.streamType)) } ?? .null),
+            ("other_streams", .array(ts.otherStreams.map { .object([("pid", .number(Int($0.pid))), ("stream_type", .number(Int($0.streamType)))]) })),
+            ("packets", .number(ts.counts.packets)),
+            ("pes_packets", .number(ts.counts.pesPackets)),
+            ("first_pts", presentationTimeRange.map { .number(Int($0.lowerBound)) } ?? .null),
+            ("duration", duration.map { .number(Int($0)) } ?? .null),
+            ("duration_seconds", duration.map { .double(Double($0) / Double(TransportStream.presentationClockRate)) } ?? .null),
+            ("frame_rate", rate.map { .string("\($0.numerator)/\($0.denominator)") } ?? .null),
+            ("continuity_errors", .number(ts.counts.continuityErrors)),
+            ("warnings", .number(ts.counts.totalWarnings)),
+        ]
+        if ts.counts.skippedBytes > 0 { members.append(("skipped_bytes", .number(Int(ts.counts.skippedBytes)))) }
+        return .object(members)
+    }
+
+    var transportStreamText: String? {
+        guard let ts = transportStream else { return nil }
+        var lines: [(String, String)] = []
+        lines.append(("container", "MPEG-TS (\(ts.packetSize)-byte packets\(ts.packetSize == 192 ? ", M2TS" : ""))"))
+        if let video = ts.video {
+            lines.append(("stream", "\(video)" + (ts.programNumber.map { ", program \($0)" } ?? "")))
+        }
+        for other in ts.otherStreams { lines.append(("other stream", "\(other)")) }
+        lines.append(("packets", "\(ts.counts.packets) (\(ts.counts.pesPackets) video PES packets)"))
+        if let rate = ts.frameRate {
+            lines.append(("timing", "\(formatFPS(rate.doubleValue)) fps (\(rate.numerator)/\(rate.denominator), from the DTS)"))
+        }
+        if let duration = transportStreamDuration, let first = presentationTimeRange?.lowerBound {
+            lines.append(("duration", "\(duration) (\(formatSeconds(Double(duration) / 90_000)) s at 90 kHz), first PTS \(first)"))
+        }
+        var damage = "\(ts.counts.continuityErrors) continuity errors"
+        let others = ts.counts.totalWarnings - ts.counts.continuityErrors
+        if others > 0 { damage += ", \(others) other warnings" }
+        if ts.counts.skippedBytes > 0 { damage += ", \(ts.counts.skippedBytes) bytes skipped to regain sync" }
+        lines.append(("damage", damage))
+        return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
+    }
+}
