@@ -172,8 +172,7 @@ struct Convert: ParsableCommand {
             case .ts, .m2ts: "the MPEG-TS output has one video stream"
             case .annexb, .avcc: "an elementary stream holds one video track"
             }
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)
-")
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
         }
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)

@@ -102,7 +102,7 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         if configuration.audio != nil { streams.append(.init(streamType: .adtsAAC, pid: configuration.audioPID)) }
         programMap = ProgramSpecificInformation.programMapSection(programNumber: configuration.programNumber,
                                                                   pcrPID: configuration.videoPID, streams: streams)
-        header.reserveCapacity(PESHeader.maxLength + ADTSHeader.length)
+        header.reserveCapacity(PESHeader.maxWrittenLength + ADTSHeader.length)
     }
 
     /// Writes one video access unit (Annex-B bytes, delimiter and parameter sets included) as a

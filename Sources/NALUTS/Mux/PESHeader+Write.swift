@@ -2,13 +2,13 @@
 /// `packet_start_code_prefix`, `stream_id`, `PES_packet_length`, the `'10'` flags byte with
 /// `data_alignment_indicator` set (every PES starts an access unit or an ADTS frame), and a PTS,
 /// or a PTS and a DTS when they differ.
-public enum PESHeader {
+extension PESHeader {
     /// `stream_id` of the first video stream (Table 2-22: `1110 xxxx`).
     public static let videoStreamID: UInt8 = 0xE0
     /// `stream_id` of the first audio stream (Table 2-22: `110x xxxx`).
     public static let audioStreamID: UInt8 = 0xC0
     /// Bytes of the longest header written (PTS and DTS).
-    public static let maxLength = 19
+    public static let maxWrittenLength = 19
 
     /// Appends the header of a PES packet carrying `payloadLength` bytes.
     ///
