@@ -73,6 +73,8 @@ struct MovieDescription {
     /// `media_time` of a one-entry edit list, or `nil` for none.
     var editMediaTime: Int64?
     var fragmented: Bool
+    /// Write `colr`/`pasp` after each record (``MP4WriterConfiguration/colourBoxes``).
+    var colourBoxes = false
 
     /// `duration` in the movie timescale, rounded up.
     var movieDuration: UInt64 {
@@ -191,6 +193,7 @@ struct MovieDescription {
                                     entry.u16(0x0018)
                                     entry.u16(0xFFFF)
                                     entry.box(sampleEntry.codec == .h264 ? .avcC : .hvcC) { record in record.append(description.record) }
+                                    if colourBoxes { entry.colourBoxes(record: description.record, codec: sampleEntry.codec) }
                                 }
                                 }
                             }

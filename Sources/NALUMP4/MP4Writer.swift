@@ -39,6 +39,10 @@ public struct MP4WriterConfiguration: Sendable {
     public var maxFragmentSize: Int
     /// Always write `co64` (64-bit chunk offsets), even when every offset fits 32 bits.
     public var forceLargeChunkOffsets: Bool
+    /// Write a `colr` (`nclx`) box from the SPS VUI's video signal type and a `pasp` box from
+    /// its sample aspect ratio after each record (ISO/IEC 14496-12 12.1.5, 12.1.4), as FFmpeg's
+    /// muxer does.
+    public var colourBoxes: Bool = false
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
@@ -251,7 +255,8 @@ public final class MP4Writer<Sink: ByteSink> {
                          width: configuration.width, height: configuration.height, laterEntries: laterEntries,
                          timescale: configuration.timescale,
                          movieTimescale: configuration.timescale,
-                         duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented)
+                         duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented,
+                         colourBoxes: configuration.colourBoxes)
     }
 
     private func startIfNeeded() throws {

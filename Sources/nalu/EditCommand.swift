@@ -241,8 +241,9 @@ struct Edit: ParsableCommand {
             if keepInBand { try sink.writeInBand(outOfBand) }
             return sink
         case .mp4:
-            let sink = try MP4FileSink(codec: source.codec, output: file,
-                                       options: mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters))
+            var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
+            options.colourBoxes = true
+            let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
             for unit in outOfBand { try sink.push(nalUnit: unit) }
             return sink
         }

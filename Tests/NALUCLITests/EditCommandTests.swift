@@ -155,6 +155,11 @@ import NALUMP4
         #expect(facts["color_primaries"] == "bt709")
         #expect(facts["sample_aspect_ratio"] == "16:11")
         let reader = try MP4VideoTrackReader(MemoryRandomAccessSource(Array(try Data(contentsOf: URL(fileURLWithPath: out.path)))))
+        // colr (nclx) and pasp follow the edited VUI.
+        let entry = reader.track.sampleDescription
+        #expect(entry.colour?.colourType == "nclx")
+        #expect(entry.colour?.colourPrimaries == 1 && entry.colour?.transferCharacteristics == 1 && entry.colour?.matrixCoefficients == 1)
+        #expect(entry.pixelAspectRatio == MP4PixelAspectRatio(hSpacing: 16, vSpacing: 11))
         switch reader.track.decoderConfiguration {
         case .avc(let record):
             #expect(record.avcLevelIndication == 51)
