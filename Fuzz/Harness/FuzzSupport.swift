@@ -27,6 +27,7 @@ public enum FuzzHarnesses {
         "convert": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ConvertHarness.run(bytes) },
         "y4m": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try Y4MHarness.run(bytes) },
         "mp4": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try MP4Harness.run(bytes) },
+        "ps-write": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ParameterSetWriterHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every
