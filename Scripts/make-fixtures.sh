@@ -162,4 +162,13 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 
 colour_fixtures
 
+# nalu edit (issue 16): x264's CBR HRD pads with filler data NAL units (type 12) and filler SEI.
+edit_fixtures() {
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=176x144:rate=25 -frames:v 10 -pix_fmt yuv420p -f rawvideo "$out/edit_avc_filler.yuv"
+    x264 --quiet --no-progress --input-res 176x144 --fps 25 --nal-hrd cbr --bitrate 1000 --vbv-maxrate 1000 --vbv-bufsize 1000 \
+        -o "$out/edit_avc_filler.h264" "$out/edit_avc_filler.yuv"
+    rm -f "$out/edit_avc_filler.yuv"
+}
+edit_fixtures
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

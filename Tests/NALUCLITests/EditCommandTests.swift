@@ -251,4 +251,16 @@ import NALUMP4
         #expect(bad.status == 64)
         #expect(bad.stderr.hasPrefix("nalu: error: --sei: unknown SEI payload type \"nonsense\""))
     }
+
+    /// x264's CBR HRD stream pads with filler data NAL units: --strip-filler removes them.
+    @Test func stripFiller() throws {
+        let scratch = try Scratch()
+        let input = try Self.nalTypes(CLIRunner.fixture("edit_avc_filler.h264"))
+        #expect(input.filter { $0 == 12 }.count == 2)
+        let out = try Self.edit("edit_avc_filler.h264", ["--strip-filler"], in: scratch)
+        let types = try Self.nalTypes(out.path)
+        #expect(!types.contains(12))
+        #expect(types == input.filter { $0 != 12 })
+        try Self.checkPicturesUntouched("edit_avc_filler.h264", out.path)
+    }
 }

@@ -136,3 +136,88 @@ import Testing
         #expect(vpsCount >= 5)
     }
 }
+
+/// ``ParameterSetEdits`` and the SEI writer, on fixture parameter sets.
+@Suite struct ParameterSetEditsTests {
+    static func firstSPS(_ fixture: String) throws -> [UInt8] {
+        let bytes = Array(try Data(contentsOf: Fixture.directory.appendingPathComponent(fixture)))
+        let units = AnnexB.nalUnits(in: bytes).map(Array.init)
+        if fixture.hasSuffix(".h264") {
+            return try #require(units.first { (try? AVCNALUnitHeader($0))?.nalUnitType == .sps })
+        }
+        return try #require(units.first { (try? HEVCNALUnitHeader($0))?.nalUnitType == .sps })
+    }
+
+    @Test func sampleAspectRatioUsesTableE1WhenItCan() throws {
+        let sps = try AVCSequenceParameterSet(nalUnit: try Self.firstSPS("avc_main.h264"))
+        var edits = ParameterSetEdits()
+        edits.sampleAspectRatio = Rational(8, 6)   // 4:3, index 14
+        var vui = try #require(try AVCSequenceParameterSet(nalUnit: edits.apply(to: sps).nalUnit()).vuiParameters)
+        #expect(vui.aspectRatioIdc == 14 && vui.sarWidth == 0)
+        edits.sampleAspectRatio = Rational(5, 7)
+        vui = try #require(try AVCSequenceParameterSet(nalUnit: edits.apply(to: sps).nalUnit()).vuiParameters)
+        #expect(vui.aspectRatioIdc == 255 && vui.sarWidth == 5 && vui.sarHeight == 7)
+        edits.sampleAspectRatio = Rational(70000, 1)
+        #expect(throws: NALUError.self) { try edits.apply(to: sps) }
+    }
+
+    @Test func frameRateFollowsTheX264Convention() throws {
+        var edits = ParameterSetEdits()
+        edits.frameRate = Rational(30000, 1001)
+        let avc = try AVCSequenceParameterSet(nalUnit: edits.apply(to: AVCSequenceParameterSet(nalUnit: Self.firstSPS("avc_main.h264"))).nalUnit())
+        #expect(avc.vuiParameters?.numUnitsInTick == 1001 && avc.vuiParameters?.timeScale == 60000)
+        #expect(avc.frameRate == Rational(30000, 1001))
+        let hevc = try HEVCSequenceParameterSet(nalUnit: edits.apply(to: HEVCSequenceParameterSet(nalUnit: Self.firstSPS("hevc_main.h265"))).nalUnit())
+        #expect(hevc.vuiParameters?.vuiNumUnitsInTick == 1001 && hevc.vuiParameters?.vuiTimeScale == 30000)
+    }
+
+    @Test func levelOneBDependsOnTheProfile() throws {
+        var edits = ParameterSetEdits()
+        edits.level = ParameterSetEdits.Level("1b")
+        // High profile: level_idc 9.
+        let high = try AVCSequenceParameterSet(nalUnit: edits.apply(to: AVCSequenceParameterSet(nalUnit: Self.firstSPS("avc_high_bframes.h264"))).nalUnit())
+        #expect(high.levelIdc == 9 && high.isLevel1b)
+        // Baseline: level_idc 11 and constraint_set3_flag; back to 1.1 clears the flag.
+        let baseline = try edits.apply(to: AVCSequenceParameterSet(nalUnit: Self.firstSPS("avc_baseline.h264")))
+        #expect(baseline.levelIdc == 11 && baseline.constraintSet3Flag && baseline.levelName == "1b")
+        edits.level = ParameterSetEdits.Level("1.1")
+        let eleven = try edits.apply(to: baseline)
+        #expect(eleven.levelIdc == 11 && !eleven.constraintSet3Flag)
+        edits.level = ParameterSetEdits.Level("6.2")
+        let hevc = try edits.apply(to: HEVCSequenceParameterSet(nalUnit: Self.firstSPS("hevc_main.h265")))
+        #expect(hevc.profileTierLevel.generalLevelIdc == 186)
+    }
+
+    @Test func cropUnitsFollowChromaAndFieldCoding() throws {
+        var edits = ParameterSetEdits()
+        edits.crop = ParameterSetEdits.Crop(left: 2, right: 0, top: 4, bottom: 4)
+        // Interlaced 4:2:0 (frame_mbs_only_flag 0): CropUnitY = 4.
+        let interlaced = try AVCSequenceParameterSet(nalUnit: Self.firstSPS("avc_interlaced.h264"))
+        #expect(!interlaced.frameMbsOnlyFlag)
+        let cropped = try AVCSequenceParameterSet(nalUnit: edits.apply(to: interlaced).nalUnit())
+        #expect(cropped.frameCropLeftOffset == 1 && cropped.frameCropTopOffset == 1 && cropped.frameCropBottomOffset == 1)
+        #expect(cropped.height == interlaced.codedHeight - 8)
+        edits.crop = ParameterSetEdits.Crop(left: 0, right: 0, top: 2, bottom: 0)
+        #expect(throws: NALUError.self) { try edits.apply(to: interlaced) }
+        // 4:2:2 H.265: SubWidthC 2, SubHeightC 1, so one row is a unit.
+        let rext = try HEVCSequenceParameterSet(nalUnit: Self.firstSPS("hevc_rext422_10.h265"))
+        edits.crop = ParameterSetEdits.Crop(left: 2, right: 0, top: 1, bottom: 0)
+        let window = try HEVCSequenceParameterSet(nalUnit: edits.apply(to: rext).nalUnit())
+        #expect(window.confWinLeftOffset == 1 && window.confWinTopOffset == 1 && window.width == rext.picWidthInLumaSamples - 2)
+    }
+
+    @Test func seiMessagesAreWrittenBackWithTheirPayloads() throws {
+        let payloads: [(Int, [UInt8])] = [(5, Array(repeating: 0, count: 300)), (6, [0x84]), (300, [1, 2, 3])]
+        let messages = payloads.map { SEIMessage(payloadType: $0.0, payload: $0.1[...]) }
+        let unit = SEIMessage.nalUnit(header: [0x06], messages: messages)
+        let parsed = try SEIMessage.messages(inNALUnit: unit, codec: .h264)
+        #expect(parsed.map(\.payloadType) == [5, 6, 300])
+        #expect(parsed.map { Array($0.payload) } == payloads.map(\.1))
+        // Filter through the editor: dropping type 6 keeps the others byte for byte.
+        var editor = StreamEditor(codec: .h264, options: StreamEditOptions(sei: .strip([6])))
+        let outcome = try unit.withUnsafeBytes { raw in try editor.edit(raw) }
+        guard case .replace(let bytes) = outcome else { Issue.record("expected a rewrite"); return }
+        #expect(try SEIMessage.messages(inNALUnit: bytes, codec: .h264).map(\.payloadType) == [5, 300])
+        #expect(editor.statistics.seiMessagesRemoved == 1 && editor.statistics.seiNALUnitsRewritten == 1)
+    }
+}
