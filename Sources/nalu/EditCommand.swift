@@ -43,8 +43,8 @@ struct Edit: ParsableCommand {
         band and in the avcC/hvcC record of MP4 or --extradata input; the pictures are untouched. \
         Colour names are ffprobe's (bt709, smpte170m, bt470bg, bt2020, bt2020nc, smpte2084, \
         arib-std-b67, …) or code points. --crop L,R,T,B is in luma samples from the coded picture's \
-        edges (a multiple of the chroma subsampling). The output framing is the input's unless --to \
-        says otherwise.
+        edges (a multiple of the chroma subsampling). The output framing is --to, else what the \
+        output's name says (.h264/.h265: Annex-B, .mp4/.mov: MP4), else the input's.
         """
     )
 
@@ -54,7 +54,7 @@ struct Edit: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
     var outputArgument: String?
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc or mp4 (default: the input's framing).")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc or mp4 (default: from the output's name, else the input's framing).")
     var toOption: OutputFraming?
 
     @Option(help: "Codec of the input (h264|hevc); detected when omitted.")
@@ -255,9 +255,15 @@ struct Edit: ParsableCommand {
         return CLIError.usage(error.field, error.detail ?? "cannot be applied")
     }
 
-    /// The output framing: --to, else the input's.
+    /// The output framing: --to, else what the output's name says (`.mp4`, `.h264`, …), else the
+    /// input's.
     func framing(of source: MediaSource) -> OutputFraming {
         if let toOption { return toOption }
+        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
+        case .mp4: return .mp4
+        case .annexb: return .annexb
+        default: break
+        }
         switch source.container {
         case .annexB: return .annexb
         case .lengthPrefixed: return .avcc

@@ -14,10 +14,10 @@ extension AVCSequenceParameterSet {
         return writer.bytes
     }
 
-    /// The escaped NAL unit with header byte `header` (`nal_ref_idc` in bits 5–6; the type is
-    /// forced to 7).
+    /// The escaped NAL unit behind the 1-byte `header` (an SPS's: `nal_ref_idc` as the input
+    /// had it, `nal_unit_type` 7).
     public func nalUnit(header: UInt8 = 0x67) -> [UInt8] {
-        [header & 0xE0 | 7] + RBSP.escape(rbspBytes())
+        [header] + RBSP.escape(rbspBytes())
     }
 
     /// Writes `seq_parameter_set_data()` up to (not including) `rbsp_trailing_bits()`.

@@ -74,8 +74,8 @@ public struct StreamEditor: Sendable {
             default: return .keep
             }
         case .hevc:
-            guard unit.count >= 2 else { return .keep }
-            let type = try HEVCNALUnitHeader(unit).nalUnitType
+            // A header that does not parse is left for the sink to judge.
+            guard let type = (try? HEVCNALUnitHeader(unit))?.nalUnitType else { return .keep }
             switch type {
             case .sps where !options.parameterSets.isEmpty: return try editParameterSet(unit)
             case .vps where options.parameterSets.editsVPS: return try editParameterSet(unit)
