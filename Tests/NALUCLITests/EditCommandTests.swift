@@ -263,4 +263,34 @@ import NALUMP4
         #expect(types == input.filter { $0 != 12 })
         try Self.checkPicturesUntouched("edit_avc_filler.h264", out.path)
     }
+
+    /// The parameter sets `nalu edit` writes are byte for byte the ones FFmpeg's
+    /// h264_metadata/hevc_metadata filters write for the same edit.
+    @Test(arguments: [
+        (["--color-primaries", "bt2020", "--color-transfer", "smpte2084", "--color-space", "bt2020nc", "--sar", "4:3", "--color-range", "pc"],
+         "colour_primaries=9:transfer_characteristics=16:matrix_coefficients=9:sample_aspect_ratio=4/3:video_full_range_flag=1"),
+        (["--crop", "8,8,0,16"], "crop_left=8:crop_right=8:crop_bottom=16"),
+        (["--level", "3.1", "--sar", "5:7"], "level=3.1:sample_aspect_ratio=5/7"),
+    ])
+    func parameterSetsMatchFFmpegMetadataFilters(nalu: [String], filter: String) throws {
+        let ffmpeg = try #require(ffmpegPath)
+        let scratch = try Scratch()
+        for fixture in Self.streams {
+            let out = try Self.edit(fixture, nalu, in: scratch)
+            let reference = scratch.url.appendingPathComponent("ffmpeg." + fixture).path
+            let bsf = (fixture.hasSuffix("h264") ? "h264_metadata=" : "hevc_metadata=") + filter
+            let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-y", "-i", CLIRunner.fixture(fixture), "-c", "copy", "-bsf:v", bsf, reference])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(try Self.parameterSets(out.path) == (try Self.parameterSets(reference)), "\(fixture) \(filter)")
+        }
+    }
+
+    /// The SPS (and VPS) NAL units of an Annex-B file, trailing zero bytes removed.
+    static func parameterSets(_ path: String) throws -> [[UInt8]] {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        return AnnexB.nalUnits(in: bytes).map(Array.init).filter { unit in
+            if path.hasSuffix("h264") { return (try? AVCNALUnitHeader(unit))?.nalUnitType == .sps }
+            return [.vps, .sps].contains((try? HEVCNALUnitHeader(unit))?.nalUnitType)
+        }
+    }
 }
