@@ -23,8 +23,16 @@ public final class EditingSink: MediaSink {
         try editor.edit(nalUnits: units)
     }
 
+    /// Edits `unit` and passes the result on. Errors from the edit carry the stream offset (an
+    /// option's error, naming `--crop` or `--level`, has none).
     public func push(_ unit: NALUnitView) throws {
-        switch try editor.edit(unit.bytes) {
+        let outcome: StreamEditor.Outcome
+        do {
+            outcome = try editor.edit(unit.bytes)
+        } catch {
+            throw error.field.hasPrefix("--") ? error : error.offset(by: unit.offset)
+        }
+        switch outcome {
         case .keep:
             try next.push(unit)
         case .drop:
