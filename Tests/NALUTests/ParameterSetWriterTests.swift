@@ -108,6 +108,11 @@ import Testing
     @Test func everyH264SPSIsWrittenBackBitExactly() throws {
         let units = try Self.parameterSets(codec: .h264)
         #expect(units.count >= 12)
+        // The syntax that needs care is among them: HRD (CBR and VBR), interlace. (x264 writes its
+        // scaling lists in the PPS, so SPS scaling lists are left to the ps-write fuzz target.)
+        let parsed = try units.map { try AVCSequenceParameterSet(nalUnit: $0.unit) }
+        #expect(parsed.contains { $0.vuiParameters?.nalHRDParameters != nil })
+        #expect(parsed.contains { !$0.frameMbsOnlyFlag })
         for (source, unit) in units {
             let sps = try AVCSequenceParameterSet(nalUnit: unit)
             #expect(sps.rbspBytes() == Self.trimmedRBSP(unit, headerBytes: 1), "\(source)")
@@ -120,6 +125,10 @@ import Testing
         let units = try Self.parameterSets(codec: .hevc)
         #expect(units.count >= 12)
         var vpsCount = 0
+        // scaling_list_data() (x265 --scaling-list) and the VUI HRD (hdr10 fixture) are among them.
+        let sets = units.compactMap { try? HEVCSequenceParameterSet(nalUnit: $0.unit) }
+        #expect(sets.contains { $0.spsScalingListDataPresentFlag })
+        #expect(sets.contains { $0.vuiParameters?.hrdParameters != nil })
         for (source, unit) in units {
             let header = (unit[0], unit[1])
             if try HEVCNALUnitHeader(unit).nalUnitType == .vps {
