@@ -293,4 +293,28 @@ import NALUMP4
             return [.vps, .sps].contains((try? HEVCNALUnitHeader(unit))?.nalUnitType)
         }
     }
+
+    /// The malformed corpus (bit flips in every fixture) through every parameter-set and SEI edit:
+    /// each run ends with the output written (0) or a data error (65), never a trap, and a failed
+    /// run leaves nothing at -o.
+    @Test func malformedInputNeverTraps() throws {
+        let scratch = try Scratch()
+        let directory = CLIRunner.fixtures.appendingPathComponent("malformed")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("bitflip-") }.sorted()
+        #expect(names.count > 20)
+        var statuses: [Int32: Int] = [:]
+        for name in names.prefix(80) {
+            let output = scratch.url.appendingPathComponent("out-" + name).path
+            let run = try CLIRunner.run(["edit", directory.appendingPathComponent(name).path, "--color-primaries", "bt709",
+                                         "--level", "4", "--sar", "1:1", "--fps", "25", "--sei", "strip=5", "--strip-filler", "-o", output])
+            #expect(!run.signalled, "\(name)")
+            #expect(run.status == 0 || run.status == 65 || run.status == 64, "\(name): \(run.stderr)")
+            if run.status != 0 {
+                #expect(run.stderr.hasPrefix("nalu: error: "), "\(name)")
+                #expect(!FileManager.default.fileExists(atPath: output), "\(name)")
+            }
+            statuses[run.status, default: 0] += 1
+        }
+        #expect(statuses[0, default: 0] > 0)
+    }
 }
