@@ -85,6 +85,7 @@ for name in sorted(os.listdir(fixtures)):
         write("annexb", base, annexb(small))
         write("lengthprefixed", base, b"\x02" + lp(small))
         write("avc-ps" if codec == "avc" else "hevc-ps", base, annexb(small))
+        write("ps-write", base, bytes([0 if codec == "avc" else 1]) + annexb(small))
         cbit = 0 if codec == "avc" else 1
         write("access-units", base, bytes([cbit]) + annexb(many))
         write("convert", base + ".tolp", bytes([cbit]) + annexb(small))

@@ -213,4 +213,19 @@ ffmpeg -v error -y -f lavfi -i "sine=frequency=440:sample_rate=44100:duration=0.
 # Faulty streams for nalu doctor (Tests/Fixtures/doctor; needs a built nalu for one of them).
 Scripts/make-doctor-fixtures.sh
 
+# nalu edit (issue 16): x264's CBR HRD pads with filler data NAL units (type 12) and filler SEI.
+edit_fixtures() {
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=176x144:rate=25 -frames:v 10 -pix_fmt yuv420p -f rawvideo "$out/edit_avc_filler.yuv"
+    x264 --quiet --no-progress --input-res 176x144 --fps 25 --nal-hrd cbr --bitrate 1000 --vbv-maxrate 1000 --vbv-bufsize 1000 \
+        -o "$out/edit_avc_filler.h264" "$out/edit_avc_filler.yuv"
+    rm -f "$out/edit_avc_filler.yuv"
+    # An SPS with scaling_list_data() (explicit DPCM lists and DC coefficients, HM list format in
+    # edit_hevc_scaling_list.txt: random values 8...40), for the SPS writer's round trip.
+    ffmpeg -v error -y -f lavfi -i testsrc2=size=176x144:rate=25 -frames:v 3 -pix_fmt yuv420p -f rawvideo "$out/edit_hevc_scaling_list.yuv"
+    x265 --log-level error --input "$out/edit_hevc_scaling_list.yuv" --input-res 176x144 --fps 25 --preset ultrafast \
+        --scaling-list "$out/edit_hevc_scaling_list.txt" -o "$out/edit_hevc_scaling_list.h265"
+    rm -f "$out/edit_hevc_scaling_list.yuv"
+}
+edit_fixtures
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

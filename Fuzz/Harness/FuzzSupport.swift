@@ -28,6 +28,7 @@ public enum FuzzHarnesses {
         "y4m": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try Y4MHarness.run(bytes) },
         "mp4": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try MP4Harness.run(bytes) },
         "ts": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamHarness.run(bytes) },
+        "ps-write": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ParameterSetWriterHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

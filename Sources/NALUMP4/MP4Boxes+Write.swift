@@ -75,6 +75,8 @@ struct MovieDescription {
     /// An edit list written as given instead (``MP4WriterConfiguration/editList``).
     var editList: [MP4EditListEntry]? = nil
     var fragmented: Bool
+    /// Write `colr`/`pasp` after each record (``MP4WriterConfiguration/colourBoxes``).
+    var colourBoxes = false
 
     /// `duration` in the movie timescale, rounded up.
     var movieDuration: UInt64 {
@@ -211,6 +213,7 @@ struct MovieDescription {
                                     entry.u16(0x0018)
                                     entry.u16(0xFFFF)
                                     entry.box(sampleEntry.codec == .h264 ? .avcC : .hvcC) { record in record.append(description.record) }
+                                    if colourBoxes { entry.colourBoxes(record: description.record, codec: sampleEntry.codec) }
                                 }
                                 }
                             }

@@ -21,6 +21,9 @@ public struct MP4MuxerOptions: Sendable {
     /// See ``MP4WriterConfiguration/editList``: written verbatim in place of the composition-shift
     /// edit; times in the muxer's timescale (``MP4MuxerSummary/timescale``, from the frame rate).
     public var editList: [MP4EditListEntry]? = nil
+    /// See ``MP4WriterConfiguration/colourBoxes`` (`nalu edit` sets it, so the boxes follow the
+    /// edited VUI).
+    public var colourBoxes: Bool = false
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -420,10 +423,11 @@ public final class MP4Muxer<Sink: ByteSink> {
         timing = (rate, UInt32(timescale), UInt32(duration))
         guard let sink else { return }
         self.sink = nil
-        let configuration = MP4WriterConfiguration(
+        var configuration = MP4WriterConfiguration(
             sampleEntry: sampleEntry, decoderConfigurationRecord: try record(), width: description.width, height: description.height,
             timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
             chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets, editList: options.editList)
+        configuration.colourBoxes = options.colourBoxes
         writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.

@@ -45,6 +45,10 @@ public struct MP4WriterConfiguration: Sendable {
     /// the samples make (decoding times plus the composition offsets as written: with unsigned
     /// `ctts` offsets, shifted up by the most negative offset). `nil`: the writer's own edit.
     public var editList: [MP4EditListEntry]?
+    /// Write a `colr` (`nclx`) box from the SPS VUI's video signal type and a `pasp` box from
+    /// its sample aspect ratio after each record (ISO/IEC 14496-12 12.1.5, 12.1.4), as FFmpeg's
+    /// muxer does.
+    public var colourBoxes: Bool = false
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
@@ -260,7 +264,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          timescale: configuration.timescale,
                          movieTimescale: configuration.timescale,
                          duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
-                         fragmented: configuration.layout == .fragmented)
+                         fragmented: configuration.layout == .fragmented, colourBoxes: configuration.colourBoxes)
     }
 
     private func startIfNeeded() throws {

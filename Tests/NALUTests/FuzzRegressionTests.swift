@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -53,6 +53,7 @@ import FuzzHarness
         let runs: [(String, [UInt8])] = [
             ("annexb", stream),
             (fixture.codec == .h264 ? "avc-ps" : "hevc-ps", stream),
+            ("ps-write", [codecBit] + stream),
             ("access-units", [codecBit] + stream),
             ("convert", [codecBit] + stream),
             ("convert", [codecBit | 8] + lengthPrefixed),

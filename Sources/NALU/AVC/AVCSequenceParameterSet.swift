@@ -14,74 +14,80 @@
 /// ```
 public struct AVCSequenceParameterSet: Hashable, Sendable {
     /// `profile_idc`.
-    public let profileIdc: UInt8
+    public var profileIdc: UInt8
     /// The byte after `profile_idc`: `constraint_set0_flag` (most significant bit) through
     /// `constraint_set5_flag`, then `reserved_zero_2bits`.
-    public let constraintSetFlags: UInt8
+    public var constraintSetFlags: UInt8
     /// `level_idc` (10 × the level number; 9 or 11 for level 1b, see ``isLevel1b``).
-    public let levelIdc: UInt8
+    public var levelIdc: UInt8
     /// `seq_parameter_set_id` (0...31).
-    public let seqParameterSetId: Int
+    public var seqParameterSetId: Int
 
     /// `chroma_format_idc` (0...3; 0 monochrome, 1 4:2:0, 2 4:2:2, 3 4:4:4); 1 when absent.
-    public let chromaFormatIdc: Int
+    public var chromaFormatIdc: Int
     /// `separate_colour_plane_flag` (4:4:4 coded as three monochrome planes); false when absent.
-    public let separateColourPlaneFlag: Bool
+    public var separateColourPlaneFlag: Bool
     /// `bit_depth_luma_minus8` (0...6); 0 when absent.
-    public let bitDepthLumaMinus8: Int
+    public var bitDepthLumaMinus8: Int
     /// `bit_depth_chroma_minus8` (0...6); 0 when absent.
-    public let bitDepthChromaMinus8: Int
+    public var bitDepthChromaMinus8: Int
     /// `qpprime_y_zero_transform_bypass_flag`; false when absent.
-    public let qpprimeYZeroTransformBypassFlag: Bool
+    public var qpprimeYZeroTransformBypassFlag: Bool
     /// `seq_scaling_matrix_present_flag`; false when absent.
-    public let seqScalingMatrixPresentFlag: Bool
+    public var seqScalingMatrixPresentFlag: Bool
     /// The sequence scaling lists (8, or 12 when `chroma_format_idc` is 3) when
     /// `seq_scaling_matrix_present_flag` is 1 (7.3.2.1.1.1).
-    public let seqScalingMatrix: AVCScalingMatrix?
+    public var seqScalingMatrix: AVCScalingMatrix?
+    /// The coded bits of the sequence scaling lists (every `seq_scaling_list_present_flag[i]`
+    /// and `scaling_list()`), as read: their coding is not unique (a list may end early with
+    /// `nextScale` 0), so ``rbspBytes()`` copies them back to stay bit-exact. `nil` when the SPS
+    /// has none or was not parsed from a stream (the lists are then coded from
+    /// ``seqScalingMatrix``).
+    public var seqScalingMatrixBits: RBSPBits?
 
     /// `log2_max_frame_num_minus4` (0...12).
-    public let log2MaxFrameNumMinus4: Int
+    public var log2MaxFrameNumMinus4: Int
     /// `pic_order_cnt_type` (0...2).
-    public let picOrderCntType: Int
+    public var picOrderCntType: Int
     /// `log2_max_pic_order_cnt_lsb_minus4` (0...12) for `pic_order_cnt_type` 0, else 0.
-    public let log2MaxPicOrderCntLsbMinus4: Int
+    public var log2MaxPicOrderCntLsbMinus4: Int
     /// `delta_pic_order_always_zero_flag` for `pic_order_cnt_type` 1, else false.
-    public let deltaPicOrderAlwaysZeroFlag: Bool
+    public var deltaPicOrderAlwaysZeroFlag: Bool
     /// `offset_for_non_ref_pic` for `pic_order_cnt_type` 1, else 0.
-    public let offsetForNonRefPic: Int32
+    public var offsetForNonRefPic: Int32
     /// `offset_for_top_to_bottom_field` for `pic_order_cnt_type` 1, else 0.
-    public let offsetForTopToBottomField: Int32
+    public var offsetForTopToBottomField: Int32
     /// `num_ref_frames_in_pic_order_cnt_cycle` (0...255) for `pic_order_cnt_type` 1, else 0.
-    public let numRefFramesInPicOrderCntCycle: Int
+    public var numRefFramesInPicOrderCntCycle: Int
     /// `offset_for_ref_frame[i]`, `num_ref_frames_in_pic_order_cnt_cycle` values.
-    public let offsetForRefFrame: [Int32]
+    public var offsetForRefFrame: [Int32]
 
     /// `max_num_ref_frames` (0...16, the largest `MaxDpbFrames` of Table A-1).
-    public let maxNumRefFrames: Int
+    public var maxNumRefFrames: Int
     /// `gaps_in_frame_num_value_allowed_flag`.
-    public let gapsInFrameNumValueAllowedFlag: Bool
+    public var gapsInFrameNumValueAllowedFlag: Bool
     /// `pic_width_in_mbs_minus1`.
-    public let picWidthInMbsMinus1: Int
+    public var picWidthInMbsMinus1: Int
     /// `pic_height_in_map_units_minus1`.
-    public let picHeightInMapUnitsMinus1: Int
+    public var picHeightInMapUnitsMinus1: Int
     /// `frame_mbs_only_flag`: false when the sequence may contain field pictures or MBAFF frames.
-    public let frameMbsOnlyFlag: Bool
+    public var frameMbsOnlyFlag: Bool
     /// `mb_adaptive_frame_field_flag`; false when absent.
-    public let mbAdaptiveFrameFieldFlag: Bool
+    public var mbAdaptiveFrameFieldFlag: Bool
     /// `direct_8x8_inference_flag`.
-    public let direct8x8InferenceFlag: Bool
+    public var direct8x8InferenceFlag: Bool
     /// `frame_cropping_flag`.
-    public let frameCroppingFlag: Bool
+    public var frameCroppingFlag: Bool
     /// `frame_crop_left_offset` in crop units (0 when absent).
-    public let frameCropLeftOffset: Int
+    public var frameCropLeftOffset: Int
     /// `frame_crop_right_offset` in crop units (0 when absent).
-    public let frameCropRightOffset: Int
+    public var frameCropRightOffset: Int
     /// `frame_crop_top_offset` in crop units (0 when absent).
-    public let frameCropTopOffset: Int
+    public var frameCropTopOffset: Int
     /// `frame_crop_bottom_offset` in crop units (0 when absent).
-    public let frameCropBottomOffset: Int
+    public var frameCropBottomOffset: Int
     /// `vui_parameters()` when `vui_parameters_present_flag` is 1 (E.1.1).
-    public let vuiParameters: AVCVUIParameters?
+    public var vuiParameters: AVCVUIParameters?
 
     /// Cropped luma width in samples: `PicWidthInMbs · 16 − CropUnitX · (left + right)`
     /// (7.4.2.1.1). Always at least 1; computed with overflow checks while parsing.
@@ -128,10 +134,12 @@ public struct AVCSequenceParameterSet: Hashable, Sendable {
             bitDepthChromaMinus8 = try reader.ue("bit_depth_chroma_minus8", in: 0...6)
             qpprimeYZeroTransformBypassFlag = try reader.flag("qpprime_y_zero_transform_bypass_flag")
             seqScalingMatrixPresentFlag = try reader.flag("seq_scaling_matrix_present_flag")
+            let scalingStart = reader.position
             seqScalingMatrix = seqScalingMatrixPresentFlag
                 ? try AVCScalingMatrix.read(from: &reader, count: chromaFormatIdc != 3 ? 8 : 12,
                                             presentFlagField: "seq_scaling_list_present_flag")
                 : nil
+            seqScalingMatrixBits = seqScalingMatrixPresentFlag ? reader.bits(from: scalingStart) : nil
         } else {
             chromaFormatIdc = 1
             separateColourPlaneFlag = false
@@ -140,6 +148,7 @@ public struct AVCSequenceParameterSet: Hashable, Sendable {
             qpprimeYZeroTransformBypassFlag = false
             seqScalingMatrixPresentFlag = false
             seqScalingMatrix = nil
+            seqScalingMatrixBits = nil
         }
 
         log2MaxFrameNumMinus4 = try reader.ue("log2_max_frame_num_minus4", in: 0...12)

@@ -6,76 +6,76 @@
 /// ``NALUError/Code/truncated`` rather than being accepted partially.
 public struct AVCVUIParameters: Hashable, Sendable {
     /// `aspect_ratio_info_present_flag`.
-    public let aspectRatioInfoPresentFlag: Bool
+    public var aspectRatioInfoPresentFlag: Bool
     /// `aspect_ratio_idc` (Table E-1); 0 (unspecified) when absent, 255 = `Extended_SAR`.
-    public let aspectRatioIdc: UInt8
+    public var aspectRatioIdc: UInt8
     /// `sar_width` when `aspect_ratio_idc` is 255, else 0.
-    public let sarWidth: UInt16
+    public var sarWidth: UInt16
     /// `sar_height` when `aspect_ratio_idc` is 255, else 0.
-    public let sarHeight: UInt16
+    public var sarHeight: UInt16
 
     /// `overscan_info_present_flag`.
-    public let overscanInfoPresentFlag: Bool
+    public var overscanInfoPresentFlag: Bool
     /// `overscan_appropriate_flag` (false when absent).
-    public let overscanAppropriateFlag: Bool
+    public var overscanAppropriateFlag: Bool
 
     /// `video_signal_type_present_flag`.
-    public let videoSignalTypePresentFlag: Bool
+    public var videoSignalTypePresentFlag: Bool
     /// `video_format` (Table E-2; 5 "unspecified" when absent).
-    public let videoFormat: UInt8
+    public var videoFormat: UInt8
     /// `video_full_range_flag` (false when absent).
-    public let videoFullRangeFlag: Bool
+    public var videoFullRangeFlag: Bool
     /// `colour_description_present_flag`.
-    public let colourDescriptionPresentFlag: Bool
+    public var colourDescriptionPresentFlag: Bool
     /// `colour_primaries` (Table E-3; 2 "unspecified" when absent).
-    public let colourPrimaries: UInt8
+    public var colourPrimaries: UInt8
     /// `transfer_characteristics` (Table E-4; 2 when absent).
-    public let transferCharacteristics: UInt8
+    public var transferCharacteristics: UInt8
     /// `matrix_coefficients` (Table E-5; 2 when absent).
-    public let matrixCoefficients: UInt8
+    public var matrixCoefficients: UInt8
 
     /// `chroma_loc_info_present_flag`.
-    public let chromaLocInfoPresentFlag: Bool
+    public var chromaLocInfoPresentFlag: Bool
     /// `chroma_sample_loc_type_top_field` (0...5; 0 when absent).
-    public let chromaSampleLocTypeTopField: Int
+    public var chromaSampleLocTypeTopField: Int
     /// `chroma_sample_loc_type_bottom_field` (0...5; 0 when absent).
-    public let chromaSampleLocTypeBottomField: Int
+    public var chromaSampleLocTypeBottomField: Int
 
     /// `timing_info_present_flag`.
-    public let timingInfoPresentFlag: Bool
+    public var timingInfoPresentFlag: Bool
     /// `num_units_in_tick` (0 when absent).
-    public let numUnitsInTick: UInt32
+    public var numUnitsInTick: UInt32
     /// `time_scale` (0 when absent).
-    public let timeScale: UInt32
+    public var timeScale: UInt32
     /// `fixed_frame_rate_flag` (false when absent).
-    public let fixedFrameRateFlag: Bool
+    public var fixedFrameRateFlag: Bool
 
     /// `hrd_parameters()` of the NAL HRD, when `nal_hrd_parameters_present_flag` is 1.
-    public let nalHRDParameters: AVCHRDParameters?
+    public var nalHRDParameters: AVCHRDParameters?
     /// `hrd_parameters()` of the VCL HRD, when `vcl_hrd_parameters_present_flag` is 1.
-    public let vclHRDParameters: AVCHRDParameters?
+    public var vclHRDParameters: AVCHRDParameters?
     /// `low_delay_hrd_flag` (present only with HRD parameters; else false).
-    public let lowDelayHRDFlag: Bool
+    public var lowDelayHRDFlag: Bool
     /// `pic_struct_present_flag`: picture timing SEI messages carry `pic_struct`.
-    public let picStructPresentFlag: Bool
+    public var picStructPresentFlag: Bool
 
     /// `bitstream_restriction_flag`.
-    public let bitstreamRestrictionFlag: Bool
+    public var bitstreamRestrictionFlag: Bool
     /// `motion_vectors_over_pic_boundaries_flag` (true when absent).
-    public let motionVectorsOverPicBoundariesFlag: Bool
+    public var motionVectorsOverPicBoundariesFlag: Bool
     /// `max_bytes_per_pic_denom` (0...16; 2 when absent).
-    public let maxBytesPerPicDenom: Int
+    public var maxBytesPerPicDenom: Int
     /// `max_bits_per_mb_denom` (0...16; 1 when absent).
-    public let maxBitsPerMbDenom: Int
+    public var maxBitsPerMbDenom: Int
     /// `log2_max_mv_length_horizontal` (0...16; 15 when absent).
-    public let log2MaxMvLengthHorizontal: Int
+    public var log2MaxMvLengthHorizontal: Int
     /// `log2_max_mv_length_vertical` (0...16; 15 when absent).
-    public let log2MaxMvLengthVertical: Int
+    public var log2MaxMvLengthVertical: Int
     /// `max_num_reorder_frames` (0...16), `nil` when `bitstream_restriction_flag` is 0 (the
     /// inferred value depends on the profile and level, E.2.1).
-    public let maxNumReorderFrames: Int?
+    public var maxNumReorderFrames: Int?
     /// `max_dec_frame_buffering` (0...16), `nil` when `bitstream_restriction_flag` is 0.
-    public let maxDecFrameBuffering: Int?
+    public var maxDecFrameBuffering: Int?
 
     /// The sample aspect ratio as width:height: Table E-1 for `aspect_ratio_idc` 1...16,
     /// `sar_width:sar_height` for 255, `nil` when unspecified, reserved or 0:x.

@@ -1,49 +1,157 @@
-/// Writes bit-level syntax (`u(n)`, `ue(v)`, `se(v)`, `rbsp_trailing_bits()`), the inverse of
-/// ``BitReader``. Used to build parameter sets and SEI payloads, and by tests to make exact
-/// syntax by hand.
+/// Writes the bit-level syntax of an RBSP: `u(n)`, `ue(v)`, `se(v)` and `rbsp_trailing_bits()`
+/// (ITU-T H.264 7.2 and 9.1; ITU-T H.265 7.2 and 9.2), the inverse of ``BitReader``. Used to
+/// write parameter sets back (``AVCSequenceParameterSet/rbspBytes()``, `nalu edit`), SEI
+/// payloads, and by tests to make exact syntax by hand.
+///
+/// Bits are written most significant first into ``bytes``; ``nalUnit(header:)`` appends the
+/// trailing bits and applies emulation prevention (``RBSP/escape(_:)``, H.264 7.4.1, H.265 7.4.2).
+///
+/// ```swift
+/// var writer = BitWriter()
+/// writer.u(8, 0x64)        // profile_idc
+/// writer.ue(3)             // 00100
+/// writer.rbspTrailingBits()
+/// ```
 public struct BitWriter: Sendable {
-    /// The RBSP bytes written so far (the last byte may be partial).
+    /// The bytes written so far; the last one may be partial (see ``bitCount``).
     public private(set) var bytes: [UInt8] = []
-    private var bitCount = 0
-
-    public init() {}
-
     /// Number of bits written.
+    public private(set) var bitCount = 0
+
+    public init() {
+        bytes.reserveCapacity(64)
+    }
+
+    /// Number of bits written (the same as ``bitCount``).
     public var position: Int { bitCount }
 
-    /// `u(n)`: writes the low `count` bits of `value`, most significant first.
+    /// Whether the position is on a byte boundary (`byte_aligned()`).
+    public var isByteAligned: Bool { bitCount & 7 == 0 }
+
+    /// Appends one bit.
+    @inline(__always)
+    public mutating func bit(_ value: Bool) {
+        if bitCount & 7 == 0 { bytes.append(0) }
+        if value { bytes[bytes.count - 1] |= 0x80 >> UInt8(bitCount & 7) }
+        bitCount += 1
+    }
+
+    /// `u(1)`.
+    public mutating func flag(_ value: Bool) { bit(value) }
+
+    /// `u(n)`: the low `count` bits (0...64) of `value`, most significant first.
     public mutating func u(_ count: Int, _ value: UInt64) {
-        var index = count - 1
-        while index >= 0 {
-            if bitCount & 7 == 0 { bytes.append(0) }
-            if (value >> UInt64(index)) & 1 == 1 {
-                bytes[bytes.count - 1] |= UInt8(0x80) >> UInt8(bitCount & 7)
+        var remaining = min(max(count, 0), 64)
+        while remaining > 0 {
+            if bitCount & 7 == 0 && remaining >= 8 {
+                // Whole bytes while aligned.
+                remaining -= 8
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(remaining)))
+                bitCount += 8
+                continue
             }
-            bitCount += 1
-            index -= 1
+            remaining -= 1
+            bit((value >> UInt64(remaining)) & 1 == 1)
         }
     }
 
-    /// Writes one flag bit.
-    public mutating func flag(_ value: Bool) { u(1, value ? 1 : 0) }
+    /// `u(n)` of an `Int` (its low `count` bits).
+    public mutating func u(_ count: Int, _ value: Int) {
+        u(count, UInt64(truncatingIfNeeded: value))
+    }
 
-    /// `ue(v)` (ITU-T H.264 9.1).
+    /// `u(n)` of a `UInt32`.
+    public mutating func u(_ count: Int, _ value: UInt32) {
+        u(count, UInt64(value))
+    }
+
+    /// `ue(v)`: the unsigned Exp-Golomb code of `value` (H.264 9.1): `leadingZeroBits` zeros, a
+    /// one, then `value + 1 − 2^leadingZeroBits` in `leadingZeroBits` bits. Values up to
+    /// 2^32 − 2 (the largest ``BitReader/ue(_:)`` reads).
     public mutating func ue(_ value: UInt32) {
         let codeNum = UInt64(value) + 1
-        let length = 64 - codeNum.leadingZeroBitCount
-        u(length - 1, 0)
+        let length = 64 - codeNum.leadingZeroBitCount   // bits of codeNum
+        u(length - 1, 0 as UInt64)
         u(length, codeNum)
     }
 
-    /// `se(v)` (ITU-T H.264 9.1.1).
-    public mutating func se(_ value: Int32) {
-        let magnitude = UInt32(value.magnitude)
-        ue(value > 0 ? magnitude * 2 - 1 : magnitude * 2)
+    /// `ue(v)` of an `Int` (negative values are written as 0; values above 2^32 − 2 are clamped).
+    public mutating func ue(_ value: Int) {
+        ue(UInt32(clamping: min(max(value, 0), Int(UInt32.max) - 1)))
     }
 
-    /// `rbsp_trailing_bits()`: a stop bit then zero bits to the byte boundary.
+    /// `se(v)`: the signed Exp-Golomb code (H.264 Table 9-3): k > 0 ↦ 2k − 1, k ≤ 0 ↦ −2k.
+    public mutating func se(_ value: Int) {
+        let magnitude = UInt64(value.magnitude)
+        let codeNum = value > 0 ? 2 * magnitude - 1 : 2 * magnitude
+        ue(UInt32(clamping: min(codeNum, UInt64(UInt32.max) - 1)))
+    }
+
+    /// `se(v)` of an `Int32`.
+    public mutating func se(_ value: Int32) { se(Int(value)) }
+
+    /// Appends bits copied from a parsed RBSP (``RBSPBits``), for syntax kept as coded.
+    public mutating func append(_ bits: RBSPBits) {
+        var index = 0
+        while index + 8 <= bits.bitCount {
+            u(8, UInt64(bits.bytes[index / 8]))
+            index += 8
+        }
+        while index < bits.bitCount {
+            bit(bits.bytes[index / 8] >> UInt8(7 - index & 7) & 1 == 1)
+            index += 1
+        }
+    }
+
+    /// `rbsp_trailing_bits()`: `rbsp_stop_one_bit` then `rbsp_alignment_zero_bit`s (7.3.2.11).
     public mutating func rbspTrailingBits() {
-        u(1, 1)
-        while bitCount & 7 != 0 { u(1, 0) }
+        bit(true)
+        while !isByteAligned { bit(false) }
+    }
+
+    /// The NAL unit: `header` bytes, then the RBSP written so far with its trailing bits and
+    /// emulation prevention applied (7.4.1). Call after the last syntax element.
+    public func nalUnit(header: [UInt8]) -> [UInt8] {
+        var writer = self
+        writer.rbspTrailingBits()
+        return header + RBSP.escape(writer.bytes)
+    }
+}
+
+/// A run of bits copied out of an RBSP as coded: syntax nalu keeps verbatim when it writes a
+/// parameter set back (for example an H.264 `scaling_list()` whose coding is not unique, or an
+/// H.265 `st_ref_pic_set()` whose inter prediction is kept only as derived values).
+public struct RBSPBits: Hashable, Sendable {
+    /// The bits, most significant first; bits past ``bitCount`` in the last byte are zero.
+    public let bytes: [UInt8]
+    /// Number of bits.
+    public let bitCount: Int
+
+    public init(bytes: [UInt8], bitCount: Int) {
+        self.bytes = bytes
+        self.bitCount = max(0, min(bitCount, bytes.count * 8))
+    }
+
+    /// No bits.
+    public static let empty = RBSPBits(bytes: [], bitCount: 0)
+}
+
+extension BitReader {
+    /// The bits from RBSP bit position `start` to the current position, copied.
+    public func bits(from start: Int) -> RBSPBits {
+        let bytes = rbsp.bytes
+        let begin = max(0, min(start, position))
+        let count = position - begin
+        var out = [UInt8](repeating: 0, count: (count + 7) / 8)
+        var index = 0
+        while index < count {
+            let source = begin + index
+            let byte = bytes[bytes.startIndex + source / 8]
+            if byte >> UInt8(7 - source & 7) & 1 == 1 {
+                out[index / 8] |= 0x80 >> UInt8(index & 7)
+            }
+            index += 1
+        }
+        return RBSPBits(bytes: out, bitCount: count)
     }
 }

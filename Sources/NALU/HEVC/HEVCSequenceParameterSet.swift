@@ -143,6 +143,14 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     public var spsExtension4bits: Int
     /// `sps_range_extension()` when `sps_range_extension_flag` is 1.
     public var spsRangeExtension: RangeExtension?
+    /// The coded bits of every `st_ref_pic_set( i )`, as read: inter-predicted sets keep only
+    /// their derived pictures in ``shortTermRefPicSets``, so writing the SPS back copies these
+    /// bits (``rbspBytes()``). `nil` for an SPS not parsed from a stream (the sets are then coded
+    /// without inter prediction).
+    public var shortTermRefPicSetsBits: RBSPBits? = nil
+    /// The coded bits after `sps_range_extension()` up to the `rbsp_stop_one_bit`: the unparsed
+    /// multilayer, 3D and SCC extensions and `sps_extension_data_flag`s, copied when writing back.
+    public var spsExtensionDataBits: RBSPBits? = nil
 
     /// Parses an SPS NAL unit: the whole escaped NAL unit, 2-byte header included. The header must
     /// have `nal_unit_type` 33. Error byte offsets are relative to the start of `nalUnit`.
@@ -280,6 +288,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
         }
 
         let numShortTermRefPicSets = try reader.ue("num_short_term_ref_pic_sets", in: 0...64)
+        let setsStart = reader.position
         var sets: [HEVCShortTermRefPicSet] = []
         sets.reserveCapacity(numShortTermRefPicSets)
         for index in 0..<numShortTermRefPicSets {
@@ -287,6 +296,7 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
                                                    numShortTermRefPicSets: numShortTermRefPicSets, previous: sets))
         }
         shortTermRefPicSets = sets
+        shortTermRefPicSetsBits = reader.bits(from: setsStart)
 
         longTermRefPicsPresentFlag = try reader.flag("long_term_ref_pics_present_flag")
         ltRefPicPocLsbSps = []
@@ -334,8 +344,10 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
         }
         if spsMultilayerExtensionFlag || sps3dExtensionFlag || spsSccExtensionFlag || spsExtension4bits != 0 {
             // sps_multilayer_extension(), sps_3d_extension(), sps_scc_extension() and
-            // sps_extension_data_flag: not parsed; skip to the stop bit.
+            // sps_extension_data_flag: not parsed; skip to the stop bit, keeping the bits.
+            let extensionStart = reader.position
             reader.skipToRBSPStopBit()
+            spsExtensionDataBits = reader.bits(from: extensionStart)
         }
         try reader.rbspTrailingBits()
     }

@@ -57,6 +57,9 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
     public var hrdParameters: [HRD]
     /// `vps_extension_flag` (the extension itself is not parsed).
     public var vpsExtensionFlag: Bool
+    /// The coded bits of `vps_extension()` and the `vps_extension_data_flag`s up to the
+    /// `rbsp_stop_one_bit`, as read, copied when writing the VPS back; `nil` without extension.
+    public var vpsExtensionDataBits: RBSPBits? = nil
 
     /// `vps_num_hrd_parameters`.
     public var vpsNumHrdParameters: Int { hrdParameters.count }
@@ -144,8 +147,10 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
         }
         vpsExtensionFlag = try reader.flag("vps_extension_flag")
         if vpsExtensionFlag {
-            // vps_extension() (F.7.3.2.1.1) and vps_extension_data_flag: not parsed.
+            // vps_extension() (F.7.3.2.1.1) and vps_extension_data_flag: not parsed; kept as bits.
+            let extensionStart = reader.position
             reader.skipToRBSPStopBit()
+            vpsExtensionDataBits = reader.bits(from: extensionStart)
         }
         try reader.rbspTrailingBits()
     }

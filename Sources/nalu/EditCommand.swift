@@ -1,0 +1,311 @@
+import ArgumentParser
+import NALU
+import NALUIO
+import NALUMP4
+import NALUMedia
+import NALUTS
+
+/// `--color-range tv|pc`.
+enum ColourRangeOption: String, ExpressibleByArgument, CaseIterable {
+    case tv, pc
+}
+
+/// `--aud insert|strip` of `nalu edit`.
+enum EditAUDOption: String, ExpressibleByArgument, CaseIterable {
+    case insert, strip
+}
+
+/// A colour code point given as an ffprobe name (`bt709`, `smpte2084`, …) or a number 0...255.
+struct ColourCode: ExpressibleByArgument {
+    var text: String
+    init?(argument: String) { text = argument }
+
+    /// The code point, using `names` (``ColourNames``) to read a name.
+    func value(option: String, names: (Int) -> String?) throws -> Int {
+        if let number = Int(text) {
+            guard (0...255).contains(number) else { throw CLIError.usage(option, "\(number) is not a code point (0...255)") }
+            return number
+        }
+        let lower = text.lowercased()
+        if lower != "unknown", lower != "reserved", let match = (0...255).first(where: { names($0) == lower }) { return match }
+        if lower == "unspecified" || lower == "unknown" { return 2 }
+        let known = (0...255).compactMap { names($0) }.filter { $0 != "reserved" && $0 != "unknown" }
+        throw CLIError.usage(option, "unknown value \"\(text)\"", hint: "a number 0...255 or one of " + known.joined(separator: ", "))
+    }
+}
+
+/// `nalu edit`: rewrite VUI/level/cropping, delimiters, SEI and filler, pictures untouched.
+struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Edit stream metadata (colour, range, SAR, frame rate, level, cropping, AUD, SEI, filler) without re-encoding.",
+        discussion: """
+        What FFmpeg's h264_metadata / hevc_metadata bitstream filters do, streaming: every SPS (and \
+        H.265 VPS) is parsed, edited and written back with a bit writer (other fields bit-exact), in \
+        band and in the avcC/hvcC record of MP4 or --extradata input; the pictures are untouched. \
+        Colour names are ffprobe's (bt709, smpte170m, bt470bg, bt2020, bt2020nc, smpte2084, \
+        arib-std-b67, …) or code points. --crop L,R,T,B is in luma samples from the coded picture's \
+        edges (a multiple of the chroma subsampling). The output framing is --to, else what the \
+        output's name says (.h264/.h265: Annex-B, .mp4/.mov: MP4), else the input's.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Input stream (Annex-B, length-prefixed with --extradata, MP4/MOV), or - for standard input.", valueName: "input"))
+    var inputArgument: String?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
+    var outputArgument: String?
+
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc or mp4 (default: from the output's name, else the input's framing).")
+    var toOption: OutputFraming?
+
+    @Option(help: "Codec of the input (h264|hevc); detected when omitted.")
+    var codec: CodecOption?
+
+    @Option(help: ArgumentHelp("avcC/hvcC record of length-prefixed input.", valueName: "file"))
+    var extradata: String?
+
+    @Option(help: ArgumentHelp("Write the edited avcC/hvcC record here (avcc output).", valueName: "file"))
+    var extradataOut: String?
+
+    @Option(help: ArgumentHelp("Bytes per NAL length of length-prefixed input (default: from --extradata, or 4).", valueName: "n"))
+    var lengthSize: Int?
+
+    @Option(name: .customLong("color-primaries"), help: ArgumentHelp("colour_primaries: bt709, bt470bg, smpte170m, bt2020, … or 0-255.", valueName: "name"))
+    var colorPrimaries: ColourCode?
+
+    @Option(name: .customLong("color-transfer"), help: ArgumentHelp("transfer_characteristics: bt709, smpte2084, arib-std-b67, … or 0-255.", valueName: "name"))
+    var colorTransfer: ColourCode?
+
+    @Option(name: .customLong("color-space"), help: ArgumentHelp("matrix_coefficients: bt709, bt470bg, smpte170m, bt2020nc, … or 0-255.", valueName: "name"))
+    var colorSpace: ColourCode?
+
+    @Option(name: .customLong("color-range"), help: "video_full_range_flag: tv (limited) or pc (full).")
+    var colorRange: ColourRangeOption?
+
+    @Option(help: ArgumentHelp("Sample aspect ratio, e.g. 1:1, 4:3, 40:33.", valueName: "N:D"))
+    var sar: String?
+
+    @Option(help: ArgumentHelp("Frame rate written in the VUI (and H.265 VPS) timing: 25, 29.97, 30000/1001.", valueName: "rate"))
+    var fps: FrameRate?
+
+    @Option(help: ArgumentHelp("Level: 3, 3.1, 4.1, 1b (H.264); warns when the stream exceeds it.", valueName: "X.Y"))
+    var level: String?
+
+    @Option(help: ArgumentHelp("Cropping in luma samples from the coded picture's left, right, top, bottom edges.", valueName: "L,R,T,B"))
+    var crop: String?
+
+    @Option(help: "Access unit delimiters: insert (Annex-B output) or strip.")
+    var aud: EditAUDOption?
+
+    @Option(help: ArgumentHelp("SEI: strip (all), strip=TYPES or keep=TYPES (payload type numbers or names, comma-separated).", valueName: "mode"))
+    var sei: String?
+
+    @Flag(help: "Remove filler data NAL units and filler payload SEI messages.")
+    var stripFiller = false
+
+    @OptionGroup var mp4: MP4OutputOptions
+
+    @Flag(help: "Print what was done to standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if let lengthSize, ![1, 2, 4].contains(lengthSize) {
+            throw ValidationError("--length-size must be 1, 2 or 4 (3 is reserved by ISO/IEC 14496-15).")
+        }
+        _ = try options()
+    }
+
+    /// The edits the options ask for.
+    func options() throws -> StreamEditOptions {
+        var edits = ParameterSetEdits()
+        edits.colourPrimaries = try colorPrimaries?.value(option: "--color-primaries", names: ColourNames.primaries)
+        edits.transferCharacteristics = try colorTransfer?.value(option: "--color-transfer", names: ColourNames.transfer)
+        edits.matrixCoefficients = try colorSpace?.value(option: "--color-space", names: ColourNames.space)
+        edits.fullRange = colorRange.map { $0 == .pc }
+        if let sar {
+            let parts = sar.split(whereSeparator: { $0 == ":" || $0 == "/" }).map { Int64($0) }
+            guard parts.count == 2, let width = parts[0], let height = parts[1], width > 0, height > 0,
+                  width <= 65535, height <= 65535 else {
+                throw CLIError.usage("--sar", "\"\(sar)\" is not N:D with N and D in 1...65535", hint: "--sar 1:1, --sar 4:3, --sar 40:33")
+            }
+            edits.sampleAspectRatio = Rational(width, height)
+        }
+        edits.frameRate = fps?.rational
+        if let level {
+            guard let parsed = ParameterSetEdits.Level(level) else {
+                throw CLIError.usage("--level", "\"\(level)\" is not a level", hint: "--level 3.1, --level 4, --level 1b")
+            }
+            edits.level = parsed
+        }
+        if let crop {
+            let parts = crop.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 4, let l = parts[0], let r = parts[1], let t = parts[2], let b = parts[3],
+                  l >= 0, r >= 0, t >= 0, b >= 0 else {
+                throw CLIError.usage("--crop", "\"\(crop)\" is not four non-negative numbers L,R,T,B", hint: "--crop 0,0,0,8")
+            }
+            edits.crop = ParameterSetEdits.Crop(left: l, right: r, top: t, bottom: b)
+        }
+        var seiEdit = SEIEdit.keepAll
+        if let sei {
+            if sei == "strip" {
+                seiEdit = .stripAll
+            } else if sei.hasPrefix("strip=") || sei.hasPrefix("keep=") {
+                let list = sei.split(separator: "=", maxSplits: 1)[1]
+                var types = Set<Int>()
+                for name in list.split(separator: ",") {
+                    guard let type = SEIPayloadNames.payloadType(String(name)) else {
+                        throw CLIError.usage("--sei", "unknown SEI payload type \"\(name)\"",
+                                             hint: "a number or a name: " + SEIPayloadNames.types.keys.sorted().prefix(8).joined(separator: ", ") + ", …")
+                    }
+                    types.insert(type)
+                }
+                guard !types.isEmpty else { throw CLIError.usage("--sei", "no payload types after \"=\"") }
+                seiEdit = sei.hasPrefix("strip=") ? .strip(types) : .keep(types)
+            } else {
+                throw CLIError.usage("--sei", "\"\(sei)\" is not strip, strip=TYPES or keep=TYPES", hint: "--sei strip=user_data_unregistered,6")
+            }
+        }
+        return StreamEditOptions(parameterSets: edits, sei: seiEdit, stripFiller: stripFiller)
+    }
+
+    func run() throws {
+        let options = try options()
+        var record: DecoderConfigurationRecord?
+        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: record,
+                                                                    codecFromFileName: false))
+        let to = framing(of: source)
+        if to == .mp4 { try mp4.check(codec: source.codec) }
+        if aud == .insert && to != .annexb && to != .ts && to != .m2ts {
+            throw CLIError.usage("--aud", "insert goes with Annex-B output", hint: "add --to annexb, or use --aud strip")
+        }
+        if aud == .strip && (to == .ts || to == .m2ts) {
+            throw CLIError.usage("--aud", "MPEG-TS output starts every access unit with a delimiter", hint: "drop --aud strip, or add --to annexb")
+        }
+        if to != .avcc && extradataOut != nil {
+            throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
+        }
+        if !source.otherTrackDescriptions.isEmpty {
+            let tracks = source.otherTrackDescriptions.joined(separator: ", ")
+            StandardError.write("nalu: note: \(input): \(tracks) \(source.otherTrackDescriptions.count == 1 ? "is" : "are") not carried\n")
+        }
+
+        var editor = StreamEditor(codec: source.codec, options: options)
+        let outOfBand: [[UInt8]]
+        let declarativeSEI: [[UInt8]]
+        do {
+            outOfBand = try editor.edit(nalUnits: source.outOfBandParameterSets)
+            declarativeSEI = try editor.edit(nalUnits: source.declarativeSEI)
+        } catch {
+            throw Self.optionError(error)
+        }
+
+        let file = try FileSink(path: output)
+        let delimiters: AccessUnitDelimiterPolicy = switch aud {
+        case .insert: .insert
+        case .strip: .strip
+        case nil: .keep
+        }
+        let sink = try makeSink(to: to, source: source, file: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI,
+                                delimiters: delimiters, frameRate: try options.parameterSets.frameRate ?? source.containerFrameRate())
+        let editing = EditingSink(editor: editor, next: sink)
+        let result: MediaSinkReport
+        do {
+            result = try editing.write(source)
+        } catch let error as NALUError {
+            throw Self.optionError(error)
+        }
+        if let extradataOut, let bytes = result.record {
+            let recordFile = try FileSink(path: extradataOut)
+            try recordFile.write(bytes)
+            try recordFile.commit()
+        }
+        try file.commit()
+        for warning in editing.editor.warnings { StandardError.write("nalu: warning: --level: \(warning)\n") }
+        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
+        if verbose { report(editing.editor.statistics, result: result, to: to) }
+    }
+
+    /// The sink for the output framing, made from the edited out-of-band sets.
+    private func makeSink(to: OutputFraming, source: MediaSource, file: FileSink, outOfBand: [[UInt8]], declarativeSEI: [[UInt8]],
+                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?) throws -> any MediaSink {
+        switch to {
+        case .annexb:
+            let options = LengthPrefixedToAnnexB.Options(parameterSets: .keyframes, accessUnitDelimiters: delimiters,
+                                                         placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
+                                                         maxAccessUnitSize: mp4.maxAccessUnitSize)
+            return try AnnexBSink(codec: source.codec, output: file, options: options,
+                                  outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+        case .avcc:
+            let keepInBand = extradataOut == nil
+            let sink = try LengthPrefixedSink(codec: source.codec, output: file,
+                                              options: .init(lengthSize: source.lengthSize ?? 4, keepParameterSets: keepInBand,
+                                                             accessUnitDelimiters: delimiters),
+                                              outOfBandParameterSets: outOfBand)
+            if keepInBand { try sink.writeInBand(outOfBand) }
+            return sink
+        case .mp4:
+            var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
+            options.colourBoxes = true
+            let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
+            for unit in outOfBand { try sink.push(nalUnit: unit) }
+            return sink
+        case .ts, .m2ts:
+            // Every access unit gets a delimiter in MPEG-TS output (what HLS wants).
+            var options = TransportStreamMuxerOptions(frameRate: frameRate)
+            options.maxAccessUnitSize = mp4.maxAccessUnitSize
+            options.writer.timestampedPackets = to == .m2ts
+            if source.container.isMP4 { options.placement = .beforeFirstSlice }
+            return try TransportStreamSink(codec: source.codec, output: file, options: options,
+                                           outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+        }
+    }
+
+    /// An edit that cannot be coded names its option: a usage error.
+    static func optionError(_ error: NALUError) -> any Error {
+        guard error.field.hasPrefix("--") else { return error }
+        return CLIError.usage(error.field, error.detail ?? "cannot be applied")
+    }
+
+    /// The output framing: --to, else what the output's name says (`.mp4`, `.h264`, …), else the
+    /// input's.
+    func framing(of source: MediaSource) -> OutputFraming {
+        if let toOption { return toOption }
+        if let outputArgument, let framing = Naming.transportStream(outputArgument) { return framing }
+        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
+        case .mp4: return .mp4
+        case .annexb: return .annexb
+        default: break
+        }
+        switch source.container {
+        case .annexB: return .annexb
+        case .lengthPrefixed: return .avcc
+        case .mp4: return .mp4
+        case .transportStream(let packetSize): return packetSize == TransportStream.timestampedPacketSize ? .m2ts : .ts
+        }
+    }
+
+    private func report(_ statistics: StreamEditStatistics, result: MediaSinkReport, to: OutputFraming) {
+        var parts = ["→ \(to.rawValue)", "\(statistics.parameterSetsRewritten) parameter sets rewritten"]
+        if statistics.seiMessagesRemoved > 0 {
+            parts.append("\(statistics.seiMessagesRemoved) SEI messages removed (\(statistics.seiNALUnitsRemoved) NAL units dropped, \(statistics.seiNALUnitsRewritten) rewritten)")
+        }
+        if statistics.fillerNALUnitsRemoved > 0 { parts.append("\(statistics.fillerNALUnitsRemoved) filler NAL units removed") }
+        if let converter = result.statistics {
+            if converter.delimitersStripped > 0 { parts.append("\(converter.delimitersStripped) AUDs stripped") }
+            if converter.delimitersInserted > 0 { parts.append("\(converter.delimitersInserted) AUDs inserted") }
+        }
+        StandardError.write("nalu: edit " + parts.joined(separator: ", ") + "\n")
+    }
+}
+
+extension Edit: CommandIO {
+    var input: String { resolvedInputPath(inputArgument) }
+    var output: String { outputArgument ?? "-" }
+    var outputs: [(option: String, path: String)] {
+        [("-o", output)] + (extradataOut.map { [("--extradata-out", $0)] } ?? [])
+    }
+    var otherInputs: [String] { extradata.map { [$0] } ?? [] }
+    var writesBinary: Bool { true }
+    var example: String { "nalu edit clip.h264 --color-primaries bt709 --color-transfer bt709 --color-space bt709 -o out.h264" }
+}
