@@ -43,6 +43,28 @@ struct BoxBuilder {
         bytes[start + 3] = UInt8(size & 0xFF)
     }
 
+    /// 8.6.5 Edit Box holding an 8.6.6 Edit List Box with `entries`, version 1 (64-bit
+    /// fields) when a duration or media time needs more than 32 bits.
+    mutating func editList(_ entries: [MP4EditListEntry]) {
+        let wide = entries.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime < Int64(Int32.min) || $0.mediaTime > Int64(Int32.max) }
+        box(.edts) { edts in
+            edts.fullBox(.elst, version: wide ? 1 : 0) { box in
+                box.u32(UInt32(truncatingIfNeeded: entries.count))
+                for entry in entries {
+                    if wide {
+                        box.u64(entry.segmentDuration)
+                        box.u64(UInt64(bitPattern: entry.mediaTime))
+                    } else {
+                        box.u32(UInt32(entry.segmentDuration))
+                        box.i32(Int32(entry.mediaTime))
+                    }
+                    box.u16(UInt16(bitPattern: entry.mediaRateInteger))
+                    box.u16(UInt16(bitPattern: entry.mediaRateFraction))
+                }
+            }
+        }
+    }
+
     /// The unity transformation matrix of `mvhd` and `tkhd` (ISO/IEC 14496-12 8.2.2.2).
     mutating func unityMatrix() {
         for value: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { u32(value) }
@@ -72,6 +94,9 @@ struct MovieDescription {
     var duration: UInt64
     /// `media_time` of a one-entry edit list, or `nil` for none.
     var editMediaTime: Int64?
+    /// An edit list written verbatim instead of the one `editMediaTime` implies
+    /// (``MP4WriterConfiguration/editList``).
+    var editList: [MP4EditListEntry]? = nil
     var fragmented: Bool
 
     /// `duration` in the movie timescale, rounded up.
@@ -79,6 +104,17 @@ struct MovieDescription {
         let (product, overflow) = duration.multipliedReportingOverflow(by: UInt64(movieTimescale))
         if overflow { return duration / UInt64(max(1, timescale)) * UInt64(movieTimescale) }
         return (product + UInt64(timescale) - 1) / UInt64(max(1, timescale))
+    }
+
+    /// The movie-timescale duration an edit list presents: the sum of its segment durations
+    /// (saturating at 2^64 − 1).
+    static func editDuration(_ entries: [MP4EditListEntry]) -> UInt64 {
+        var total: UInt64 = 0
+        for entry in entries {
+            let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+            total = overflow ? .max : sum
+        }
+        return total
     }
 
     /// `ftyp` (4.3): `isom` with the brands players look for.
@@ -99,7 +135,7 @@ struct MovieDescription {
     /// `moov` with `tables` (the `stbl` boxes after `stsd`) written by `sampleTables`.
     func movie(sampleTables: (inout BoxBuilder) -> Void) -> [UInt8] {
         var builder = BoxBuilder(capacity: 4096)
-        let movieDuration = fragmented ? 0 : self.movieDuration
+        let movieDuration = fragmented ? 0 : editList.map(Self.editDuration) ?? self.movieDuration
         let wide = movieDuration > UInt64(UInt32.max) || duration > UInt64(UInt32.max)
         builder.box(.moov) { moov in
             // 8.2.2 Movie Header Box.
@@ -128,21 +164,11 @@ struct MovieDescription {
                     box.u32(UInt32(truncatingIfNeeded: width) << 16)
                     box.u32(UInt32(truncatingIfNeeded: height) << 16)
                 }
-                // 8.6.5/8.6.6 Edit Box and Edit List Box: the media from editMediaTime on.
-                if let editMediaTime, !fragmented {
-                    trak.box(.edts) { edts in
-                        edts.fullBox(.elst, version: wide ? 1 : 0) { box in
-                            box.u32(1)
-                            if wide {
-                                box.u64(movieDuration)
-                                box.u64(UInt64(bitPattern: editMediaTime))
-                            } else {
-                                box.u32(UInt32(movieDuration))
-                                box.i32(Int32(truncatingIfNeeded: editMediaTime))
-                            }
-                            box.u32(0x0001_0000)
-                        }
-                    }
+                // 8.6.5/8.6.6 Edit Box and Edit List Box: the explicit list, or the media from editMediaTime on.
+                if let editList {
+                    trak.editList(editList)
+                } else if let editMediaTime, !fragmented {
+                    trak.editList([MP4EditListEntry(segmentDuration: movieDuration, mediaTime: editMediaTime)])
                 }
                 trak.box(.mdia) { mdia in
                     // 8.4.2 Media Header Box.

@@ -39,6 +39,11 @@ public struct MP4WriterConfiguration: Sendable {
     public var maxFragmentSize: Int
     /// Always write `co64` (64-bit chunk offsets), even when every offset fits 32 bits.
     public var forceLargeChunkOffsets: Bool
+    /// The video track's edit list (ISO/IEC 14496-12 8.6.6), written verbatim as its `elst`
+    /// when non-nil (in every layout) instead of the edit that shifts the first picture to time
+    /// 0: `segmentDuration` in the movie timescale, `mediaTime` in the media timescale
+    /// (``timescale``). The track header's duration is then the sum of the segment durations.
+    public var editList: [MP4EditListEntry]? = nil
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
@@ -68,7 +73,8 @@ public struct MP4WriterSummary: Hashable, Sendable {
     public var mediaDataBoxes: Int
     /// Whether chunk offsets needed 64 bits (`co64`).
     public var largeChunkOffsets: Bool
-    /// `media_time` of the edit list written, if one was.
+    /// `media_time` of the edit list written, if one was (the first non-empty entry's, for an
+    /// explicit ``MP4WriterConfiguration/editList``).
     public var editMediaTime: Int64?
 }
 
@@ -251,7 +257,8 @@ public final class MP4Writer<Sink: ByteSink> {
                          width: configuration.width, height: configuration.height, laterEntries: laterEntries,
                          timescale: configuration.timescale,
                          movieTimescale: configuration.timescale,
-                         duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented)
+                         duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
+                         fragmented: configuration.layout == .fragmented)
     }
 
     private func startIfNeeded() throws {
@@ -351,6 +358,7 @@ public final class MP4Writer<Sink: ByteSink> {
         case .fragmented:
             try startIfNeeded()
             try flushFragment()
+            if configuration.editList != nil { editMediaTime = compositionShift }
         case .moovAtEnd:
             try startIfNeeded()
             try flushChunk()
@@ -393,6 +401,7 @@ public final class MP4Writer<Sink: ByteSink> {
     /// the media timeline as written, so playback starts with the first picture at time 0;
     /// `nil` (no edit list) when that is 0 already.
     private var compositionShift: Int64? {
+        if let editList = configuration.editList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
         let earliest = (earliestPresentation ?? 0) + offsetShift
         return earliest != 0 ? earliest : nil
     }
