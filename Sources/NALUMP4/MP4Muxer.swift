@@ -18,6 +18,11 @@ public struct MP4MuxerOptions: Sendable {
     /// Bytes of one access unit (with the non-picture NAL units carried into it) held in memory
     /// before the muxer gives up (``AccessUnitLimit``).
     public var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
+    /// Tracks written beside the video (``MP4WriterConfiguration/passthroughTracks``); their
+    /// samples go in through ``MP4Muxer/willAppendVideoSample``.
+    public var passthroughTracks: [MP4PassthroughTrack] = []
+    /// See ``MP4WriterConfiguration/movieTimescale``.
+    public var movieTimescale: UInt32? = nil
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -143,6 +148,12 @@ public final class MP4Muxer<Sink: ByteSink> {
         buffer.reserveCapacity(1 << 20)
     }
 
+    /// Called before each video sample goes to the writer with its decoding time (in the
+    /// writer's video timescale, the second argument), and once more from ``finish()`` with
+    /// `nil` before the movie box is written: where the samples of the passthrough tracks
+    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time.
+    public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
+
     /// The writer's sink, once created (after the first access unit).
     public var output: Sink? { writer?.output ?? sink }
 
@@ -172,6 +183,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
+        if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
         return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
@@ -332,6 +344,10 @@ public final class MP4Muxer<Sink: ByteSink> {
                 sampleDescriptions += 1
             }
             let (start, size) = (bufferHead, queue[written].size)
+            if let willAppendVideoSample {
+                let (time, overflow) = Int64(decodeIndex).multipliedReportingOverflow(by: Int64(timing.duration))
+                try willAppendVideoSample(writer, overflow ? .max : time, timing.timescale)
+            }
             try buffer.withUnsafeBytes { bytes in
                 try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: timing.duration,
                                   compositionOffset: Int64(delta), isSync: queue[written].sync)
@@ -429,10 +445,12 @@ public final class MP4Muxer<Sink: ByteSink> {
         timing = (rate, UInt32(timescale), UInt32(duration))
         guard let sink else { return }
         self.sink = nil
-        let configuration = MP4WriterConfiguration(
+        var configuration = MP4WriterConfiguration(
             sampleEntry: sampleEntry, decoderConfigurationRecord: try record(), width: description.width, height: description.height,
             timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
             chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets)
+        configuration.passthroughTracks = options.passthroughTracks
+        configuration.movieTimescale = options.movieTimescale
         writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.

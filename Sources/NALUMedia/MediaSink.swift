@@ -133,6 +133,26 @@ public final class MP4FileSink: MediaSink {
         for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
     }
 
+    /// The passthrough tracks' copier, when there are any.
+    public private(set) var passthrough: MP4PassthroughInterleaver<AnyRandomAccessSource>?
+
+    /// For `source` (an MP4/MOV), with `tracks` of the same file copied unchanged beside the
+    /// video (``MP4PassthroughTrack/init(copying:)``, interleaved by ``MP4PassthroughInterleaver``),
+    /// in a movie of `movieTimescale` (the input's, so their edit lists stay exact).
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
+                            passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?) throws {
+        var options = options
+        options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
+        options.movieTimescale = movieTimescale
+        try self.init(for: source, output: output, options: options)
+        guard !tracks.isEmpty else { return }
+        let interleaver = MP4PassthroughInterleaver(tracks: tracks)
+        passthrough = interleaver
+        muxer.willAppendVideoSample = { writer, time, timescale in
+            try interleaver.advance(to: time, timescale: timescale, writer: writer)
+        }
+    }
+
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).

@@ -101,6 +101,9 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @Flag(help: "MP4/MOV input to MP4: leave the audio tracks out (they are copied unchanged otherwise).")
+    var noAudio = false
+
     @Flag(help: "Print what was done to standard error.")
     var verbose = false
 
@@ -141,10 +144,23 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        if !source.otherTracks.isEmpty {
+        // MP4 to MP4: the tracks other than the video read are copied, but for other video
+        // tracks and, with --no-audio, the audio.
+        var passthrough: [MP4TrackReader<AnyRandomAccessSource>] = []
+        var movieTimescale: UInt32?
+        if to == .mp4, let video = source.mp4 {
+            let movie = try MP4MovieReader(video.source)
+            passthrough = movie.tracks.filter { reader in
+                reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && !(noAudio && reader.track.isAudio)
+            }
+            movieTimescale = movie.movieTimescale
+        }
+        let carried = Set(passthrough.map(\.track.trackID))
+        let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
+        if !dropped.isEmpty {
             // One line naming every track left behind.
-            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
-            let verb = source.otherTracks.count == 1 ? "is" : "are"
+            let tracks = dropped.map(\.description).joined(separator: ", ")
+            let verb = dropped.count == 1 ? "is" : "are"
             StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(to == .mp4 ? "the MP4 output has one video track" : "an elementary stream holds one video track")\n")
         }
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
@@ -170,7 +186,8 @@ struct Convert: ParsableCommand {
             }()
         case .mp4:
             try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))
+                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters),
+                            passthrough: passthrough, movieTimescale: movieTimescale)
         }
         let result = try sink.write(source)
         if let extradataOut, let bytes = result.record {
