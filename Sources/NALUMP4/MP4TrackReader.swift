@@ -32,6 +32,10 @@ public struct MP4MovieReader<Source: RandomAccessByteSource> {
     /// The tracks, in file order (`trak` boxes with an `mdia` and `hdlr`).
     public let tracks: [MP4TrackReader<Source>]
 
+    /// Tracks read at most: each one's iterator walks every fragment, so reading all of them
+    /// costs tracks × file; a movie of more `trak` boxes is refused rather than read.
+    public static var maxTracks: Int { 256 }
+
     /// Opens the movie and every track's sample table.
     /// - Throws: ``NALUError`` for no `moov`/`mvhd`, a track without `tkhd`/`mdhd`/`minf`/
     ///   `stbl`/`stsd`, or any malformed box, naming the field and its offset.
@@ -45,6 +49,9 @@ public struct MP4MovieReader<Source: RandomAccessByteSource> {
         isFragmented = movie.isFragmented
         var tracks: [MP4TrackReader<Source>] = []
         for trak in movie.children where trak.type == .trak {
+            guard tracks.count < Self.maxTracks else {
+                throw NALUError(.tooLarge, field: "moov.trak", byteOffset: trak.offset, detail: "more than \(Self.maxTracks) tracks")
+            }
             guard let boxes = try TrackBoxes.parse(trak, in: source) else { continue }
             tracks.append(try MP4TrackReader(boxes, movie: movie, source: source))
         }

@@ -103,10 +103,8 @@ public final class MP4Writer<Sink: ByteSink> {
 
     // Sample tables.
     private var tables = SampleTableState()
-    private var sizes: [UInt32] { tables.sizes }
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
     private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
-    private var syncSamples: [UInt32] { tables.syncSamples }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
     private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
@@ -233,7 +231,7 @@ public final class MP4Writer<Sink: ByteSink> {
             throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
         }
         // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
-        guard tables.sizes.count + pendingSamples.count < Int(UInt32.max) else {
+        guard tables.count + pendingSamples.count < Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples")
         }
         let size = UInt32(sample.count)
@@ -301,7 +299,7 @@ public final class MP4Writer<Sink: ByteSink> {
         guard compositionOffset >= Int64(Int32.min), compositionOffset <= Int64(Int32.max) else {
             throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
         }
-        guard passthrough[track].tables.sizes.count + passthrough[track].fragmentSamples.count < Int(UInt32.max) else {
+        guard passthrough[track].tables.count + passthrough[track].fragmentSamples.count < Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples in track \(track + 2)")
         }
         let size = UInt32(sample.count)
@@ -357,7 +355,7 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// What was written of each passthrough track: samples and media duration (its timescale).
     public var passthroughTotals: [(samples: Int, duration: UInt64)] {
-        passthrough.map { ($0.tables.sizes.count + $0.fragmentSamples.count, $0.tables.totalDuration) }
+        passthrough.map { ($0.tables.count + $0.fragmentSamples.count, $0.tables.totalDuration) }
     }
 
     /// Appends one sample held in an array.
@@ -551,7 +549,7 @@ public final class MP4Writer<Sink: ByteSink> {
             try copySpool()
             mediaDataBoxes = 1
         }
-        return MP4WriterSummary(samples: sizes.count, syncSamples: syncSamples.count, duration: totalDuration, bytes: position,
+        return MP4WriterSummary(samples: tables.count, syncSamples: tables.syncCount, duration: totalDuration, bytes: position,
                                 mediaDataBoxes: mediaDataBoxes, largeChunkOffsets: large, editMediaTime: editMediaTime)
     }
 
@@ -608,8 +606,8 @@ public final class MP4Writer<Sink: ByteSink> {
     private static func sampleTables(_ stbl: inout BoxBuilder, tables: SampleTableState,
                                      chunks: [(offset: Int64, samples: UInt32, description: UInt32)],
                                      signed: Bool, shift: Int64, chunkBase: Int64, large: Bool) {
-        let durations = tables.durations, offsets = tables.offsets, sizes = tables.sizes
-        let syncSamples = tables.syncSamples, minimumOffset = tables.minimumOffset
+        let durations = tables.durations, offsets = tables.offsets
+        let minimumOffset = tables.minimumOffset
         stbl.fullBox(.stts) { box in
             box.u32(UInt32(durations.count))
             for entry in durations {
@@ -626,10 +624,10 @@ public final class MP4Writer<Sink: ByteSink> {
                 }
             }
         }
-        if syncSamples.count != sizes.count {
+        if !tables.allSync {
             stbl.fullBox(.stss) { box in
-                box.u32(UInt32(syncSamples.count))
-                for number in syncSamples { box.u32(number) }
+                box.u32(UInt32(tables.syncSamples.count))
+                for number in tables.syncSamples { box.u32(number) }
             }
         }
         stbl.fullBox(.stsc) { box in
@@ -646,13 +644,13 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         stbl.fullBox(.stsz) { box in
-            if let first = sizes.first, sizes.allSatisfy({ $0 == first }) {
-                box.u32(first)
-                box.u32(UInt32(sizes.count))
+            if let uniform = tables.uniformSize, tables.sizes.isEmpty {
+                box.u32(uniform)
+                box.u32(UInt32(tables.count))
             } else {
                 box.u32(0)
-                box.u32(UInt32(sizes.count))
-                for size in sizes { box.u32(size) }
+                box.u32(UInt32(tables.count))
+                tables.forEachSize { box.u32($0) }
             }
         }
         stbl.fullBox(large ? .co64 : .stco) { box in

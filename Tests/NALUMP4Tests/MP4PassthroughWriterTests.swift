@@ -88,6 +88,32 @@ import NALUIO
         #expect(order == [1, 1, 1] + Array(repeating: 2, count: 5) + [3] + [1, 1, 1] + Array(repeating: 2, count: 5))
     }
 
+    /// QuickTime PCM: a sample per PCM frame, all of one size and all sync. The `stsz` says one
+    /// size (and the writer keeps no size per sample), there is no `stss`.
+    @Test func constantSizeSamples() throws {
+        var configuration = MP4WriterConfiguration(sampleEntry: .avc1, decoderConfigurationRecord: record, width: 176, height: 144, timescale: 90000)
+        configuration.passthroughTracks = [MP4PassthroughTrack(handler: "soun", timescale: 8000, sampleEntries: [[0, 0, 0, 8] + Array("sowt".utf8)])]
+        let writer = try MP4Writer(sink: MemorySink(), configuration: configuration)
+        try writer.append([1, 2, 3], duration: 90000, compositionOffset: 0, isSync: true)
+        let frame: [UInt8] = [0, 1]
+        for _ in 0..<8000 { try writer.append(frame, track: 0, duration: 1) }
+        try writer.finish()
+        let boxes = TestBox.parse(writer.output.bytes[...])
+        guard case .container(_, let children) = boxes.first(where: { $0.type == "moov" }),
+              case .container(_, let trak)? = children.filter({ $0.type == "trak" }).last,
+              case .leaf(_, let stsz)? = TestBox.find(["mdia", "minf", "stbl", "stsz"], in: trak) else {
+            Issue.record("no stsz")
+            return
+        }
+        #expect(stsz == [0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0x1F, 0x40])  // sample_size 2, sample_count 8000, no table
+        #expect(TestBox.find(["mdia", "minf", "stbl", "stss"], in: trak) == nil)
+        let movie = try MP4MovieReader(MemoryRandomAccessSource(writer.output.bytes))
+        var total = 0
+        try movie.tracks[1].forEachSample { total += $0.size }
+        #expect(total == 16000)
+        #expect(movie.tracks[1].track.duration == 8000)
+    }
+
     @Test func refusesBadTrackIndices() throws {
         var configuration = MP4WriterConfiguration(sampleEntry: .avc1, decoderConfigurationRecord: record, width: 176, height: 144, timescale: 90000)
         configuration.passthroughTracks = [MP4PassthroughTrack(copying: aac)]

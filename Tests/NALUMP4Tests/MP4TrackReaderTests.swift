@@ -115,4 +115,27 @@ struct ProbedStream {
         try movie.tracks[1].forEachSample(decodeTimes: 2048..<5000) { range.append($0.index) }
         #expect(range == [2, 3, 4])
     }
+
+    /// A moov of more than 256 tracks (copies of the AAC trak) is refused, naming the box.
+    @Test func tooManyTracks() throws {
+        let bytes = Array(try Data(contentsOf: fixtureDirectory.appendingPathComponent("tracks_avc_aac.mp4")))
+        let movie = try MP4MovieReader(MemoryRandomAccessSource(bytes))
+        let moov = movie.movieBox
+        let audio = try #require(movie.tracks.last)
+        // The last trak box: find it among moov's children.
+        let children = try MP4BoxHeader.children(of: moov, in: MemoryRandomAccessSource(bytes), depth: 1)
+        let trak = try #require(children.last { $0.type == "trak" })
+        #expect(audio.track.isAudio)
+        let trakBytes = Array(bytes[Int(trak.offset)..<Int(trak.end)])
+        var moovBytes = Array(bytes[Int(moov.offset)..<Int(moov.end)])
+        for _ in 0..<256 { moovBytes += trakBytes }
+        let size = UInt32(moovBytes.count)
+        moovBytes.replaceSubrange(0..<4, with: [UInt8(size >> 24), UInt8((size >> 16) & 0xFF), UInt8((size >> 8) & 0xFF), UInt8(size & 0xFF)])
+        let file = Array(bytes[..<Int(moov.offset)]) + moovBytes + Array(bytes[Int(moov.end)...])
+        #expect {
+            _ = try MP4MovieReader(MemoryRandomAccessSource(file))
+        } throws: { error in
+            (error as? NALUError)?.field == "moov.trak" && (error as? NALUError)?.code == .tooLarge
+        }
+    }
 }
