@@ -104,3 +104,23 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
         lanes[index].done = true
     }
 }
+
+extension MediaSource {
+    /// Every track of an MP4/MOV input (``MP4MovieReader`` on the same file), or `nil` for a raw
+    /// stream.
+    public func movie() throws -> MP4MovieReader<AnyRandomAccessSource>? {
+        guard let mp4 else { return nil }
+        return try MP4MovieReader(mp4.source)
+    }
+
+    /// The tracks an MP4-to-MP4 conversion copies beside the video read: every track but video
+    /// tracks, and but the sound tracks unless `audio`; with the movie timescale to write them
+    /// in (the input's, so their edit lists stay exact). `nil` for a raw stream.
+    public func passthroughTracks(audio: Bool = true) throws -> (tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32)? {
+        guard let movie = try movie(), let video = mp4 else { return nil }
+        let tracks = movie.tracks.filter { reader in
+            reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && (audio || !reader.track.isAudio)
+        }
+        return (tracks, movie.movieTimescale)
+    }
+}

@@ -52,8 +52,10 @@ struct Convert: ParsableCommand {
         temporary name and renamed when complete.
 
         MP4/MOV input (told by its content: a file or pipe that starts with an ISO BMFF box) is \
-        read from its first H.264/H.265 video track; other tracks are named on standard error; \
-        --to annexb then does what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by \
+        read from its first H.264/H.265 video track; --to annexb/avcc name the other tracks on \
+        standard error and do what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do; \
+        --to mp4 copies the other tracks (audio, subtitles; not other video tracks) unchanged beside \
+        the video, with their timing and edit lists (--no-audio leaves the audio out). --to mp4 writes one video track (avc1/hvc1 by \
         default, --sample-entry to choose), moov at the end, or first with --faststart, or \
         fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else \
         the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice \
@@ -148,12 +150,9 @@ struct Convert: ParsableCommand {
         // tracks and, with --no-audio, the audio.
         var passthrough: [MP4TrackReader<AnyRandomAccessSource>] = []
         var movieTimescale: UInt32?
-        if to == .mp4, let video = source.mp4 {
-            let movie = try MP4MovieReader(video.source)
-            passthrough = movie.tracks.filter { reader in
-                reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && !(noAudio && reader.track.isAudio)
-            }
-            movieTimescale = movie.movieTimescale
+        if to == .mp4, let copied = try source.passthroughTracks(audio: !noAudio) {
+            passthrough = copied.tracks
+            movieTimescale = copied.movieTimescale
         }
         let carried = Set(passthrough.map(\.track.trackID))
         let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
