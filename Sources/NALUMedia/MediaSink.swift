@@ -139,14 +139,17 @@ public final class MP4FileSink: MediaSink {
     /// For `source` (an MP4/MOV), with `tracks` of the same file copied unchanged beside the
     /// video (``MP4PassthroughTrack/init(copying:)``, interleaved by ``MP4PassthroughInterleaver``),
     /// in a movie of `movieTimescale` (the input's, so their edit lists stay exact).
+    /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
+    /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?) throws {
+                            passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
+                            decodeTimes: [Range<Int64>?]? = nil) throws {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale
         try self.init(for: source, output: output, options: options)
         guard !tracks.isEmpty else { return }
-        let interleaver = MP4PassthroughInterleaver(tracks: tracks)
+        let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
         passthrough = interleaver
         muxer.willAppendVideoSample = { writer, time, timescale in
             try interleaver.advance(to: time, timescale: timescale, writer: writer)

@@ -152,7 +152,8 @@ struct Convert: ParsableCommand {
         var movieTimescale: UInt32?
         if to == .mp4, let copied = try source.passthroughTracks(audio: !noAudio) {
             passthrough = copied.tracks
-            movieTimescale = copied.movieTimescale
+            // Without other tracks the movie keeps the video's timescale, as before.
+            movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
         }
         let carried = Set(passthrough.map(\.track.trackID))
         let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
