@@ -76,8 +76,51 @@ import Testing
             // and applies no edit list in fragments, so only the progressive layouts' times compare.
             #expect(try Self.timing(output, "v") == Self.timing(input, "v"))
             #expect(try Self.timing(output, "a") == Self.timing(input, "a"))
+            // mvhd: the longest track, in the input's movie timescale.
+            #expect(try Self.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", output])
+                    == Self.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", input]))
         }
         #expect(try Self.videoFrames(output) == Self.videoFrames(input))
+    }
+
+    /// Progressive output interleaves by decoding time: in file order the samples alternate
+    /// between the tracks about every half second (no run of one track longer than 0.5 s plus a
+    /// sample), never one track after the other.
+    @Test(arguments: [[String](), ["--faststart"]]) func samplesAreInterleaved(layout: [String]) throws {
+        let input = CLIRunner.fixture("tracks_mov_aac_pcm.mov")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-interleave-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        #expect(try CLIRunner.run(["convert", input, "-o", output] + layout).status == 0)
+        let packets = try Self.ffprobe(["-show_entries", "packet=stream_index,pos,duration_time", "-of", "csv=p=0", output])
+            .split(separator: "\n").compactMap { line -> (stream: Int, pos: Int, duration: Double)? in
+                let fields = line.split(separator: ",")
+                // ffprobe prints stream_index, duration_time, pos.
+                guard fields.count == 3, let stream = Int(fields[0]), let duration = Double(fields[1]), let pos = Int(fields[2]) else { return nil }
+                return (stream, pos, duration)
+            }
+            .sorted { $0.pos < $1.pos }
+        var runs: [(stream: Int, duration: Double)] = []
+        for packet in packets {
+            if runs.last?.stream == packet.stream {
+                runs[runs.count - 1].duration += packet.duration
+            } else {
+                runs.append((packet.stream, packet.duration))
+            }
+        }
+        // 2 s of three tracks in half-second turns: at least 4 runs of each.
+        #expect(runs.count >= 12, "\(runs)")
+        #expect(runs.allSatisfy { $0.duration <= 0.55 }, "\(runs)")
+    }
+
+    /// An MP4 on a pipe is spooled, and its audio copied all the same.
+    @Test func pipedInput() throws {
+        let input = CLIRunner.fixture("tracks_avc_aac.mp4")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-piped-\(UUID().uuidString).mp4").path
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let result = try CLIRunner.run(["convert", "-", "--to", "mp4", "-o", output], stdin: try Data(contentsOf: URL(fileURLWithPath: input)))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.audio(output, stream: 0).md5 == Self.audio(input, stream: 0).md5)
+        #expect(try Self.timing(output, "a") == Self.timing(input, "a"))
     }
 
     @Test(arguments: layouts) func noAudioLeavesTheVideo(layout: [String]) throws {
