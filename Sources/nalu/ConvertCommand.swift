@@ -198,17 +198,22 @@ struct Convert: ParsableCommand {
         try file.commit()
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
-        if verbose, let summary = result.mp4 { reportMP4(summary, from: from) }
+        if verbose, let summary = result.mp4 {
+            reportMP4(summary, from: from, copied: zip(passthrough, (sink as? MP4FileSink)?.passthrough?.appendedSamples ?? []).map {
+                "track \($0.track.trackID) (\($0.track.handler), \($0.track.sampleEntryType?.description ?? "?")): \($1) samples copied"
+            })
+        }
         if verbose, let statistics = result.statistics { report(statistics, from: from) }
     }
 
-    private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
+    private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {
         var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
                      "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
                      "\(summary.frameRate) fps, timescale \(summary.timescale)"]
         if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
         if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
         if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
+        parts += copied
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 
