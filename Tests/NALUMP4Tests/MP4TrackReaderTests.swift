@@ -138,4 +138,25 @@ struct ProbedStream {
             (error as? NALUError)?.field == "moov.trak" && (error as? NALUError)?.code == .tooLarge
         }
     }
+
+    /// The checks of the video reader apply to every track: an audio `stsz` that claims 2^32 − 1
+    /// entries is refused before anything is allocated, naming the field and its offset; the
+    /// video reader, which does not read that table, still opens the file.
+    @Test func malformedAudioTableIsATypedError() throws {
+        var bytes = Array(try Data(contentsOf: fixtureDirectory.appendingPathComponent("tracks_avc_aac.mp4")))
+        #expect(try MP4MovieReader(MemoryRandomAccessSource(bytes)).tracks.count == 2)
+        // The last stsz in the file is the audio track's: its sample_count follows version,
+        // flags and sample_size.
+        let type = Array("stsz".utf8)
+        let position = try #require((0..<(bytes.count - 4)).last { Array(bytes[$0..<($0 + 4)]) == type })
+        let countOffset = position + 4 + 4 + 4
+        bytes.replaceSubrange(countOffset..<(countOffset + 4), with: [0xFF, 0xFF, 0xFF, 0xFF])
+        #expect {
+            _ = try MP4MovieReader(MemoryRandomAccessSource(bytes))
+        } throws: { error in
+            guard let error = error as? NALUError else { return false }
+            return error.field == "stsz.sample_count" && error.code == .lengthPastEnd && error.byteOffset == Int64(countOffset)
+        }
+        #expect(try MP4VideoTrackReader(MemoryRandomAccessSource(bytes)).track.codec == .h264)
+    }
 }
