@@ -97,6 +97,8 @@ struct MovieDescription {
     /// An edit list written verbatim instead of the one `editMediaTime` implies
     /// (``MP4WriterConfiguration/editList``).
     var editList: [MP4EditListEntry]? = nil
+    /// Movie-timescale ticks of an empty edit before the video's (``MP4WriterConfiguration/videoStartDelay``).
+    var startDelay: UInt64 = 0
     var fragmented: Bool
     /// Tracks 2, 3, … with their media durations (in their timescales).
     var passthrough: [(track: MP4PassthroughTrack, duration: UInt64)] = []
@@ -107,7 +109,23 @@ struct MovieDescription {
     }
 
     /// The video track's duration in the movie timescale (`tkhd.duration`): its edit list's, or its media's.
-    var videoTrackDuration: UInt64 { fragmented ? 0 : editList.map(Self.editDuration) ?? movieDuration }
+    var videoTrackDuration: UInt64 { fragmented ? 0 : videoEdits.map(Self.editDuration) ?? movieDuration }
+
+    /// The video track's edit list: the explicit one, else the start delay's empty edit and the
+    /// edit from `editMediaTime` (the whole media when there is a delay but no shift), else none.
+    var videoEdits: [MP4EditListEntry]? {
+        if let editList { return editList }
+        var edits: [MP4EditListEntry] = []
+        if startDelay > 0 { edits.append(MP4EditListEntry(segmentDuration: startDelay, mediaTime: -1)) }
+        // Fragmented movies have no duration yet: progressive ones give the media's.
+        let mediaDuration = fragmented ? 0 : movieDuration
+        if let editMediaTime, !fragmented || startDelay > 0 {
+            edits.append(MP4EditListEntry(segmentDuration: mediaDuration, mediaTime: editMediaTime))
+        } else if startDelay > 0 {
+            edits.append(MP4EditListEntry(segmentDuration: mediaDuration, mediaTime: 0))
+        }
+        return edits.isEmpty ? nil : edits
+    }
 
     /// Passthrough track `index`'s duration in the movie timescale: its edit list's, or its media's.
     func passthroughDuration(_ index: Int) -> UInt64 {
@@ -242,12 +260,8 @@ struct MovieDescription {
                     box.u32(UInt32(truncatingIfNeeded: width) << 16)
                     box.u32(UInt32(truncatingIfNeeded: height) << 16)
                 }
-                // 8.6.5/8.6.6 Edit Box and Edit List Box: the explicit list, or the media from editMediaTime on.
-                if let editList {
-                    trak.editList(editList)
-                } else if let editMediaTime, !fragmented {
-                    trak.editList([MP4EditListEntry(segmentDuration: movieDuration, mediaTime: editMediaTime)])
-                }
+                // 8.6.5/8.6.6 Edit Box and Edit List Box: the explicit list, or the delay and the media from editMediaTime on.
+                if let videoEdits { trak.editList(videoEdits) }
                 trak.box(.mdia) { mdia in
                     // 8.4.2 Media Header Box.
                     mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in

@@ -23,6 +23,8 @@ public struct MP4MuxerOptions: Sendable {
     public var passthroughTracks: [MP4PassthroughTrack] = []
     /// See ``MP4WriterConfiguration/movieTimescale``.
     public var movieTimescale: UInt32? = nil
+    /// See ``MP4WriterConfiguration/videoStartDelay``.
+    public var videoStartDelay: UInt64 = 0
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -451,6 +453,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets)
         configuration.passthroughTracks = options.passthroughTracks
         configuration.movieTimescale = options.movieTimescale
+        configuration.videoStartDelay = options.videoStartDelay
         writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.

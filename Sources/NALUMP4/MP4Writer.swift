@@ -44,6 +44,10 @@ public struct MP4WriterConfiguration: Sendable {
     /// 0: `segmentDuration` in the movie timescale, `mediaTime` in the media timescale
     /// (``timescale``). The track header's duration is then the sum of the segment durations.
     public var editList: [MP4EditListEntry]? = nil
+    /// An empty edit (ISO/IEC 14496-12 8.6.6, `media_time` −1) of this many movie-timescale
+    /// ticks before the video's own edit: the video starts that late in the movie (a copy of an
+    /// input whose video starts after its audio). Ignored when ``editList`` is set.
+    public var videoStartDelay: UInt64 = 0
     /// Tracks written beside the video track (track_IDs 2, 3, … in this order), their samples
     /// given to ``MP4Writer/append(_:track:duration:compositionOffset:isSync:sampleDescription:)``.
     public var passthroughTracks: [MP4PassthroughTrack] = []
@@ -379,6 +383,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          timescale: configuration.timescale,
                          movieTimescale: configuration.movieTimescale ?? configuration.timescale,
                          duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
+                         startDelay: configuration.videoStartDelay,
                          fragmented: configuration.layout == .fragmented,
                          passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) })
     }

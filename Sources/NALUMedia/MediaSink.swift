@@ -147,6 +147,17 @@ public final class MP4FileSink: MediaSink {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale
+        // The input video's leading empty edits (it starts after the other tracks), in the same
+        // movie timescale: the copy keeps the tracks' relative start.
+        if !tracks.isEmpty, movieTimescale != nil, let video = source.mp4 {
+            var delay: UInt64 = 0
+            for edit in video.track.editList {
+                guard edit.mediaTime == -1 else { break }
+                let (sum, overflow) = delay.addingReportingOverflow(edit.segmentDuration)
+                delay = overflow ? delay : sum
+            }
+            options.videoStartDelay = delay
+        }
         try self.init(for: source, output: output, options: options)
         guard !tracks.isEmpty else { return }
         let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)

@@ -112,6 +112,27 @@ import Testing
         #expect(runs.allSatisfy { $0.duration <= 0.55 }, "\(runs)")
     }
 
+    /// A video that starts half a second after the audio (an empty edit, as ffmpeg's
+    /// `-itsoffset` writes it) keeps its delay: start times and durations equal the input's.
+    @Test(arguments: [[String](), ["--faststart"]]) func delayedVideoKeepsItsStart(layout: [String]) throws {
+        let fixture = CLIRunner.fixture("tracks_avc_aac.mp4")
+        let directory = FileManager.default.temporaryDirectory
+        let input = directory.appendingPathComponent("nalu-delayed-\(UUID().uuidString).mp4").path
+        let output = directory.appendingPathComponent("nalu-delayed-out-\(UUID().uuidString).mp4").path
+        defer {
+            try? FileManager.default.removeItem(atPath: input)
+            try? FileManager.default.removeItem(atPath: output)
+        }
+        _ = try Self.ffmpeg(["-i", fixture, "-itsoffset", "0.5", "-i", fixture, "-map", "1:v", "-map", "0:a", "-c", "copy", "-y", input])
+        #expect(try Self.timing(input, "v").contains("start_time=0.500000"))
+        let result = try CLIRunner.run(["convert", input, "-o", output] + layout)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.timing(output, "v") == Self.timing(input, "v"))
+        #expect(try Self.timing(output, "a") == Self.timing(input, "a"))
+        #expect(try Self.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", output])
+                == Self.ffprobe(["-show_entries", "format=duration", "-of", "csv=p=0", input]))
+    }
+
     /// An MP4 on a pipe is spooled, and its audio copied all the same.
     @Test func pipedInput() throws {
         let input = CLIRunner.fixture("tracks_avc_aac.mp4")
