@@ -228,4 +228,22 @@ edit_fixtures() {
 }
 edit_fixtures
 
+# MP4/MOV with audio tracks beside the video, for every-track reading and passthrough (issue 15):
+#   tracks_avc_aac.mp4     H.264 with B-frames (25 fps, 2 s) + AAC stereo 48 kHz (2 s)
+#   tracks_hevc_aac.mp4    H.265 with B-frames + AAC stereo 44.1 kHz
+#   tracks_mov_aac_pcm.mov H.264 + AAC stereo + PCM s16le mono 8 kHz (sowt), language "eng" on the PCM
+if [ "${NALU_FIXTURES:-all}" = tracks ] || [ "${NALU_FIXTURES:-all}" = all ]; then
+    tracks_video="testsrc2=size=160x96:rate=25:duration=2"
+    ffmpeg -v error -y -f lavfi -i "$tracks_video" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" \
+        -map 0:v -map 1:a -c:v libx264 -pix_fmt yuv420p -bf 2 -g 25 -x264-params log-level=error -b:v 120k \
+        -c:a aac -ac 2 -b:a 64k -fflags +bitexact -f mp4 "$out/tracks_avc_aac.mp4"
+    ffmpeg -v error -y -f lavfi -i "$tracks_video" -f lavfi -i "sine=frequency=660:sample_rate=44100:duration=2" \
+        -map 0:v -map 1:a -c:v libx265 -pix_fmt yuv420p -preset fast -x265-params "log-level=error:bframes=2:keyint=25:min-keyint=25:scenecut=0" -b:v 120k \
+        -c:a aac -ac 2 -b:a 64k -fflags +bitexact -f mp4 "$out/tracks_hevc_aac.mp4"
+    ffmpeg -v error -y -f lavfi -i "$tracks_video" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=2" \
+        -f lavfi -i "sine=frequency=880:sample_rate=8000:duration=2" \
+        -map 0:v -map 1:a -map 2:a -c:v libx264 -pix_fmt yuv420p -bf 2 -g 25 -x264-params log-level=error -b:v 120k \
+        -c:a:0 aac -ac:a:0 2 -b:a:0 64k -c:a:1 pcm_s16le -metadata:s:a:1 language=eng -fflags +bitexact -f mov "$out/tracks_mov_aac_pcm.mov"
+fi
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

@@ -43,6 +43,28 @@ struct BoxBuilder {
         bytes[start + 3] = UInt8(size & 0xFF)
     }
 
+    /// 8.6.5 Edit Box holding an 8.6.6 Edit List Box with `entries`, version 1 (64-bit
+    /// fields) when a duration or media time needs more than 32 bits.
+    mutating func editList(_ entries: [MP4EditListEntry]) {
+        let wide = entries.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime < Int64(Int32.min) || $0.mediaTime > Int64(Int32.max) }
+        box(.edts) { edts in
+            edts.fullBox(.elst, version: wide ? 1 : 0) { box in
+                box.u32(UInt32(truncatingIfNeeded: entries.count))
+                for entry in entries {
+                    if wide {
+                        box.u64(entry.segmentDuration)
+                        box.u64(UInt64(bitPattern: entry.mediaTime))
+                    } else {
+                        box.u32(UInt32(entry.segmentDuration))
+                        box.i32(Int32(entry.mediaTime))
+                    }
+                    box.u16(UInt16(bitPattern: entry.mediaRateInteger))
+                    box.u16(UInt16(bitPattern: entry.mediaRateFraction))
+                }
+            }
+        }
+    }
+
     /// The unity transformation matrix of `mvhd` and `tkhd` (ISO/IEC 14496-12 8.2.2.2).
     mutating func unityMatrix() {
         for value: UInt32 in [0x0001_0000, 0, 0, 0, 0x0001_0000, 0, 0, 0, 0x4000_0000] { u32(value) }
@@ -72,17 +94,122 @@ struct MovieDescription {
     var duration: UInt64
     /// `media_time` of a one-entry edit list, or `nil` for none.
     var editMediaTime: Int64?
-    /// An edit list written as given instead (``MP4WriterConfiguration/editList``).
+    /// An edit list written verbatim instead of the one `editMediaTime` implies
+    /// (``MP4WriterConfiguration/editList``).
     var editList: [MP4EditListEntry]? = nil
+    /// Movie-timescale ticks of an empty edit before the video's (``MP4WriterConfiguration/videoStartDelay``).
+    var startDelay: UInt64 = 0
     var fragmented: Bool
+    /// Tracks 2, 3, … with their media durations (in their timescales).
+    var passthrough: [(track: MP4PassthroughTrack, duration: UInt64)] = []
     /// Write `colr`/`pasp` after each record (``MP4WriterConfiguration/colourBoxes``).
     var colourBoxes = false
 
-    /// `duration` in the movie timescale, rounded up.
+    /// `duration` in the movie timescale, rounded up (saturating).
     var movieDuration: UInt64 {
-        let (product, overflow) = duration.multipliedReportingOverflow(by: UInt64(movieTimescale))
-        if overflow { return duration / UInt64(max(1, timescale)) * UInt64(movieTimescale) }
-        return (product + UInt64(timescale) - 1) / UInt64(max(1, timescale))
+        MP4Timescale.convert(duration, from: timescale, to: movieTimescale) ?? .max
+    }
+
+    /// The video track's duration in the movie timescale (`tkhd.duration`): its edit list's, or its media's.
+    var videoTrackDuration: UInt64 { fragmented ? 0 : videoEdits.map(Self.editDuration) ?? movieDuration }
+
+    /// The video track's edit list: the explicit one, else the start delay's empty edit and the
+    /// edit from `editMediaTime` (the whole media when there is a delay but no shift), else none.
+    var videoEdits: [MP4EditListEntry]? {
+        if let editList { return editList }
+        var edits: [MP4EditListEntry] = []
+        if startDelay > 0 { edits.append(MP4EditListEntry(segmentDuration: startDelay, mediaTime: -1)) }
+        // Fragmented movies have no duration yet: progressive ones give the media's.
+        let mediaDuration = fragmented ? 0 : movieDuration
+        if let editMediaTime, !fragmented || startDelay > 0 {
+            edits.append(MP4EditListEntry(segmentDuration: mediaDuration, mediaTime: editMediaTime))
+        } else if startDelay > 0 {
+            edits.append(MP4EditListEntry(segmentDuration: mediaDuration, mediaTime: 0))
+        }
+        return edits.isEmpty ? nil : edits
+    }
+
+    /// Passthrough track `index`'s duration in the movie timescale: its edit list's, or its media's.
+    func passthroughDuration(_ index: Int) -> UInt64 {
+        guard !fragmented else { return 0 }
+        let (track, duration) = passthrough[index]
+        return track.editList.map(Self.editDuration) ?? MP4Timescale.convert(duration, from: track.timescale, to: movieTimescale) ?? .max
+    }
+
+    /// The `trak` of passthrough track `index` (track_ID `index + 2`, 8.3–8.5): its header
+    /// fields, edit list, handler, media information header and sample entries as given.
+    private func passthroughTrack(_ index: Int, into moov: inout BoxBuilder, sampleTables: (inout BoxBuilder, Int) -> Void) {
+        let (track, mediaDuration) = passthrough[index]
+        let trackDuration = passthroughDuration(index)
+        let media = fragmented ? 0 : mediaDuration
+        let wide = trackDuration > UInt64(UInt32.max) || media > UInt64(UInt32.max)
+        moov.box(.trak) { trak in
+            trak.fullBox(.tkhd, version: wide ? 1 : 0, flags: track.trackHeaderFlags & 0x00FF_FFFF) { box in
+                if wide { box.zeros(16) } else { box.zeros(8) }
+                box.u32(UInt32(truncatingIfNeeded: index + 2))
+                box.zeros(4)
+                if wide { box.u64(trackDuration) } else { box.u32(UInt32(trackDuration)) }
+                box.zeros(8)
+                box.u16(0)  // layer
+                box.u16(UInt16(bitPattern: track.alternateGroup))
+                box.u16(track.volume)
+                box.u16(0)
+                box.unityMatrix()
+                box.u32(track.width)
+                box.u32(track.height)
+            }
+            if let editList = track.editList { trak.editList(editList) }
+            trak.box(.mdia) { mdia in
+                mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in
+                    if wide { box.zeros(16) } else { box.zeros(8) }
+                    box.u32(track.timescale)
+                    if wide { box.u64(media) } else { box.u32(UInt32(media)) }
+                    box.u16(track.languageCode)
+                    box.u16(0)
+                }
+                mdia.fullBox(.hdlr) { box in
+                    box.u32(0)
+                    box.fourCC(track.handler)
+                    box.zeros(12)
+                    box.append(Array((track.handler == "soun" ? "SoundHandler" : track.handler == .vide ? "VideoHandler" : "Handler").utf8) + [0])
+                }
+                mdia.box(.minf) { minf in
+                    if let header = track.mediaInformationHeader {
+                        minf.append(header)
+                    } else if track.handler == "soun" {
+                        minf.fullBox("smhd") { box in box.zeros(4) }  // 12.2.2 balance 0
+                    } else if track.handler == .vide {
+                        minf.fullBox(.vmhd, flags: 1) { box in box.zeros(8) }
+                    } else {
+                        minf.fullBox("nmhd") { _ in }  // 8.4.5.2 Null Media Header
+                    }
+                    minf.box(.dinf) { dinf in
+                        dinf.fullBox(.dref) { box in
+                            box.u32(1)
+                            box.fullBox("url ", flags: 1) { _ in }
+                        }
+                    }
+                    minf.box(.stbl) { stbl in
+                        stbl.fullBox(.stsd) { box in
+                            box.u32(UInt32(truncatingIfNeeded: track.sampleEntries.count))
+                            for entry in track.sampleEntries { box.append(entry) }
+                        }
+                        sampleTables(&stbl, index + 1)
+                    }
+                }
+            }
+        }
+    }
+
+    /// The movie-timescale duration an edit list presents: the sum of its segment durations
+    /// (saturating at 2^64 − 1).
+    static func editDuration(_ entries: [MP4EditListEntry]) -> UInt64 {
+        var total: UInt64 = 0
+        for entry in entries {
+            let (sum, overflow) = total.addingReportingOverflow(entry.segmentDuration)
+            total = overflow ? .max : sum
+        }
+        return total
     }
 
     /// `ftyp` (4.3): `isom` with the brands players look for.
@@ -100,23 +227,26 @@ struct MovieDescription {
         return builder.bytes
     }
 
-    /// `moov` with `tables` (the `stbl` boxes after `stsd`) written by `sampleTables`.
-    func movie(sampleTables: (inout BoxBuilder) -> Void) -> [UInt8] {
+    /// `moov` with `tables` (the `stbl` boxes after `stsd`) written by `sampleTables` for each
+    /// track: 0 the video track, 1… the passthrough tracks.
+    func movie(sampleTables: (inout BoxBuilder, Int) -> Void) -> [UInt8] {
         var builder = BoxBuilder(capacity: 4096)
-        let movieDuration = fragmented ? 0 : self.movieDuration
-        let wide = movieDuration > UInt64(UInt32.max) || duration > UInt64(UInt32.max)
+        let movieDuration = videoTrackDuration
+        var longest = movieDuration
+        for index in passthrough.indices { longest = max(longest, passthroughDuration(index)) }
+        let wide = longest > UInt64(UInt32.max) || duration > UInt64(UInt32.max)
         builder.box(.moov) { moov in
             // 8.2.2 Movie Header Box.
             moov.fullBox(.mvhd, version: wide ? 1 : 0) { box in
                 if wide { box.zeros(16) } else { box.zeros(8) }
                 box.u32(movieTimescale)
-                if wide { box.u64(movieDuration) } else { box.u32(UInt32(movieDuration)) }
+                if wide { box.u64(longest) } else { box.u32(UInt32(longest)) }
                 box.u32(0x0001_0000)  // rate 1.0
                 box.u16(0x0100)       // volume 1.0
                 box.zeros(10)
                 box.unityMatrix()
                 box.zeros(24)
-                box.u32(2)            // next_track_ID
+                box.u32(UInt32(truncatingIfNeeded: passthrough.count + 2))  // next_track_ID
             }
             moov.box(.trak) { trak in
                 // 8.3.2 Track Header Box: enabled, in movie.
@@ -132,40 +262,8 @@ struct MovieDescription {
                     box.u32(UInt32(truncatingIfNeeded: width) << 16)
                     box.u32(UInt32(truncatingIfNeeded: height) << 16)
                 }
-                // 8.6.5/8.6.6 Edit Box and Edit List Box: the media from editMediaTime on.
-                if let editList {
-                    let wideEdits = editList.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min) }
-                    trak.box(.edts) { edts in
-                        edts.fullBox(.elst, version: wideEdits ? 1 : 0) { box in
-                            box.u32(UInt32(truncatingIfNeeded: editList.count))
-                            for entry in editList {
-                                if wideEdits {
-                                    box.u64(entry.segmentDuration)
-                                    box.u64(UInt64(bitPattern: entry.mediaTime))
-                                } else {
-                                    box.u32(UInt32(entry.segmentDuration))
-                                    box.i32(Int32(entry.mediaTime))
-                                }
-                                box.u16(UInt16(bitPattern: entry.mediaRateInteger))
-                                box.u16(UInt16(bitPattern: entry.mediaRateFraction))
-                            }
-                        }
-                    }
-                } else if let editMediaTime, !fragmented {
-                    trak.box(.edts) { edts in
-                        edts.fullBox(.elst, version: wide ? 1 : 0) { box in
-                            box.u32(1)
-                            if wide {
-                                box.u64(movieDuration)
-                                box.u64(UInt64(bitPattern: editMediaTime))
-                            } else {
-                                box.u32(UInt32(movieDuration))
-                                box.i32(Int32(truncatingIfNeeded: editMediaTime))
-                            }
-                            box.u32(0x0001_0000)
-                        }
-                    }
-                }
+                // 8.6.5/8.6.6 Edit Box and Edit List Box: the explicit list, or the delay and the media from editMediaTime on.
+                if let videoEdits { trak.editList(videoEdits) }
                 trak.box(.mdia) { mdia in
                     // 8.4.2 Media Header Box.
                     mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in
@@ -217,18 +315,23 @@ struct MovieDescription {
                                 }
                                 }
                             }
-                            sampleTables(&stbl)
+                            sampleTables(&stbl, 0)
                         }
                     }
                 }
             }
+            for index in passthrough.indices {
+                passthroughTrack(index, into: &moov, sampleTables: sampleTables)
+            }
             if fragmented {
                 // 8.8.1 Movie Extends Box, 8.8.3 Track Extends Box: no defaults; every trun says all.
                 moov.box(.mvex) { mvex in
-                    mvex.fullBox(.trex) { box in
-                        box.u32(1)
-                        box.u32(1)
-                        box.zeros(12)
+                    for trackID in 1...(passthrough.count + 1) {
+                        mvex.fullBox(.trex) { box in
+                            box.u32(UInt32(truncatingIfNeeded: trackID))
+                            box.u32(1)
+                            box.zeros(12)
+                        }
                     }
                 }
             }

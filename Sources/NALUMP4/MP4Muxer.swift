@@ -24,6 +24,13 @@ public struct MP4MuxerOptions: Sendable {
     /// See ``MP4WriterConfiguration/colourBoxes`` (`nalu edit` sets it, so the boxes follow the
     /// edited VUI).
     public var colourBoxes: Bool = false
+    /// Tracks written beside the video (``MP4WriterConfiguration/passthroughTracks``); their
+    /// samples go in through ``MP4Muxer/willAppendVideoSample``.
+    public var passthroughTracks: [MP4PassthroughTrack] = []
+    /// See ``MP4WriterConfiguration/movieTimescale``.
+    public var movieTimescale: UInt32? = nil
+    /// See ``MP4WriterConfiguration/videoStartDelay``.
+    public var videoStartDelay: UInt64 = 0
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -149,6 +156,12 @@ public final class MP4Muxer<Sink: ByteSink> {
         buffer.reserveCapacity(1 << 20)
     }
 
+    /// Called before each video sample goes to the writer with its decoding time (in the
+    /// writer's video timescale, the second argument), and once more from ``finish()`` with
+    /// `nil` before the movie box is written: where the samples of the passthrough tracks
+    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time.
+    public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
+
     /// The writer's sink, once created (after the first access unit).
     public var output: Sink? { writer?.output ?? sink }
 
@@ -178,6 +191,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
+        if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
         return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
@@ -326,6 +340,10 @@ public final class MP4Muxer<Sink: ByteSink> {
                 sampleDescriptions += 1
             }
             let (start, size) = (bufferHead, queue[written].size)
+            if let willAppendVideoSample {
+                let (time, overflow) = Int64(decodeIndex).multipliedReportingOverflow(by: Int64(timing.duration))
+                try willAppendVideoSample(writer, overflow ? .max : time, timing.timescale)
+            }
             try buffer.withUnsafeBytes { bytes in
                 try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: timing.duration,
                                   compositionOffset: Int64(delta), isSync: queue[written].sync)
@@ -428,6 +446,9 @@ public final class MP4Muxer<Sink: ByteSink> {
             timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
             chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets, editList: options.editList)
         configuration.colourBoxes = options.colourBoxes
+        configuration.passthroughTracks = options.passthroughTracks
+        configuration.movieTimescale = options.movieTimescale
+        configuration.videoStartDelay = options.videoStartDelay
         writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.

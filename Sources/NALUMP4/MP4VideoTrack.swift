@@ -157,7 +157,8 @@ public struct MP4VideoTrack: Hashable, Sendable {
     }
 }
 
-/// One sample (an access unit) of the video track, in decoding order.
+/// One sample of a track in decoding order: an access unit of the video track, an audio frame
+/// (or, QuickTime PCM, one PCM frame), a subtitle.
 public struct MP4Sample: Hashable, Sendable {
     /// Position in decoding order, from 0 (fragments continue the count).
     public var index: Int

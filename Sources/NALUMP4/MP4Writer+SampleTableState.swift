@@ -2,12 +2,22 @@
 /// `ctts` runs, `stss` sample numbers (ISO/IEC 14496-12 8.6.1.2, 8.6.1.3, 8.6.2, 8.7.3).
 ///
 /// One value, so recording a sample is one access to the writer's stored property instead of
-/// one (with its run-time exclusivity check) per table.
+/// one (with its run-time exclusivity check) per table. Sizes are kept only once two differ and
+/// sync sample numbers only once a sample is not one: a track of constant-size sync samples
+/// (QuickTime PCM, one sample per PCM frame) costs no memory per sample.
 struct SampleTableState {
-    var sizes: [UInt32] = []
+    /// Samples recorded.
+    private(set) var count = 0
+    /// Every size, once two differ; empty while all equal ``uniformSize``.
+    private(set) var sizes: [UInt32] = []
+    /// The size of every sample so far, while they are all the same.
+    private(set) var uniformSize: UInt32?
     var durations: [(count: UInt32, delta: UInt32)] = []
     var offsets: [(count: UInt32, offset: Int64)] = []
-    var syncSamples: [UInt32] = []
+    /// `stss` sample numbers, once a sample is not a sync sample (``allSync`` false).
+    private(set) var syncSamples: [UInt32] = []
+    private(set) var syncCount = 0
+    private(set) var allSync = true
     var totalDuration: UInt64 = 0
     var minimumOffset: Int64 = 0
     /// The smallest presentation time (decoding time + composition offset) so far.
@@ -15,7 +25,17 @@ struct SampleTableState {
 
     /// Adds one sample: its size, duration, composition offset and whether it is a sync sample.
     mutating func record(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
-        sizes.append(size)
+        count += 1
+        if !sizes.isEmpty {
+            sizes.append(size)
+        } else if count == 1 {
+            uniformSize = size
+        } else if let uniform = uniformSize, uniform != size {
+            sizes.reserveCapacity(count * 2)
+            sizes.append(contentsOf: repeatElement(uniform, count: count - 1))
+            sizes.append(size)
+            uniformSize = nil
+        }
         if let last = durations.last, last.delta == duration, last.count < UInt32.max {
             durations[durations.count - 1].count += 1
         } else {
@@ -29,7 +49,25 @@ struct SampleTableState {
         minimumOffset = min(minimumOffset, offset)
         let presentation = Int64(clamping: totalDuration).addingReportingOverflow(offset).partialValue
         earliestPresentation = min(earliestPresentation ?? presentation, presentation)
-        if isSync { syncSamples.append(UInt32(truncatingIfNeeded: sizes.count)) }
+        let number = UInt32(truncatingIfNeeded: count)
+        if isSync {
+            syncCount += 1
+            if !allSync { syncSamples.append(number) }
+        } else if allSync {
+            // Every sample before this one was a sync sample.
+            allSync = false
+            syncSamples.reserveCapacity(count)
+            syncSamples.append(contentsOf: 1..<number)
+        }
         totalDuration += UInt64(duration)
+    }
+
+    /// Calls `body` with each sample's size, in order.
+    func forEachSize(_ body: (UInt32) -> Void) {
+        if let uniformSize, sizes.isEmpty {
+            for _ in 0..<count { body(uniformSize) }
+        } else {
+            for size in sizes { body(size) }
+        }
     }
 }

@@ -39,12 +39,21 @@ public struct MP4WriterConfiguration: Sendable {
     public var maxFragmentSize: Int
     /// Always write `co64` (64-bit chunk offsets), even when every offset fits 32 bits.
     public var forceLargeChunkOffsets: Bool
-    /// An edit list written verbatim as the track's `elst` (ISO/IEC 14496-12 8.6.6), in place of
-    /// the composition-shift edit, in every layout: `segmentDuration` in the movie timescale
-    /// (the media timescale, ``timescale``), `mediaTime` in the media timescale, on the timeline
-    /// the samples make (decoding times plus the composition offsets as written: with unsigned
-    /// `ctts` offsets, shifted up by the most negative offset). `nil`: the writer's own edit.
-    public var editList: [MP4EditListEntry]?
+    /// The video track's edit list (ISO/IEC 14496-12 8.6.6), written verbatim as its `elst`
+    /// when non-nil (in every layout) instead of the edit that shifts the first picture to time
+    /// 0: `segmentDuration` in the movie timescale, `mediaTime` in the media timescale
+    /// (``timescale``). The track header's duration is then the sum of the segment durations.
+    public var editList: [MP4EditListEntry]? = nil
+    /// An empty edit (ISO/IEC 14496-12 8.6.6, `media_time` −1) of this many movie-timescale
+    /// ticks before the video's own edit: the video starts that late in the movie (a copy of an
+    /// input whose video starts after its audio). Ignored when ``editList`` is set.
+    public var videoStartDelay: UInt64 = 0
+    /// Tracks written beside the video track (track_IDs 2, 3, … in this order), their samples
+    /// given to ``MP4Writer/append(_:track:duration:compositionOffset:isSync:sampleDescription:)``.
+    public var passthroughTracks: [MP4PassthroughTrack] = []
+    /// Ticks per second of the movie timeline (`mvhd`, `tkhd` and edit list durations); `nil`
+    /// is the video's ``timescale``. Give the input's to copy its edit lists unchanged.
+    public var movieTimescale: UInt32? = nil
     /// Write a `colr` (`nclx`) box from the SPS VUI's video signal type and a `pasp` box from
     /// its sample aspect ratio after each record (ISO/IEC 14496-12 12.1.5, 12.1.4), as FFmpeg's
     /// muxer does.
@@ -80,7 +89,8 @@ public struct MP4WriterSummary: Hashable, Sendable {
     public var mediaDataBoxes: Int
     /// Whether chunk offsets needed 64 bits (`co64`).
     public var largeChunkOffsets: Bool
-    /// `media_time` of the edit list written, if one was.
+    /// `media_time` of the edit list written, if one was (the first non-empty entry's, for an
+    /// explicit ``MP4WriterConfiguration/editList``).
     public var editMediaTime: Int64?
 }
 
@@ -103,10 +113,8 @@ public final class MP4Writer<Sink: ByteSink> {
 
     // Sample tables.
     private var tables = SampleTableState()
-    private var sizes: [UInt32] { tables.sizes }
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
     private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
-    private var syncSamples: [UInt32] { tables.syncSamples }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
     private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
@@ -126,6 +134,12 @@ public final class MP4Writer<Sink: ByteSink> {
     private var mediaDataBoxes = 0
     /// ``append(_:)`` of timed access units (MP4Writer+TimedAccessUnits.swift).
     var timedState = TimedAppendState()
+    /// The passthrough tracks' tables, chunks and fragment data.
+    private var passthrough: [PassthroughTrackState] = []
+    /// The track of the chunk being assembled: 0 the video track, 1… the passthrough tracks.
+    private var chunkTrack = 0
+    /// Bytes of passthrough data in the fragment being assembled.
+    private var passthroughFragmentBytes = 0
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data until `moov` is written (for example
@@ -137,6 +151,21 @@ public final class MP4Writer<Sink: ByteSink> {
         guard configuration.layout != .faststart || spool != nil else {
             throw NALUError(.missing, field: "spool", detail: "the faststart layout needs a spool for the media data")
         }
+        guard configuration.movieTimescale != 0 else {
+            throw NALUError(.invalidValue, field: "movieTimescale", detail: "0; must be positive")
+        }
+        for (index, track) in configuration.passthroughTracks.enumerated() {
+            guard track.timescale > 0 else {
+                throw NALUError(.invalidValue, field: "passthroughTracks[\(index)].timescale", detail: "0; must be positive")
+            }
+            guard !track.sampleEntries.isEmpty, track.sampleEntries.count <= Int(UInt16.max) else {
+                throw NALUError(.invalidValue, field: "passthroughTracks[\(index)].sampleEntries", detail: "\(track.sampleEntries.count) entries; 1 to 65535")
+            }
+        }
+        guard configuration.passthroughTracks.count < 0xFFFF else {
+            throw NALUError(.tooLarge, field: "passthroughTracks", detail: "\(configuration.passthroughTracks.count) tracks")
+        }
+        passthrough = configuration.passthroughTracks.map { _ in PassthroughTrackState() }
         self.sink = sink
         self.configuration = configuration
         self.spool = spool
@@ -212,19 +241,24 @@ public final class MP4Writer<Sink: ByteSink> {
             throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
         }
         // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
-        guard tables.sizes.count + pendingSamples.count < Int(UInt32.max) else {
+        guard tables.count + pendingSamples.count < Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples")
         }
         let size = UInt32(sample.count)
         switch configuration.layout {
         case .fragmented:
-            if isSync && !pendingSamples.isEmpty || pending.count + sample.count > configuration.maxFragmentSize && !pendingSamples.isEmpty {
+            if isSync && !pendingSamples.isEmpty
+                || pending.count + passthroughFragmentBytes + sample.count > configuration.maxFragmentSize && !pendingSamples.isEmpty {
                 try flushFragment()
             }
             pending.append(contentsOf: sample)
             pendingSamples.append((size, duration, compositionOffset, isSync))
         case .moovAtEnd:
             try startIfNeeded()
+            if chunkTrack != 0 {
+                try flushChunk()
+                chunkTrack = 0
+            }
             pending.append(contentsOf: sample)
             recordSample(size: size, duration: duration, offset: compositionOffset, isSync: isSync)
             if chunkBytes == 0 { chunks.append((0, 0, currentDescription)) }
@@ -233,6 +267,10 @@ public final class MP4Writer<Sink: ByteSink> {
             if chunkBytes >= configuration.chunkSize { try flushChunk() }
         case .faststart:
             guard var spool else { return }
+            if chunkTrack != 0 {
+                chunkBytes = 0
+                chunkTrack = 0
+            }
             try spool.write(sample)
             if chunkBytes == 0 { chunks.append((spooled, 0, currentDescription)) }
             chunks[chunks.count - 1].samples += 1
@@ -241,6 +279,93 @@ public final class MP4Writer<Sink: ByteSink> {
             if chunkBytes >= configuration.chunkSize { chunkBytes = 0 }
             recordSample(size: size, duration: duration, offset: compositionOffset, isSync: isSync)
         }
+    }
+
+    /// Appends one sample of passthrough track `track` (an index into
+    /// ``MP4WriterConfiguration/passthroughTracks``; its track_ID is `track + 2`), copied unchanged.
+    ///
+    /// Append the samples of all tracks in decoding-time order (each track's in its decoding
+    /// order): a chunk (or, fragmented, a track's part of a fragment) holds consecutive samples of
+    /// one track, so the order of the appends is the interleaving of the file. About half a
+    /// second of one track before switching to the next is what FFmpeg writes.
+    /// - Parameters:
+    ///   - duration: in the track's timescale.
+    ///   - compositionOffset: presentation minus decoding time (0 for audio).
+    ///   - isSync: `stss` (all sync: no `stss`).
+    ///   - sampleDescription: 1-based index into the track's sample entries.
+    public func append(_ sample: UnsafeRawBufferPointer, track: Int, duration: UInt32, compositionOffset: Int64 = 0, isSync: Bool = true,
+                       sampleDescription: Int = 1) throws {
+        guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
+        guard track >= 0, track < passthrough.count else {
+            throw NALUError(.invalidValue, field: "track", detail: "\(track); the writer has \(passthrough.count) passthrough tracks")
+        }
+        let entries = configuration.passthroughTracks[track].sampleEntries.count
+        guard sampleDescription >= 1, sampleDescription <= entries else {
+            throw NALUError(.invalidValue, field: "sample_description_index", detail: "\(sampleDescription); the track has \(entries) sample entries")
+        }
+        guard sample.count <= Int(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "sample_size", detail: "\(sample.count) bytes")
+        }
+        guard compositionOffset >= Int64(Int32.min), compositionOffset <= Int64(Int32.max) else {
+            throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
+        }
+        guard passthrough[track].tables.count + passthrough[track].fragmentSamples.count < Int(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples in track \(track + 2)")
+        }
+        let size = UInt32(sample.count)
+        let description = UInt32(sampleDescription)
+        let key = track + 1
+        switch configuration.layout {
+        case .fragmented:
+            // A track fragment has one sample description.
+            if !passthrough[track].fragmentSamples.isEmpty && passthrough[track].fragmentDescription != description
+                || pending.count + passthroughFragmentBytes + sample.count > configuration.maxFragmentSize {
+                try flushFragment()
+            }
+            passthrough[track].fragmentDescription = description
+            passthrough[track].fragmentData.append(contentsOf: sample)
+            passthrough[track].fragmentSamples.append((size, duration, compositionOffset, isSync))
+            passthroughFragmentBytes += sample.count
+        case .moovAtEnd:
+            try startIfNeeded()
+            if chunkTrack != key || passthrough[track].chunks.last?.description != description {
+                try flushChunk()
+                chunkTrack = key
+            }
+            pending.append(contentsOf: sample)
+            passthrough[track].tables.record(size: size, duration: duration, offset: compositionOffset, isSync: isSync)
+            if chunkBytes == 0 { passthrough[track].chunks.append((0, 0, description)) }
+            passthrough[track].chunks[passthrough[track].chunks.count - 1].samples += 1
+            chunkBytes += sample.count
+            if chunkBytes >= configuration.chunkSize { try flushChunk() }
+        case .faststart:
+            guard var spool else { return }
+            if chunkTrack != key || passthrough[track].chunks.last?.description != description {
+                chunkBytes = 0
+                chunkTrack = key
+            }
+            try spool.write(sample)
+            if chunkBytes == 0 { passthrough[track].chunks.append((spooled, 0, description)) }
+            passthrough[track].chunks[passthrough[track].chunks.count - 1].samples += 1
+            spooled += Int64(sample.count)
+            chunkBytes += sample.count
+            if chunkBytes >= configuration.chunkSize { chunkBytes = 0 }
+            passthrough[track].tables.record(size: size, duration: duration, offset: compositionOffset, isSync: isSync)
+        }
+    }
+
+    /// Appends one sample of a passthrough track held in an array.
+    public func append(_ sample: [UInt8], track: Int, duration: UInt32, compositionOffset: Int64 = 0, isSync: Bool = true,
+                       sampleDescription: Int = 1) throws {
+        try sample.withUnsafeBytes {
+            try append($0, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
+                       sampleDescription: sampleDescription)
+        }
+    }
+
+    /// What was written of each passthrough track: samples and media duration (its timescale).
+    public var passthroughTotals: [(samples: Int, duration: UInt64)] {
+        passthrough.map { ($0.tables.count + $0.fragmentSamples.count, $0.tables.totalDuration) }
     }
 
     /// Appends one sample held in an array.
@@ -258,13 +383,16 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     private func description(duration: UInt64, editMediaTime: Int64?) -> MovieDescription {
-        // The movie timescale is the media's, so movie and edit durations are exact.
+        // The movie timescale is the media's unless given, so movie and edit durations are exact.
         MovieDescription(sampleEntry: configuration.sampleEntry, record: configuration.decoderConfigurationRecord,
                          width: configuration.width, height: configuration.height, laterEntries: laterEntries,
                          timescale: configuration.timescale,
-                         movieTimescale: configuration.timescale,
+                         movieTimescale: configuration.movieTimescale ?? configuration.timescale,
                          duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
-                         fragmented: configuration.layout == .fragmented, colourBoxes: configuration.colourBoxes)
+                         startDelay: configuration.videoStartDelay,
+                         fragmented: configuration.layout == .fragmented,
+                         colourBoxes: configuration.colourBoxes,
+                         passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) })
     }
 
     private func startIfNeeded() throws {
@@ -276,7 +404,7 @@ public final class MP4Writer<Sink: ByteSink> {
         case .fragmented:
             let movie = description(duration: 0, editMediaTime: nil)
             try write(movie.fileType())
-            try write(movie.movie { stbl in Self.emptyTables(&stbl) })
+            try write(movie.movie { stbl, _ in Self.emptyTables(&stbl) })
         case .faststart:
             break
         }
@@ -300,46 +428,48 @@ public final class MP4Writer<Sink: ByteSink> {
         guard chunkBytes > 0 else { return }
         let header = Self.mediaDataHeader(payload: Int64(pending.count))
         try write(header)
-        chunks[chunks.count - 1].offset = position
+        if chunkTrack == 0 {
+            chunks[chunks.count - 1].offset = position
+        } else {
+            passthrough[chunkTrack - 1].setLastChunkOffset(position)
+        }
         try write(pending)
         pending.removeAll(keepingCapacity: true)
         chunkBytes = 0
         mediaDataBoxes += 1
     }
 
-    /// 8.8.4 Movie Fragment Box + 8.1.1 Media Data Box for the pending GOP.
+    /// 8.8.4 Movie Fragment Box + 8.1.1 Media Data Box for the pending GOP: a `traf` for the
+    /// video track and one for each passthrough track with samples, their data one after the
+    /// other in the `mdat`.
     private func flushFragment() throws {
-        guard !pendingSamples.isEmpty else { return }
+        guard !pendingSamples.isEmpty || passthroughFragmentBytes > 0 || passthrough.contains(where: { !$0.fragmentSamples.isEmpty }) else { return }
         try startIfNeeded()
         fragmentSequence += 1
         var builder = BoxBuilder(capacity: 64 + 16 * pendingSamples.count)
-        var dataOffsetPosition = 0
+        // Where each run's data_offset goes in the moof, and its data's place in the mdat payload.
+        var patches: [(position: Int, dataStart: Int)] = []
         builder.box(.moof) { moof in
             moof.fullBox(.mfhd) { box in box.u32(fragmentSequence) }
-            moof.box(.traf) { traf in
-                // default-base-is-moof: data offsets count from this moof.
-                traf.fullBox(.tfhd, flags: 0x02_0000) { box in box.u32(1) }
-                traf.fullBox(.tfdt, version: 1) { box in box.u64(fragmentStartTime) }
-                // data-offset, sample-duration, -size, -flags, -composition-time-offset; signed offsets.
-                traf.fullBox(.trun, version: 1, flags: 0x0001 | 0x0100 | 0x0200 | 0x0400 | 0x0800) { box in
-                    box.u32(UInt32(pendingSamples.count))
-                    dataOffsetPosition = box.bytes.count
-                    box.u32(0)
-                    for sample in pendingSamples {
-                        box.u32(sample.duration)
-                        box.u32(sample.size)
-                        // sample_depends_on 2 (independent) for sync samples; 1 + is_non_sync otherwise.
-                        box.u32(sample.sync ? 0x0200_0000 : 0x0101_0000)
-                        box.i32(Int32(truncatingIfNeeded: sample.offset))
-                    }
-                }
+            var dataStart = 0
+            if !pendingSamples.isEmpty {
+                patches.append((Self.trackFragment(&moof, trackID: 1, startTime: fragmentStartTime, samples: pendingSamples), dataStart))
+                dataStart += pending.count
+            }
+            for (index, track) in passthrough.enumerated() where !track.fragmentSamples.isEmpty {
+                patches.append((Self.trackFragment(&moof, trackID: UInt32(truncatingIfNeeded: index + 2), startTime: track.fragmentStartTime,
+                                                   samples: track.fragmentSamples, description: track.fragmentDescription), dataStart))
+                dataStart += track.fragmentData.count
             }
         }
         var moof = builder.bytes
-        let header = Self.mediaDataHeader(payload: Int64(pending.count))
-        let dataOffset = UInt32(moof.count + header.count)
-        moof.replaceSubrange(dataOffsetPosition..<(dataOffsetPosition + 4),
-                             with: [UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF), UInt8((dataOffset >> 8) & 0xFF), UInt8(dataOffset & 0xFF)])
+        let payload = Int64(pending.count) + Int64(passthroughFragmentBytes)
+        let header = Self.mediaDataHeader(payload: payload)
+        for patch in patches {
+            let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count + patch.dataStart)
+            moof.replaceSubrange(patch.position..<(patch.position + 4),
+                                 with: [UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF), UInt8((dataOffset >> 8) & 0xFF), UInt8(dataOffset & 0xFF)])
+        }
         try write(moof)
         try write(header)
         try write(pending)
@@ -349,7 +479,42 @@ public final class MP4Writer<Sink: ByteSink> {
         }
         pending.removeAll(keepingCapacity: true)
         pendingSamples.removeAll(keepingCapacity: true)
+        for index in passthrough.indices where !passthrough[index].fragmentSamples.isEmpty {
+            try write(passthrough[index].fragmentData)
+            passthrough[index].endFragment()
+        }
+        passthroughFragmentBytes = 0
         mediaDataBoxes += 1
+    }
+
+    /// One `traf` (8.8.6): `tfhd` with default-base-is-moof (data offsets count from the moof),
+    /// `tfdt` (8.8.12), and a `trun` (8.8.8, version 1: signed composition offsets) with every
+    /// field per sample. Returns where its `data_offset` is, to patch.
+    private static func trackFragment(_ moof: inout BoxBuilder, trackID: UInt32, startTime: UInt64,
+                                      samples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)], description: UInt32 = 0) -> Int {
+        var dataOffsetPosition = 0
+        moof.box(.traf) { traf in
+            // sample-description-index-present when not the trex default (1).
+            traf.fullBox(.tfhd, flags: 0x02_0000 | (description > 1 ? 0x02 : 0)) { box in
+                box.u32(trackID)
+                if description > 1 { box.u32(description) }
+            }
+            traf.fullBox(.tfdt, version: 1) { box in box.u64(startTime) }
+            // data-offset, sample-duration, -size, -flags, -composition-time-offset.
+            traf.fullBox(.trun, version: 1, flags: 0x0001 | 0x0100 | 0x0200 | 0x0400 | 0x0800) { box in
+                box.u32(UInt32(truncatingIfNeeded: samples.count))
+                dataOffsetPosition = box.bytes.count
+                box.u32(0)
+                for sample in samples {
+                    box.u32(sample.duration)
+                    box.u32(sample.size)
+                    // sample_depends_on 2 (independent) for sync samples; 1 + is_non_sync otherwise.
+                    box.u32(sample.sync ? 0x0200_0000 : 0x0101_0000)
+                    box.i32(Int32(truncatingIfNeeded: sample.offset))
+                }
+            }
+        }
+        return dataOffsetPosition
     }
 
     /// Writes what is pending and the movie box. The writer takes no more samples after.
@@ -370,9 +535,9 @@ public final class MP4Writer<Sink: ByteSink> {
             try startIfNeeded()
             try flushChunk()
             editMediaTime = compositionShift
-            large = configuration.forceLargeChunkOffsets || (chunks.last?.offset ?? 0) > Int64(UInt32.max)
-            try write(description(duration: totalDuration, editMediaTime: editMediaTime).movie { stbl in
-                sampleTables(&stbl, chunkBase: 0, large: large)
+            large = configuration.forceLargeChunkOffsets || lastChunkOffset > Int64(UInt32.max)
+            try write(description(duration: totalDuration, editMediaTime: editMediaTime).movie { stbl, track in
+                sampleTables(&stbl, track: track, chunkBase: 0, large: large)
             })
         case .faststart:
             editMediaTime = compositionShift
@@ -384,20 +549,20 @@ public final class MP4Writer<Sink: ByteSink> {
             var moov: [UInt8] = []
             for _ in 0..<2 {
                 let base = Int64(fileType.count) + Int64(header.count)
-                moov = movie.movie { stbl in sampleTables(&stbl, chunkBase: base, large: large) }
-                let lastOffset = base + Int64(moov.count) + (chunks.last?.offset ?? 0)
+                moov = movie.movie { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
+                let lastOffset = base + Int64(moov.count) + lastChunkOffset
                 if large || lastOffset <= Int64(UInt32.max) { break }
                 large = true
             }
             let base = Int64(fileType.count) + Int64(moov.count) + Int64(header.count)
-            moov = movie.movie { stbl in sampleTables(&stbl, chunkBase: base, large: large) }
+            moov = movie.movie { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
             try write(fileType)
             try write(moov)
             try write(header)
             try copySpool()
             mediaDataBoxes = 1
         }
-        return MP4WriterSummary(samples: sizes.count, syncSamples: syncSamples.count, duration: totalDuration, bytes: position,
+        return MP4WriterSummary(samples: tables.count, syncSamples: tables.syncCount, duration: totalDuration, bytes: position,
                                 mediaDataBoxes: mediaDataBoxes, largeChunkOffsets: large, editMediaTime: editMediaTime)
     }
 
@@ -411,6 +576,13 @@ public final class MP4Writer<Sink: ByteSink> {
         if let editList = configuration.editList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
         let earliest = (earliestPresentation ?? 0) + offsetShift
         return earliest != 0 ? earliest : nil
+    }
+
+    /// The largest chunk offset of any track (relative to the media data).
+    private var lastChunkOffset: Int64 {
+        var last = chunks.last?.offset ?? 0
+        for track in passthrough { last = max(last, track.chunks.last?.offset ?? 0) }
+        return last
     }
 
     private func copySpool() throws {
@@ -430,7 +602,25 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// `stts` (8.6.1.2), `ctts` (8.6.1.3), `stss` (8.6.2), `stsc` (8.7.4), `stsz` (8.7.3),
     /// `stco`/`co64` (8.7.5) for the samples written; chunk offsets plus `chunkBase`.
-    private func sampleTables(_ stbl: inout BoxBuilder, chunkBase: Int64, large: Bool) {
+    private func sampleTables(_ stbl: inout BoxBuilder, track: Int, chunkBase: Int64, large: Bool) {
+        if track == 0 {
+            Self.sampleTables(&stbl, tables: tables, chunks: chunks, signed: configuration.negativeCompositionOffsets, shift: offsetShift,
+                              chunkBase: chunkBase, large: large)
+        } else if track <= passthrough.count {
+            // Passthrough offsets are written as given: signed (version 1) only when one is negative.
+            let state = passthrough[track - 1]
+            Self.sampleTables(&stbl, tables: state.tables, chunks: state.chunks, signed: state.tables.minimumOffset < 0, shift: 0,
+                              chunkBase: chunkBase, large: large)
+        }
+    }
+
+    /// The sample table boxes of one track: `tables` with composition offsets plus `shift`
+    /// (version 1 `ctts` when `signed`), `chunks` at their offsets plus `chunkBase`.
+    private static func sampleTables(_ stbl: inout BoxBuilder, tables: SampleTableState,
+                                     chunks: [(offset: Int64, samples: UInt32, description: UInt32)],
+                                     signed: Bool, shift: Int64, chunkBase: Int64, large: Bool) {
+        let durations = tables.durations, offsets = tables.offsets
+        let minimumOffset = tables.minimumOffset
         stbl.fullBox(.stts) { box in
             box.u32(UInt32(durations.count))
             for entry in durations {
@@ -439,8 +629,6 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         if offsets.count > 1 || minimumOffset != 0 || (offsets.first?.offset ?? 0) != 0 {
-            let signed = configuration.negativeCompositionOffsets
-            let shift = offsetShift
             stbl.fullBox(.ctts, version: signed ? 1 : 0) { box in
                 box.u32(UInt32(offsets.count))
                 for entry in offsets {
@@ -449,10 +637,10 @@ public final class MP4Writer<Sink: ByteSink> {
                 }
             }
         }
-        if syncSamples.count != sizes.count {
+        if !tables.allSync {
             stbl.fullBox(.stss) { box in
-                box.u32(UInt32(syncSamples.count))
-                for number in syncSamples { box.u32(number) }
+                box.u32(UInt32(tables.syncSamples.count))
+                for number in tables.syncSamples { box.u32(number) }
             }
         }
         stbl.fullBox(.stsc) { box in
@@ -469,13 +657,13 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         stbl.fullBox(.stsz) { box in
-            if let first = sizes.first, sizes.allSatisfy({ $0 == first }) {
-                box.u32(first)
-                box.u32(UInt32(sizes.count))
+            if let uniform = tables.uniformSize, tables.sizes.isEmpty {
+                box.u32(uniform)
+                box.u32(UInt32(tables.count))
             } else {
                 box.u32(0)
-                box.u32(UInt32(sizes.count))
-                for size in sizes { box.u32(size) }
+                box.u32(UInt32(tables.count))
+                tables.forEachSize { box.u32($0) }
             }
         }
         stbl.fullBox(large ? .co64 : .stco) { box in

@@ -26,6 +26,41 @@ enum MovieBoxes {
         return (timescale, UInt64(try reader.u32("duration")))
     }
 
+    /// The fields of a Track Header Box (8.3.2) a writer copies.
+    struct TrackHeader {
+        var flags: UInt32
+        var trackID: UInt32
+        var layer: Int16
+        var alternateGroup: Int16
+        /// 8.8 fixed point.
+        var volume: UInt16
+        /// 16.16 fixed point.
+        var width: UInt32
+        var height: UInt32
+    }
+
+    /// 8.3.2 Track Header Box.
+    static func trackHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> TrackHeader {
+        var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
+        let (version, flags) = try reader.fullBoxHeader()
+        try reader.skip(version == 1 ? 16 : 8, "creation_time")
+        let trackID = try reader.u32("track_ID")
+        // A header cut short after track_ID (which is all a reader needs) keeps the defaults.
+        guard reader.remaining >= 4 + (version == 1 ? 8 : 4) + 60 else {
+            return TrackHeader(flags: flags, trackID: trackID, layer: 0, alternateGroup: 0, volume: 0, width: 0, height: 0)
+        }
+        try reader.skip(4, "reserved")
+        try reader.skip(version == 1 ? 8 : 4, "duration")
+        try reader.skip(8, "reserved")
+        let layer = Int16(bitPattern: try reader.u16("layer"))
+        let group = Int16(bitPattern: try reader.u16("alternate_group"))
+        let volume = try reader.u16("volume")
+        try reader.skip(2 + 36, "matrix")
+        let width = try reader.u32("width")
+        let height = try reader.u32("height")
+        return TrackHeader(flags: flags, trackID: trackID, layer: layer, alternateGroup: group, volume: volume, width: width, height: height)
+    }
+
     /// 8.3.2 Track Header Box: `track_ID`.
     static func trackID(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> UInt32 {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
@@ -34,8 +69,11 @@ enum MovieBoxes {
         return try reader.u32("track_ID")
     }
 
-    /// 8.4.2 Media Header Box: `timescale` and `duration`.
-    static func mediaHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> (timescale: UInt32, duration: UInt64) {
+    /// 8.4.2 Media Header Box fields: `timescale`, `duration` and the packed `language`.
+    typealias MediaHeader = (timescale: UInt32, duration: UInt64, language: UInt16)
+
+    /// 8.4.2 Media Header Box: `timescale`, `duration`, `language`.
+    static func mediaHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> MediaHeader {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let version = try reader.fullBoxHeader().version
         try reader.skip(version == 1 ? 16 : 8, "creation_time")
@@ -43,7 +81,9 @@ enum MovieBoxes {
         let timescale = try reader.u32("timescale")
         guard timescale > 0 else { throw reader.error(.invalidValue, "timescale", at: timescalePosition, "0") }
         let duration = version == 1 ? try reader.u64("duration") : UInt64(try reader.u32("duration"))
-        return (timescale, duration)
+        // Old QuickTime headers may end here; "und" then.
+        let language = reader.remaining >= 2 ? try reader.u16("language") : 0x55C4
+        return (timescale, duration, language)
     }
 
     /// 8.4.3 Handler Reference Box: `handler_type` (QuickTime's component subtype, same place).
@@ -82,6 +122,13 @@ enum MovieBoxes {
     /// `avc1`/`avc3`/`hvc1`/`hev1` (12.1.3 VisualSampleEntry with an `avcC`/`hvcC`,
     /// ISO/IEC 14496-15 5.4.2.1 and 8.4.1.1).
     static func sampleDescriptions(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> [MP4SampleDescription?] {
+        try sampleEntryBoxes(stsd, in: source, depth: depth).map { entry in
+            try sampleDescription(entry, in: source, depth: depth + 1)
+        }
+    }
+
+    /// 8.5.2 Sample Description Box: the headers of its `entry_count` sample entries (at least one).
+    static func sampleEntryBoxes(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> [MP4BoxHeader] {
         var header = try MP4BoxPayloadReader(MP4BoxHeader(type: stsd.type, offset: stsd.offset, size: min(stsd.size, Int64(stsd.headerSize) + 8),
                                                           headerSize: stsd.headerSize), in: source)
         _ = try header.fullBoxHeader()
@@ -92,9 +139,7 @@ enum MovieBoxes {
             throw header.error(.lengthPastEnd, "entry_count", at: countPosition, "\(count) entries, \(entries.count) boxes in the box")
         }
         guard count > 0 else { throw header.error(.missing, "entry_count", at: countPosition, "no sample entry") }
-        return try entries.prefix(Int(count)).map { entry in
-            try sampleDescription(entry, in: source, depth: depth + 1)
-        }
+        return Array(entries.prefix(Int(count)))
     }
 
     /// One VisualSampleEntry (ISO/IEC 14496-12 12.1.3.2): 78 bytes of fields, then boxes.

@@ -136,6 +136,40 @@ public final class MP4FileSink: MediaSink {
         for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
     }
 
+    /// The passthrough tracks' copier, when there are any.
+    public private(set) var passthrough: MP4PassthroughInterleaver<AnyRandomAccessSource>?
+
+    /// For `source` (an MP4/MOV), with `tracks` of the same file copied unchanged beside the
+    /// video (``MP4PassthroughTrack/init(copying:)``, interleaved by ``MP4PassthroughInterleaver``),
+    /// in a movie of `movieTimescale` (the input's, so their edit lists stay exact).
+    /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
+    /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
+                            passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
+                            decodeTimes: [Range<Int64>?]? = nil) throws {
+        var options = options
+        options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
+        options.movieTimescale = movieTimescale
+        // The input video's leading empty edits (it starts after the other tracks), in the same
+        // movie timescale: the copy keeps the tracks' relative start.
+        if !tracks.isEmpty, movieTimescale != nil, let video = source.mp4 {
+            var delay: UInt64 = 0
+            for edit in video.track.editList {
+                guard edit.mediaTime == -1 else { break }
+                let (sum, overflow) = delay.addingReportingOverflow(edit.segmentDuration)
+                delay = overflow ? delay : sum
+            }
+            options.videoStartDelay = delay
+        }
+        try self.init(for: source, output: output, options: options)
+        guard !tracks.isEmpty else { return }
+        let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
+        passthrough = interleaver
+        muxer.willAppendVideoSample = { writer, time, timescale in
+            try interleaver.advance(to: time, timescale: timescale, writer: writer)
+        }
+    }
+
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).

@@ -60,8 +60,10 @@ struct Convert: ParsableCommand {
         temporary name and renamed when complete.
 
         MP4/MOV input (told by its content: a file or pipe that starts with an ISO BMFF box) is \
-        read from its first H.264/H.265 video track; other tracks are named on standard error; \
-        --to annexb then does what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do. --to mp4 writes one video track (avc1/hvc1 by \
+        read from its first H.264/H.265 video track; --to annexb/avcc name the other tracks on \
+        standard error and do what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do; \
+        --to mp4 copies the other tracks (audio, subtitles; not other video tracks) unchanged beside \
+        the video, with their timing and edit lists (--no-audio leaves the audio out). --to mp4 writes one video track (avc1/hvc1 by \
         default, --sample-entry to choose), moov at the end, or first with --faststart, or \
         fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else \
         the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice \
@@ -120,6 +122,9 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @Flag(help: "MP4/MOV input to MP4: leave the audio tracks out (they are copied unchanged otherwise).")
+    var noAudio = false
+
     @Flag(help: "Print what was done to standard error.")
     var verbose = false
 
@@ -163,10 +168,23 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        if !source.otherTrackDescriptions.isEmpty {
+        // MP4 to MP4: the tracks other than the video read are copied, but for other video
+        // tracks and, with --no-audio, the audio.
+        var passthrough: [MP4TrackReader<AnyRandomAccessSource>] = []
+        var movieTimescale: UInt32?
+        if to == .mp4, let copied = try source.passthroughTracks(audio: !noAudio) {
+            passthrough = copied.tracks
+            // Without other tracks the movie keeps the video's timescale, as before.
+            movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
+        }
+        let carried = Set(passthrough.map(\.track.trackID))
+        let dropped = source.container.isMP4
+            ? source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }.map(\.description)
+            : source.otherTrackDescriptions
+        if !dropped.isEmpty {
             // One line naming every track left behind.
-            let tracks = source.otherTrackDescriptions.joined(separator: ", ")
-            let verb = source.otherTrackDescriptions.count == 1 ? "is" : "are"
+            let tracks = dropped.joined(separator: ", ")
+            let verb = dropped.count == 1 ? "is" : "are"
             let held = switch to {
             case .mp4: "the MP4 output has one video track"
             case .ts, .m2ts: "the MPEG-TS output has one video stream"
@@ -205,7 +223,8 @@ struct Convert: ParsableCommand {
             }()
         case .mp4:
             try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters))
+                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters),
+                            passthrough: passthrough, movieTimescale: movieTimescale)
         case .ts, .m2ts:
             try {
                 var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
@@ -224,7 +243,11 @@ struct Convert: ParsableCommand {
         try file.commit()
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
-        if verbose, let summary = result.mp4 { reportMP4(summary, from: from) }
+        if verbose, let summary = result.mp4 {
+            reportMP4(summary, from: from, copied: zip(passthrough, (sink as? MP4FileSink)?.passthrough?.appendedSamples ?? []).map {
+                "track \($0.track.trackID) (\($0.track.handler), \($0.track.sampleEntryType?.description ?? "?")): \($1) samples copied"
+            })
+        }
         if verbose, let summary = result.transportStream {
             reportTransportStream(summary, from: from)
         } else if verbose, let statistics = result.statistics {
@@ -232,13 +255,14 @@ struct Convert: ParsableCommand {
         }
     }
 
-    private func reportMP4(_ summary: MP4MuxerSummary, from: String) {
+    private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {
         var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
                      "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
                      "\(summary.frameRate) fps, timescale \(summary.timescale)"]
         if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
         if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
         if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
+        parts += copied
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 

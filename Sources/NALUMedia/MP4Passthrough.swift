@@ -1,0 +1,126 @@
+public import NALU
+public import NALUMP4
+
+/// Copies the samples of MP4 tracks into an ``MP4Writer``'s passthrough tracks unchanged
+/// (bytes, durations, composition offsets, sync flags, sample entries), interleaved with the
+/// video by decoding time: when the video reaches a track's next sample, about
+/// ``chunkDuration`` seconds of that track go in, so chunks alternate as FFmpeg writes them.
+///
+/// Track `i` of `tracks` goes to writer track `i` (``MP4WriterConfiguration/passthroughTracks``
+/// built with ``MP4PassthroughTrack/init(copying:)``). Each track may be limited to a range of
+/// decoding times (for trimming): samples outside are skipped, and the kept samples keep their
+/// durations, so in the output the first starts at decoding time 0 (the writer builds times
+/// from durations); the range's start is then time 0 when comparing with the video's times.
+/// Memory: one sample buffer and one look-ahead sample per track.
+public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
+    /// Seconds of one track appended at a time, as a fraction (1/2).
+    public static var chunkDuration: Rational { Rational(1, 2) }
+
+    private struct Lane {
+        let reader: MP4TrackReader<Source>
+        var samples: MP4SampleIterator<Source>
+        var next: MP4Sample?
+        let range: Range<Int64>?
+        var done = false
+        var appended = 0
+    }
+
+    private var lanes: [Lane]
+    private var buffer: [UInt8] = []
+
+    /// - Parameters:
+    ///   - tracks: the tracks to copy, in writer track order.
+    ///   - decodeTimes: for each track, the decoding times (its timescale) to copy, or `nil`
+    ///     for all; `nil` copies every sample of every track.
+    public init(tracks: [MP4TrackReader<Source>], decodeTimes: [Range<Int64>?]? = nil) {
+        lanes = tracks.enumerated().map { index, reader in
+            Lane(reader: reader, samples: reader.samples(), next: nil,
+                 range: decodeTimes.flatMap { index < $0.count ? $0[index] : nil })
+        }
+    }
+
+    /// Samples appended so far, per track.
+    public var appendedSamples: [Int] { lanes.map(\.appended) }
+
+    /// Appends the tracks' samples that are due before a video sample decoding at
+    /// `decodeTime` ticks of `timescale`: for each track whose next sample decodes at or before
+    /// it, the samples up to ``chunkDuration`` past it. `nil` appends everything left.
+    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
+        for index in lanes.indices {
+            try fill(index)
+            guard let first = lanes[index].next else { continue }
+            let trackScale = lanes[index].reader.track.timescale
+            guard let decodeTime else {
+                while let sample = lanes[index].next {
+                    try append(sample, lane: index, writer: writer)
+                }
+                continue
+            }
+            let origin = lanes[index].range?.lowerBound ?? 0
+            // Due: first.dts / trackScale <= decodeTime / timescale.
+            guard Self.compare(first.dts &- origin, trackScale, decodeTime, timescale) <= 0 else { continue }
+            // Up to decodeTime / timescale + 1/2 s: 2 · dts · timescale < (2 · decodeTime + timescale) · trackScale.
+            let (twice, overflow1) = decodeTime.multipliedReportingOverflow(by: 2)
+            let (limit, overflow2) = twice.addingReportingOverflow(Int64(timescale))
+            while let sample = lanes[index].next {
+                if !overflow1, !overflow2 {
+                    let (sampleTwice, overflow3) = (sample.dts &- origin).multipliedReportingOverflow(by: 2)
+                    if overflow3 || Self.compare(sampleTwice, trackScale, limit, timescale) >= 0 { break }
+                }
+                try append(sample, lane: index, writer: writer)
+            }
+        }
+    }
+
+    /// Sign of `a / aScale − b / bScale`, exactly (128-bit products).
+    static func compare(_ a: Int64, _ aScale: UInt32, _ b: Int64, _ bScale: UInt32) -> Int {
+        let left = a.multipliedFullWidth(by: Int64(bScale))
+        let right = b.multipliedFullWidth(by: Int64(aScale))
+        if left.high != right.high { return left.high < right.high ? -1 : 1 }
+        if left.low != right.low { return left.low < right.low ? -1 : 1 }
+        return 0
+    }
+
+    private func append<Sink: ByteSink>(_ sample: MP4Sample, lane index: Int, writer: MP4Writer<Sink>) throws {
+        try lanes[index].reader.read(sample, into: &buffer)
+        try writer.append(buffer, track: index, duration: sample.duration, compositionOffset: sample.compositionOffset,
+                          isSync: sample.isSync, sampleDescription: sample.sampleDescriptionIndex)
+        lanes[index].appended += 1
+        lanes[index].next = nil
+        try fill(index)
+    }
+
+    /// Looks ahead to the lane's next sample in its range.
+    private func fill(_ index: Int) throws {
+        guard lanes[index].next == nil, !lanes[index].done else { return }
+        while let sample = try lanes[index].samples.next() {
+            if let range = lanes[index].range {
+                if sample.dts >= range.upperBound { break }
+                if sample.dts < range.lowerBound { continue }
+            }
+            lanes[index].next = sample
+            return
+        }
+        lanes[index].done = true
+    }
+}
+
+extension MediaSource {
+    /// Every track of an MP4/MOV input (``MP4MovieReader`` on the same file), or `nil` for a raw
+    /// stream.
+    public func movie() throws -> MP4MovieReader<AnyRandomAccessSource>? {
+        guard let mp4 else { return nil }
+        return try MP4MovieReader(mp4.source)
+    }
+
+    /// The tracks an MP4-to-MP4 conversion copies beside the video read: every track but video
+    /// tracks, and but the sound tracks unless `audio`; with the movie timescale to write them
+    /// in (the input's, so their edit lists stay exact). `nil` for a raw stream.
+    public func passthroughTracks(audio: Bool = true) throws -> (tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32)? {
+        guard let movie = try movie(), let video = mp4 else { return nil }
+        let tracks = movie.tracks.filter { reader in
+            reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && (audio || !reader.track.isAudio)
+        }
+        return (tracks, movie.movieTimescale)
+    }
+}
