@@ -391,8 +391,8 @@ public final class MP4Writer<Sink: ByteSink> {
                          duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
                          startDelay: configuration.videoStartDelay,
                          fragmented: configuration.layout == .fragmented,
-                         colourBoxes: configuration.colourBoxes,
-                         passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) })
+                         passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) },
+                         colourBoxes: configuration.colourBoxes)
     }
 
     private func startIfNeeded() throws {
