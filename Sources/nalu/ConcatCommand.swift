@@ -23,7 +23,7 @@ struct Concat: ParsableCommand {
     @Argument(help: ArgumentHelp("Input streams or MP4/MOV files, in order (- for standard input, once).", valueName: "inputs"))
     var inputs: [String] = []
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed) or mp4; default from the output's extension.")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
     var toOption: OutputFraming?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (with --to).", valueName: "file"))

@@ -55,7 +55,7 @@ struct Edit: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output.", valueName: "file"))
     var outputArgument: String?
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc or mp4 (default: from the output's name, else the input's framing).")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc, mp4, ts or m2ts (default: from the output's name, else the input's framing).")
     var toOption: OutputFraming?
 
     @Option(help: "Codec of the input (h264|hevc); detected when omitted.")

@@ -38,7 +38,7 @@ struct Trim: ParsableCommand {
     @Option(help: ArgumentHelp("Length of the range, instead of --end.", valueName: "time"))
     var duration: String?
 
-    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed) or mp4; default from the output's extension.")
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
     var toOption: OutputFraming?
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (with --to).", valueName: "file"))
