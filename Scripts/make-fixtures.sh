@@ -162,4 +162,9 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 
 colour_fixtures
 
+# Chunked encoding (issue 17): a Y4M source with bare FRAME lines, 20 frames of 128x72 (HEVC needs
+# 64x64 for x265's default CTU), 25 fps; 276,657 bytes.
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=128x72:rate=25" -frames:v 20 -pix_fmt yuv420p -fflags +bitexact \
+    -f yuv4mpegpipe "$out/chunk_128x72.y4m"
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'
