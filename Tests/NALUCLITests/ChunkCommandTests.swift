@@ -42,7 +42,8 @@ import Glibc
     /// ffmpeg's average PSNR of `path` against frames `frames` of the fixture.
     static func psnr(_ path: String, frames: Range<Int>) throws -> Double {
         let ffmpeg = try #require(ffmpegPath, "ffmpeg is needed for PSNR")
-        let filter = "[1]trim=start_frame=\(frames.lowerBound):end_frame=\(frames.upperBound),setpts=PTS-STARTPTS[ref];[0][ref]psnr"
+        // Frames paired by their index (an elementary stream has no timestamps of its own).
+        let filter = "[0]settb=1/1000,setpts=N[enc];[1]trim=start_frame=\(frames.lowerBound):end_frame=\(frames.upperBound),settb=1/1000,setpts=N[ref];[enc][ref]psnr"
         let result = try runProgram(ffmpeg, ["-nostdin", "-hide_banner", "-i", path, "-i", fixture, "-lavfi", filter, "-f", "null", "-"])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(result.stderr.split(separator: "\n").first { $0.contains("PSNR y:") }, "\(result.stderr)")
@@ -127,6 +128,40 @@ import Glibc
         let tail = try CLIRunner.run(["encode", Self.fixture, "--seek", "18", "--frames", "5", "--quiet", "-o", output])
         #expect(tail.status == 0, "\(tail.stderr)")
         #expect(try Self.accessUnits(output) == 2)
+    }
+
+    @Test func rawInputChunksByItsSize() throws {
+        let scratch = try Scratch()
+        // The fixture's frames without the Y4M header and FRAME lines, plus half a frame.
+        let y4m = try Data(contentsOf: URL(fileURLWithPath: Self.fixture))
+        let frameSize = 128 * 72 * 3 / 2
+        let header = try #require(y4m.firstIndex(of: 0x0A)) + 1
+        var raw = Data()
+        for index in 0..<20 {
+            let start = header + index * (6 + frameSize) + 6
+            raw.append(y4m[start..<(start + frameSize)])
+        }
+        raw.append(Data(count: frameSize / 2))
+        let input = scratch.file("clip_128x72.yuv")
+        try raw.write(to: URL(fileURLWithPath: input))
+        let parts = try (0..<2).map { index in
+            let part = scratch.file("raw-\(index).h264")
+            let result = try CLIRunner.run(["encode", input, "--fps", "25", "--chunk", "\(index)/2", "--crf", "23", "--quiet", "-o", part])
+            #expect(result.status == 0, "\(result.stderr)")
+            // The chunk stops at its last frame: no warning about the partial frame after it.
+            #expect(result.stderr == "")
+            return part
+        }
+        #expect(try parts.map(Self.accessUnits) == [10, 10])
+        #expect(try Self.psnr(parts[1], frames: 10..<20) > 30)
+        let joined = scratch.file("joined.h264")
+        try Self.join(parts, to: joined)
+        let decoded = try ffmpegDecode(joined)
+        #expect(decoded.frames == 20)
+        #expect(decoded.errors == "")
+        let past = try CLIRunner.run(["encode", input, "--seek", "20", "-o", scratch.file("x.h264")])
+        #expect(past.status == 64)
+        #expect(past.stderr.hasPrefix("nalu: error: \(input): --seek 20: the input holds 20 frames (0 to 19)\n"))
     }
 
     @Test func chunkToMP4AndTheDefaultPartName() throws {
