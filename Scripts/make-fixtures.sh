@@ -131,6 +131,26 @@ colour_fixtures() {
     colour colour_hevc_hlg_sar   hevc 176x144 -pix_fmt yuv420p10le -preset ultrafast -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range pc -vf setsar=16/11 -x265-params log-level=error
 }
 [ "${NALU_FIXTURES:-all}" = colour ] && { colour_fixtures; exit 0; }
+
+# Cutting and joining (issue 15, nalu trim/concat): a 3-second 25 fps H.264 B-frame MP4 with AAC
+# audio, keyframes every 0.48 s (so a cut at 1 s needs lead-in pictures), and two 1-second clips
+# of different sizes with audio for concat. Only these: NALU_FIXTURES=trim Scripts/make-fixtures.sh
+trim_fixtures() {
+    ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=25:duration=3" -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=3" \
+        -c:v libx264 -pix_fmt yuv420p -bf 3 -g 12 -keyint_min 12 -sc_threshold 0 -x264-params "log-level=error:b-pyramid=normal" \
+        -c:a aac -b:a 32k -fflags +bitexact -f mp4 "$out/trim_avc_bframes_audio.mp4"
+    ffmpeg -v error -y -f lavfi -i "testsrc2=size=176x144:rate=25:duration=3" \
+        -c:v libx265 -pix_fmt yuv420p -preset fast -x265-params "log-level=error:keyint=12:min-keyint=12:scenecut=0:open-gop=1:bframes=3" \
+        -f hevc "$out/trim_hevc_open_gop.h265"
+    local size
+    for size in 640x360 1280x720; do
+        ffmpeg -v error -y -f lavfi -i "testsrc2=size=$size:rate=25:duration=1" -f lavfi -i "sine=frequency=660:sample_rate=48000:duration=1" \
+            -c:v libx264 -pix_fmt yuv420p -bf 2 -g 12 -crf 40 -x264-params log-level=error -c:a aac -b:a 32k \
+            -fflags +bitexact -f mp4 "$out/concat_avc_$size.mp4"
+        ffmpeg -v error -y -i "$out/concat_avc_$size.mp4" -map 0:v -c:v copy -bsf:v h264_mp4toannexb -f h264 "$out/concat_avc_$size.h264"
+    done
+}
+[ "${NALU_FIXTURES:-all}" = trim ] && { trim_fixtures; exit 0; }
 [ "${NALU_FIXTURES:-all}" = mp4 ] && exit 0
 
 # H.264 (ITU-T H.264 profiles as x264 makes them)
@@ -161,6 +181,7 @@ make hevc_wpp_aud        hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -x265-params "$x265q:slices=3"
 
 colour_fixtures
+trim_fixtures
 
 # Chunked encoding (issue 17): a Y4M source with bare FRAME lines, 20 frames of 128x72 (HEVC needs
 # 64x64 for x265's default CTU), 25 fps; 276,657 bytes.

@@ -72,6 +72,8 @@ struct MovieDescription {
     var duration: UInt64
     /// `media_time` of a one-entry edit list, or `nil` for none.
     var editMediaTime: Int64?
+    /// An edit list written as given instead (``MP4WriterConfiguration/editList``).
+    var editList: [MP4EditListEntry]? = nil
     var fragmented: Bool
 
     /// `duration` in the movie timescale, rounded up.
@@ -129,7 +131,25 @@ struct MovieDescription {
                     box.u32(UInt32(truncatingIfNeeded: height) << 16)
                 }
                 // 8.6.5/8.6.6 Edit Box and Edit List Box: the media from editMediaTime on.
-                if let editMediaTime, !fragmented {
+                if let editList {
+                    let wideEdits = editList.contains { $0.segmentDuration > UInt64(UInt32.max) || $0.mediaTime > Int64(Int32.max) || $0.mediaTime < Int64(Int32.min) }
+                    trak.box(.edts) { edts in
+                        edts.fullBox(.elst, version: wideEdits ? 1 : 0) { box in
+                            box.u32(UInt32(truncatingIfNeeded: editList.count))
+                            for entry in editList {
+                                if wideEdits {
+                                    box.u64(entry.segmentDuration)
+                                    box.u64(UInt64(bitPattern: entry.mediaTime))
+                                } else {
+                                    box.u32(UInt32(entry.segmentDuration))
+                                    box.i32(Int32(entry.mediaTime))
+                                }
+                                box.u16(UInt16(bitPattern: entry.mediaRateInteger))
+                                box.u16(UInt16(bitPattern: entry.mediaRateFraction))
+                            }
+                        }
+                    }
+                } else if let editMediaTime, !fragmented {
                     trak.box(.edts) { edts in
                         edts.fullBox(.elst, version: wide ? 1 : 0) { box in
                             box.u32(1)

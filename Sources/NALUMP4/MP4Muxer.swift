@@ -18,6 +18,9 @@ public struct MP4MuxerOptions: Sendable {
     /// Bytes of one access unit (with the non-picture NAL units carried into it) held in memory
     /// before the muxer gives up (``AccessUnitLimit``).
     public var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
+    /// See ``MP4WriterConfiguration/editList``: written verbatim in place of the composition-shift
+    /// edit; times in the muxer's timescale (``MP4MuxerSummary/timescale``, from the frame rate).
+    public var editList: [MP4EditListEntry]? = nil
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -432,7 +435,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         let configuration = MP4WriterConfiguration(
             sampleEntry: sampleEntry, decoderConfigurationRecord: try record(), width: description.width, height: description.height,
             timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
-            chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets)
+            chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets, editList: options.editList)
         writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         recordChanged = false
         // Fragments: moov goes out with the first fragment, so later sets stay in band.

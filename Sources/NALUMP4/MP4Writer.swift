@@ -39,10 +39,18 @@ public struct MP4WriterConfiguration: Sendable {
     public var maxFragmentSize: Int
     /// Always write `co64` (64-bit chunk offsets), even when every offset fits 32 bits.
     public var forceLargeChunkOffsets: Bool
+    /// An edit list written verbatim as the track's `elst` (ISO/IEC 14496-12 8.6.6), in place of
+    /// the composition-shift edit, in every layout: `segmentDuration` in the movie timescale
+    /// (the media timescale, ``timescale``), `mediaTime` in the media timescale, on the timeline
+    /// the samples make (decoding times plus the composition offsets as written: with unsigned
+    /// `ctts` offsets, shifted up by the most negative offset). `nil`: the writer's own edit.
+    public var editList: [MP4EditListEntry]?
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
-                chunkSize: Int = 1 << 20, maxFragmentSize: Int = 16 << 20, forceLargeChunkOffsets: Bool = false) {
+                chunkSize: Int = 1 << 20, maxFragmentSize: Int = 16 << 20, forceLargeChunkOffsets: Bool = false,
+                editList: [MP4EditListEntry]? = nil) {
+        self.editList = editList
         self.sampleEntry = sampleEntry
         self.decoderConfigurationRecord = decoderConfigurationRecord
         self.width = width
@@ -251,7 +259,8 @@ public final class MP4Writer<Sink: ByteSink> {
                          width: configuration.width, height: configuration.height, laterEntries: laterEntries,
                          timescale: configuration.timescale,
                          movieTimescale: configuration.timescale,
-                         duration: duration, editMediaTime: editMediaTime, fragmented: configuration.layout == .fragmented)
+                         duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
+                         fragmented: configuration.layout == .fragmented)
     }
 
     private func startIfNeeded() throws {
@@ -351,6 +360,8 @@ public final class MP4Writer<Sink: ByteSink> {
         case .fragmented:
             try startIfNeeded()
             try flushFragment()
+            // A given edit list is in the moov of fragments too.
+            if configuration.editList != nil { editMediaTime = compositionShift }
         case .moovAtEnd:
             try startIfNeeded()
             try flushChunk()
@@ -391,8 +402,9 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// The edit list's `media_time` for progressive layouts: the earliest presentation time in
     /// the media timeline as written, so playback starts with the first picture at time 0;
-    /// `nil` (no edit list) when that is 0 already.
+    /// `nil` (no edit list) when that is 0 already. A given edit list's first non-empty entry wins.
     private var compositionShift: Int64? {
+        if let editList = configuration.editList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
         let earliest = (earliestPresentation ?? 0) + offsetShift
         return earliest != 0 ? earliest : nil
     }

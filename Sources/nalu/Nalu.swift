@@ -12,7 +12,7 @@ struct Nalu: ParsableCommand {
         commandName: "nalu",
         abstract: "Inspect, convert and encode H.264/AVC and H.265/HEVC elementary streams.",
         version: "0.1.0",
-        subcommands: [Info.self, Nals.self, Keyframes.self, Convert.self, Extradata.self, Encode.self]
+        subcommands: [Info.self, Nals.self, Keyframes.self, Convert.self, Extradata.self, Encode.self, Trim.self, Concat.self]
     )
 
     /// Runs the command: parses the arguments, checks inputs and outputs (``Preflight``), runs

@@ -1,0 +1,182 @@
+public import NALU
+public import NALUIO
+public import NALUMP4
+
+/// Joins streams of one codec end to end, without re-encoding: each input in turn, from any mix
+/// of Annex-B, length-prefixed (with its record) and MP4/MOV inputs, into one sink.
+///
+/// - **Codecs**: every input must have the first's; H.264 with H.265 is refused before anything
+///   is written (``init(paths:options:)``).
+/// - **Parameter sets**: each input's own go in front of its first keyframe: in band for
+///   Annex-B and length-prefixed output (an MP4 input's record sets are written before its
+///   keyframes, as ``AnnexBSink`` does), and for MP4 output a new sample description whenever
+///   they change (a new size or profile; ``MP4Muxer``), or in band with `avc3`/`hev1`.
+/// - **Joins**: an end of sequence NAL unit (H.264 7.4.1.2.3, H.265 7.4.2.4.4) ends every input
+///   but the last, so the next one's picture order counts start again (H.265: its first IRAP
+///   gets `NoRaslOutputFlag` 1) whatever it starts with. A CRA an H.265 input starts with
+///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
+///   which cannot decode, are dropped (``LeadingPictureFilter``).
+/// - **Timing**: MP4 output is timed at one constant frame rate (the option's, else the first
+///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
+///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
+///
+/// Audio is not joined yet: only the video track of MP4 inputs is read (the report lists the
+/// other tracks).
+public final class Concatenator {
+    /// The inputs, opened (``MediaSource``), in order.
+    public let sources: [MediaSource]
+    public let codec: Codec
+
+    /// Opens every input and checks they share a codec.
+    /// - Parameter options: per input (`options[i]` for `paths[i]`), or one for all when it has one
+    ///   element.
+    /// - Throws: what ``MediaSource/init(path:options:)`` throws; ``NALUError`` `.unsupported`
+    ///   with field `concat` naming two inputs of different codecs
+    ///   (`a.h264 is H.264 and b.h265 is H.265`).
+    /// - Parameter lengthPrefixedRecord: the avcC/hvcC record of the inputs that turn out to be
+    ///   length-prefixed (`--extradata`): each file input is opened without it first, and again
+    ///   with it when it is neither MP4 nor Annex-B; standard input takes it at once.
+    public init(paths: [String], options: [MediaSourceOptions] = [MediaSourceOptions()],
+                lengthPrefixedRecord: DecoderConfigurationRecord? = nil) throws {
+        guard !paths.isEmpty else { throw NALUError(.missing, field: "concat", detail: "no input") }
+        var sources: [MediaSource] = []
+        for (position, path) in paths.enumerated() {
+            var option = options.count == paths.count ? options[position] : options.first ?? MediaSourceOptions()
+            if let record = lengthPrefixedRecord, path == "-" { option.record = record }
+            var source = try MediaSource(path: path, options: option)
+            if let record = lengthPrefixedRecord, path != "-", case .lengthPrefixed = source.container {
+                option.record = record
+                source = try MediaSource(path: path, options: option)
+            }
+            sources.append(source)
+        }
+        let first = sources[0]
+        if let other = sources.first(where: { $0.codec != first.codec }) {
+            throw NALUError(.unsupported, field: "concat",
+                            detail: "\(first.path) is \(Self.name(first.codec)) and \(other.path) is \(Self.name(other.codec))")
+        }
+        self.sources = sources
+        codec = first.codec
+    }
+
+    /// `H.264` / `H.265`.
+    static func name(_ codec: Codec) -> String { codec == .h264 ? "H.264" : "H.265" }
+
+    /// The end of sequence NAL unit of `codec`: H.264 `nal_unit_type` 10 with `nal_ref_idc` 0
+    /// (7.3.2.6, no payload), H.265 EOS_NUT (36) with `nuh_layer_id` 0 and `TemporalId` 0.
+    public static func endOfSequence(_ codec: Codec) -> [UInt8] {
+        switch codec {
+        case .h264: [AVCNALUnitType.endOfSequence.rawValue]
+        case .hevc: HEVCNALUnitHeader(nalUnitType: .endOfSequence).bytes
+        }
+    }
+
+    /// The frame rate of each input: its MP4 track's, else its SPS VUI's (from the parameter sets
+    /// read so far: the record's, or `nil` for an elementary stream until it is read).
+    private func frameRate(of source: MediaSource) throws -> Rational? {
+        if let rate = try source.containerFrameRate() { return rate.reduced }
+        var store = ParameterSetStore(codec: source.codec)
+        for unit in source.outOfBandParameterSets { try store.add(unit) }
+        return store.streamDescription?.frameRate?.reduced
+    }
+
+    /// Feeds every input to `sinkFor` in turn: `sinkFor(position, source)` returns the sink of
+    /// input `position` (the same one each time, or a new one over the same output), which gets
+    /// the input's NAL units, then an end of sequence unless it is the last, and is finished when
+    /// the next input has another sink (or at the end).
+    public func write(sinkFor: (Int, MediaSource) throws -> any MediaSink) throws -> ConcatReport {
+        var report = ConcatReport()
+        var current: (any MediaSink)?
+        var lastReport: MediaSinkReport?
+        for (position, source) in sources.enumerated() {
+            let sink = try sinkFor(position, source)
+            if let current, current !== sink { lastReport = try current.finish() }
+            current = sink
+            var splitter = try source.splitter()
+            var filter = LeadingPictureFilter(codec: codec, follows: position > 0)
+            var pictures = 0
+            try source.forEachNALUnit { unit in
+                let step = try splitter.push(unit)
+                if step.isFirstVCL { pictures += 1 }
+                try filter.push(unit, step: step, to: sink)
+            }
+            try filter.finish(to: sink)
+            report.droppedLeadingPictures.append(filter.droppedPictures)
+            pictures -= filter.droppedPictures
+            if position + 1 < sources.count {
+                try NALUnitView.withNALUnit(Self.endOfSequence(codec)) { try sink.push($0) }
+            }
+            report.pictures.append(pictures)
+            report.frameRates.append(try frameRate(of: source) ?? splitter.parameterSets.streamDescription?.frameRate?.reduced)
+            report.otherTracks.append(source.otherTracks)
+        }
+        if let current { lastReport = try current.finish() }
+        report.sink = lastReport
+        return report
+    }
+
+    /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
+    /// change (or in band with `avc3`/`hev1`); timed at `options.frameRate`, else the first
+    /// input's rate.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions) throws -> ConcatReport {
+        var options = options
+        if options.frameRate == nil, let sources = sources.first { options.frameRate = try frameRate(of: sources) }
+        let sink = try MP4FileSink(codec: codec, output: output, options: options)
+        var report = try write { _, source in
+            // Each input's record sets go in before its first picture.
+            for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
+            return sink
+        }
+        report.outputFrameRate = report.sink?.mp4?.frameRate
+        return report
+    }
+
+    /// Joins as Annex-B: each input through its own ``AnnexBSink`` over `output`, so an MP4
+    /// input's record sets are written before its keyframes.
+    public func writeAnnexB<Output: ByteSink & AnyObject>(output: Output, parameterSets: ParameterSetInsertion = .keyframes,
+                                                          accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
+                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws -> ConcatReport {
+        try write { _, source in
+            try AnnexBSink(for: source, output: output, parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters,
+                           maxAccessUnitSize: maxAccessUnitSize)
+        }
+    }
+
+    /// Joins length-prefixed (`lengthSize`-byte lengths), every input's parameter sets in band in
+    /// front of it (one record cannot describe inputs whose sets differ).
+    public func writeLengthPrefixed<Output: ByteSink & AnyObject>(output: Output, lengthSize: Int = 4) throws -> ConcatReport {
+        try write { _, source in
+            let sink = try LengthPrefixedSink(codec: codec, output: output, options: .init(lengthSize: lengthSize, keepParameterSets: true),
+                                              outOfBandParameterSets: source.outOfBandParameterSets)
+            try sink.writeInBand(source.outOfBandParameterSets)
+            return sink
+        }
+    }
+}
+
+/// What a ``Concatenator`` joined.
+public struct ConcatReport: Sendable {
+    /// Pictures of each input written, in order.
+    public var pictures: [Int] = []
+    /// RASL pictures dropped at the start of each input (``LeadingPictureFilter``).
+    public var droppedLeadingPictures: [Int] = []
+    /// Each input's own frame rate, where it says one.
+    public var frameRates: [Rational?] = []
+    /// The rate MP4 output is timed at.
+    public var outputFrameRate: Rational?
+    /// Each MP4 input's tracks other than the video track read (not joined).
+    public var otherTracks: [[MP4OtherTrack]] = []
+    /// The last sink's report (MP4: the muxer's summary).
+    public var sink: MediaSinkReport?
+
+    public init() {}
+
+    /// The inputs (by position) whose frame rate differs from the output's.
+    public var inputsAtAnotherRate: [Int] {
+        guard let output = outputFrameRate?.reduced else { return [] }
+        return frameRates.enumerated().compactMap { position, rate in
+            guard let rate, rate.reduced != output else { return nil }
+            return position
+        }
+    }
+}

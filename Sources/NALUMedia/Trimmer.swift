@@ -1,0 +1,179 @@
+public import NALU
+public import NALUIO
+public import NALUMP4
+
+/// Cuts a time range out of a stream without re-encoding, in two passes: ``index()`` reads the
+/// timing of every access unit (``TrimIndex``), ``plan(start:end:)`` decides what to keep
+/// (``TrimPlan``), and ``write(_:makeSink:)`` (or ``writeMP4(_:output:options:)``,
+/// ``writeAnnexB(_:output:options:)``) copies those access units into a sink.
+///
+/// The second pass reads the input again: an MP4 (a file, or a pipe already spooled by
+/// ``MediaSource``) through its sample table, an elementary stream by opening its path again.
+/// An elementary stream on standard input cannot be read twice and is refused.
+///
+/// ```swift
+/// let trimmer = try Trimmer(path: "in.mp4")
+/// let plan = try trimmer.plan(start: MediaTime(parsing: "1"), end: MediaTime(parsing: "2"))
+/// let report = try trimmer.writeMP4(plan, output: FileSink(path: "out.mp4"), options: MP4MuxerOptions())
+/// ```
+public final class Trimmer {
+    /// The input path (`"-"`: standard input).
+    public let path: String
+    public let options: MediaSourceOptions
+    /// The input as first opened.
+    public let source: MediaSource
+    /// Frames per second for streams without timing (`--fps`), or `nil`.
+    public let frameRate: Rational?
+    private var cachedIndex: TrimIndex?
+    private var passes = 0
+
+    /// Opens `path` (see ``MediaSource/init(path:options:)``).
+    public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil) throws {
+        self.path = path
+        self.options = options
+        self.frameRate = frameRate
+        source = try MediaSource(path: path, options: options)
+    }
+
+    /// The timing index (the first pass; read once, then kept).
+    public func index() throws -> TrimIndex {
+        if let cachedIndex { return cachedIndex }
+        let index = try TrimIndex(source: try sourceForPass(), frameRate: frameRate)
+        cachedIndex = index
+        return index
+    }
+
+    /// Plans the cut of `[start, end)` (see ``TrimPlan``); `end` `nil` runs to the end.
+    public func plan(start: MediaTime, end: MediaTime?) throws -> TrimPlan {
+        try TrimPlan(index: index(), start: start, end: end)
+    }
+
+    /// The source for the next pass: the first pass reads ``source``; later ones read an MP4 again
+    /// through its sample table, and open an elementary stream's path again.
+    private func sourceForPass() throws -> MediaSource {
+        defer { passes += 1 }
+        if passes == 0 || source.mp4 != nil { return source }
+        guard path != "-" else {
+            throw NALUError(.unsupported, field: "standard input",
+                            detail: "a cut reads an elementary stream twice (timing, then copy); save it to a file first, or pipe MP4")
+        }
+        let again = try MediaSource(path: path, options: options)
+        guard again.codec == source.codec, again.container == source.container else {
+            throw NALUError(.invalidValue, field: path, detail: "changed between the two passes")
+        }
+        return again
+    }
+
+    /// Copies the access units `plan` keeps into the sink `makeSink` returns. `makeSink` is called
+    /// at the first access unit kept with the parameter sets a decoder needs there (the record's,
+    /// then those the stream carried before, latest version of each id), which the sink must
+    /// write or hold out of band; the sink is then fed the kept NAL units and finished.
+    public func write(_ plan: TrimPlan, makeSink: ([[UInt8]]) throws -> any MediaSink) throws -> MediaSinkReport {
+        let input = try sourceForPass()
+        var splitter = try input.splitter()
+        var store = ParameterSetStore(codec: input.codec)
+        for unit in input.outOfBandParameterSets { try store.add(unit) }
+        var position = -1
+        var sink: (any MediaSink)?
+        var dropped = plan.droppedAccessUnits.makeIterator()
+        var nextDropped = dropped.next()
+        var droppingCurrent = false
+        do {
+            try input.forEachNALUnit { unit in
+                let step = try splitter.push(unit)
+                if step.startsAccessUnit {
+                    position += 1
+                    if let value = nextDropped, value < position { nextDropped = dropped.next() }
+                    droppingCurrent = nextDropped == position
+                }
+                // Past the last access unit kept: the rest of the input is not read.
+                guard position <= plan.lastAccessUnit else { throw EndOfCut() }
+                if position < plan.firstAccessUnit {
+                    if step.header.isParameterSet {
+                        do throws(NALUError) { try store.add(unit.array) } catch { throw error.offset(by: unit.offset) }
+                    }
+                    return
+                }
+                if sink == nil { sink = try makeSink(store.nalUnits) }
+                // A dropped picture's parameter sets still pass: later pictures may use them.
+                if droppingCurrent && !step.header.isParameterSet { return }
+                try sink?.push(unit)
+            }
+        } catch is EndOfCut {}
+        guard let sink else {
+            throw NALUError(.missing, field: "access unit", detail: "access unit \(plan.firstAccessUnit) was not found on the second pass")
+        }
+        return try sink.finish()
+    }
+
+    /// Writes the cut as MP4 (``MP4FileSink``) with the edit list that shows exactly the presented
+    /// range. `options.frameRate` and `options.editList` are set from the plan.
+    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions) throws -> MediaSinkReport {
+        var options = options
+        options.frameRate = plan.frameRate
+        let timing = try MP4FrameTiming(frameRate: plan.frameRate)
+        options.editList = plan.mp4EditList(timescale: timing.timescale, frameDuration: timing.frameDuration)
+        let report = try write(plan) { parameterSets in
+            let sink = try MP4FileSink(codec: source.codec, output: output, options: options)
+            for unit in parameterSets { try sink.push(nalUnit: unit) }
+            return sink
+        }
+        guard let summary = report.mp4, summary.timescale == timing.timescale, summary.frameDuration == timing.frameDuration else {
+            throw NALUError(.invalidValue, field: "timescale", detail: "the muxer chose another timescale than the edit list assumed")
+        }
+        return report
+    }
+
+    /// Writes the cut as Annex-B, the parameter sets in force written before the first keyframe
+    /// (and before later keyframes that lack them, as ``AnnexBSink`` does).
+    public func writeAnnexB<Output: ByteSink>(_ plan: TrimPlan, output: Output,
+                                              options: LengthPrefixedToAnnexB.Options = .init()) throws -> MediaSinkReport {
+        try write(plan) { parameterSets in
+            try AnnexBSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
+                           declarativeSEI: source.declarativeSEI)
+        }
+    }
+
+    /// Writes the cut length-prefixed (`lengthSize`-byte lengths), the parameter sets in band
+    /// before the first access unit; the report's record holds them too.
+    public func writeLengthPrefixed<Output: ByteSink>(_ plan: TrimPlan, output: Output, lengthSize: Int = 4) throws -> MediaSinkReport {
+        try write(plan) { parameterSets in
+            let sink = try LengthPrefixedSink(codec: source.codec, output: output,
+                                              options: .init(lengthSize: lengthSize, keepParameterSets: true),
+                                              outOfBandParameterSets: parameterSets)
+            try sink.writeInBand(parameterSets)
+            return sink
+        }
+    }
+}
+
+/// Ends the second pass at the first access unit after the cut.
+private struct EndOfCut: Error {}
+
+/// The timescale and frame duration ``MP4Muxer`` gives a frame rate (FFmpeg's choice: the
+/// rate's numerator doubled until at least 10000 ticks a second; 25 fps → 12800, 512 a frame),
+/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:)``
+/// checks the muxer's summary against it.
+struct MP4FrameTiming {
+    var timescale: UInt32
+    var frameDuration: UInt32
+
+    init(frameRate: Rational) throws(NALUError) {
+        let rate = frameRate.reduced
+        guard rate.numerator > 0, rate.denominator > 0, rate.numerator <= Int64(Int32.max), rate.denominator <= Int64(Int32.max) else {
+            throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate)")
+        }
+        var timescale = UInt64(rate.numerator)
+        var multiple: UInt64 = 1
+        while timescale < 10_000 {
+            timescale *= 2
+            multiple *= 2
+        }
+        let duration = UInt64(rate.denominator) * multiple
+        guard timescale <= UInt64(Int32.max), duration <= UInt64(UInt32.max) else {
+            throw NALUError(.doesNotFit, field: "timescale", detail: "frame rate \(rate)")
+        }
+        self.timescale = UInt32(timescale)
+        frameDuration = UInt32(duration)
+    }
+}

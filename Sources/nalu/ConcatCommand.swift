@@ -1,0 +1,138 @@
+import ArgumentParser
+import NALU
+import NALUIO
+import NALUMP4
+import NALUMedia
+
+/// `nalu concat`: streams of one codec joined end to end (``Concatenator``).
+struct Concat: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join streams of one codec end to end without re-encoding.",
+        discussion: """
+        Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed \
+        input) and MP4/MOV files. Each input's parameter sets go in front of it: in band for \
+        Annex-B and length-prefixed output; for MP4 output a new sample description where they \
+        change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
+        unit ends each input but the last. MP4 output is timed at --fps, else the first input's \
+        rate: timestamps continue across the joins. H.264 and H.265 inputs are refused together \
+        (exit 65). Audio tracks are not joined yet: the output has the video only (noted).
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Input streams or MP4/MOV files, in order (- for standard input, once).", valueName: "inputs"))
+    var inputs: [String] = []
+
+    @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed) or mp4; default from the output's extension.")
+    var toOption: OutputFraming?
+
+    @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (with --to).", valueName: "file"))
+    var outputArgument: String?
+
+    @Option(help: "Codec of the inputs (h264|hevc); detected when omitted.")
+    var codec: CodecOption?
+
+    @Option(help: ArgumentHelp("avcC/hvcC record of the length-prefixed inputs.", valueName: "file"))
+    var extradata: String?
+
+    @Option(help: ArgumentHelp("MP4 output: frames per second (default: the first input's).", valueName: "rate"))
+    var fps: FrameRate?
+
+    @OptionGroup var mp4: MP4OutputOptions
+
+    @Flag(help: "Say what was joined on standard error.")
+    var verbose = false
+
+    func validate() throws {
+        if inputs.isEmpty { throw ValidationError("Give the inputs to join, in order.") }
+        if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be given once.") }
+        if to != .mp4 && (fps != nil || mp4.isSet) {
+            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with MP4 output.")
+        }
+    }
+
+    func run() throws {
+        var record: DecoderConfigurationRecord?
+        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
+        let joiner: Concatenator
+        do {
+            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec)], lengthPrefixedRecord: record)
+        } catch let error as NALUError where error.field == "concat" {
+            throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
+        } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
+            throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
+        }
+        if to == .mp4 { try mp4.check(codec: joiner.codec) }
+        let file = try FileSink(path: output)
+        let report: ConcatReport
+        switch to {
+        case .mp4:
+            report = try joiner.writeMP4(output: file, options: mp4.muxerOptions(frameRate: fps?.rational))
+        case .annexb:
+            report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
+        case .avcc:
+            report = try joiner.writeLengthPrefixed(output: file)
+        }
+        try file.commit()
+        for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
+        let withAudio = report.otherTracks.enumerated().filter { !$0.element.isEmpty }.map { joiner.sources[$0.offset].path }
+        if !withAudio.isEmpty {
+            StandardError.write("nalu: note: \(withAudio.joined(separator: ", ")): other tracks (audio) are not joined; the output has the video only\n")
+        }
+        if let rate = report.outputFrameRate {
+            for position in report.inputsAtAnotherRate {
+                let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
+                StandardError.write("nalu: warning: \(joiner.sources[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")
+            }
+        }
+        if verbose {
+            let parts = zip(joiner.sources, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }
+            var line = "nalu: joined " + parts.joined(separator: " + ")
+            if let summary = report.sink?.mp4 {
+                line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"
+            }
+            StandardError.write(line + "\n")
+        }
+    }
+
+    private func rateText(_ rate: Rational) -> String {
+        rate.denominator == 1 ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator)"
+    }
+}
+
+extension Concat: CommandIO {
+    var inputArgument: String? { inputs.first }
+    var inputIsOptional: Bool { false }
+    var output: String { outputArgument ?? "-" }
+    var outputs: [(option: String, path: String)] { [("-o", output)] }
+    var otherInputs: [String] { Array(inputs.dropFirst()) + (extradata.map { [$0] } ?? []) }
+    var writesBinary: Bool { true }
+    var example: String { "nalu concat a.mp4 b.h264 -o joined.mp4" }
+
+    /// The output framing: --to, else from the output's extension.
+    var to: OutputFraming {
+        if let toOption { return toOption }
+        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
+        case .mp4: return .mp4
+        default: return .annexb
+        }
+    }
+
+    /// Refuses an output whose framing nothing says, and an output that is one of the inputs
+    /// (Preflight checks the first).
+    func checkOptions() throws {
+        if toOption == nil {
+            guard let outputArgument, outputArgument != "-" else {
+                throw CLIError.usage(nil, "give --to annexb|avcc|mp4 for standard output", hint: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
+            }
+            if Naming.framing(forExtensionOf: outputArgument) == nil { throw Naming.unknownFraming(outputArgument) }
+        }
+        let key = OutputKey(output)
+        for input in inputs.dropFirst() where input != "-" {
+            if let identity = key.identity, identity.isRegularFile, identity == FileIdentity(path: input) {
+                throw CLIError(output, "is an input file (\(input)); refusing to overwrite it",
+                               hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
+            }
+        }
+    }
+}
