@@ -127,14 +127,17 @@ EOF
     echo $! >> "$dir/pids"
 
     # Ready when the node is idle (ReturnToService=2 brings it up when slurmd registers).
-    local state=""
+    local state="" pid alive=1
     for _ in $(seq 300); do
         state=$(sinfo -h -N -o '%T' 2>/dev/null | head -n 1 || true)
         [ "$state" = idle ] && break
+        # A daemon that exited (a port in use, a bad configuration) will not come back.
+        for pid in $(cat "$dir/pids"); do kill -0 "$pid" 2>/dev/null || alive=0; done
+        [ "$alive" = 1 ] || break
         sleep 0.2
     done
     if [ "$state" != idle ]; then
-        echo "local-cluster.sh: the node did not become idle (state: ${state:-unknown}); logs:" >&2
+        echo "local-cluster.sh: the node did not become idle (state: ${state:-unknown}$([ "$alive" = 1 ] || echo ', a daemon exited')); logs:" >&2
         tail -n 20 "$dir"/log/* >&2 || true
         false
     fi

@@ -76,20 +76,40 @@ import Glibc
         let cluster = try Cluster.start()
         defer { cluster.stop() }
         let scratch = try Scratch()
-        let output = scratch.file("out.h264")
+        // The join: Annex-B parts into one MP4.
+        let output = scratch.file("out.mp4")
         var environment = cluster.environment
         environment["NALU"] = CLIRunner.executable.path
         let result = try Self.run("encode.sh", [ChunkCommandTests.fixture, output, "--chunks", "2", "--", "--crf", "23", "--threads", "1"],
                                   environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("encode.sh: chunks: job "))
-        // The joined stream: every frame of the input, an IDR where each chunk starts.
+        // The joined file: every frame of the input, an IDR where each chunk starts, the input's
+        // duration (20 frames at 25 fps).
         let decoded = try ffmpegDecode(output)
         #expect(decoded.frames == 20)
         #expect(decoded.errors == "")
         #expect(try ChunkCommandTests.keyframes(output).map { $0["index"] as? Int } == [0, 10])
+        let ffprobe = try #require(["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first { FileManager.default.isExecutableFile(atPath: $0) })
+        let duration = try runProgram(ffprobe, ["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", output])
+        #expect(duration.stdout == "0.800000\n")
         // The parts' folder (next to the output) is removed after the join.
-        #expect(try scratch.names() == ["out.h264"])
+        #expect(try scratch.names() == ["out.mp4"])
+
+        // Again, keeping the parts; then with one part lost, only that chunk is encoded again.
+        let arguments = [ChunkCommandTests.fixture, output, "--chunks", "2", "--keep-parts", "--", "--crf", "23", "--threads", "1"]
+        let kept = try Self.run("encode.sh", arguments, environment: environment)
+        #expect(kept.status == 0, "\(kept.stderr)")
+        let workdir = scratch.file(".out.mp4.parts")
+        let part1 = workdir + "/part-00001.h264"
+        let original = try Data(contentsOf: URL(fileURLWithPath: part1))
+        try FileManager.default.removeItem(atPath: part1)
+        let resumed = try Self.run("encode.sh", arguments, environment: environment)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stderr.contains("encode.sh: 1 of 2 parts missing in \(workdir): submitting chunks 1\n"), "\(resumed.stderr)")
+        // The same bytes as before: a chunk's encode is repeatable.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: part1)) == original)
+        #expect(try ffmpegDecode(output).frames == 20)
     }
 
     @Test(.enabled(if: clusterAvailable, "needs root and slurm-wlm + munge (apt-get install -y slurm-wlm munge)"))
