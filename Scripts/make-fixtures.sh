@@ -246,4 +246,9 @@ if [ "${NALU_FIXTURES:-all}" = tracks ] || [ "${NALU_FIXTURES:-all}" = all ]; th
         -c:a:0 aac -ac:a:0 2 -b:a:0 64k -c:a:1 pcm_s16le -metadata:s:a:1 language=eng -fflags +bitexact -f mov "$out/tracks_mov_aac_pcm.mov"
 fi
 
+# Chunked encoding (issue 17): a Y4M source with bare FRAME lines, 20 frames of 128x72 (HEVC needs
+# 64x64 for x265's default CTU), 25 fps; 276,657 bytes.
+ffmpeg -v error -y -f lavfi -i "testsrc2=size=128x72:rate=25" -frames:v 20 -pix_fmt yuv420p -fflags +bitexact \
+    -f yuv4mpegpipe "$out/chunk_128x72.y4m"
+
 ls -l "$out" | awk '{s+=$5} END {print "fixtures:", NR-1, "files,", s, "bytes"}'

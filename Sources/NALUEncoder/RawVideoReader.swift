@@ -49,6 +49,56 @@ struct BufferedInput<Source: ByteSource> {
         return true
     }
 
+    /// The source's size in bytes (a seekable source: a regular file).
+    func sourceSize() throws(EncoderError) -> Int64 where Source: SeekableByteSource {
+        do {
+            return try source.size
+        } catch {
+            throw EncoderError(.io, field: "size", detail: "\(error)")
+        }
+    }
+
+    /// Moves the source to byte `position` and drops what was read ahead: the next byte read is
+    /// the one at `position`.
+    mutating func seek(to position: Int64) throws(EncoderError) where Source: SeekableByteSource {
+        do {
+            try source.seek(to: position)
+        } catch {
+            throw EncoderError(.io, field: "seek", byteOffset: position, detail: "\(error)")
+        }
+        start = 0
+        end = 0
+        atEnd = false
+        offset = position
+    }
+
+    /// The line at byte `position` of a seekable source, without its `\n`, read straight from
+    /// the source in 64-byte steps rather than through the read-ahead buffer (probing a line
+    /// costs tens of bytes, not a buffer fill). `nil` when the input ends first or no `\n`
+    /// comes within `maxLength` bytes. The input is left just after the line.
+    mutating func probeLine(at position: Int64, maxLength: Int) throws(EncoderError) -> [UInt8]? where Source: SeekableByteSource {
+        try seek(to: position)
+        var line: [UInt8] = []
+        var step = [UInt8](repeating: 0, count: 64)
+        while line.count <= maxLength {
+            let want = min(step.count, maxLength + 1 - line.count)
+            let got: Int
+            do {
+                got = try step.withUnsafeMutableBytes { try source.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<want])) }
+            } catch {
+                throw EncoderError(.io, field: "read", byteOffset: position, detail: "\(error)")
+            }
+            guard got > 0 else { return nil }
+            if let newline = step[0..<got].firstIndex(of: 0x0A) {
+                line += step[0..<newline]
+                try seek(to: position + Int64(line.count) + 1)
+                return line
+            }
+            line += step[0..<got]
+        }
+        return nil
+    }
+
     /// True when no byte is left.
     mutating func isAtEnd() throws(EncoderError) -> Bool {
         if start < end { return false }
@@ -120,10 +170,11 @@ struct BufferedInput<Source: ByteSource> {
 /// buffer. A partial frame at the end is a ``EncoderError/Code/truncated`` error with the
 /// byte offset where the input ended.
 public struct RawVideoReader<Source: ByteSource> {
-    private var input: BufferedInput<Source>
+    var input: BufferedInput<Source>
     public let buffer: FrameBuffer
-    /// Frames read so far.
-    public private(set) var framesRead: Int64 = 0
+    /// The index of the next frame (the frames read so far, plus the first one after a
+    /// ``seek(toFrame:)``).
+    public internal(set) var framesRead: Int64 = 0
     /// Bytes in one frame.
     public var frameSize: Int { buffer.bytes.count }
 
@@ -234,10 +285,14 @@ public struct Y4MHeader: Sendable, Hashable {
 /// Reads a YUV4MPEG2 stream from a ``NALU/ByteSource``: the header gives size, frame rate and
 /// colour space; frames are read one at a time into one reused buffer.
 public struct Y4MReader<Source: ByteSource> {
-    private var input: BufferedInput<Source>
+    var input: BufferedInput<Source>
     public let header: Y4MHeader
     public let buffer: FrameBuffer
-    public private(set) var framesRead: Int64 = 0
+    /// The index of the next frame (the frames read so far, plus the first one after a
+    /// ``seek(toFrame:)``).
+    public internal(set) var framesRead: Int64 = 0
+    /// The offset of the first `FRAME` line: the header's length.
+    public let firstFrameOffset: Int64
 
     /// Reads and parses the stream header.
     public init(_ source: Source) throws(EncoderError) {
@@ -246,6 +301,7 @@ public struct Y4MReader<Source: ByteSource> {
             throw EncoderError(.truncated, field: "Y4M header", byteOffset: 0, detail: "empty input")
         }
         header = try Y4MHeader(line: line)
+        firstFrameOffset = input.offset
         buffer = try FrameBuffer(pixelFormat: header.pixelFormat, width: header.width, height: header.height)
     }
 

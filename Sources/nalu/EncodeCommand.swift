@@ -58,6 +58,8 @@ struct Encode: ParsableCommand {
     @Option(help: "Encode at most this many frames (test pattern default: 150).")
     var frames: Int?
 
+    @OptionGroup(title: "Frame range") var range: FrameRangeOptions
+
     @Option(help: ArgumentHelp("Average bitrate in kbit/s as in x264 (5000 = 5 Mbit/s), or with a unit: 2500k, 5M (default 5M).", valueName: "rate"))
     var bitrate: BitRate?
 
@@ -139,6 +141,7 @@ struct Encode: ParsableCommand {
         try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
+        try range.check(frames: frames, testPattern: testPattern, openGOP: openGOP)
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
         if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
             throw ValidationError("--to \(toOption.rawValue) and --output-format \(outputFormatAlias.rawValue) disagree.")
@@ -172,11 +175,11 @@ struct Encode: ParsableCommand {
     var output: String {
         if let outputArgument { return outputArgument }
         guard let input, input != "-", !usesTestPattern else { return "-" }
-        let codecExtension = resolvedCodec == .hevc ? ".h265" : ".h264"
+        let codecExtension = range.partSuffix + (resolvedCodec == .hevc ? ".h265" : ".h264")
         switch framing ?? .annexb {
         case .annexb: return Naming.defaultOutput(forInput: input, extension: codecExtension)
         case .avcc: return Naming.defaultOutput(forInput: input, extension: codecExtension + ".lp")
-        case .mp4: return Naming.defaultOutput(forInput: input, extension: ".mp4")
+        case .mp4: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".mp4")
         }
     }
 
@@ -214,7 +217,9 @@ struct Encode: ParsableCommand {
         // Only --frames (or the pattern's default) stops reading early: a file's size is just an
         // estimate for the progress line.
         var limit = frames.map(Int64.init) ?? Int64.max
+        var chunkRange: FrameRange?
         if usesTestPattern {
+            if range.isSet { throw ValidationError("--chunk and --seek need an input file (raw or Y4M), not the test pattern.") }
             let size = size ?? FrameSize(width: 640, height: 360)
             source = .pattern(try TestPattern(pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
             if totalFrames == nil { totalFrames = 150 }
@@ -232,6 +237,12 @@ struct Encode: ParsableCommand {
                     totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
                 }
             case .pattern: break
+            }
+            let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
+            if let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
+                chunkRange = selected
+                totalFrames = selected.count
+                limit = selected.count
             }
         }
 
@@ -300,6 +311,8 @@ struct Encode: ParsableCommand {
             }
         }
         var count: Int64 = 0
+        // A chunk or --seek range starts with an IDR picture, whatever the library would choose.
+        if chunkRange != nil { session.requestKeyframe() }
         var liveControl = LiveControl(live)
         // A stopping signal ends the reading; the frames so far are encoded and the output
         // completed, as x264 does.

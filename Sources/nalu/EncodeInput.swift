@@ -42,6 +42,16 @@ final class EncodeSource: ByteSource {
         return Int64(info.st_size)
     }
 
+    /// Moves the read position of a regular file to `offset`, dropping the peeked bytes;
+    /// ``bytesDelivered`` counts from there.
+    func seek(to offset: Int64) throws {
+        guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
+            throw NALUError(.io, field: path == "-" ? "standard input" : path, detail: "seek to byte \(offset): " + Failure.errnoText(errno))
+        }
+        pending.removeAll()
+        bytesDelivered = 0
+    }
+
     /// Up to `count` first bytes, kept to be read again.
     func peek(_ count: Int) throws -> [UInt8] {
         var chunk = [UInt8](repeating: 0, count: count)
