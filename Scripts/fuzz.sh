@@ -23,7 +23,8 @@ OUT=$ROOT/.build-fuzz
 TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
-       -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault)
+       -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
+       -package-name nalu)
 mkdir -p "$OUT/bin"
 
 newer_than() { # newer_than OUTPUT INPUTS...: true when OUTPUT is missing or older than an input

@@ -21,7 +21,7 @@ extension AVCSequenceParameterSet {
     }
 
     /// Writes `seq_parameter_set_data()` up to (not including) `rbsp_trailing_bits()`.
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         w.u(8, UInt64(profileIdc))
         w.u(8, UInt64(constraintSetFlags))
         w.u(8, UInt64(levelIdc))
@@ -140,7 +140,7 @@ extension AVCVUIParameters {
     }
 
     /// Writes `vui_parameters()` (E.1.1).
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         w.flag(aspectRatioInfoPresentFlag)
         if aspectRatioInfoPresentFlag {
             w.u(8, UInt64(aspectRatioIdc))
@@ -194,7 +194,7 @@ extension AVCVUIParameters {
 
 extension AVCHRDParameters {
     /// Writes `hrd_parameters()` (E.1.2).
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         w.ue(max(schedules.count - 1, 0))
         w.u(4, UInt64(bitRateScale))
         w.u(4, UInt64(cpbSizeScale))

@@ -43,7 +43,7 @@ public struct AVCSequenceParameterSet: Hashable, Sendable {
     /// `nextScale` 0), so ``rbspBytes()`` copies them back to stay bit-exact. `nil` when the SPS
     /// has none or was not parsed from a stream (the lists are then coded from
     /// ``seqScalingMatrix``).
-    public var seqScalingMatrixBits: RBSPBits?
+    package var seqScalingMatrixBits: RBSPBits?
 
     /// `log2_max_frame_num_minus4` (0...12).
     public var log2MaxFrameNumMinus4: Int

@@ -7,7 +7,7 @@ extension AccessUnitSplitter {
     /// slice header (the picture then keeps its decoding position). Errors carry `offset`.
     ///
     /// What the MP4 and transport stream muxers give to ``PresentationOrderer``.
-    public mutating func pictureOrderCount(after step: Step, counter: inout PictureOrderCounter,
+    package mutating func pictureOrderCount(after step: Step, counter: inout PictureOrderCounter,
                                            offset: Int64) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
         do throws(NALUError) {
             if codec == .h264 {

@@ -200,7 +200,7 @@ public struct AccessUnitSplitter: Sendable {
     /// how many pictures its SPS lets the stream reorder; `nil` when that NAL unit was no slice.
     /// (`mutating` only so that a caller holding the splitter in a class property calls it in
     /// place rather than on a copy; it changes nothing.)
-    public mutating func avcPictureOrderCount(_ counter: inout PictureOrderCounter) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
+    package mutating func avcPictureOrderCount(_ counter: inout PictureOrderCounter) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
         guard codec == .h264, let slice = lastAVCSlice,
               slice.seqParameterSetId < parameterSets.avcSPSFacts.count else { return nil }
         let facts = parameterSets.avcSPSFacts[slice.seqParameterSetId]

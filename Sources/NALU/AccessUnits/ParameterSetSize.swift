@@ -8,11 +8,11 @@
 /// level 6.2 139,264 map units of 3 bits, 52 KiB. So a set is kept whole up to
 /// ``trimThreshold``; past it, bytes after the parsed syntax are dropped, and a set whose syntax
 /// itself passes ``maxBytes`` is refused.
-public enum ParameterSetSize {
+package enum ParameterSetSize {
     /// Sets up to this size are stored as they are.
-    public static let trimThreshold = 4096
+    package static let trimThreshold = 4096
     /// No stored set is larger.
-    public static let maxBytes = 64 << 10
+    package static let maxBytes = 64 << 10
 
     /// `nalUnit`, or its shortest prefix that `parsesEqual` accepts when it is larger than
     /// ``trimThreshold``. `parsesEqual` must say whether a prefix parses to the same set.

@@ -1,14 +1,14 @@
 /// The picture order count of one picture and whether it starts a new coded video sequence (after
 /// which picture order counts start again).
-public struct PictureOrderCount: Hashable, Sendable {
+package struct PictureOrderCount: Hashable, Sendable {
     /// `PicOrderCnt` (H.264 8.2.1: the smaller of the two field counts for a frame) or
     /// `PicOrderCntVal` (H.265 8.3.1).
-    public var value: Int
+    package var value: Int
     /// Whether the picture starts a coded video sequence: an H.264 IDR picture, or an H.265 IRAP
     /// picture with `NoRaslOutputFlag` 1.
-    public var startsCodedVideoSequence: Bool
+    package var startsCodedVideoSequence: Bool
 
-    public init(value: Int, startsCodedVideoSequence: Bool) {
+    package init(value: Int, startsCodedVideoSequence: Bool) {
         self.value = value
         self.startsCodedVideoSequence = startsCodedVideoSequence
     }
@@ -31,7 +31,7 @@ public struct PictureOrderCount: Hashable, Sendable {
 ///
 /// Feed the first slice of every picture, in decoding order; call ``endOfSequence()`` when an
 /// end of sequence NAL unit passes.
-public struct PictureOrderCounter: Sendable {
+package struct PictureOrderCounter: Sendable {
     // H.264 state.
     private var previousReferenceMsb = 0
     private var previousReferenceLsb = 0
@@ -43,13 +43,13 @@ public struct PictureOrderCounter: Sendable {
     private var first = true
     private var afterEndOfSequence = false
 
-    public init() {}
+    package init() {}
 
     /// Notes an end of sequence NAL unit: the next picture starts a new coded video sequence.
-    public mutating func endOfSequence() { afterEndOfSequence = true }
+    package mutating func endOfSequence() { afterEndOfSequence = true }
 
     /// The picture order count of the H.264 picture whose first slice is `slice`, parsed with `sps`.
-    public mutating func pictureOrderCount(_ slice: AVCSliceHeader, sps: AVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
+    package mutating func pictureOrderCount(_ slice: AVCSliceHeader, sps: AVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
         try pictureOrderCount(AVCSliceFields(slice, seqParameterSetId: sps.seqParameterSetId), facts: AVCSliceSPSFacts(sps), sps: sps)
     }
 
@@ -137,7 +137,7 @@ public struct PictureOrderCounter: Sendable {
 
     /// The picture order count of the H.265 picture whose first slice segment is `slice`, parsed
     /// with `sps`. Dependent slice segments carry no count: pass the picture's first segment.
-    public mutating func pictureOrderCount(_ slice: HEVCSliceSegmentHeader, sps: HEVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
+    package mutating func pictureOrderCount(_ slice: HEVCSliceSegmentHeader, sps: HEVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
         let type = slice.nalUnitHeader.nalUnitType
         let noRaslOutput = type.isIRAP && (type.isIDR || type.isBLA || first || afterEndOfSequence)
         defer {

@@ -9,19 +9,19 @@
 /// once, so timestamps stay unique.
 ///
 /// Shared by the MP4 muxer (composition offsets) and the transport stream muxer (PTS/DTS).
-public struct PresentationOrderer: Sendable {
+package struct PresentationOrderer: Sendable {
     /// Pictures that may wait: the sequence's reorder limit.
-    public private(set) var window: Int
+    package private(set) var window: Int
     private var waiting: [(poc: Int, decodeIndex: Int)] = []
     /// The presentation index the next decided picture gets.
-    public private(set) var nextIndex = 0
+    package private(set) var nextIndex = 0
 
-    public init(window: Int = 16) { self.window = window }
+    package init(window: Int = 16) { self.window = window }
 
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
-    public mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
+    package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         if startsSequence { decided = flush() }
         if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
@@ -31,7 +31,7 @@ public struct PresentationOrderer: Sendable {
     }
 
     /// Decides every waiting picture, in picture order count order.
-    public mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+    package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         while !waiting.isEmpty { decided.append(bump()) }
         return decided
@@ -39,7 +39,7 @@ public struct PresentationOrderer: Sendable {
 
     /// Decides the picture `decodeIndex` now, whatever its count (for streams that hold a picture
     /// back longer than any valid stream can).
-    public mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
+    package mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
         guard let position = waiting.firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return nil }
         waiting.remove(at: position)
         defer { nextIndex += 1 }

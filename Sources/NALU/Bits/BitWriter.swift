@@ -91,7 +91,7 @@ public struct BitWriter: Sendable {
     public mutating func se(_ value: Int32) { se(Int(value)) }
 
     /// Appends bits copied from a parsed RBSP (``RBSPBits``), for syntax kept as coded.
-    public mutating func append(_ bits: RBSPBits) {
+    package mutating func append(_ bits: RBSPBits) {
         var index = 0
         while index + 8 <= bits.bitCount {
             u(8, UInt64(bits.bytes[index / 8]))
@@ -121,24 +121,24 @@ public struct BitWriter: Sendable {
 /// A run of bits copied out of an RBSP as coded: syntax nalu keeps verbatim when it writes a
 /// parameter set back (for example an H.264 `scaling_list()` whose coding is not unique, or an
 /// H.265 `st_ref_pic_set()` whose inter prediction is kept only as derived values).
-public struct RBSPBits: Hashable, Sendable {
+package struct RBSPBits: Hashable, Sendable {
     /// The bits, most significant first; bits past ``bitCount`` in the last byte are zero.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// Number of bits.
-    public let bitCount: Int
+    package let bitCount: Int
 
-    public init(bytes: [UInt8], bitCount: Int) {
+    package init(bytes: [UInt8], bitCount: Int) {
         self.bytes = bytes
         self.bitCount = max(0, min(bitCount, bytes.count * 8))
     }
 
     /// No bits.
-    public static let empty = RBSPBits(bytes: [], bitCount: 0)
+    package static let empty = RBSPBits(bytes: [], bitCount: 0)
 }
 
 extension BitReader {
     /// The bits from RBSP bit position `start` to the current position, copied.
-    public func bits(from start: Int) -> RBSPBits {
+    package func bits(from start: Int) -> RBSPBits {
         let bytes = rbsp.bytes
         let begin = max(0, min(start, position))
         let count = position - begin

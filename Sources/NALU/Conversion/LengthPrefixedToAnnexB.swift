@@ -134,7 +134,7 @@ public struct LengthPrefixedToAnnexB {
 
     /// The picture order count and reorder limit of the picture whose first slice `step` was
     /// (``AccessUnitSplitter/pictureOrderCount(after:counter:offset:)`` on this converter's splitter).
-    public mutating func pictureOrderCount(after step: AccessUnitSplitter.Step, counter: inout PictureOrderCounter,
+    package mutating func pictureOrderCount(after step: AccessUnitSplitter.Step, counter: inout PictureOrderCounter,
                                            offset: Int64) throws(NALUError) -> (PictureOrderCount, reorderLimit: Int)? {
         try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset)
     }

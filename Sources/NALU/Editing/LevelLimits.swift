@@ -2,7 +2,7 @@
 /// written is below what the stream needs: the picture size and the decoded picture buffer
 /// (ITU-T H.264 Table A-1: MaxFS, MaxDpbMbs, MaxMBPS; ITU-T H.265 Table A.8: MaxLumaPs, and
 /// Table A.9: MaxLumaSr). Not a full conformance check.
-public enum EditLevelLimits {
+package enum EditLevelLimits {
     /// H.264 Table A-1 rows: `level_idc` (9 for 1b) → (MaxMBPS, MaxFS, MaxDpbMbs).
     static let avc: [Int: (maxMBPS: Int, maxFS: Int, maxDpbMbs: Int)] = [
         9: (1485, 99, 396), 10: (1485, 99, 396), 11: (3000, 396, 900), 12: (6000, 396, 2376),
@@ -24,7 +24,7 @@ public enum EditLevelLimits {
     /// What an H.264 SPS needs beyond its `level_idc` (A.3.1): the frame size against MaxFS and
     /// √(8·MaxFS) per dimension, `max_num_ref_frames` frames against MaxDpbMbs, and the
     /// macroblock rate (at the VUI frame rate) against MaxMBPS. Empty when it fits.
-    public static func warnings(for sps: AVCSequenceParameterSet) -> [String] {
+    package static func warnings(for sps: AVCSequenceParameterSet) -> [String] {
         let idc = sps.isLevel1b ? 9 : Int(sps.levelIdc)
         guard let limits = avc[idc] else { return [] }
         let level = "level \(sps.levelName)"
@@ -54,7 +54,7 @@ public enum EditLevelLimits {
     /// What an H.265 SPS needs beyond its `general_level_idc` (A.4.1): the picture size against
     /// MaxLumaPs and √(8·MaxLumaPs) per dimension, and the luma sample rate at the VUI frame rate
     /// against MaxLumaSr.
-    public static func warnings(for sps: HEVCSequenceParameterSet) -> [String] {
+    package static func warnings(for sps: HEVCSequenceParameterSet) -> [String] {
         guard let limits = hevc[Int(sps.profileTierLevel.generalLevelIdc)] else { return [] }
         let level = "level \(sps.levelName)"
         var found: [String] = []

@@ -23,12 +23,12 @@ public enum SEIEdit: Hashable, Sendable {
 
 /// The payload type names of ITU-T H.264 Annex D / ITU-T H.265 Annex D as their syntax
 /// structures are called, for `--sei strip=NAMES`.
-public enum SEIPayloadNames {
+package enum SEIPayloadNames {
     /// `filler_payload()`.
-    public static let fillerPayload = 3
+    package static let fillerPayload = 3
 
     /// Name → `payloadType`.
-    public static let types: [String: Int] = [
+    package static let types: [String: Int] = [
         "buffering_period": 0, "pic_timing": 1, "pan_scan_rect": 2, "filler_payload": 3,
         "user_data_registered_itu_t_t35": 4, "user_data_unregistered": 5, "recovery_point": 6,
         "dec_ref_pic_marking_repetition": 7, "spare_pic": 8, "scene_info": 9, "sub_seq_info": 10,
@@ -50,7 +50,7 @@ public enum SEIPayloadNames {
     ]
 
     /// A payload type from a number or a name; `nil` for neither.
-    public static func payloadType(_ text: String) -> Int? {
+    package static func payloadType(_ text: String) -> Int? {
         if let number = Int(text), (0...100_000).contains(number) { return number }
         return types[text.lowercased()]
     }

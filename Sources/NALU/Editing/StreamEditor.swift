@@ -49,7 +49,7 @@ public struct StreamEditor: Sendable {
     public let codec: Codec
     public let options: StreamEditOptions
     public private(set) var statistics = StreamEditStatistics()
-    /// Warnings, each once: the stream exceeds a limit of the level written (``EditLevelLimits``).
+    /// Warnings, each once: the stream exceeds a limit of the level written (the package's `EditLevelLimits`: ITU-T H.264 Table A-1, ITU-T H.265 Tables A.8 and A.9).
     public private(set) var warnings: [String] = []
     private var cache: [[UInt8]: [UInt8]] = [:]
 

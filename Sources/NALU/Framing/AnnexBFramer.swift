@@ -9,7 +9,7 @@
 ///
 /// The results are those of parsing the whole stream at once (``AnnexB/nalUnits(in:)``,
 /// ``AnnexBReader``) whatever the chunk edges: a NAL unit ends at the next start code, so the
-/// last one comes out of ``finish()``. Start codes are found with ``AnnexB/findStartCode(in:from:)``.
+/// last one comes out of ``finish()``. Start codes are found with the package-internal `AnnexB.findStartCode(in:from:)`.
 ///
 /// - Three- and four-byte start codes are both accepted; zero bytes after a NAL unit
 ///   (`trailing_zero_8bits`, a four-byte start code's `zero_byte`) belong to no NAL unit.

@@ -113,18 +113,18 @@ private struct StopIteration: Error {}
 
 /// Bytes already read from an input, replayed before the rest of it: how a container or framing
 /// is detected on the bytes read without reading them twice (a FIFO or pipe cannot rewind).
-public struct ReplaySource<Source: ByteSource>: ByteSource {
+package struct ReplaySource<Source: ByteSource>: ByteSource {
     private let prefix: [UInt8]
     private var position = 0
     private var source: Source
 
     /// Replays `prefix`, then reads on from `source` (which continues right after it).
-    public init(prefix: [UInt8], source: Source) {
+    package init(prefix: [UInt8], source: Source) {
         self.prefix = prefix
         self.source = source
     }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if position < prefix.count {
             let count = min(buffer.count, prefix.count - position)
             prefix.withUnsafeBytes { bytes in

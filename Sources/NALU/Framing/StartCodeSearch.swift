@@ -13,7 +13,7 @@ public enum AnnexB {
     /// The index of the first byte of the next three-byte start code prefix `00 00 01` at or after
     /// `start`, or `nil` when there is none in `buffer`.
     @inlinable
-    public static func findStartCode(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    package static func findStartCode(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
         scan(buffer, from: start, zerosToo: false)
     }
 
@@ -21,7 +21,7 @@ public enum AnnexB {
     /// unit: B.2 lets none contain it, so it begins `trailing_zero_8bits`) at or after `start`, or
     /// `nil` when there is neither in `buffer`. The same vector test as ``findStartCode(in:from:)``.
     @inlinable
-    public static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    package static func findStartCodeOrZeros(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int? {
         scan(buffer, from: start, zerosToo: true)
     }
 
@@ -72,7 +72,7 @@ public enum AnnexB {
     /// The index of the first `00 00 00` that starts at or after `start` and ends before
     /// `limit`, or `nil`. No NAL unit contains one (B.2): it begins the `trailing_zero_8bits`.
     @inlinable
-    public static func findThreeZeros(in buffer: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
+    package static func findThreeZeros(in buffer: UnsafeRawBufferPointer, from start: Int, before limit: Int) -> Int? {
         guard start >= 0, limit >= 0, limit <= buffer.count else { return nil }
         let window = UnsafeRawBufferPointer(rebasing: buffer[0..<limit])
         var index = start
@@ -86,7 +86,7 @@ public enum AnnexB {
     /// The index of the first non-zero byte at or after `start`, or `buffer.count` when the rest
     /// is zero bytes (eight bytes at a time: a run of `trailing_zero_8bits` is skipped quickly).
     @inlinable
-    public static func firstNonZero(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
+    package static func firstNonZero(in buffer: UnsafeRawBufferPointer, from start: Int) -> Int {
         let count = buffer.count
         guard let base = buffer.baseAddress, start >= 0, start <= count else { return count }
         var index = start

@@ -87,7 +87,7 @@ public struct HEVCHRDParameters: Hashable, Sendable {
     ///   - maxNumSubLayersMinus1: 0...6.
     ///   - previous: the preceding `hrd_parameters()` of the same VPS, whose common part is used when
     ///     `commonInfPresentFlag` is `false` (7.4.3.1, `cprms_present_flag`).
-    public init(_ reader: inout BitReader, commonInfPresentFlag: Bool, maxNumSubLayersMinus1: Int,
+    package init(_ reader: inout BitReader, commonInfPresentFlag: Bool, maxNumSubLayersMinus1: Int,
                 previous: HEVCHRDParameters? = nil) throws(NALUError) {
         guard (0...6).contains(maxNumSubLayersMinus1) else {
             throw reader.error(.invalidValue, "maxNumSubLayersMinus1", detail: "\(maxNumSubLayersMinus1) not in 0...6")

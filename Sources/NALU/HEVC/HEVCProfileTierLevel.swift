@@ -67,7 +67,7 @@ public struct HEVCProfileTierLevel: Hashable, Sendable {
     ///     VPS's first structure and in an SPS); when `false` they are left 0.
     ///   - maxNumSubLayersMinus1: `vps_max_sub_layers_minus1` or `sps_max_sub_layers_minus1`,
     ///     0...6.
-    public init(_ reader: inout BitReader, profilePresentFlag: Bool = true,
+    package init(_ reader: inout BitReader, profilePresentFlag: Bool = true,
                 maxNumSubLayersMinus1: Int) throws(NALUError) {
         guard (0...6).contains(maxNumSubLayersMinus1) else {
             throw reader.error(.invalidValue, "maxNumSubLayersMinus1",

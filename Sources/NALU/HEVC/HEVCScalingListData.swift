@@ -56,7 +56,7 @@ public struct HEVCScalingListData: Hashable, Sendable {
     }
 
     /// Parses `scaling_list_data()` (7.3.4).
-    public init(_ reader: inout BitReader) throws(NALUError) {
+    package init(_ reader: inout BitReader) throws(NALUError) {
         self = .default
         for sizeId in 0..<4 {
             let coefNum = min(64, 1 << (4 + (sizeId << 1)))

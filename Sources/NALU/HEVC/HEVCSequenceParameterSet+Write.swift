@@ -20,7 +20,7 @@ extension HEVCSequenceParameterSet {
     }
 
     /// Writes `seq_parameter_set_rbsp()` up to (not including) `rbsp_trailing_bits()`.
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         w.u(4, spsVideoParameterSetId)
         w.u(3, spsMaxSubLayersMinus1)
         w.flag(spsTemporalIdNestingFlag)
@@ -136,7 +136,7 @@ extension HEVCShortTermRefPicSet {
 extension HEVCScalingListData {
     /// Writes `scaling_list_data()` (7.3.4): each list as its predictor reference or as DPCM
     /// deltas (the coding is unique, so a parsed list is written back bit for bit).
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         for sizeId in 0..<4 {
             let coefNum = min(64, 1 << (4 + (sizeId << 1)))
             let step = sizeId == 3 ? 3 : 1

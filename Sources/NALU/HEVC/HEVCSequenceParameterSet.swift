@@ -147,10 +147,10 @@ public struct HEVCSequenceParameterSet: Hashable, Sendable {
     /// their derived pictures in ``shortTermRefPicSets``, so writing the SPS back copies these
     /// bits (``rbspBytes()``). `nil` for an SPS not parsed from a stream (the sets are then coded
     /// without inter prediction).
-    public var shortTermRefPicSetsBits: RBSPBits? = nil
+    package var shortTermRefPicSetsBits: RBSPBits? = nil
     /// The coded bits after `sps_range_extension()` up to the `rbsp_stop_one_bit`: the unparsed
     /// multilayer, 3D and SCC extensions and `sps_extension_data_flag`s, copied when writing back.
-    public var spsExtensionDataBits: RBSPBits? = nil
+    package var spsExtensionDataBits: RBSPBits? = nil
 
     /// Parses an SPS NAL unit: the whole escaped NAL unit, 2-byte header included. The header must
     /// have `nal_unit_type` 33. Error byte offsets are relative to the start of `nalUnit`.

@@ -49,7 +49,7 @@ public struct HEVCShortTermRefPicSet: Hashable, Sendable {
     ///     slice header.
     ///   - numShortTermRefPicSets: `num_short_term_ref_pic_sets` of the SPS (0...64).
     ///   - previous: the sets already parsed (indices 0..<stRpsIdx), which prediction refers to.
-    public init(_ reader: inout BitReader, stRpsIdx: Int, numShortTermRefPicSets: Int,
+    package init(_ reader: inout BitReader, stRpsIdx: Int, numShortTermRefPicSets: Int,
                 previous: [HEVCShortTermRefPicSet]) throws(NALUError) {
         guard stRpsIdx >= 0, stRpsIdx <= previous.count else {
             throw reader.error(.invalidValue, "stRpsIdx", detail: "\(stRpsIdx) with \(previous.count) sets before it")

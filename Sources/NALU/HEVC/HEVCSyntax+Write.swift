@@ -6,7 +6,7 @@ extension HEVCProfileTierLevel {
     /// Writes `profile_tier_level( profilePresentFlag, maxNumSubLayersMinus1 )` (7.3.3).
     /// `reserved_zero_2bits` are written as 0; sub-layer entries missing from ``subLayers`` are
     /// written as absent.
-    public func write(to w: inout BitWriter, profilePresentFlag: Bool = true, maxNumSubLayersMinus1: Int) {
+    package func write(to w: inout BitWriter, profilePresentFlag: Bool = true, maxNumSubLayersMinus1: Int) {
         let count = min(max(maxNumSubLayersMinus1, 0), 6)
         if profilePresentFlag {
             w.u(2, UInt64(generalProfileSpace))
@@ -55,7 +55,7 @@ extension HEVCSubLayerOrderingInfo {
 
 extension HEVCHRDParameters {
     /// Writes `hrd_parameters( commonInfPresentFlag, maxNumSubLayersMinus1 )` (E.2.2).
-    public func write(to w: inout BitWriter, commonInfPresentFlag: Bool, maxNumSubLayersMinus1: Int) {
+    package func write(to w: inout BitWriter, commonInfPresentFlag: Bool, maxNumSubLayersMinus1: Int) {
         if commonInfPresentFlag {
             w.flag(nalHrdParametersPresentFlag)
             w.flag(vclHrdParametersPresentFlag)
@@ -115,7 +115,7 @@ extension HEVCHRDParameters {
 extension HEVCVUIParameters {
     /// Writes `vui_parameters()` (E.2.1) of an SPS whose `sps_max_sub_layers_minus1` is
     /// `maxSubLayersMinus1`.
-    public func write(to w: inout BitWriter, maxSubLayersMinus1: Int) {
+    package func write(to w: inout BitWriter, maxSubLayersMinus1: Int) {
         w.flag(aspectRatioInfoPresentFlag)
         if aspectRatioInfoPresentFlag {
             w.u(8, aspectRatioIdc)

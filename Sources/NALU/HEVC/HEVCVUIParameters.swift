@@ -93,7 +93,7 @@ public struct HEVCVUIParameters: Hashable, Sendable {
 
     /// Parses `vui_parameters()` (E.2.1) of an SPS whose `sps_max_sub_layers_minus1` is
     /// `maxSubLayersMinus1`.
-    public init(_ reader: inout BitReader, maxSubLayersMinus1: Int) throws(NALUError) {
+    package init(_ reader: inout BitReader, maxSubLayersMinus1: Int) throws(NALUError) {
         aspectRatioInfoPresentFlag = try reader.flag("aspect_ratio_info_present_flag")
         if aspectRatioInfoPresentFlag {
             aspectRatioIdc = try reader.bits(8, "aspect_ratio_idc")

@@ -16,7 +16,7 @@ extension HEVCVideoParameterSet {
     }
 
     /// Writes `video_parameter_set_rbsp()` up to (not including) `rbsp_trailing_bits()`.
-    public func write(to w: inout BitWriter) {
+    package func write(to w: inout BitWriter) {
         w.u(4, vpsVideoParameterSetId)
         w.flag(vpsBaseLayerInternalFlag)
         w.flag(vpsBaseLayerAvailableFlag)

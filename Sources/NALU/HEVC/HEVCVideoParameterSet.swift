@@ -59,7 +59,7 @@ public struct HEVCVideoParameterSet: Hashable, Sendable {
     public var vpsExtensionFlag: Bool
     /// The coded bits of `vps_extension()` and the `vps_extension_data_flag`s up to the
     /// `rbsp_stop_one_bit`, as read, copied when writing the VPS back; `nil` without extension.
-    public var vpsExtensionDataBits: RBSPBits? = nil
+    package var vpsExtensionDataBits: RBSPBits? = nil
 
     /// `vps_num_hrd_parameters`.
     public var vpsNumHrdParameters: Int { hrdParameters.count }
