@@ -8,15 +8,15 @@ extension MP4VideoTrackReader {
     /// skipped. Each ``NALUnitView`` has its file offset and the length field as its prefix. When
     /// samples switch to another sample entry, that entry's parameter sets come first (with the
     /// sample's offset and no prefix), so a decoder fed these units sees every parameter set it
-    /// needs. Memory is one reused sample buffer.
+    /// needs. Samples are read through one 1 MiB window onto the file (`MP4SampleWindow`): a run
+    /// of small samples costs one read, not one each.
     /// - Parameter sampleStarts: called with each sample before its NAL units.
     /// - Throws: ``NALUError`` for a sample outside the file or a NAL unit length past its sample.
     public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
                                _ body: (NALUnitView) throws -> Void) throws {
         let descriptions = track.sampleDescriptions
         var current = 1
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(1 << 20)
+        var window = MP4SampleWindow()
         try forEachSample { sample in
             try sampleStarts(sample)
             let index = sample.sampleDescriptionIndex
@@ -32,8 +32,9 @@ extension MP4VideoTrackReader {
                     try NALUnitView.withNALUnit(unit, offset: sample.offset, body)
                 }
             }
-            try read(sample, into: &buffer)
-            try MP4ToAnnexB.forEachNALUnit(in: buffer, lengthSize: record.lengthSize, sampleOffset: sample.offset, body)
+            try window.withSample(sample, from: source) { bytes in
+                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: record.lengthSize, baseOffset: sample.offset, within: "sample", body)
+            }
         }
     }
 }
