@@ -26,6 +26,8 @@ public final class Trimmer {
     /// Frames per second for streams without timing (`--fps`), or `nil`.
     public let frameRate: Rational?
     private var cachedIndex: TrimIndex?
+    /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` cut.
+    public private(set) var audioCuts: [TrimAudioCut] = []
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
@@ -108,15 +110,34 @@ public final class Trimmer {
     }
 
     /// Writes the cut as MP4 (``MP4FileSink``) with the edit list that shows exactly the presented
-    /// range. `options.frameRate` and `options.editList` are set from the plan.
-    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions) throws -> MediaSinkReport {
+    /// range. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
+    /// MP4/MOV input's sound tracks are cut to the same range (``TrimAudioCut``): their samples
+    /// copied unchanged, interleaved with the video, each with its own edit list; the movie then
+    /// has the video's timescale. ``audioCuts`` tells what was kept.
+    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
         options.frameRate = plan.frameRate
         let timing = try MP4FrameTiming(frameRate: plan.frameRate)
         options.editList = plan.mp4EditList(timescale: timing.timescale, frameDuration: timing.frameDuration)
+        let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: options.editList?.first?.segmentDuration ?? 0) : []
+        audioCuts = cuts
+        if !cuts.isEmpty {
+            options.movieTimescale = timing.timescale
+            options.passthroughTracks = cuts.map { cut in
+                var track = MP4PassthroughTrack(copying: cut.reader.track)
+                track.editList = cut.editList
+                return track
+            }
+        }
         let report = try write(plan) { parameterSets in
             let sink = try MP4FileSink(codec: source.codec, output: output, options: options)
             for unit in parameterSets { try sink.push(nalUnit: unit) }
+            if !cuts.isEmpty {
+                let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
+                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                    try interleaver.advance(to: time, timescale: timescale, writer: writer)
+                }
+            }
             return sink
         }
         guard let summary = report.mp4, summary.timescale == timing.timescale, summary.frameDuration == timing.frameDuration else {

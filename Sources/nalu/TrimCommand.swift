@@ -55,6 +55,9 @@ struct Trim: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @Flag(help: "MP4 output: leave the audio tracks out (they are cut to the same range otherwise).")
+    var noAudio = false
+
     @Flag(help: "Say what was kept on standard error.")
     var verbose = false
 
@@ -106,16 +109,22 @@ struct Trim: ParsableCommand {
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
-        if !source.otherTracks.isEmpty {
-            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
-            let verb = source.otherTracks.count == 1 ? "is" : "are"
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; the cut has the video track only\n")
+        // MP4 output cuts the audio tracks too (unless --no-audio); the others are named.
+        func noteDropped(carried: Set<UInt32>) {
+            let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
+            guard !dropped.isEmpty else { return }
+            let tracks = dropped.map(\.description).joined(separator: ", ")
+            let verb = dropped.count == 1 ? "is" : "are"
+            let held = to == .mp4 && !carried.isEmpty ? "the cut has the video and audio tracks only" : "the cut has the video track only"
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
         }
+        if to != .mp4 { noteDropped(carried: []) }
         let file = try FileSink(path: output)
         let report: MediaSinkReport
         switch to {
         case .mp4:
-            report = try trimmer.writeMP4(plan, output: file, options: mp4.muxerOptions(frameRate: plan.frameRate))
+            report = try trimmer.writeMP4(plan, output: file, options: mp4.muxerOptions(frameRate: plan.frameRate), audio: !noAudio)
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
         case .annexb:
             report = try trimmer.writeAnnexB(plan, output: file,
                                              options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
