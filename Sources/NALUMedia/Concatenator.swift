@@ -21,8 +21,8 @@ public import NALUTS
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
 ///
-/// Audio is not joined yet: only the video track of MP4 inputs is read (the report lists the
-/// other tracks).
+/// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
+/// outputs carry the video only (the report lists the other tracks).
 public final class Concatenator {
     /// The inputs, opened (``MediaSource``), in order.
     public let sources: [MediaSource]
@@ -119,16 +119,37 @@ public final class Concatenator {
     /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
     /// change (or in band with `avc3`/`hev1`); timed at `options.frameRate`, else the first
     /// input's rate.
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions) throws -> ConcatReport {
+    ///
+    /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
+    /// audio track of all their samples beside the video; ``ConcatReport/audioJoined`` says
+    /// whether, and ``ConcatReport/audioNotJoined`` why not.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
         if options.frameRate == nil, let sources = sources.first { options.frameRate = try frameRate(of: sources) }
+        var joined: ConcatAudio?
+        var reason: String?
+        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
+            (joined, reason) = try ConcatAudio.plan(sources)
+        }
+        if let joined {
+            options.passthroughTracks = [joined.track]
+            options.movieTimescale = joined.movieTimescale
+        }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
+        let feeder = joined.map(ConcatAudioFeeder.init)
+        if let feeder {
+            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                try feeder.advance(to: time, timescale: timescale, writer: writer)
+            }
+        }
         var report = try write { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
             return sink
         }
         report.outputFrameRate = report.sink?.mp4?.frameRate
+        report.audioJoined = feeder?.appended
+        report.audioNotJoined = reason
         return report
     }
 
@@ -182,6 +203,10 @@ public struct ConcatReport: Sendable {
     public var outputFrameRate: Rational?
     /// Each MP4 input's tracks other than the video track read (not joined).
     public var otherTracks: [[MP4OtherTrack]] = []
+    /// Audio samples joined (MP4 output with audio), or `nil` when no audio was joined.
+    public var audioJoined: Int?
+    /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
+    public var audioNotJoined: String?
     /// The last sink's report (MP4: the muxer's summary).
     public var sink: MediaSinkReport?
 
