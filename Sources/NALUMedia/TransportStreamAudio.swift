@@ -59,8 +59,10 @@ public final class TransportStreamAudioFeeder {
     ///   - videoDelay: the video's leading empty edits (movie timescale).
     ///   - decodeTimes: the decoding times (track timescale) to carry, `nil` for all; the range's
     ///     start is then the video's start.
+    ///   - origin: the decode time (track timescale) presented with the video's first picture,
+    ///     when the caller knows it (a cut); it replaces the edit lists' offset.
     public init(reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, videoDelay: UInt64,
-                decodeTimes: Range<Int64>? = nil) {
+                decodeTimes: Range<Int64>? = nil, origin: Int64? = nil) {
         self.reader = reader
         samples = reader.samples()
         range = decodeTimes
@@ -71,12 +73,13 @@ public final class TransportStreamAudioFeeder {
         let audioDelay = Int64(min(start.delay, UInt64(Int32.max)))
         let videoDelay = Int64(min(videoDelay, UInt64(Int32.max)))
         let delay = (audioDelay - videoDelay) * scale / movie
-        shift = decodeTimes.map { -$0.lowerBound } ?? (delay - start.mediaTime)
+        shift = origin.map { -$0 } ?? decodeTimes.map { -$0.lowerBound } ?? (delay - start.mediaTime)
     }
 
-    /// Wires the feeder to `muxer`: its ``TransportStreamMuxer/willWriteVideo`` pushes the due frames.
+    /// Wires the feeder to `muxer`: its ``TransportStreamMuxer/willWriteVideo`` (which keeps the
+    /// feeder) pushes the due frames.
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.willWriteVideo = { [unowned self, unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
     }
 
     /// Pushes the frames whose time is at or before `time` (90 kHz from the video's start), or

@@ -26,7 +26,8 @@ public final class Trimmer {
     /// Frames per second for streams without timing (`--fps`), or `nil`.
     public let frameRate: Rational?
     private var cachedIndex: TrimIndex?
-    /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` cut.
+    /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` or
+    /// ``writeTransportStream(_:output:options:audio:)`` cut.
     public private(set) var audioCuts: [TrimAudioCut] = []
     private var passes = 0
 
@@ -148,14 +149,36 @@ public final class Trimmer {
 
     /// Writes the plan as an MPEG-TS program (``TransportStreamSink``): the parameter sets in
     /// force in band before the first picture, timed at the plan's frame rate.
+    ///
+    /// With `audio`, an MP4/MOV input's AAC track (``MediaSource/transportStreamAudioTrack()``)
+    /// is cut as for MP4 (``TrimAudioCut``) and carried as ADTS: the audio at the range's start
+    /// presents with the first picture in the range, after the lead-in pictures the transport
+    /// stream shows (it has no edit list). ``audioCuts`` tells what was kept.
     public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
-                                                       options: TransportStreamMuxerOptions) throws -> MediaSinkReport {
+                                                       options: TransportStreamMuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
         options.frameRate = options.frameRate ?? plan.frameRate
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
+        let aac = audio ? try source.transportStreamAudioTrack() : nil
+        let cut = try aac.flatMap { aac in
+            try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: 0).first { $0.reader.track.trackID == aac.reader.track.trackID }
+        }
+        audioCuts = cut.map { [$0] } ?? []
+        let rate = (options.frameRate ?? plan.frameRate).reduced
         return try write(plan) { parameterSets in
-            try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
-                                    declarativeSEI: source.declarativeSEI)
+            let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
+                                               declarativeSEI: source.declarativeSEI)
+            if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
+                try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
+                // The range's start on the audio's media timeline, less the lead-in's duration.
+                let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+                let (leadIn, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: Int64(cut.reader.track.timescale) &* rate.denominator)
+                let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                        decodeTimes: cut.decodeTimes,
+                                                        origin: start &- (overflow ? 0 : leadIn / rate.numerator))
+                feeder.attach(to: sink.muxer)
+            }
+            return sink
         }
     }
 

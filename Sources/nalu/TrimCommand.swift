@@ -55,7 +55,7 @@ struct Trim: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
-    @Flag(help: "MP4 output: leave the audio tracks out (they are cut to the same range otherwise).")
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
     var noAudio = false
 
     @Flag(help: "Say what was kept on standard error.")
@@ -115,10 +115,11 @@ struct Trim: ParsableCommand {
             guard !dropped.isEmpty else { return }
             let tracks = dropped.map(\.description).joined(separator: ", ")
             let verb = dropped.count == 1 ? "is" : "are"
-            let held = to == .mp4 && !carried.isEmpty ? "the cut has the video and audio tracks only" : "the cut has the video track only"
+            let held = carried.isEmpty ? "the cut has the video track only"
+                : to == .mp4 ? "the cut has the video and audio tracks only" : "the cut has the video and one AAC stream"
             StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
         }
-        if to != .mp4 { noteDropped(carried: []) }
+        if to != .mp4 && !to.isTransportStream { noteDropped(carried: []) }
         let file = try FileSink(path: output)
         let report: MediaSinkReport
         switch to {
@@ -135,7 +136,8 @@ struct Trim: ParsableCommand {
             var options = TransportStreamMuxerOptions(frameRate: plan.frameRate)
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
-            report = try trimmer.writeTransportStream(plan, output: file, options: options)
+            report = try trimmer.writeTransportStream(plan, output: file, options: options, audio: !noAudio)
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }

@@ -52,6 +52,29 @@ import Testing
         #expect(decode.stderr == "")
     }
 
+    @Test func transportStreamCutCarriesTheAAC() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("cut.ts")
+        let input = CLIRunner.fixture("trim_avc_bframes_audio.mp4")
+        let run = try CLIRunner.run(["trim", input, "--start", "1", "--end", "2", "-o", output])
+        #expect(run.status == 0)
+        #expect(!run.stderr.contains("not carried"))
+        #expect(try TransportStreamAudioOutputTests.codecs(output) == ["h264", "aac"])
+        // The same 50 AAC frames as the MP4 cut (sizes + the 7-byte ADTS header).
+        let sourceSizes = try TransportStreamAudioOutputTests.probe(input, "a:0", ["-show_entries", "packet=size"]).compactMap { $0.first.flatMap { Int($0) } }
+        let sizes = try TransportStreamAudioOutputTests.probe(output, "a:0", ["-show_entries", "packet=size"]).compactMap { $0.first.flatMap { Int($0) } }
+        #expect(sizes == sourceSizes[46..<96].map { $0 + 7 })
+        // The TS shows the 1 lead-in picture (0.96 s) first, at PTS 126000; the first AAC frame
+        // kept starts 1920 samples (0.04 s) before 1 s, so at 0.96 s too: the same PTS.
+        let videoStart = try TransportStreamAudioOutputTests.probe(output, "v:0", ["-show_entries", "stream=start_pts"]).first?.first
+        let audioStart = try TransportStreamAudioOutputTests.probe(output, "a:0", ["-show_entries", "packet=pts"]).first?.first
+        #expect(videoStart == "126000")
+        #expect(audioStart == "126000")
+        let decode = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.status == 0)
+        #expect(decode.stderr == "")
+    }
+
     @Test func noAudioLeavesTheVideoOnly() throws {
         let scratch = try Scratch()
         let output = scratch.file("cut.mp4")
