@@ -30,7 +30,8 @@ extension MP4Track {
 func editListStart(_ editList: [MP4EditListEntry]) -> (delay: UInt64, mediaTime: Int64) {
     var delay: UInt64 = 0
     for edit in editList {
-        guard edit.mediaTime == -1 else { return (delay, edit.mediaTime) }
+        // Other negative media times are malformed: taken as 0.
+        guard edit.mediaTime == -1 else { return (delay, max(0, edit.mediaTime)) }
         let (sum, overflow) = delay.addingReportingOverflow(edit.segmentDuration)
         delay = overflow ? delay : sum
     }
@@ -73,7 +74,8 @@ public final class TransportStreamAudioFeeder {
         let audioDelay = Int64(min(start.delay, UInt64(Int32.max)))
         let videoDelay = Int64(min(videoDelay, UInt64(Int32.max)))
         let delay = (audioDelay - videoDelay) * scale / movie
-        shift = origin.map { -$0 } ?? decodeTimes.map { -$0.lowerBound } ?? (delay - start.mediaTime)
+        // Wrapping arithmetic: a malformed file's times give wrong times, never a trap.
+        shift = origin.map { 0 &- $0 } ?? decodeTimes.map { 0 &- $0.lowerBound } ?? (delay &- start.mediaTime)
     }
 
     /// Wires the feeder to `muxer`: its ``TransportStreamMuxer/willWriteVideo`` (which keeps the

@@ -32,7 +32,7 @@ public struct TrimAudioCut {
             let start = reader.track.presentationStart
             let audioDelay = Int64(min(start.delay, UInt64(Int32.max)))
             // Media time of presentation time 0 (the video's first picture).
-            let origin = start.mediaTime - (audioDelay - videoDelay) * scale / inputMovieScale
+            let origin = start.mediaTime &- (audioDelay - videoDelay) * scale / inputMovieScale
             let presented = plan.presentedRange(timescale: scale)
             let (low, overflowLow) = presented.lowerBound.addingReportingOverflow(origin)
             let (high, overflowHigh) = presented.upperBound.addingReportingOverflow(origin)
@@ -62,7 +62,8 @@ public struct TrimAudioCut {
             }
             guard let first else { continue }
             let upper = end ?? Int64.max
-            let mediaTime = max(0, low - first)
+            let (difference, overflow) = low.subtractingReportingOverflow(first)
+            let mediaTime = overflow ? 0 : max(0, difference)
             cuts.append(TrimAudioCut(reader: reader, decodeTimes: first..<upper,
                                      editList: [MP4EditListEntry(segmentDuration: segmentDuration, mediaTime: mediaTime)],
                                      sampleCount: count))
