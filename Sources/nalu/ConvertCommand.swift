@@ -253,7 +253,8 @@ struct Convert: ParsableCommand {
             })
         }
         if verbose, let summary = result.transportStream {
-            reportTransportStream(summary, from: from)
+            let audio = (sink as? TransportStreamSink<FileSink>)?.audio.map { "\($0.pushedFrames) AAC frames (ADTS)" }
+            reportTransportStream(summary, from: from, audio: audio)
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
@@ -270,7 +271,7 @@ struct Convert: ParsableCommand {
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 
-    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String) {
+    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String, audio: String? = nil) {
         var parts = ["\(from) → MPEG-TS\(to == .m2ts ? " (M2TS)" : "")",
                      "\(summary.writer.videoAccessUnits) access units, \(summary.writer.randomAccessPoints) random access",
                      "\(summary.frameRate) fps\(summary.frameRateAssumed ? " (assumed)" : "")",
@@ -278,6 +279,7 @@ struct Convert: ParsableCommand {
                      "\(summary.writer.packets) packets, \(summary.writer.programTables) PAT/PMT"]
         if summary.statistics.delimitersInserted > 0 { parts.append("\(summary.statistics.delimitersInserted) AUDs inserted") }
         if summary.statistics.parameterSetsInserted > 0 { parts.append("\(summary.statistics.parameterSetsInserted) parameter sets inserted") }
+        if let audio { parts.append(audio) }
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 
