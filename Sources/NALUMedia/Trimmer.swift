@@ -5,7 +5,7 @@ public import NALUTS
 
 /// Cuts a time range out of a stream without re-encoding, in two passes: ``index()`` reads the
 /// timing of every access unit (``TrimIndex``), ``plan(start:end:)`` decides what to keep
-/// (``TrimPlan``), and ``write(_:makeSink:)`` (or ``writeMP4(_:output:options:)``,
+/// (``TrimPlan``), and ``write(_:makeSink:)`` (or ``writeMP4(_:output:options:audio:)``,
 /// ``writeAnnexB(_:output:options:)``) copies those access units into a sink.
 ///
 /// The second pass reads the input again: an MP4 (a file, or a pipe already spooled by
@@ -210,7 +210,7 @@ private struct EndOfCut: Error {}
 
 /// The timescale and frame duration ``MP4Muxer`` gives a frame rate (FFmpeg's choice: the
 /// rate's numerator doubled until at least 10000 ticks a second; 25 fps → 12800, 512 a frame),
-/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:)``
+/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:audio:)``
 /// checks the muxer's summary against it.
 struct MP4FrameTiming {
     var timescale: UInt32
