@@ -19,7 +19,9 @@ struct Trim: ParsableCommand {
 
         MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an \
         edit list shows exactly the pictures presenting in [start, end), so ffmpeg, AVFoundation \
-        and browsers play that range and nothing else. Annex-B and length-prefixed output carry the \
+        and browsers play that range and nothing else; the input's audio tracks are cut to the same \
+        range, each with its own edit list (--no-audio leaves them out). MPEG-TS output carries the \
+        first AAC track as ADTS, cut the same way. Annex-B and length-prefixed output carry the \
         lead-in pictures from the keyframe; their count is noted on standard error. The input is \
         read twice (timing, then copy): an elementary stream must be a file; MP4 may come through \
         a pipe. Timing: an MP4's own; else the SPS VUI's, or --fps.
