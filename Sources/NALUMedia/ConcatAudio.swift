@@ -1,5 +1,6 @@
 import NALU
 public import NALUMP4
+import NALUTS
 
 /// How ``Concatenator`` joins the audio of MP4/MOV inputs: when every input has exactly one sound
 /// track with one sample entry, all byte-identical (same codec, sample rate, channels and
@@ -118,6 +119,83 @@ final class ConcatAudioFeeder {
                 next = sample
                 return sample
             }
+            current += 1
+            samples = current < readers.count ? readers[current].samples() : nil
+        }
+        return nil
+    }
+}
+
+/// Pushes the joined inputs' AAC frames into a ``TransportStreamMuxer`` as ADTS, interleaved
+/// with the video by time (``TransportStreamMuxer/willWriteVideo``). A transport stream has no
+/// edit list, so each input's frames are timed by its edit in the ``ConcatAudio`` plan: input
+/// *i*'s audio presents from the sum of the previous inputs' presented durations, and the frames
+/// wholly outside its edit — the AAC priming frame of every input after the first, a tail past
+/// the edit — are left out so the timestamps never go back. Memory: one sample buffer, reused.
+final class ConcatTransportStreamAudioFeeder {
+    private let readers: [MP4TrackReader<AnyRandomAccessSource>]
+    private let edits: [MP4EditListEntry]
+    private let scale: Int64
+    private var current = 0
+    private var samples: MP4SampleIterator<AnyRandomAccessSource>?
+    private var next: MP4Sample?
+    private var buffer: [UInt8] = []
+    /// The joined decoding time of the current input's first sample, and the presentation time
+    /// its edit starts at (both in the track's timescale).
+    private var inputStart: Int64 = 0
+    private var base: Int64 = 0
+    private var inputSamples: Int64 = 0
+    private(set) var pushed = 0
+    private(set) var skipped = 0
+
+    init(_ audio: ConcatAudio) {
+        readers = audio.readers
+        edits = audio.track.editList ?? []
+        scale = Int64(audio.movieTimescale)
+        samples = audio.readers.first?.samples()
+    }
+
+    func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
+        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+    }
+
+    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+        while let sample = try peek() {
+            guard current < edits.count else { return }
+            let edit = edits[current]
+            // Presentation time: the edit's start, plus the sample's place after its media_time.
+            let joined = inputStart &+ sample.dts
+            let presented = base &+ (joined &- edit.mediaTime)
+            let editEnd = base &+ Int64(clamping: edit.segmentDuration)
+            if (current > 0 && presented < base) || (current + 1 < edits.count && presented >= editEnd) {
+                skipped += 1
+                next = nil
+                continue
+            }
+            if let time {
+                let left = presented.multipliedFullWidth(by: 90_000)
+                let right = time.multipliedFullWidth(by: scale)
+                if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
+            }
+            try readers[current].read(sample, into: &buffer)
+            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: presented, timescale: scale) }
+            pushed += 1
+            next = nil
+        }
+    }
+
+    private func peek() throws -> MP4Sample? {
+        if let next { return next }
+        while current < readers.count {
+            if let sample = try samples?.next() {
+                inputSamples = sample.dts &+ Int64(sample.duration)
+                next = sample
+                return sample
+            }
+            // The next input: its samples follow this one's in the joined timeline.
+            inputStart &+= inputSamples
+            inputSamples = 0
+            if current < edits.count { base &+= Int64(clamping: edits[current].segmentDuration) }
             current += 1
             samples = current < readers.count ? readers[current].samples() : nil
         }

@@ -156,16 +156,42 @@ public final class Concatenator {
     /// Joins into one MPEG-TS program (``TransportStreamSink``): one muxer for every input, so
     /// continuity counters and timestamps run on across the joins; each input's record sets go in
     /// band before its first picture. Timed at `options.frameRate`, else the first input's rate.
-    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions) throws -> ConcatReport {
+    ///
+    /// With `audio`, MP4/MOV inputs whose sound tracks join (``ConcatAudio``) and are AAC that
+    /// ADTS can carry get one ADTS stream, each input's frames timed by its own edit; the AAC
+    /// priming frame of every input after the first is left out (a transport stream cannot hide
+    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join.
+    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
+                                                       audio: Bool = false) throws -> ConcatReport {
         var options = options
         if options.frameRate == nil, let first = sources.first { options.frameRate = try frameRate(of: first) }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
-        return try write { _, source in
+        var joined: ConcatAudio?
+        var reason: String?
+        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
+            (joined, reason) = try ConcatAudio.plan(sources)
+        }
+        var feeder: ConcatTransportStreamAudioFeeder?
+        if let plan = joined {
+            if let entry = plan.track.sampleEntries.first, plan.track.sampleEntries.count == 1,
+               let config = try? AudioSpecificConfig.fromSampleEntry(entry), (try? ADTSHeader(audioSpecificConfig: config)) != nil {
+                try sink.muxer.addAudio(audioSpecificConfig: config)
+                let audioFeeder = ConcatTransportStreamAudioFeeder(plan)
+                audioFeeder.attach(to: sink.muxer)
+                feeder = audioFeeder
+            } else {
+                reason = "the audio is not AAC that ADTS can carry"
+            }
+        }
+        var report = try write { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
             }
             return sink
         }
+        report.audioJoined = feeder?.pushed
+        report.audioNotJoined = reason
+        return report
     }
 
     /// Joins as Annex-B: each input through its own ``AnnexBSink`` over `output`, so an MP4

@@ -19,7 +19,8 @@ struct Concat: ParsableCommand {
         (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track of \
         the same sample entry (codec configuration): the samples are copied in order, each input's \
         own edit list kept, so each input's audio starts where its video does; otherwise a note \
-        says why and the output has the video only (--no-audio leaves it out).
+        says why and the output has the video only (--no-audio leaves it out). MPEG-TS output joins \
+        AAC audio as ADTS the same way (the priming frame of each input after the first left out).
         """
     )
 
@@ -43,7 +44,7 @@ struct Concat: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
-    @Flag(help: "MP4 output: leave the audio out (it is joined when every input has one matching audio track).")
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
     var noAudio = false
 
     @Flag(help: "Say what was joined on standard error.")
@@ -83,7 +84,7 @@ struct Concat: ParsableCommand {
             var options = TransportStreamMuxerOptions(frameRate: fps?.rational)
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
-            report = try joiner.writeTransportStream(output: file, options: options)
+            report = try joiner.writeTransportStream(output: file, options: options, audio: !noAudio)
         }
         try file.commit()
         for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }

@@ -56,6 +56,32 @@ import Testing
         #expect(decode.stderr == "")
     }
 
+    @Test func transportStreamJoinsTheAAC() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("joined.ts")
+        let run = try CLIRunner.run(["concat"] + Self.inputs + ["-o", output])
+        #expect(run.status == 0)
+        #expect(run.stderr == "")
+        #expect(try TransportStreamAudioOutputTests.codecs(output) == ["h264", "aac"])
+        // Every frame but the second clip's priming frame (a TS cannot hide it), + the ADTS header.
+        let sizes = try Self.inputs.map { input in
+            try TransportStreamAudioOutputTests.probe(input, "a:0", ["-show_entries", "packet=size"]).compactMap { $0.first.flatMap { Int($0) } }
+        }
+        let carried = try TransportStreamAudioOutputTests.probe(output, "a:0", ["-show_entries", "packet=size"]).compactMap { $0.first.flatMap { Int($0) } }
+        #expect(sizes.map(\.count) == [48, 48])
+        #expect(carried == (sizes[0] + sizes[1].dropFirst()).map { $0 + 7 })
+        // The second clip's first presented frame starts at its first picture: 126000 + 1 s.
+        let pts = try TransportStreamAudioOutputTests.probe(output, "a:0", ["-show_entries", "packet=pts"]).compactMap { $0.first.flatMap { Int64($0) } }
+        #expect(pts.count == 95)
+        let first: Int64 = 126_000 - 1_920  // the first clip's priming frame, 1024/48000 s early
+        #expect(pts.first == first)
+        #expect(pts.count > 48 && pts[48] == 216_000)
+        #expect(zip(pts, pts.dropFirst()).allSatisfy { $0 < $1 })
+        let decode = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-f", "null", "-"])
+        #expect(decode.status == 0)
+        #expect(decode.stderr == "")
+    }
+
     @Test func noAudioAndMismatches() throws {
         let scratch = try Scratch()
         let output = scratch.file("joined.mp4")
