@@ -21,8 +21,8 @@ public import NALUTS
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
 ///
-/// Audio is not joined yet: only the video track of MP4 inputs is read (the report lists the
-/// other tracks).
+/// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
+/// outputs carry the video only (the report lists the other tracks).
 public final class Concatenator {
     /// The inputs, opened (``MediaSource``), in order.
     public let sources: [MediaSource]
@@ -119,32 +119,79 @@ public final class Concatenator {
     /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
     /// change (or in band with `avc3`/`hev1`); timed at `options.frameRate`, else the first
     /// input's rate.
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions) throws -> ConcatReport {
+    ///
+    /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
+    /// audio track of all their samples beside the video; ``ConcatReport/audioJoined`` says
+    /// whether, and ``ConcatReport/audioNotJoined`` why not.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
         if options.frameRate == nil, let sources = sources.first { options.frameRate = try frameRate(of: sources) }
+        var joined: ConcatAudio?
+        var reason: String?
+        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
+            (joined, reason) = try ConcatAudio.plan(sources)
+        }
+        if let joined {
+            options.passthroughTracks = [joined.track]
+            options.movieTimescale = joined.movieTimescale
+        }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
+        let feeder = joined.map(ConcatAudioFeeder.init)
+        if let feeder {
+            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                try feeder.advance(to: time, timescale: timescale, writer: writer)
+            }
+        }
         var report = try write { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
             return sink
         }
         report.outputFrameRate = report.sink?.mp4?.frameRate
+        report.audioJoined = feeder?.appended
+        report.audioNotJoined = reason
         return report
     }
 
     /// Joins into one MPEG-TS program (``TransportStreamSink``): one muxer for every input, so
     /// continuity counters and timestamps run on across the joins; each input's record sets go in
     /// band before its first picture. Timed at `options.frameRate`, else the first input's rate.
-    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions) throws -> ConcatReport {
+    ///
+    /// With `audio`, MP4/MOV inputs whose sound tracks join (``ConcatAudio``) and are AAC that
+    /// ADTS can carry get one ADTS stream, each input's frames timed by its own edit; the AAC
+    /// priming frame of every input after the first is left out (a transport stream cannot hide
+    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join.
+    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
+                                                       audio: Bool = false) throws -> ConcatReport {
         var options = options
         if options.frameRate == nil, let first = sources.first { options.frameRate = try frameRate(of: first) }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
-        return try write { _, source in
+        var joined: ConcatAudio?
+        var reason: String?
+        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
+            (joined, reason) = try ConcatAudio.plan(sources)
+        }
+        var feeder: ConcatTransportStreamAudioFeeder?
+        if let plan = joined {
+            if let entry = plan.track.sampleEntries.first, plan.track.sampleEntries.count == 1,
+               let config = try? AudioSpecificConfig.fromSampleEntry(entry), (try? ADTSHeader(audioSpecificConfig: config)) != nil {
+                try sink.muxer.addAudio(audioSpecificConfig: config)
+                let audioFeeder = ConcatTransportStreamAudioFeeder(plan)
+                audioFeeder.attach(to: sink.muxer)
+                feeder = audioFeeder
+            } else {
+                reason = "the audio is not AAC that ADTS can carry"
+            }
+        }
+        var report = try write { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
             }
             return sink
         }
+        report.audioJoined = feeder?.pushed
+        report.audioNotJoined = reason
+        return report
     }
 
     /// Joins as Annex-B: each input through its own ``AnnexBSink`` over `output`, so an MP4
@@ -182,6 +229,10 @@ public struct ConcatReport: Sendable {
     public var outputFrameRate: Rational?
     /// Each MP4 input's tracks other than the video track read (not joined).
     public var otherTracks: [[MP4OtherTrack]] = []
+    /// Audio samples joined (MP4 output with audio), or `nil` when no audio was joined.
+    public var audioJoined: Int?
+    /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
+    public var audioNotJoined: String?
     /// The last sink's report (MP4: the muxer's summary).
     public var sink: MediaSinkReport?
 

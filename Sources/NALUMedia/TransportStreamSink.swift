@@ -1,5 +1,6 @@
 public import NALU
 public import NALUTS
+public import NALUMP4
 
 /// MPEG-2 transport stream output (``TransportStreamMuxer``): one program with the video
 /// stream, each access unit one PES packet with PTS/DTS from the picture order, delimiters and
@@ -20,6 +21,24 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         try self.init(codec: source.codec, output: output, options: options,
                       outOfBandParameterSets: source.outOfBandParameterSets, declarativeSEI: source.declarativeSEI)
+    }
+
+    /// The AAC track's feeder, when the output carries one.
+    public private(set) var audio: TransportStreamAudioFeeder?
+
+    /// For `source` (MP4/MOV), with the AAC track `audio` (``MediaSource/transportStreamAudioTrack()``)
+    /// as an ADTS stream interleaved with the video by time (``TransportStreamAudioFeeder``);
+    /// `decodeTimes` limits it to a range of its decoding times (trimming).
+    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions,
+                            audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?,
+                            decodeTimes: Range<Int64>? = nil) throws {
+        try self.init(for: source, output: output, options: options)
+        guard let audio, let video = source.mp4 else { return }
+        try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+        let feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
+                                                videoDelay: editListStart(video.track.editList).delay, decodeTimes: decodeTimes)
+        feeder.attach(to: muxer)
+        self.audio = feeder
     }
 
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }

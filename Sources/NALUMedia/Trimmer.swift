@@ -5,7 +5,7 @@ public import NALUTS
 
 /// Cuts a time range out of a stream without re-encoding, in two passes: ``index()`` reads the
 /// timing of every access unit (``TrimIndex``), ``plan(start:end:)`` decides what to keep
-/// (``TrimPlan``), and ``write(_:makeSink:)`` (or ``writeMP4(_:output:options:)``,
+/// (``TrimPlan``), and ``write(_:makeSink:)`` (or ``writeMP4(_:output:options:audio:)``,
 /// ``writeAnnexB(_:output:options:)``) copies those access units into a sink.
 ///
 /// The second pass reads the input again: an MP4 (a file, or a pipe already spooled by
@@ -26,6 +26,9 @@ public final class Trimmer {
     /// Frames per second for streams without timing (`--fps`), or `nil`.
     public let frameRate: Rational?
     private var cachedIndex: TrimIndex?
+    /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` or
+    /// ``writeTransportStream(_:output:options:audio:)`` cut.
+    public private(set) var audioCuts: [TrimAudioCut] = []
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
@@ -108,15 +111,34 @@ public final class Trimmer {
     }
 
     /// Writes the cut as MP4 (``MP4FileSink``) with the edit list that shows exactly the presented
-    /// range. `options.frameRate` and `options.editList` are set from the plan.
-    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions) throws -> MediaSinkReport {
+    /// range. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
+    /// MP4/MOV input's sound tracks are cut to the same range (``TrimAudioCut``): their samples
+    /// copied unchanged, interleaved with the video, each with its own edit list; the movie then
+    /// has the video's timescale. ``audioCuts`` tells what was kept.
+    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
         options.frameRate = plan.frameRate
         let timing = try MP4FrameTiming(frameRate: plan.frameRate)
         options.editList = plan.mp4EditList(timescale: timing.timescale, frameDuration: timing.frameDuration)
+        let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: options.editList?.first?.segmentDuration ?? 0) : []
+        audioCuts = cuts
+        if !cuts.isEmpty {
+            options.movieTimescale = timing.timescale
+            options.passthroughTracks = cuts.map { cut in
+                var track = MP4PassthroughTrack(copying: cut.reader.track)
+                track.editList = cut.editList
+                return track
+            }
+        }
         let report = try write(plan) { parameterSets in
             let sink = try MP4FileSink(codec: source.codec, output: output, options: options)
             for unit in parameterSets { try sink.push(nalUnit: unit) }
+            if !cuts.isEmpty {
+                let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
+                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                    try interleaver.advance(to: time, timescale: timescale, writer: writer)
+                }
+            }
             return sink
         }
         guard let summary = report.mp4, summary.timescale == timing.timescale, summary.frameDuration == timing.frameDuration else {
@@ -127,14 +149,36 @@ public final class Trimmer {
 
     /// Writes the plan as an MPEG-TS program (``TransportStreamSink``): the parameter sets in
     /// force in band before the first picture, timed at the plan's frame rate.
+    ///
+    /// With `audio`, an MP4/MOV input's AAC track (``MediaSource/transportStreamAudioTrack()``)
+    /// is cut as for MP4 (``TrimAudioCut``) and carried as ADTS: the audio at the range's start
+    /// presents with the first picture in the range, after the lead-in pictures the transport
+    /// stream shows (it has no edit list). ``audioCuts`` tells what was kept.
     public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
-                                                       options: TransportStreamMuxerOptions) throws -> MediaSinkReport {
+                                                       options: TransportStreamMuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
         options.frameRate = options.frameRate ?? plan.frameRate
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
+        let aac = audio ? try source.transportStreamAudioTrack() : nil
+        let cut = try aac.flatMap { aac in
+            try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: 0).first { $0.reader.track.trackID == aac.reader.track.trackID }
+        }
+        audioCuts = cut.map { [$0] } ?? []
+        let rate = (options.frameRate ?? plan.frameRate).reduced
         return try write(plan) { parameterSets in
-            try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
-                                    declarativeSEI: source.declarativeSEI)
+            let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
+                                               declarativeSEI: source.declarativeSEI)
+            if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
+                try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
+                // The range's start on the audio's media timeline, less the lead-in's duration.
+                let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+                let (leadIn, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: Int64(cut.reader.track.timescale) &* rate.denominator)
+                let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                        decodeTimes: cut.decodeTimes,
+                                                        origin: start &- (overflow ? 0 : leadIn / rate.numerator))
+                feeder.attach(to: sink.muxer)
+            }
+            return sink
         }
     }
 
@@ -166,7 +210,7 @@ private struct EndOfCut: Error {}
 
 /// The timescale and frame duration ``MP4Muxer`` gives a frame rate (FFmpeg's choice: the
 /// rate's numerator doubled until at least 10000 ticks a second; 25 fps → 12800, 512 a frame),
-/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:)``
+/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:audio:)``
 /// checks the muxer's summary against it.
 struct MP4FrameTiming {
     var timescale: UInt32

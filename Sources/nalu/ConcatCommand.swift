@@ -16,7 +16,11 @@ struct Concat: ParsableCommand {
         change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
         unit ends each input but the last. MP4 output is timed at --fps, else the first input's \
         rate: timestamps continue across the joins. H.264 and H.265 inputs are refused together \
-        (exit 65). Audio tracks are not joined yet: the output has the video only (noted).
+        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track of \
+        the same sample entry (codec configuration): the samples are copied in order, each input's \
+        own edit list kept, so each input's audio starts where its video does; otherwise a note \
+        says why and the output has the video only (--no-audio leaves it out). MPEG-TS output joins \
+        AAC audio as ADTS the same way (the priming frame of each input after the first left out).
         """
     )
 
@@ -39,6 +43,9 @@ struct Concat: ParsableCommand {
     var fps: FrameRate?
 
     @OptionGroup var mp4: MP4OutputOptions
+
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
+    var noAudio = false
 
     @Flag(help: "Say what was joined on standard error.")
     var verbose = false
@@ -68,7 +75,7 @@ struct Concat: ParsableCommand {
         let report: ConcatReport
         switch to {
         case .mp4:
-            report = try joiner.writeMP4(output: file, options: mp4.muxerOptions(frameRate: fps?.rational))
+            report = try joiner.writeMP4(output: file, options: mp4.muxerOptions(frameRate: fps?.rational), audio: !noAudio)
         case .annexb:
             report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
         case .avcc:
@@ -77,13 +84,19 @@ struct Concat: ParsableCommand {
             var options = TransportStreamMuxerOptions(frameRate: fps?.rational)
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
-            report = try joiner.writeTransportStream(output: file, options: options)
+            report = try joiner.writeTransportStream(output: file, options: options, audio: !noAudio)
         }
         try file.commit()
         for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
-        let withAudio = report.otherTracks.enumerated().filter { !$0.element.isEmpty }.map { joiner.sources[$0.offset].path }
-        if !withAudio.isEmpty {
-            StandardError.write("nalu: note: \(withAudio.joined(separator: ", ")): other tracks (audio) are not joined; the output has the video only\n")
+        // The tracks left out: with the audio joined (or dropped by --no-audio), the others.
+        let skipAudio = report.audioJoined != nil || noAudio
+        let withOthers = report.otherTracks.enumerated()
+            .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.sources[$0.offset].path }
+        if let reason = report.audioNotJoined, !noAudio {
+            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): audio is not joined (\(reason)); the output has the video only\n")
+        } else if !withOthers.isEmpty {
+            let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
+            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
         }
         if let rate = report.outputFrameRate {
             for position in report.inputsAtAnotherRate {

@@ -77,7 +77,9 @@ struct Convert: ParsableCommand {
         (the same constant-frame-rate timing as MP4: --fps, else the SPS VUI, else 25 with a \
         note), an access unit delimiter at the start of every access unit, parameter sets in band \
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
-        least every 100 ms.
+        least every 100 ms. From MP4/MOV input the first AAC track goes along as ADTS (stream type \
+        0x0F, PID 0x101), interleaved with the video by time and keeping the MP4's A/V offset \
+        (edit lists); other audio is named in a note; --no-audio leaves it out.
         """
     )
 
@@ -122,7 +124,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
-    @Flag(help: "MP4/MOV input to MP4: leave the audio tracks out (they are copied unchanged otherwise).")
+    @Flag(help: "MP4/MOV input to MP4 or MPEG-TS: leave the audio tracks out (they are copied unchanged otherwise; to MPEG-TS the first AAC track as ADTS).")
     var noAudio = false
 
     @Flag(help: "Print what was done to standard error.")
@@ -177,7 +179,9 @@ struct Convert: ParsableCommand {
             // Without other tracks the movie keeps the video's timescale, as before.
             movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
         }
-        let carried = Set(passthrough.map(\.track.trackID))
+        // MP4 to MPEG-TS: the first AAC track as ADTS, unless --no-audio.
+        let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTrack() : nil
+        let carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
         let dropped = source.container.isMP4
             ? source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }.map(\.description)
             : source.otherTrackDescriptions
@@ -187,7 +191,7 @@ struct Convert: ParsableCommand {
             let verb = dropped.count == 1 ? "is" : "are"
             let held = switch to {
             case .mp4: "the MP4 output has one video track"
-            case .ts, .m2ts: "the MPEG-TS output has one video stream"
+            case .ts, .m2ts: tsAudio == nil ? "the MPEG-TS output has one video stream" : "the MPEG-TS output has the video and one AAC stream"
             case .annexb, .avcc: "an elementary stream holds one video track"
             }
             StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
@@ -231,7 +235,7 @@ struct Convert: ParsableCommand {
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
-                return try TransportStreamSink(for: source, output: file, options: options)
+                return try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
             }()
         }
         let result = try sink.write(source)
@@ -249,7 +253,8 @@ struct Convert: ParsableCommand {
             })
         }
         if verbose, let summary = result.transportStream {
-            reportTransportStream(summary, from: from)
+            let audio = (sink as? TransportStreamSink<FileSink>)?.audio.map { "\($0.pushedFrames) AAC frames (ADTS)" }
+            reportTransportStream(summary, from: from, audio: audio)
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
@@ -266,7 +271,7 @@ struct Convert: ParsableCommand {
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 
-    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String) {
+    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String, audio: String? = nil) {
         var parts = ["\(from) → MPEG-TS\(to == .m2ts ? " (M2TS)" : "")",
                      "\(summary.writer.videoAccessUnits) access units, \(summary.writer.randomAccessPoints) random access",
                      "\(summary.frameRate) fps\(summary.frameRateAssumed ? " (assumed)" : "")",
@@ -274,6 +279,7 @@ struct Convert: ParsableCommand {
                      "\(summary.writer.packets) packets, \(summary.writer.programTables) PAT/PMT"]
         if summary.statistics.delimitersInserted > 0 { parts.append("\(summary.statistics.delimitersInserted) AUDs inserted") }
         if summary.statistics.parameterSetsInserted > 0 { parts.append("\(summary.statistics.parameterSetsInserted) parameter sets inserted") }
+        if let audio { parts.append(audio) }
         StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
     }
 

@@ -19,7 +19,9 @@ struct Trim: ParsableCommand {
 
         MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an \
         edit list shows exactly the pictures presenting in [start, end), so ffmpeg, AVFoundation \
-        and browsers play that range and nothing else. Annex-B and length-prefixed output carry the \
+        and browsers play that range and nothing else; the input's audio tracks are cut to the same \
+        range, each with its own edit list (--no-audio leaves them out). MPEG-TS output carries the \
+        first AAC track as ADTS, cut the same way. Annex-B and length-prefixed output carry the \
         lead-in pictures from the keyframe; their count is noted on standard error. The input is \
         read twice (timing, then copy): an elementary stream must be a file; MP4 may come through \
         a pipe. Timing: an MP4's own; else the SPS VUI's, or --fps.
@@ -54,6 +56,9 @@ struct Trim: ParsableCommand {
     var fps: FrameRate?
 
     @OptionGroup var mp4: MP4OutputOptions
+
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
+    var noAudio = false
 
     @Flag(help: "Say what was kept on standard error.")
     var verbose = false
@@ -106,16 +111,23 @@ struct Trim: ParsableCommand {
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
-        if !source.otherTracks.isEmpty {
-            let tracks = source.otherTracks.map(\.description).joined(separator: ", ")
-            let verb = source.otherTracks.count == 1 ? "is" : "are"
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; the cut has the video track only\n")
+        // MP4 output cuts the audio tracks too (unless --no-audio); the others are named.
+        func noteDropped(carried: Set<UInt32>) {
+            let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
+            guard !dropped.isEmpty else { return }
+            let tracks = dropped.map(\.description).joined(separator: ", ")
+            let verb = dropped.count == 1 ? "is" : "are"
+            let held = carried.isEmpty ? "the cut has the video track only"
+                : to == .mp4 ? "the cut has the video and audio tracks only" : "the cut has the video and one AAC stream"
+            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
         }
+        if to != .mp4 && !to.isTransportStream { noteDropped(carried: []) }
         let file = try FileSink(path: output)
         let report: MediaSinkReport
         switch to {
         case .mp4:
-            report = try trimmer.writeMP4(plan, output: file, options: mp4.muxerOptions(frameRate: plan.frameRate))
+            report = try trimmer.writeMP4(plan, output: file, options: mp4.muxerOptions(frameRate: plan.frameRate), audio: !noAudio)
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
         case .annexb:
             report = try trimmer.writeAnnexB(plan, output: file,
                                              options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
@@ -126,7 +138,8 @@ struct Trim: ParsableCommand {
             var options = TransportStreamMuxerOptions(frameRate: plan.frameRate)
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
-            report = try trimmer.writeTransportStream(plan, output: file, options: options)
+            report = try trimmer.writeTransportStream(plan, output: file, options: options, audio: !noAudio)
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }

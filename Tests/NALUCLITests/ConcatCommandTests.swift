@@ -35,10 +35,14 @@ import Testing
             // Two sample entries (one per size); one track of 50 frames lasting the two clips.
             let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
             let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,nb_frames,duration", "-of", "csv=p=0", path])
-            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video,2.000000,50")
+            // Two MP4 inputs with the same AAC configuration: the audio is joined (ConcatAudioTests).
+            let audio = inputs.allSatisfy { $0.hasSuffix(".mp4") } ? "\naudio,2.000000,96" : ""
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video,2.000000,50" + audio)
         }
-        // Audio is named, not joined.
-        if inputs.contains(where: { $0.hasSuffix(".mp4") }) {
+        // Audio is joined only into MP4 from MP4 inputs; else named, not joined.
+        if output.hasSuffix(".mp4"), inputs.contains(where: { $0.hasSuffix(".mp4") }), let raw = inputs.first(where: { $0.hasSuffix(".h264") }) {
+            #expect(result.stderr.contains("audio is not joined (\(CLIRunner.fixture(raw)) is not MP4/MOV); the output has the video only"))
+        } else if output.hasSuffix(".h264"), inputs.contains(where: { $0.hasSuffix(".mp4") }) {
             #expect(result.stderr.contains("other tracks (audio) are not joined; the output has the video only"))
         }
     }

@@ -110,6 +110,11 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
                                                declarativeSEI: declarativeSEI)
     }
 
+    /// Called before each access unit is written with its DTS minus the first picture's PTS
+    /// (90 kHz ticks; negative for the pictures decoded before it), and once with `nil` after
+    /// the last: where a caller interleaves audio (``pushAudio(_:time:timescale:)``) by time.
+    public var willWriteVideo: ((_ decodeTimeFromStart: Int64?) throws -> Void)?
+
     /// The writer's sink, once created (after the first access unit).
     public var output: Sink? { writer?.sink ?? sink }
 
@@ -141,10 +146,11 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
 
     /// Feeds one raw AAC frame (no ADTS header) presented at `time` / `timescale` seconds from
     /// the start of the video (its first picture in presentation order). Frames come in time
-    /// order, interleaved with the video by the caller (an MP4 reader's sample order).
+    /// order, interleaved with the video by the caller (an MP4 reader's sample order). `time`
+    /// may be negative (AAC priming before the first picture) down to the first PTS.
     public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64) throws {
         guard audio != nil else { throw NALUError(.missing, field: "audio stream", detail: "addAudio first") }
-        guard timescale > 0, time >= 0 else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale)") }
+        guard timescale > 0, time > Int64.min else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale)") }
         guard let writer, let timing else {
             guard rawFrame.count <= options.maxAccessUnitSize - earlyAudioBytes else {
                 throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: 0)
@@ -153,7 +159,10 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
             earlyAudioBytes += rawFrame.count
             return
         }
-        try writer.writeAudio(rawFrame, pts: timing.firstPTS + (try Self.ticks(time, numerator: 90_000, denominator: timescale)))
+        let offset = try Self.ticks(abs(time), numerator: 90_000, denominator: timescale)
+        let pts = time >= 0 ? timing.firstPTS + offset : timing.firstPTS - offset
+        guard pts >= 0 else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale) is before the stream's start") }
+        try writer.writeAudio(rawFrame, pts: pts)
     }
 
     /// Writes what is left.
@@ -163,6 +172,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         if let last = try converter.finish(to: &pending) { try complete(last, from: before) }
         for (decodeIndex, presentation) in orderer.flush() { setPresentation(decodeIndex, presentation) }
         try drain()
+        if writer != nil { try willWriteVideo?(nil) }
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
@@ -222,6 +232,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
                                                       denominator: timing.rate.numerator))
             let pts = timing.origin + (try Self.ticks(Int64(presentation + unit.shift), numerator: 90_000 * timing.rate.denominator,
                                                       denominator: timing.rate.numerator))
+            try willWriteVideo?(dts - timing.firstPTS)
             let start = pending.head
             try pending.bytes.withUnsafeBytes { bytes in
                 try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + unit.size)]), pts: pts, dts: dts,
