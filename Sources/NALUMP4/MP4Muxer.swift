@@ -93,7 +93,6 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var writer: MP4Writer<Sink>?
     private var splitter: AccessUnitSplitter
     private var counter = PictureOrderCounter()
-    private var orderer = PresentationOrderer()
     private var sampleEntry: MP4SampleEntryType
 
     // Parameter sets for the record, in the order first seen.
@@ -127,12 +126,9 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var currentNALUnits = 0
 
     // Access units waiting for their presentation index, in decoding order.
-    private var queue: [QueuedAccessUnit] = []
-    private var queueBase = 0
-    /// Bytes of the access units in `queue`: past ``MP4MuxerOptions/maxAccessUnitSize`` the
-    /// oldest picture's presentation index is decided, so the queue cannot hold 64 large ones.
-    private var queuedBytes = 0
-    private var decodeCount = 0
+    /// Access units waiting for their presentation index: past ``MP4MuxerOptions/maxAccessUnitSize``
+    /// bytes the oldest picture's is decided, so the queue cannot hold 64 large ones.
+    private var queue = ReorderQueue<QueuedAccessUnit>()
     private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
 
     /// - Parameters:
@@ -186,7 +182,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     @discardableResult
     public func finish() throws -> MP4MuxerSummary {
         if let last = splitter.finish() { try complete(last) }
-        for (decodeIndex, presentation) in orderer.flush() { setPresentation(decodeIndex, presentation) }
+        queue.flush()
         try drain()
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
@@ -222,12 +218,12 @@ public final class MP4Muxer<Sink: ByteSink> {
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
             var inBand = sampleEntry.allowsInBandParameterSets || inBandFromNow
             switch update {
-            case .new where decodeCount == 0 && !recordFrozen:
+            case .new where queue.decodeCount == 0 && !recordFrozen:
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
                 recordOrder.append(stored(key) ?? bytes)
                 recordKeys.append(key)
                 recordChanged = true
-            case .changed where decodeCount == 0 && !recordFrozen:
+            case .changed where queue.decodeCount == 0 && !recordFrozen:
                 // Before the first picture the replaced version was never used: the record takes
                 // the new one in its place.
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
@@ -298,35 +294,16 @@ public final class MP4Muxer<Sink: ByteSink> {
             descriptionPending = false
             description = try currentDescription()
         }
-        let decodeIndex = decodeCount
-        decodeCount += 1
-        queue.append(QueuedAccessUnit(size: size, presentation: nil, sync: summary.keyframe != nil, description: description))
-        queuedBytes += size
-        let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
-                                                  reorderLimit: currentReorderLimit) {
-            setPresentation(index, presentation)
-        }
-        // A picture held back longer than any valid stream allows is decided now.
-        if queue.count > 64 || queuedBytes > options.maxAccessUnitSize, queue.first?.presentation == nil,
-           let (index, presentation) = orderer.force(queueBase) {
-            setPresentation(index, presentation)
-        }
+        queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, description: description), size: size, poc: currentPOC,
+                     reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
         try drain()
-    }
-
-    private func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
-        let position = decodeIndex - queueBase
-        guard position >= 0, position < queue.count else { return }
-        queue[position].presentation = presentation
     }
 
     /// Writes the access units at the head of the queue whose presentation index is known.
     private func drain() throws {
         guard let writer, let timing else { return }
         var written = 0
-        while written < queue.count, let presentation = queue[written].presentation {
-            let decodeIndex = queueBase + written
+        while let (entry, decodeIndex, presentation) = queue.ready(written) {
             let (delta, overflow) = (presentation - decodeIndex).multipliedReportingOverflow(by: Int(timing.duration))
             guard !overflow else {
                 throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset of access unit \(decodeIndex)")
@@ -335,27 +312,23 @@ public final class MP4Muxer<Sink: ByteSink> {
                 try writer.updateDecoderConfigurationRecord(try record())
                 recordChanged = false
             }
-            if let description = queue[written].description {
+            if let description = entry.element.description {
                 try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
                 sampleDescriptions += 1
             }
-            let (start, size) = (bufferHead, queue[written].size)
+            let (start, size) = (bufferHead, entry.size)
             if let willAppendVideoSample {
                 let (time, overflow) = Int64(decodeIndex).multipliedReportingOverflow(by: Int64(timing.duration))
                 try willAppendVideoSample(writer, overflow ? .max : time, timing.timescale)
             }
             try buffer.withUnsafeBytes { bytes in
                 try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: timing.duration,
-                                  compositionOffset: Int64(delta), isSync: queue[written].sync)
+                                  compositionOffset: Int64(delta), isSync: entry.element.sync)
             }
             bufferHead += size
-            queuedBytes -= size
             written += 1
         }
-        if written > 0 {
-            queue.removeFirst(written)
-            queueBase += written
-        }
+        queue.removeFirst(written)
         compactBuffer()
     }
 
@@ -464,13 +437,11 @@ private struct NewDescription {
     var height: Int
 }
 
-/// An access unit waiting in ``MP4Muxer``'s reorder queue for its presentation index. (A
+/// What ``MP4Muxer`` keeps of an access unit in its reorder queue (its bytes, `size` of the
+/// queue entry, follow the previous one's in the muxer's buffer). (A
 /// file-scope type, not a tuple inside the generic muxer: its metadata is static, not looked up
 /// at run time for every access unit.)
 private struct QueuedAccessUnit {
-    /// Its bytes in the muxer's buffer (each queued access unit follows the one before).
-    var size: Int
-    var presentation: Int?
     var sync: Bool
     var description: NewDescription?
 }

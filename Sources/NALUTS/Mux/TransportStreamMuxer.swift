@@ -70,14 +70,10 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     /// Access units written by the converter, in decoding order, from `head`; those before were written.
     private var pending = PendingBytes()
     private var counter = PictureOrderCounter()
-    private var orderer = PresentationOrderer()
     private var currentPOC: PictureOrderCount?
     private var currentReorderLimit: Int?
 
-    private var queue: [QueuedAccessUnit] = []
-    private var queueBase = 0
-    private var queuedBytes = 0
-    private var decodeCount = 0
+    private var queue = ReorderQueue<QueuedAccessUnit>()
     /// The most pictures the orderer has let wait so far (the reorder shift, R).
     private var shift = 0
     private var trailingDropped = 0
@@ -121,7 +117,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     /// Adds an AAC stream (ADTS, stream type 0x0F) described by its AudioSpecificConfig (an MP4
     /// `esds` DecoderSpecificInfo). Call before the first NAL unit.
     public func addAudio(audioSpecificConfig: [UInt8]) throws(NALUError) {
-        guard sink != nil, decodeCount == 0 else {
+        guard sink != nil, queue.decodeCount == 0 else {
             throw NALUError(.invalidValue, field: "audio stream", detail: "added after the first picture")
         }
         audio = try ADTSHeader(audioSpecificConfig: audioSpecificConfig)
@@ -170,7 +166,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     public func finish() throws -> TransportStreamMuxerSummary {
         let before = pending.bytes.count
         if let last = try converter.finish(to: &pending) { try complete(last, from: before) }
-        for (decodeIndex, presentation) in orderer.flush() { setPresentation(decodeIndex, presentation) }
+        queue.flush()
         try drain()
         if writer != nil { try willWriteVideo?(nil) }
         guard let writer, let timing else {
@@ -199,35 +195,20 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         }
         let size = pending.bytes.count - start
         if writer == nil { try createWriter() }
-        let decodeIndex = decodeCount
-        decodeCount += 1
-        let poc = currentPOC ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        let decided = orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
-                                   reorderLimit: currentReorderLimit)
-        shift = max(shift, orderer.window)
-        queue.append(QueuedAccessUnit(size: size, presentation: nil, randomAccess: summary.keyframe != nil, shift: shift))
-        queuedBytes += size
-        for (index, presentation) in decided { setPresentation(index, presentation) }
-        if queue.count > 64 || queuedBytes > options.maxAccessUnitSize, queue.first?.presentation == nil,
-           let (index, presentation) = orderer.force(queueBase) {
-            setPresentation(index, presentation)
-        }
+        queue.append(QueuedAccessUnit(randomAccess: summary.keyframe != nil, shift: shift), size: size, poc: currentPOC,
+                     reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
+        // The reorder shift when this picture was decoded: the most the orderer has let wait so far.
+        shift = max(shift, queue.window)
+        queue.updateLast { $0.shift = shift }
         try drain()
-    }
-
-    private func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
-        let position = decodeIndex - queueBase
-        guard position >= 0, position < queue.count else { return }
-        queue[position].presentation = presentation
     }
 
     /// Writes the access units at the head of the queue whose presentation index is known.
     private func drain() throws {
         guard let writer, let timing else { return }
         var written = 0
-        while written < queue.count, let presentation = queue[written].presentation {
-            let unit = queue[written]
-            let decodeIndex = queueBase + written
+        while let (entry, decodeIndex, presentation) = queue.ready(written) {
+            let unit = entry.element
             let dts = timing.origin + (try Self.ticks(Int64(decodeIndex), numerator: 90_000 * timing.rate.denominator,
                                                       denominator: timing.rate.numerator))
             let pts = timing.origin + (try Self.ticks(Int64(presentation + unit.shift), numerator: 90_000 * timing.rate.denominator,
@@ -235,17 +216,13 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
             try willWriteVideo?(dts - timing.firstPTS)
             let start = pending.head
             try pending.bytes.withUnsafeBytes { bytes in
-                try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + unit.size)]), pts: pts, dts: dts,
+                try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + entry.size)]), pts: pts, dts: dts,
                                       randomAccess: unit.randomAccess)
             }
-            pending.head += unit.size
-            queuedBytes -= unit.size
+            pending.head += entry.size
             written += 1
         }
-        if written > 0 {
-            queue.removeFirst(written)
-            queueBase += written
-        }
+        queue.removeFirst(written)
         pending.compact()
     }
 
@@ -305,10 +282,9 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 }
 
-/// An access unit waiting for its presentation index.
+/// What the muxer keeps of an access unit waiting in its reorder queue (its bytes, `size` of the
+/// queue entry, follow the previous one's in `pending`).
 private struct QueuedAccessUnit {
-    var size: Int
-    var presentation: Int?
     var randomAccess: Bool
     /// The reorder shift when it was decoded.
     var shift: Int
