@@ -399,24 +399,15 @@ public final class MP4Muxer<Sink: ByteSink> {
             throw NALUError(.invalidValue, field: "frame rate",
                             detail: "\(rate.numerator)/\(rate.denominator)\(options.frameRate == nil ? " from the SPS VUI" : "") is outside 0.01–1000 fps or a 31-bit timescale; give the frame rate (--fps)")
         }
-        // A timescale of at least 10000 ticks, a power-of-two multiple of the rate's numerator
-        // (FFmpeg's choice: 30 fps → 15360, 512 ticks a frame).
-        var timescale = UInt64(rate.numerator)
-        var multiple: UInt64 = 1
-        while timescale < 10_000 {
-            timescale *= 2
-            multiple *= 2
-        }
-        let duration = UInt64(rate.denominator) * multiple
-        guard timescale <= UInt64(Int32.max), duration <= UInt64(UInt32.max) else {
-            throw NALUError(.doesNotFit, field: "timescale", detail: "frame rate \(rate)")
-        }
-        timing = (rate, UInt32(timescale), UInt32(duration))
+        // A timescale of at least 10000 ticks, a power-of-two multiple of the rate's numerator.
+        let frameTiming = try MP4FrameTiming(frameRate: rate)
+        let timescale = frameTiming.timescale
+        timing = (rate, timescale, frameTiming.frameDuration)
         guard let sink else { return }
         self.sink = nil
         var configuration = MP4WriterConfiguration(
             sampleEntry: sampleEntry, decoderConfigurationRecord: try record(), width: description.width, height: description.height,
-            timescale: UInt32(timescale), layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
+            timescale: timescale, layout: options.layout, negativeCompositionOffsets: options.negativeCompositionOffsets,
             chunkSize: options.chunkSize, forceLargeChunkOffsets: options.forceLargeChunkOffsets, editList: options.editList)
         configuration.colourBoxes = options.colourBoxes
         configuration.passthroughTracks = options.passthroughTracks

@@ -207,31 +207,3 @@ public final class Trimmer {
 
 /// Ends the second pass at the first access unit after the cut.
 private struct EndOfCut: Error {}
-
-/// The timescale and frame duration ``MP4Muxer`` gives a frame rate (FFmpeg's choice: the
-/// rate's numerator doubled until at least 10000 ticks a second; 25 fps → 12800, 512 a frame),
-/// so an edit list can be made before the muxer starts. ``Trimmer/writeMP4(_:output:options:audio:)``
-/// checks the muxer's summary against it.
-struct MP4FrameTiming {
-    var timescale: UInt32
-    var frameDuration: UInt32
-
-    init(frameRate: Rational) throws(NALUError) {
-        let rate = frameRate.reduced
-        guard rate.numerator > 0, rate.denominator > 0, rate.numerator <= Int64(Int32.max), rate.denominator <= Int64(Int32.max) else {
-            throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate)")
-        }
-        var timescale = UInt64(rate.numerator)
-        var multiple: UInt64 = 1
-        while timescale < 10_000 {
-            timescale *= 2
-            multiple *= 2
-        }
-        let duration = UInt64(rate.denominator) * multiple
-        guard timescale <= UInt64(Int32.max), duration <= UInt64(UInt32.max) else {
-            throw NALUError(.doesNotFit, field: "timescale", detail: "frame rate \(rate)")
-        }
-        self.timescale = UInt32(timescale)
-        frameDuration = UInt32(duration)
-    }
-}
