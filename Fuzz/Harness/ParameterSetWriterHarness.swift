@@ -57,7 +57,7 @@ enum ParameterSetWriterHarness {
         }
         try fuzzCheck(parsed.nalUnit(header: unit[0]) == bytes, "edited H.264 SPS does not write back to itself")
         if let value = edits.colourPrimaries {
-            try fuzzCheck(parsed.vuiParameters?.colourPrimaries == UInt8(value), "colour_primaries not \(value)")
+            try fuzzCheck(parsed.vuiParameters?.colourPrimaries == value, "colour_primaries not \(value)")
         }
         if let fullRange = edits.fullRange {
             try fuzzCheck(parsed.vuiParameters?.videoFullRangeFlag == fullRange, "video_full_range_flag not \(fullRange)")

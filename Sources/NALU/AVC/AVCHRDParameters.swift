@@ -4,29 +4,29 @@ public struct AVCHRDParameters: Hashable, Sendable {
     /// One CPB specification (`SchedSelIdx`): the values of the `[i]`-indexed loop of E.1.2.
     public struct Schedule: Hashable, Sendable {
         /// `bit_rate_value_minus1[i]`.
-        public let bitRateValueMinus1: UInt32
+        public var bitRateValueMinus1: UInt32
         /// `cpb_size_value_minus1[i]`.
-        public let cpbSizeValueMinus1: UInt32
+        public var cpbSizeValueMinus1: UInt32
         /// `cbr_flag[i]`: constant bit rate.
-        public let cbrFlag: Bool
+        public var cbrFlag: Bool
     }
 
     /// `cpb_cnt_minus1` (0...31).
-    public let cpbCntMinus1: Int
+    public var cpbCntMinus1: Int
     /// `bit_rate_scale` (4 bits).
-    public let bitRateScale: UInt8
+    public var bitRateScale: Int
     /// `cpb_size_scale` (4 bits).
-    public let cpbSizeScale: UInt8
+    public var cpbSizeScale: Int
     /// The `cpb_cnt_minus1 + 1` schedules.
-    public let schedules: [Schedule]
+    public var schedules: [Schedule]
     /// `initial_cpb_removal_delay_length_minus1` (5 bits).
-    public let initialCpbRemovalDelayLengthMinus1: UInt8
+    public var initialCpbRemovalDelayLengthMinus1: Int
     /// `cpb_removal_delay_length_minus1` (5 bits).
-    public let cpbRemovalDelayLengthMinus1: UInt8
+    public var cpbRemovalDelayLengthMinus1: Int
     /// `dpb_output_delay_length_minus1` (5 bits).
-    public let dpbOutputDelayLengthMinus1: UInt8
+    public var dpbOutputDelayLengthMinus1: Int
     /// `time_offset_length` (5 bits).
-    public let timeOffsetLength: UInt8
+    public var timeOffsetLength: Int
 
     /// `BitRate[i]` in bits per second: `(bit_rate_value_minus1[i] + 1) · 2^(6 + bit_rate_scale)`
     /// (E.2.2). At most 2^53, so it always fits.
@@ -44,8 +44,8 @@ public struct AVCHRDParameters: Hashable, Sendable {
     /// Reads `hrd_parameters()`; `cpb_cnt_minus1` is checked (0...31) before the loop.
     init(from reader: inout BitReader) throws(NALUError) {
         cpbCntMinus1 = try reader.ue("cpb_cnt_minus1", in: 0...31)
-        bitRateScale = UInt8(truncatingIfNeeded: try reader.u(4, "bit_rate_scale"))
-        cpbSizeScale = UInt8(truncatingIfNeeded: try reader.u(4, "cpb_size_scale"))
+        bitRateScale = try reader.bits(4, "bit_rate_scale")
+        cpbSizeScale = try reader.bits(4, "cpb_size_scale")
         var schedules = [Schedule]()
         schedules.reserveCapacity(cpbCntMinus1 + 1)
         for _ in 0...cpbCntMinus1 {
@@ -55,9 +55,9 @@ public struct AVCHRDParameters: Hashable, Sendable {
             schedules.append(Schedule(bitRateValueMinus1: bitRate, cpbSizeValueMinus1: cpbSize, cbrFlag: cbr))
         }
         self.schedules = schedules
-        initialCpbRemovalDelayLengthMinus1 = UInt8(truncatingIfNeeded: try reader.u(5, "initial_cpb_removal_delay_length_minus1"))
-        cpbRemovalDelayLengthMinus1 = UInt8(truncatingIfNeeded: try reader.u(5, "cpb_removal_delay_length_minus1"))
-        dpbOutputDelayLengthMinus1 = UInt8(truncatingIfNeeded: try reader.u(5, "dpb_output_delay_length_minus1"))
-        timeOffsetLength = UInt8(truncatingIfNeeded: try reader.u(5, "time_offset_length"))
+        initialCpbRemovalDelayLengthMinus1 = try reader.bits(5, "initial_cpb_removal_delay_length_minus1")
+        cpbRemovalDelayLengthMinus1 = try reader.bits(5, "cpb_removal_delay_length_minus1")
+        dpbOutputDelayLengthMinus1 = try reader.bits(5, "dpb_output_delay_length_minus1")
+        timeOffsetLength = try reader.bits(5, "time_offset_length")
     }
 }

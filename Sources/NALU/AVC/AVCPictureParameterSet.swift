@@ -7,62 +7,62 @@
 /// when parsing streams that may be 4:4:4.
 public struct AVCPictureParameterSet: Hashable, Sendable {
     /// `pic_parameter_set_id` (0...255).
-    public let picParameterSetId: Int
+    public var picParameterSetId: Int
     /// `seq_parameter_set_id` (0...31).
-    public let seqParameterSetId: Int
+    public var seqParameterSetId: Int
     /// `entropy_coding_mode_flag`: true for CABAC, false for CAVLC.
-    public let entropyCodingModeFlag: Bool
+    public var entropyCodingModeFlag: Bool
     /// `bottom_field_pic_order_in_frame_present_flag` (called `pic_order_present_flag` in early
     /// editions).
-    public let bottomFieldPicOrderInFramePresentFlag: Bool
+    public var bottomFieldPicOrderInFramePresentFlag: Bool
     /// `num_slice_groups_minus1` (0...7).
-    public let numSliceGroupsMinus1: Int
+    public var numSliceGroupsMinus1: Int
     /// `slice_group_map_type` (0...6) when there is more than one slice group, else 0.
-    public let sliceGroupMapType: Int
+    public var sliceGroupMapType: Int
     /// `run_length_minus1[i]` for `slice_group_map_type` 0 (one per slice group).
-    public let runLengthMinus1: [Int]
+    public var runLengthMinus1: [Int]
     /// `top_left[i]` for `slice_group_map_type` 2 (one per slice group except the last).
-    public let topLeft: [Int]
+    public var topLeft: [Int]
     /// `bottom_right[i]` for `slice_group_map_type` 2.
-    public let bottomRight: [Int]
+    public var bottomRight: [Int]
     /// `slice_group_change_direction_flag` for `slice_group_map_type` 3...5, else false.
-    public let sliceGroupChangeDirectionFlag: Bool
+    public var sliceGroupChangeDirectionFlag: Bool
     /// `slice_group_change_rate_minus1` for `slice_group_map_type` 3...5, else 0.
-    public let sliceGroupChangeRateMinus1: Int
+    public var sliceGroupChangeRateMinus1: Int
     /// `pic_size_in_map_units_minus1` for `slice_group_map_type` 6, else 0.
-    public let picSizeInMapUnitsMinus1: Int
+    public var picSizeInMapUnitsMinus1: Int
     /// `slice_group_id[i]` for `slice_group_map_type` 6 (`pic_size_in_map_units_minus1 + 1`
     /// values, each 0...`num_slice_groups_minus1`).
-    public let sliceGroupId: [UInt8]
+    public var sliceGroupId: [UInt8]
     /// `num_ref_idx_l0_default_active_minus1` (0...31).
-    public let numRefIdxL0DefaultActiveMinus1: Int
+    public var numRefIdxL0DefaultActiveMinus1: Int
     /// `num_ref_idx_l1_default_active_minus1` (0...31).
-    public let numRefIdxL1DefaultActiveMinus1: Int
+    public var numRefIdxL1DefaultActiveMinus1: Int
     /// `weighted_pred_flag`.
-    public let weightedPredFlag: Bool
+    public var weightedPredFlag: Bool
     /// `weighted_bipred_idc` (0...2).
-    public let weightedBipredIdc: Int
+    public var weightedBipredIdc: Int
     /// `pic_init_qp_minus26` (−(26 + QpBdOffsetY)...25).
-    public let picInitQpMinus26: Int
+    public var picInitQpMinus26: Int
     /// `pic_init_qs_minus26` (−26...25).
-    public let picInitQsMinus26: Int
+    public var picInitQsMinus26: Int
     /// `chroma_qp_index_offset` (−12...12).
-    public let chromaQpIndexOffset: Int
+    public var chromaQpIndexOffset: Int
     /// `deblocking_filter_control_present_flag`.
-    public let deblockingFilterControlPresentFlag: Bool
+    public var deblockingFilterControlPresentFlag: Bool
     /// `constrained_intra_pred_flag`.
-    public let constrainedIntraPredFlag: Bool
+    public var constrainedIntraPredFlag: Bool
     /// `redundant_pic_cnt_present_flag`.
-    public let redundantPicCntPresentFlag: Bool
+    public var redundantPicCntPresentFlag: Bool
     /// `transform_8x8_mode_flag`; false when the tail is absent.
-    public let transform8x8ModeFlag: Bool
+    public var transform8x8ModeFlag: Bool
     /// `pic_scaling_matrix_present_flag`; false when the tail is absent.
-    public let picScalingMatrixPresentFlag: Bool
+    public var picScalingMatrixPresentFlag: Bool
     /// The picture scaling lists (6 + (2 or 6) · `transform_8x8_mode_flag`) when
     /// `pic_scaling_matrix_present_flag` is 1.
-    public let picScalingMatrix: AVCScalingMatrix?
+    public var picScalingMatrix: AVCScalingMatrix?
     /// `second_chroma_qp_index_offset` (−12...12); equal to ``chromaQpIndexOffset`` when absent.
-    public let secondChromaQpIndexOffset: Int
+    public var secondChromaQpIndexOffset: Int
 
     // MARK: Parsing
 

@@ -16,10 +16,10 @@ public enum AVCScalingList: Hashable, Sendable {
 /// (ITU-T H.264 7.3.2.1.1 and 7.3.2.2).
 public struct AVCScalingMatrix: Hashable, Sendable {
     /// `ScalingList4x4[0...5]`: Intra Y, Intra Cb, Intra Cr, Inter Y, Inter Cb, Inter Cr.
-    public let lists4x4: [AVCScalingList]
+    public var lists4x4: [AVCScalingList]
     /// `ScalingList8x8[0...]`: Intra Y, Inter Y, then (4:4:4 only) Intra Cb, Inter Cb, Intra Cr,
     /// Inter Cr. Empty when a PPS has `transform_8x8_mode_flag` 0.
-    public let lists8x8: [AVCScalingList]
+    public var lists8x8: [AVCScalingList]
 
     public init(lists4x4: [AVCScalingList], lists8x8: [AVCScalingList]) {
         self.lists4x4 = lists4x4

@@ -36,38 +36,38 @@ public struct AVCSliceHeader: Hashable, Sendable {
     public static let maxParsedPrefix = 256
 
     /// `nal_ref_idc` of the NAL unit (0 for a non-reference picture).
-    public let nalRefIdc: UInt8
+    public var nalRefIdc: UInt8
     /// `nal_unit_type` of the NAL unit (1, 2, 5 or 19).
-    public let nalUnitType: AVCNALUnitType
+    public var nalUnitType: AVCNALUnitType
     /// `IdrPicFlag`: `nal_unit_type` is 5 (7-1).
     public var idrPicFlag: Bool { nalUnitType == .idrSlice }
 
     /// `first_mb_in_slice`.
-    public let firstMbInSlice: Int
+    public var firstMbInSlice: Int
     /// `slice_type` (0...9; 5...9 mean every slice of the picture has this type).
-    public let sliceType: Int
+    public var sliceType: Int
     /// `pic_parameter_set_id` (0...255).
-    public let picParameterSetId: Int
+    public var picParameterSetId: Int
     /// `colour_plane_id` (0...2) when the SPS has `separate_colour_plane_flag`, else `nil`.
-    public let colourPlaneId: Int?
+    public var colourPlaneId: Int?
     /// `frame_num` (`log2_max_frame_num` bits).
-    public let frameNum: Int
+    public var frameNum: Int
     /// `field_pic_flag` (false when absent).
-    public let fieldPicFlag: Bool
+    public var fieldPicFlag: Bool
     /// `bottom_field_flag` (false when absent).
-    public let bottomFieldFlag: Bool
+    public var bottomFieldFlag: Bool
     /// `idr_pic_id` (0...65535) for IDR pictures, else `nil`.
-    public let idrPicId: Int?
+    public var idrPicId: Int?
     /// `pic_order_cnt_type` of the SPS the slice was parsed with (0...2).
-    public let picOrderCntType: Int
+    public var picOrderCntType: Int
     /// `pic_order_cnt_lsb` when `pic_order_cnt_type` is 0, else `nil`.
-    public let picOrderCntLsb: Int?
+    public var picOrderCntLsb: Int?
     /// `delta_pic_order_cnt_bottom` (0 when absent, as inferred by 7.4.3).
-    public let deltaPicOrderCntBottom: Int
+    public var deltaPicOrderCntBottom: Int
     /// `delta_pic_order_cnt[0]` and `[1]` (each 0 when absent, 7.4.3).
-    public let deltaPicOrderCnt: [Int]
+    public var deltaPicOrderCnt: [Int]
     /// `redundant_pic_cnt` (0...127; 0 when absent).
-    public let redundantPicCnt: Int
+    public var redundantPicCnt: Int
 
     /// The coding type, `slice_type % 5`.
     public var pictureType: AVCSliceType { AVCSliceType(rawValue: sliceType % 5) ?? .p }

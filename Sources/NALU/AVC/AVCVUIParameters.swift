@@ -8,11 +8,11 @@ public struct AVCVUIParameters: Hashable, Sendable {
     /// `aspect_ratio_info_present_flag`.
     public var aspectRatioInfoPresentFlag: Bool
     /// `aspect_ratio_idc` (Table E-1); 0 (unspecified) when absent, 255 = `Extended_SAR`.
-    public var aspectRatioIdc: UInt8
+    public var aspectRatioIdc: Int
     /// `sar_width` when `aspect_ratio_idc` is 255, else 0.
-    public var sarWidth: UInt16
+    public var sarWidth: Int
     /// `sar_height` when `aspect_ratio_idc` is 255, else 0.
-    public var sarHeight: UInt16
+    public var sarHeight: Int
 
     /// `overscan_info_present_flag`.
     public var overscanInfoPresentFlag: Bool
@@ -22,17 +22,17 @@ public struct AVCVUIParameters: Hashable, Sendable {
     /// `video_signal_type_present_flag`.
     public var videoSignalTypePresentFlag: Bool
     /// `video_format` (Table E-2; 5 "unspecified" when absent).
-    public var videoFormat: UInt8
+    public var videoFormat: Int
     /// `video_full_range_flag` (false when absent).
     public var videoFullRangeFlag: Bool
     /// `colour_description_present_flag`.
     public var colourDescriptionPresentFlag: Bool
     /// `colour_primaries` (Table E-3; 2 "unspecified" when absent).
-    public var colourPrimaries: UInt8
+    public var colourPrimaries: Int
     /// `transfer_characteristics` (Table E-4; 2 when absent).
-    public var transferCharacteristics: UInt8
+    public var transferCharacteristics: Int
     /// `matrix_coefficients` (Table E-5; 2 when absent).
-    public var matrixCoefficients: UInt8
+    public var matrixCoefficients: Int
 
     /// `chroma_loc_info_present_flag`.
     public var chromaLocInfoPresentFlag: Bool
@@ -96,14 +96,14 @@ public struct AVCVUIParameters: Hashable, Sendable {
     /// Reads `vui_parameters()` (E.1.1).
     init(from reader: inout BitReader) throws(NALUError) {
         aspectRatioInfoPresentFlag = try reader.flag("aspect_ratio_info_present_flag")
-        var aspectRatioIdc: UInt8 = 0
-        var sarWidth: UInt16 = 0
-        var sarHeight: UInt16 = 0
+        var aspectRatioIdc = 0
+        var sarWidth = 0
+        var sarHeight = 0
         if aspectRatioInfoPresentFlag {
-            aspectRatioIdc = UInt8(truncatingIfNeeded: try reader.u(8, "aspect_ratio_idc"))
+            aspectRatioIdc = try reader.bits(8, "aspect_ratio_idc")
             if aspectRatioIdc == 255 {
-                sarWidth = UInt16(truncatingIfNeeded: try reader.u(16, "sar_width"))
-                sarHeight = UInt16(truncatingIfNeeded: try reader.u(16, "sar_height"))
+                sarWidth = try reader.bits(16, "sar_width")
+                sarHeight = try reader.bits(16, "sar_height")
             }
         }
         self.aspectRatioIdc = aspectRatioIdc
@@ -114,20 +114,20 @@ public struct AVCVUIParameters: Hashable, Sendable {
         overscanAppropriateFlag = overscanInfoPresentFlag ? try reader.flag("overscan_appropriate_flag") : false
 
         videoSignalTypePresentFlag = try reader.flag("video_signal_type_present_flag")
-        var videoFormat: UInt8 = 5
+        var videoFormat = 5
         var fullRange = false
         var colourDescription = false
-        var primaries: UInt8 = 2
-        var transfer: UInt8 = 2
-        var matrix: UInt8 = 2
+        var primaries = 2
+        var transfer = 2
+        var matrix = 2
         if videoSignalTypePresentFlag {
-            videoFormat = UInt8(truncatingIfNeeded: try reader.u(3, "video_format"))
+            videoFormat = try reader.bits(3, "video_format")
             fullRange = try reader.flag("video_full_range_flag")
             colourDescription = try reader.flag("colour_description_present_flag")
             if colourDescription {
-                primaries = UInt8(truncatingIfNeeded: try reader.u(8, "colour_primaries"))
-                transfer = UInt8(truncatingIfNeeded: try reader.u(8, "transfer_characteristics"))
-                matrix = UInt8(truncatingIfNeeded: try reader.u(8, "matrix_coefficients"))
+                primaries = try reader.bits(8, "colour_primaries")
+                transfer = try reader.bits(8, "transfer_characteristics")
+                matrix = try reader.bits(8, "matrix_coefficients")
             }
         }
         self.videoFormat = videoFormat

@@ -42,11 +42,12 @@ extension ParameterSetEdits {
         if editsVUI {
             var vui = sps.vuiParameters ?? AVCVUIParameters()
             if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
+                try checkColourCodes()
                 vui.videoSignalTypePresentFlag = true
                 vui.colourDescriptionPresentFlag = true
-                if let colourPrimaries { vui.colourPrimaries = UInt8(clamping: colourPrimaries) }
-                if let transferCharacteristics { vui.transferCharacteristics = UInt8(clamping: transferCharacteristics) }
-                if let matrixCoefficients { vui.matrixCoefficients = UInt8(clamping: matrixCoefficients) }
+                if let colourPrimaries { vui.colourPrimaries = colourPrimaries }
+                if let transferCharacteristics { vui.transferCharacteristics = transferCharacteristics }
+                if let matrixCoefficients { vui.matrixCoefficients = matrixCoefficients }
             }
             if let fullRange {
                 vui.videoSignalTypePresentFlag = true
@@ -55,9 +56,9 @@ extension ParameterSetEdits {
             if let sampleAspectRatio {
                 let code = try Self.aspectRatioCode(sampleAspectRatio)
                 vui.aspectRatioInfoPresentFlag = true
-                vui.aspectRatioIdc = UInt8(code.idc)
-                vui.sarWidth = UInt16(code.width)
-                vui.sarHeight = UInt16(code.height)
+                vui.aspectRatioIdc = code.idc
+                vui.sarWidth = code.width
+                vui.sarHeight = code.height
             }
             if let frameRate {
                 let (tick, scale) = try Self.timing(frameRate, timeScaleFactor: 2)

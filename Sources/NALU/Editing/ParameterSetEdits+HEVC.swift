@@ -19,6 +19,7 @@ extension ParameterSetEdits {
         if editsVUI {
             var vui = sps.vuiParametersPresentFlag ? (sps.vuiParameters ?? HEVCVUIParameters()) : HEVCVUIParameters()
             if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
+                try checkColourCodes()
                 vui.videoSignalTypePresentFlag = true
                 vui.colourDescriptionPresentFlag = true
                 if let colourPrimaries { vui.colourPrimaries = colourPrimaries }

@@ -98,6 +98,16 @@ public struct ParameterSetEdits: Hashable, Sendable {
         }
     }
 
+    /// Checks that the colour description codes fit their 8-bit syntax elements (E.1.1, E.2.1).
+    func checkColourCodes() throws(NALUError) {
+        for (value, option) in [(colourPrimaries, "--color-primaries"), (transferCharacteristics, "--color-transfer"),
+                                (matrixCoefficients, "--color-space")] {
+            if let value, !(0...255).contains(value) {
+                throw NALUError(.invalidValue, field: option, detail: "\(value) is not 0...255")
+            }
+        }
+    }
+
     /// The `aspect_ratio_idc` and `sar_width`/`sar_height` for ``sampleAspectRatio`` (Table E-1).
     static func aspectRatioCode(_ ratio: Rational) throws(NALUError) -> (idc: Int, width: Int, height: Int) {
         guard ratio.numerator > 0, ratio.denominator > 0 else {
