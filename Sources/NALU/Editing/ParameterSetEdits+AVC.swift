@@ -41,25 +41,7 @@ extension ParameterSetEdits {
         }
         if editsVUI {
             var vui = sps.vuiParameters ?? AVCVUIParameters()
-            if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
-                try checkColourCodes()
-                vui.videoSignalTypePresentFlag = true
-                vui.colourDescriptionPresentFlag = true
-                if let colourPrimaries { vui.colourPrimaries = colourPrimaries }
-                if let transferCharacteristics { vui.transferCharacteristics = transferCharacteristics }
-                if let matrixCoefficients { vui.matrixCoefficients = matrixCoefficients }
-            }
-            if let fullRange {
-                vui.videoSignalTypePresentFlag = true
-                vui.videoFullRangeFlag = fullRange
-            }
-            if let sampleAspectRatio {
-                let code = try Self.aspectRatioCode(sampleAspectRatio)
-                vui.aspectRatioInfoPresentFlag = true
-                vui.aspectRatioIdc = code.idc
-                vui.sarWidth = code.width
-                vui.sarHeight = code.height
-            }
+            try applyVideoSignal(to: &vui)
             if let frameRate {
                 let (tick, scale) = try Self.timing(frameRate, timeScaleFactor: 2)
                 if !vui.timingInfoPresentFlag { vui.fixedFrameRateFlag = true }

@@ -18,25 +18,7 @@ extension ParameterSetEdits {
         }
         if editsVUI {
             var vui = sps.vuiParametersPresentFlag ? (sps.vuiParameters ?? HEVCVUIParameters()) : HEVCVUIParameters()
-            if colourPrimaries != nil || transferCharacteristics != nil || matrixCoefficients != nil {
-                try checkColourCodes()
-                vui.videoSignalTypePresentFlag = true
-                vui.colourDescriptionPresentFlag = true
-                if let colourPrimaries { vui.colourPrimaries = colourPrimaries }
-                if let transferCharacteristics { vui.transferCharacteristics = transferCharacteristics }
-                if let matrixCoefficients { vui.matrixCoeffs = matrixCoefficients }
-            }
-            if let fullRange {
-                vui.videoSignalTypePresentFlag = true
-                vui.videoFullRangeFlag = fullRange
-            }
-            if let sampleAspectRatio {
-                let code = try Self.aspectRatioCode(sampleAspectRatio)
-                vui.aspectRatioInfoPresentFlag = true
-                vui.aspectRatioIdc = code.idc
-                vui.sarWidth = code.width
-                vui.sarHeight = code.height
-            }
+            try applyVideoSignal(to: &vui)
             if let frameRate {
                 let (tick, scale) = try Self.timing(frameRate, timeScaleFactor: 1)
                 vui.vuiTimingInfoPresentFlag = true
