@@ -98,7 +98,8 @@ struct Concat: ParsableCommand {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
         }
-        if let rate = report.outputFrameRate {
+        // An input at another rate than the output's is retimed: said, unless --fps chose the rate.
+        if let rate = report.outputFrameRate, fps == nil {
             for position in report.inputsAtAnotherRate {
                 let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
                 StandardError.write("nalu: warning: \(joiner.sources[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")

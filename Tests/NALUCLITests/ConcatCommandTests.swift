@@ -163,5 +163,9 @@ import Testing
         let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "-o", folder.file("joined.mp4")])
         #expect(result.status == 0)
         #expect(result.stderr.contains("nalu: warning: \(other) is 25 fps; the output is timed at 30 fps (give --fps)\n"))
+        // --fps chose the rate: nothing to warn about.
+        let chosen = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--fps", "25", "-o", folder.file("chosen.mp4")])
+        #expect(chosen.status == 0)
+        #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
     }
 }
