@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 
-/// `nalu --version` and `nalu info FILE` skip ArgumentParser (Sources/nalu/FastPath.swift, for
-/// start time): what they print, on which stream, and the exit status must be what ArgumentParser's
-/// path gives. `info -- FILE` is the same command line but not a fast shape, so it is the reference.
+/// `nalu --version` and `nalu info|nals|keyframes [--json] FILE` skip ArgumentParser
+/// (Sources/nalu/FastPath.swift, for start time): what they print, on which stream, and the exit
+/// status must be what ArgumentParser's path gives. `info -- FILE` is the same command line but not
+/// a fast shape, so it is the reference.
 @Suite struct StartupFastPathTests {
     static let inputs = [
         "colour_avc_nosar.h264", "hevc_open_gop.h265", "avc_baseline.mp4", "ts_avc_aac.ts",
@@ -21,6 +22,19 @@ import Testing
         #expect(fast.stderr == reference.stderr)
         // 66 (no input) for the missing file and the directory, 0 for the streams.
         #expect(fast.status == (name.hasPrefix("no-such") || name == "." ? 66 : 0))
+    }
+
+    /// Every fast shape of the three commands on one stream: `--json` before and after the file.
+    @Test(arguments: ["info", "nals", "keyframes"]) func jsonShapesMatchArgumentParser(command: String) throws {
+        let path = CLIRunner.fixture("hevc_open_gop.h265")
+        for (fastArguments, json) in [([command, path], false), ([command, "--json", path], true), ([command, path, "--json"], true)] {
+            let fast = try CLIRunner.run(fastArguments)
+            let reference = try CLIRunner.run([command] + (json ? ["--json"] : []) + ["--", path])
+            #expect(fast.status == 0)
+            #expect(fast.stdout == reference.stdout)
+            #expect(fast.stderr == reference.stderr)
+            #expect(fast.stdout.hasPrefix("{") == json)
+        }
     }
 
     @Test func versionPrintsTheVersionAlone() throws {
