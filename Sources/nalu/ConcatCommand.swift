@@ -8,6 +8,7 @@ import NALUTS
 /// `nalu concat`: streams of one codec joined end to end (``Concatenator``).
 struct Concat: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "concat",
         abstract: "Join streams of one codec end to end without re-encoding.",
         discussion: """
         Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed \

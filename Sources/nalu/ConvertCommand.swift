@@ -48,6 +48,7 @@ enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
 /// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, and to MPEG-TS, streaming.
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "convert",
         abstract: "Convert between Annex-B, length-prefixed (AVCC/HVCC) framing and MP4, or to MPEG-TS.",
         discussion: """
         Annex-B → length-prefixed (--to avcc) moves parameter sets into the avcC/hvcC record \

@@ -37,6 +37,7 @@ struct ColourCode: ExpressibleByArgument {
 /// `nalu edit`: rewrite VUI/level/cropping, delimiters, SEI and filler, pictures untouched.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "edit",
         abstract: "Edit stream metadata (colour, range, SAR, frame rate, level, cropping, AUD, SEI, filler) without re-encoding.",
         discussion: """
         What FFmpeg's h264_metadata / hevc_metadata bitstream filters do, streaming: every SPS (and \

@@ -14,6 +14,7 @@ import NALUX265
 /// stream through x264 or x265, driven by an `EncoderSession`.
 struct Encode: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "encode",
         abstract: "Encode raw video, Y4M or a moving test pattern to H.264 (x264) or H.265 (x265).",
         discussion: """
         Input: a Y4M file or stream (recognised by its YUV4MPEG2 signature; size, frame rate and \

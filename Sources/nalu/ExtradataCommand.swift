@@ -16,6 +16,7 @@ enum ExtradataFormat: String, ExpressibleByArgument, CaseIterable {
 /// `nalu extradata`: the decoder configuration record of a stream.
 struct Extradata: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "extradata",
         abstract: "Write a stream's parameter sets as an avcC/hvcC record (what MP4, VideoToolbox and WebCodecs call extradata or description) or as Annex-B.",
         discussion: "Reads until the first slice after a complete set (VPS, SPS, PPS) has been seen; the record is what FFmpeg's MP4 muxer writes for the stream. MP4/MOV input (told by content, also on standard input) gives its sample entry's sets first."
     )

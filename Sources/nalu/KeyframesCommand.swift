@@ -5,6 +5,7 @@ import NALUMedia
 /// `nalu keyframes`: where decoding can start.
 struct Keyframes: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "keyframes",
         abstract: "List keyframe access units: index, byte offset, class (idr, cra, bla, recovery) and picture type.",
         discussion: """
         Access units are found by the specs' rules (H.264 7.4.1.2.3, H.265 7.4.2.4.4); their index \

@@ -5,6 +5,7 @@ import NALUMedia
 /// `nalu nals`: one line per NAL unit.
 struct Nals: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "nals",
         abstract: "List every NAL unit: byte offset, size, type and name.",
         discussion: """
         Offsets are those of the NAL unit's first header byte in the input (after the start code or \

@@ -29,10 +29,21 @@ struct Nalu: ParsableCommand {
                                         hint: "one of " + configuration.subcommands.map { $0._commandName }.joined(separator: ", ")))
         }
         var command: any ParsableCommand
-        do {
-            command = try parseAsRoot(arguments)
-        } catch {
-            Failure.exitForParse(error)
+        switch FastPath.parse(arguments) {
+        case .version(let version)?:
+            print(version)
+            exitProcess(0)
+        case .command(let parsed)?:
+            command = parsed
+            #if DEBUG
+            FastPath.check(parsed, arguments: arguments)
+            #endif
+        case nil:
+            do {
+                command = try parseAsRoot(arguments)
+            } catch {
+                Failure.exitForParse(error)
+            }
         }
         Failure.commandType = type(of: command)
         do {

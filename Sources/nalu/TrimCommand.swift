@@ -8,6 +8,7 @@ import NALUTS
 /// `nalu trim`: a time range of a stream, without re-encoding (``Trimmer``).
 struct Trim: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "trim",
         abstract: "Cut a time range out of a stream without re-encoding.",
         discussion: """
         Times are seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5), as ffmpeg takes them. The cut \

@@ -1,0 +1,92 @@
+import ArgumentParser
+
+/// The command lines whose start time matters most, recognised without ArgumentParser.
+///
+/// ArgumentParser finds a command's options by reflection: `Mirror` over every command in the
+/// tree, generic metadata for each `@Option`, protocol-conformance scans (and the same again for
+/// its `--generate-completion-script` check). That is ~1.3 ms of the ~4.7 ms `nalu info clip.h264`
+/// takes (Docs/performance.md, "Startup"). These exact shapes are what it would parse into; every
+/// other command line, including any with another option, goes to ArgumentParser unchanged.
+enum FastPath {
+    /// What `arguments` (without the program name) mean, when they are one of the fast shapes.
+    enum Parsed {
+        /// `nalu --version`: print the version, exit 0.
+        case version(String)
+        /// `nalu info|nals|keyframes [--json] FILE` (`--json` before or after FILE), FILE not an
+        /// option, not `-` and not `help`.
+        case command(any ParsableCommand)
+    }
+
+    /// The commands whose only options are ``InputOptions`` and `--json`.
+    static let inputCommands: [String: any InputAndJSONCommand.Type] = [
+        "info": Info.self, "nals": Nals.self, "keyframes": Keyframes.self,
+    ]
+
+    static func parse(_ arguments: [String]) -> Parsed? {
+        if arguments == ["--version"], let version = Nalu.configuration.version.nonEmpty {
+            return .version(version)
+        }
+        guard let name = arguments.first, let command = inputCommands[name] else { return nil }
+        var rest = arguments.dropFirst()
+        let json = rest.count == 2 && (rest.first == "--json" || rest.last == "--json")
+        if json { rest.removeAll { $0 == "--json" } }
+        guard rest.count == 1, let input = rest.first, isPlainValue(input) else { return nil }
+        return .command(command.init(input: input, json: json))
+    }
+
+    /// A positional value ArgumentParser takes as is: not an option (`-x`, `--x`, `-`, `--`), and
+    /// not `help`, which it may read as the help subcommand.
+    static func isPlainValue(_ argument: String) -> Bool {
+        !argument.isEmpty && !argument.hasPrefix("-") && argument != "help"
+    }
+}
+
+/// A command whose options are the input's and `--json`, nothing else.
+protocol InputAndJSONCommand: ParsableCommand {
+    var inputOptions: InputOptions { get set }
+    var json: Bool { get set }
+}
+
+extension InputAndJSONCommand {
+    /// `nalu <command> [--json] FILE`, every other option at its default: what ArgumentParser
+    /// decodes from it.
+    init(input: String, json: Bool) {
+        self.init()
+        inputOptions = InputOptions(input: input)
+        self.json = json
+    }
+}
+
+extension Info: InputAndJSONCommand {}
+extension Nals: InputAndJSONCommand {}
+extension Keyframes: InputAndJSONCommand {}
+
+extension InputOptions {
+    /// The input FILE, every option at its default (none given).
+    init(input: String) {
+        self.init()
+        inputArgument = input
+        codec = nil
+        lengthSize = nil
+        extradata = nil
+        pid = nil
+    }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}
+
+#if DEBUG
+extension FastPath {
+    /// Debug builds (what the CLI tests run) check every fast parse against ArgumentParser's:
+    /// an option added to one of these commands or to `InputOptions` but not to the initialisers
+    /// above would be left undecoded here, and fails this check instead of reading as an unparsed
+    /// wrapper.
+    static func check(_ parsed: any ParsableCommand, arguments: [String]) {
+        let reference = try? Nalu.parseAsRoot(arguments)
+        let fast = String(reflecting: parsed), slow = reference.map { String(reflecting: $0) } ?? "a parse error"
+        precondition(fast == slow, "FastPath: \(arguments) parsed as \(fast), ArgumentParser parses \(slow)")
+    }
+}
+#endif

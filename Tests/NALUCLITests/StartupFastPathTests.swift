@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// `nalu --version` and `nalu info|nals|keyframes [--json] FILE` skip ArgumentParser
+/// (Sources/nalu/FastPath.swift, for start time): what they print, on which stream, and the exit
+/// status must be what ArgumentParser's path gives. `info -- FILE` is the same command line but not
+/// a fast shape, so it is the reference.
+@Suite struct StartupFastPathTests {
+    static let inputs = [
+        "colour_avc_nosar.h264", "hevc_open_gop.h265", "avc_baseline.mp4", "ts_avc_aac.ts",
+        "no-such-file.h264", // missing input: 66 and its message
+        ".",                 // a directory (Tests/Fixtures)
+    ]
+
+    @Test(arguments: inputs) func infoMatchesArgumentParser(name: String) throws {
+        let path = CLIRunner.fixture(name)
+        let fast = try CLIRunner.run(["info", path])
+        let reference = try CLIRunner.run(["info", "--", path])
+        #expect(!fast.signalled)
+        #expect(fast.status == reference.status)
+        #expect(fast.stdout == reference.stdout)
+        #expect(fast.stderr == reference.stderr)
+        // 66 (no input) for the missing file and the directory, 0 for the streams.
+        #expect(fast.status == (name.hasPrefix("no-such") || name == "." ? 66 : 0))
+    }
+
+    /// Every fast shape of the three commands on one stream: `--json` before and after the file.
+    @Test(arguments: ["info", "nals", "keyframes"]) func jsonShapesMatchArgumentParser(command: String) throws {
+        let path = CLIRunner.fixture("hevc_open_gop.h265")
+        for (fastArguments, json) in [([command, path], false), ([command, "--json", path], true), ([command, path, "--json"], true)] {
+            let fast = try CLIRunner.run(fastArguments)
+            let reference = try CLIRunner.run([command] + (json ? ["--json"] : []) + ["--", path])
+            #expect(fast.status == 0)
+            #expect(fast.stdout == reference.stdout)
+            #expect(fast.stderr == reference.stderr)
+            #expect(fast.stdout.hasPrefix("{") == json)
+        }
+    }
+
+    @Test func versionPrintsTheVersionAlone() throws {
+        let result = try CLIRunner.run(["--version"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "0.1.0\n")
+        #expect(result.stderr.isEmpty)
+        // Not a fast shape: ArgumentParser decides (help wins, printed to standard output).
+        let mixed = try CLIRunner.run(["--version", "--help"])
+        #expect(mixed.status == 0)
+        #expect(mixed.stdout.hasPrefix("OVERVIEW: "))
+    }
+
+    @Test func helpIsNotAnInput() throws {
+        // `nalu info help` and `nalu info -` are left to ArgumentParser; they must not trap.
+        for arguments in [["info", "help"], ["info", "-"]] {
+            let result = try CLIRunner.run(arguments)
+            #expect(!result.signalled)
+        }
+    }
+}
