@@ -18,19 +18,27 @@ public final class FileSink: ByteSink {
     /// The destination path, or `"-"` for standard output.
     public let path: String
     private let target: OutputTarget
-    private var descriptor: Int32
-    private let buffer: OutputBuffer
-    private let capacity: Int
+    private let descriptor: Int32
+    /// The buffer, in memory this object owns: reached through a pointer, so a write (once per
+    /// NAL unit, or twice with its start code or length) costs no dynamic exclusivity check, as a
+    /// stored `var` of a class would.
+    private let buffer: UnsafeMutablePointer<OutputBuffer>
     /// Bytes accepted so far.
-    public private(set) var bytesWritten: Int64 = 0
+    public var bytesWritten: Int64 { buffer.pointee.accepted }
 
     /// Opens `path` for writing (`"-"`: standard output), buffering up to `bufferSize` bytes.
     public init(path: String, bufferSize: Int = 1 << 20) throws(NALUError) {
         self.path = path
-        capacity = max(4096, bufferSize)
-        buffer = OutputBuffer(capacity: capacity)
         target = try OutputTarget(path: path)
         descriptor = target.descriptor
+        buffer = UnsafeMutablePointer<OutputBuffer>.allocate(capacity: 1)
+        buffer.initialize(to: OutputBuffer(capacity: max(4096, bufferSize)))
+    }
+
+    deinit {
+        buffer.pointee.storage.deallocate()
+        buffer.deinitialize(count: 1)
+        buffer.deallocate()
     }
 
     /// How the destination is written (file replaced by rename, device in place, standard output).
@@ -43,16 +51,16 @@ public final class FileSink: ByteSink {
     public static var writeThroughThreshold: Int { 64 * 1024 }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        bytesWritten += Int64(bytes.count)
-        if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.capacity {
+        buffer.pointee.accepted += Int64(bytes.count)
+        if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.pointee.capacity {
             // What is buffered (typically the start code or length of this NAL unit) and the
             // payload go out in one writev(2), the payload straight from the caller's memory.
-            try writeAll(buffer.bytes, bytes)
-            buffer.count = 0
+            try writeAll(buffer.pointee.bytes, bytes)
+            buffer.pointee.count = 0
             return
         }
-        if buffer.count + bytes.count > buffer.capacity { try drain() }
-        buffer.append(bytes)
+        if buffer.pointee.count + bytes.count > buffer.pointee.capacity { try drain() }
+        buffer.pointee.append(bytes)
     }
 
     /// Writes all of `bytes`.
@@ -62,9 +70,9 @@ public final class FileSink: ByteSink {
 
     /// Writes buffered bytes to the descriptor.
     public func drain() throws {
-        guard buffer.count > 0 else { return }
-        try writeAll(buffer.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
-        buffer.count = 0
+        guard buffer.pointee.count > 0 else { return }
+        try writeAll(buffer.pointee.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
+        buffer.pointee.count = 0
     }
 
     /// Writes `first` then `second` with as few system calls as the kernel allows (one, unless a
@@ -104,23 +112,23 @@ public final class FileSink: ByteSink {
     }
 }
 
-/// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned by this object.
-private final class OutputBuffer {
+/// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned (and freed) by
+/// the sink, and the count of bytes the sink accepted.
+private struct OutputBuffer {
     let capacity: Int
-    private let storage: UnsafeMutableRawPointer
+    let storage: UnsafeMutableRawPointer
     var count = 0
+    var accepted: Int64 = 0
 
     init(capacity: Int) {
         self.capacity = capacity
         storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }
 
-    deinit { storage.deallocate() }
-
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
 
     /// Appends `bytes`; the caller has made room.
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress, bytes.count > 0, bytes.count <= capacity - count else { return }
         (storage + count).copyMemory(from: from, byteCount: bytes.count)
         count += bytes.count

@@ -16,6 +16,9 @@ extension MP4VideoTrackReader {
                                _ body: (NALUnitView) throws -> Void) throws {
         let descriptions = track.sampleDescriptions
         var current = 1
+        // The current entry's length size, kept as a plain value: the record (arrays of
+        // parameter sets) is looked at only when the entry changes, not copied per sample.
+        var lengthSize = descriptions.first?.record.lengthSize ?? 4
         var window = MP4SampleWindow()
         try forEachSample { sample in
             try sampleStarts(sample)
@@ -25,15 +28,16 @@ extension MP4VideoTrackReader {
                 throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
                                 detail: "sample \(sample.index + 1) names entry \(index) of \(descriptions.count)")
             }
-            let record = descriptions[index - 1].record
             if index != current {
                 current = index
+                let record = descriptions[index - 1].record
+                lengthSize = record.lengthSize
                 for unit in record.parameterSets {
                     try NALUnitView.withNALUnit(unit, offset: sample.offset, body)
                 }
             }
             try window.withSample(sample, from: source) { bytes in
-                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: record.lengthSize, baseOffset: sample.offset, within: "sample", body)
+                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample", body)
             }
         }
     }

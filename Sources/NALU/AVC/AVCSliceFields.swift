@@ -2,6 +2,7 @@
 /// ``ParameterSetStore`` in a fixed table indexed by `seq_parameter_set_id`.
 struct AVCSliceSPSFacts: Sendable {
     var present = false
+    var seqParameterSetId = -1
     /// `PicWidthInMbs · FrameHeightInMbs`, or `nil` when the product overflows.
     var frameSizeInMbs: Int?
     var separateColourPlaneFlag = false
@@ -18,6 +19,7 @@ struct AVCSliceSPSFacts: Sendable {
 
     init(_ sps: AVCSequenceParameterSet) {
         present = true
+        seqParameterSetId = sps.seqParameterSetId
         let (size, overflow) = sps.picWidthInMbs.multipliedReportingOverflow(by: sps.frameHeightInMbs)
         frameSizeInMbs = overflow ? nil : size
         separateColourPlaneFlag = sps.separateColourPlaneFlag
@@ -34,6 +36,7 @@ struct AVCSliceSPSFacts: Sendable {
 /// `pic_parameter_set_id`.
 struct AVCSlicePPSFacts: Sendable {
     var present = false
+    var picParameterSetId = -1
     var seqParameterSetId = 0
     var bottomFieldPicOrderInFramePresentFlag = false
     var redundantPicCntPresentFlag = false
@@ -42,6 +45,7 @@ struct AVCSlicePPSFacts: Sendable {
 
     init(_ pps: AVCPictureParameterSet) {
         present = true
+        picParameterSetId = pps.picParameterSetId
         seqParameterSetId = pps.seqParameterSetId
         bottomFieldPicOrderInFramePresentFlag = pps.bottomFieldPicOrderInFramePresentFlag
         redundantPicCntPresentFlag = pps.redundantPicCntPresentFlag
@@ -97,6 +101,27 @@ struct AVCSliceFields: Sendable {
     /// Exp-Golomb code longer than 28 leading zeros): the caller then parses with it for the
     /// exact error. When this succeeds its values equal ``AVCSliceHeader``'s.
     init?(nalUnit: UnsafeRawBufferPointer, spsFacts: [AVCSliceSPSFacts], ppsFacts: [AVCSlicePPSFacts]) {
+        guard let ppsId = Self.picParameterSetId(in: nalUnit), ppsId < ppsFacts.count else { return nil }
+        let pps = ppsFacts[ppsId]
+        guard pps.present, pps.seqParameterSetId < spsFacts.count else { return nil }
+        self.init(nalUnit: nalUnit, pps: pps, sps: spsFacts[pps.seqParameterSetId])
+    }
+
+    /// The `pic_parameter_set_id` of the slice header in `nalUnit` (ITU-T H.264 7.3.3, after
+    /// `first_mb_in_slice` and `slice_type`), or `nil` when ``init(nalUnit:pps:sps:)`` would
+    /// return `nil` before reaching it: what a caller needs to pick the parameter sets' facts.
+    static func picParameterSetId(in nalUnit: UnsafeRawBufferPointer) -> Int? {
+        guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
+        var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
+        guard reader.ue() != nil, let sliceType = reader.ue(), sliceType <= 9,
+              let ppsId = reader.ue(), ppsId <= 255 else { return nil }
+        return ppsId
+    }
+
+    /// Reads the slice header as ``init(nalUnit:spsFacts:ppsFacts:)`` does, with the facts of its
+    /// PPS and that PPS's SPS given (plain values: nothing reference-counted per slice). Returns
+    /// `nil` as well when the slice names another PPS than the one `pps` describes.
+    init?(nalUnit: UnsafeRawBufferPointer, pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts) {
         guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
         let type = AVCNALUnitType(rawValue: first)
         guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
@@ -105,11 +130,8 @@ struct AVCSliceFields: Sendable {
         var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
         guard let firstMb = reader.ue(),
               let sliceType = reader.ue(), sliceType <= 9,
-              let ppsId = reader.ue(), ppsId <= 255, ppsId < ppsFacts.count else { return nil }
-        let pps = ppsFacts[ppsId]
-        guard pps.present, pps.seqParameterSetId < spsFacts.count else { return nil }
-        let sps = spsFacts[pps.seqParameterSetId]
-        guard sps.present else { return nil }
+              let ppsId = reader.ue(), ppsId <= 255, ppsId == pps.picParameterSetId else { return nil }
+        guard pps.present, sps.present, sps.seqParameterSetId == pps.seqParameterSetId else { return nil }
         if let size = sps.frameSizeInMbs, firstMb >= size { return nil }
         self.sliceType = sliceType
         picParameterSetId = ppsId
