@@ -37,6 +37,7 @@ public final class FileSink: ByteSink {
 
     deinit {
         buffer.pointee.storage.deallocate()
+        buffer.pointee.vectors.deallocate()
         buffer.deinitialize(count: 1)
         buffer.deallocate()
     }
@@ -53,6 +54,7 @@ public final class FileSink: ByteSink {
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         buffer.pointee.accepted += Int64(bytes.count)
         if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.pointee.capacity {
+            if buffer.pointee.vectorCount > 0 { try writeVectors() }
             // What is buffered (typically the start code or length of this NAL unit) and the
             // payload go out in one writev(2), the payload straight from the caller's memory.
             try writeAll(buffer.pointee.bytes, bytes)
@@ -68,8 +70,24 @@ public final class FileSink: ByteSink {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Takes `bytes` without copying them: they are written, in order with everything else, by
+    /// the next ``returnLent()``, ``drain()`` or write that needs the room, one `writev(2)` for
+    /// many runs (a run that starts where the previous one ended extends it).
+    public func write(lent bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        buffer.pointee.accepted += Int64(bytes.count)
+        if buffer.pointee.vectorCount > OutputBuffer.maxVectors - 2 { try writeVectors() }
+        buffer.pointee.lend(base, count: bytes.count)
+    }
+
+    /// Writes out what was lent (and what was buffered before or between it).
+    public func returnLent() throws {
+        if buffer.pointee.vectorCount > 0 { try writeVectors() }
+    }
+
     /// Writes buffered bytes to the descriptor.
     public func drain() throws {
+        if buffer.pointee.vectorCount > 0 { return try writeVectors() }
         guard buffer.pointee.count > 0 else { return }
         try writeAll(buffer.pointee.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
         buffer.pointee.count = 0
@@ -104,6 +122,35 @@ public final class FileSink: ByteSink {
         }
     }
 
+    /// Writes the pending vectors (lent runs and the buffered bytes between them) in order, with
+    /// as few `writev(2)` calls as the kernel allows, retrying after `EINTR`; empties the buffer.
+    private func writeVectors() throws {
+        buffer.pointee.closeSegment()
+        let vectors = buffer.pointee.vectors
+        let total = buffer.pointee.vectorCount
+        var first = 0
+        while first < total {
+            let count = writev(descriptor, vectors + first, Int32(total - first))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw NALUError(.io, field: path, detail: FileSource.errnoText())
+            }
+            // Advance past what was written.
+            var written = count
+            while first < total && written >= vectors[first].iov_len {
+                written -= vectors[first].iov_len
+                first += 1
+            }
+            if written > 0 {
+                vectors[first].iov_base = vectors[first].iov_base.map { $0 + written }
+                vectors[first].iov_len -= written
+            }
+        }
+        buffer.pointee.vectorCount = 0
+        buffer.pointee.segmentStart = 0
+        buffer.pointee.count = 0
+    }
+
     /// Flushes and completes the output: a file is renamed into place. Without this call a file
     /// output is removed when the sink is released.
     public func commit() throws {
@@ -113,16 +160,46 @@ public final class FileSink: ByteSink {
 }
 
 /// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned (and freed) by
-/// the sink, and the count of bytes the sink accepted.
+/// the sink, the count of bytes the sink accepted, and the `iovec`s of lent runs waiting for
+/// `writev(2)` (with the buffered bytes between them as segments of `storage`).
 private struct OutputBuffer {
+    /// `iovec`s held at most (well under `IOV_MAX`, 1024 on Linux).
+    static let maxVectors = 256
     let capacity: Int
     let storage: UnsafeMutableRawPointer
     var count = 0
     var accepted: Int64 = 0
+    let vectors: UnsafeMutablePointer<iovec>
+    var vectorCount = 0
+    /// Where the buffered bytes not yet in a vector start (bytes before it are in one).
+    var segmentStart = 0
 
     init(capacity: Int) {
         self.capacity = capacity
         storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        vectors = UnsafeMutablePointer<iovec>.allocate(capacity: Self.maxVectors)
+    }
+
+    /// Puts the buffered bytes not yet in a vector into one; the caller has made room.
+    mutating func closeSegment() {
+        guard count > segmentStart else { return }
+        vectors[vectorCount] = iovec(iov_base: storage + segmentStart, iov_len: count - segmentStart)
+        vectorCount += 1
+        segmentStart = count
+    }
+
+    /// Appends a lent run after the buffered bytes, extending the last run when adjacent; the
+    /// caller has made room for two vectors.
+    mutating func lend(_ base: UnsafeRawPointer, count length: Int) {
+        closeSegment()
+        let start = UnsafeMutableRawPointer(mutating: base)
+        if vectorCount > 0, count == segmentStart, let end = vectors[vectorCount - 1].iov_base.map({ $0 + vectors[vectorCount - 1].iov_len }),
+           end == start {
+            vectors[vectorCount - 1].iov_len += length
+            return
+        }
+        vectors[vectorCount] = iovec(iov_base: start, iov_len: length)
+        vectorCount += 1
     }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }

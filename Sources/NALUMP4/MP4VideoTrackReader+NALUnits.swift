@@ -14,12 +14,34 @@ extension MP4VideoTrackReader {
     /// - Throws: ``NALUError`` for a sample outside the file or a NAL unit length past its sample.
     public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
                                _ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: nil, body)
+    }
+
+    /// As ``forEachNALUnit(sampleStarts:_:)``; with a `beforeReuse` hook the NAL units of samples
+    /// read through the window are lendable (``NALUnitView/isLendable``): the hook runs before
+    /// the window is refilled or freed, also when this throws, and a sample overlapping bytes
+    /// already lent is read again from the file, not from the window.
+    package func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in }, beforeReuse: (() throws -> Void)?,
+                                _ body: (NALUnitView) throws -> Void) throws {
+        // The window lives in this scope: the hook runs here, before it is freed.
+        var window = MP4SampleWindow()
+        guard let beforeReuse else { return try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: nil, body) }
+        do {
+            try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: beforeReuse, body)
+        } catch {
+            try? beforeReuse()
+            throw error
+        }
+        try beforeReuse()
+    }
+
+    private func walkNALUnits(window: inout MP4SampleWindow, sampleStarts: (MP4Sample) throws -> Void, beforeReuse: (() throws -> Void)?,
+                              _ body: (NALUnitView) throws -> Void) throws {
         let descriptions = track.sampleDescriptions
         var current = 1
         // The current entry's length size, kept as a plain value: the record (arrays of
         // parameter sets) is looked at only when the entry changes, not copied per sample.
         var lengthSize = descriptions.first?.record.lengthSize ?? 4
-        var window = MP4SampleWindow()
         try forEachSample { sample in
             try sampleStarts(sample)
             let index = sample.sampleDescriptionIndex
@@ -36,8 +58,9 @@ extension MP4VideoTrackReader {
                     try NALUnitView.withNALUnit(unit, offset: sample.offset, body)
                 }
             }
-            try window.withSample(sample, from: source) { bytes in
-                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample", body)
+            try window.withSample(sample, from: source, beforeReuse: beforeReuse) { bytes, lendable in
+                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample",
+                                                  lendable: lendable, body)
             }
         }
     }

@@ -11,14 +11,22 @@ public protocol MediaSink: AnyObject {
     func push(_ unit: NALUnitView) throws
     /// Ends the stream: pending access units, an MP4 `moov`.
     func finish() throws -> MediaSinkReport
+    /// Writes out whatever the sink still points to in NAL units it was lent
+    /// (``NALU/NALUnitView/isLendable``); called before the reader reuses that memory.
+    func returnLent() throws
 }
 
 extension MediaSink {
-    /// Pushes every NAL unit of `source`, then finishes.
+    /// Pushes every NAL unit of `source`, then finishes. The NAL units are lent
+    /// (``NALU/NALUnitView/isLendable``): a sink may keep pointers into the reader's buffer until
+    /// ``returnLent()``, which the reader calls before reusing it.
     public func write(_ source: MediaSource) throws -> MediaSinkReport {
-        try source.forEachNALUnit { unit in try push(unit) }
+        try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
         return try finish()
     }
+
+    /// Nothing lent is kept.
+    public func returnLent() throws {}
 }
 
 /// What a sink did.
@@ -85,6 +93,8 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
 
     public func push(_ unit: NALUnitView) throws { try converter.pointee.push(unit, to: &output.pointee) }
 
+    public func returnLent() throws { try output.pointee.returnLent() }
+
     public func finish() throws -> MediaSinkReport {
         try converter.pointee.finish(to: &output.pointee)
         return MediaSinkReport(statistics: converter.pointee.statistics)
@@ -114,6 +124,8 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
     }
 
     public func push(_ unit: NALUnitView) throws { try converter.pointee.convert(unit, to: &output.pointee) }
+
+    public func returnLent() throws { try output.pointee.returnLent() }
 
     /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
     /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``

@@ -101,39 +101,53 @@ struct AVCSliceFields: Sendable {
     /// Exp-Golomb code longer than 28 leading zeros): the caller then parses with it for the
     /// exact error. When this succeeds its values equal ``AVCSliceHeader``'s.
     init?(nalUnit: UnsafeRawBufferPointer, spsFacts: [AVCSliceSPSFacts], ppsFacts: [AVCSlicePPSFacts]) {
-        guard let ppsId = Self.picParameterSetId(in: nalUnit), ppsId < ppsFacts.count else { return nil }
-        let pps = ppsFacts[ppsId]
+        guard let start = Start(nalUnit), start.picParameterSetId < ppsFacts.count else { return nil }
+        let pps = ppsFacts[start.picParameterSetId]
         guard pps.present, pps.seqParameterSetId < spsFacts.count else { return nil }
-        self.init(nalUnit: nalUnit, pps: pps, sps: spsFacts[pps.seqParameterSetId])
+        self.init(start, pps: pps, sps: spsFacts[pps.seqParameterSetId])
     }
 
-    /// The `pic_parameter_set_id` of the slice header in `nalUnit` (ITU-T H.264 7.3.3, after
-    /// `first_mb_in_slice` and `slice_type`), or `nil` when ``init(nalUnit:pps:sps:)`` would
-    /// return `nil` before reaching it: what a caller needs to pick the parameter sets' facts.
-    static func picParameterSetId(in nalUnit: UnsafeRawBufferPointer) -> Int? {
-        guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
-        var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
-        guard reader.ue() != nil, let sliceType = reader.ue(), sliceType <= 9,
-              let ppsId = reader.ue(), ppsId <= 255 else { return nil }
-        return ppsId
+    /// A slice header read in place up to `pic_parameter_set_id` (ITU-T H.264 7.3.3), which
+    /// picks the parameter sets the rest of it needs; reading goes on from here.
+    struct Start {
+        fileprivate var reader: EscapedBitReader
+        fileprivate let nalRefIdc: UInt8
+        fileprivate let idrPicFlag: Bool
+        fileprivate let firstMbInSlice: Int
+        fileprivate let sliceType: Int
+        let picParameterSetId: Int
+
+        /// `nil` when ``AVCSliceFields/init(nalUnit:spsFacts:ppsFacts:)`` would return `nil`
+        /// before `pic_parameter_set_id`.
+        init?(_ nalUnit: UnsafeRawBufferPointer) {
+            guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
+            let type = AVCNALUnitType(rawValue: first)
+            guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
+            nalRefIdc = (first >> 5) & 3
+            idrPicFlag = type == .idrSlice
+            reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
+            guard let firstMb = reader.ue(),
+                  let sliceType = reader.ue(), sliceType <= 9,
+                  let ppsId = reader.ue(), ppsId <= 255 else { return nil }
+            firstMbInSlice = firstMb
+            self.sliceType = sliceType
+            picParameterSetId = ppsId
+        }
     }
 
-    /// Reads the slice header as ``init(nalUnit:spsFacts:ppsFacts:)`` does, with the facts of its
-    /// PPS and that PPS's SPS given (plain values: nothing reference-counted per slice). Returns
-    /// `nil` as well when the slice names another PPS than the one `pps` describes.
-    init?(nalUnit: UnsafeRawBufferPointer, pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts) {
-        guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
-        let type = AVCNALUnitType(rawValue: first)
-        guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
-        nalRefIdc = (first >> 5) & 3
-        idrPicFlag = type == .idrSlice
-        var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
-        guard let firstMb = reader.ue(),
-              let sliceType = reader.ue(), sliceType <= 9,
-              let ppsId = reader.ue(), ppsId <= 255, ppsId == pps.picParameterSetId else { return nil }
-        guard pps.present, sps.present, sps.seqParameterSetId == pps.seqParameterSetId else { return nil }
+    /// Reads the rest of the slice header begun by `start`, as
+    /// ``init(nalUnit:spsFacts:ppsFacts:)`` does, with the facts of its PPS and that PPS's SPS
+    /// given (plain values: nothing reference-counted per slice). Returns `nil` as well when
+    /// `pps` describes another PPS than the one the slice names.
+    init?(_ start: Start, pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts) {
+        var reader = start.reader
+        let firstMb = start.firstMbInSlice
+        let ppsId = start.picParameterSetId
+        nalRefIdc = start.nalRefIdc
+        idrPicFlag = start.idrPicFlag
+        guard ppsId == pps.picParameterSetId, pps.present, sps.present, sps.seqParameterSetId == pps.seqParameterSetId else { return nil }
         if let size = sps.frameSizeInMbs, firstMb >= size { return nil }
-        self.sliceType = sliceType
+        self.sliceType = start.sliceType
         picParameterSetId = ppsId
         seqParameterSetId = pps.seqParameterSetId
         if sps.separateColourPlaneFlag {

@@ -194,9 +194,9 @@ public struct AccessUnitSplitter: Sendable {
     /// Reads the slice header in place (``AVCSliceFields``); anything unusual goes through
     /// ``AVCSliceHeader``, which gives the same values or the exact error.
     private mutating func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceFields {
-        if let ppsId = AVCSliceFields.picParameterSetId(in: nalUnit) {
-            if avcFacts?.pps.picParameterSetId != ppsId { avcFacts = facts(ofAVCPPS: ppsId) }
-            if let facts = avcFacts, let fields = AVCSliceFields(nalUnit: nalUnit, pps: facts.pps, sps: facts.sps) {
+        if let start = AVCSliceFields.Start(nalUnit) {
+            if avcFacts?.pps.picParameterSetId != start.picParameterSetId { avcFacts = facts(ofAVCPPS: start.picParameterSetId) }
+            if let facts = avcFacts, let fields = AVCSliceFields(start, pps: facts.pps, sps: facts.sps) {
                 return fields
             }
         }
