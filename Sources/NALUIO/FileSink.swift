@@ -76,7 +76,9 @@ public final class FileSink: ByteSink {
     public func write(lent bytes: UnsafeRawBufferPointer) throws {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         buffer.pointee.accepted += Int64(bytes.count)
-        if buffer.pointee.vectorCount > OutputBuffer.maxVectors - 2 { try writeVectors() }
+        // Room for this run, the buffered bytes before it, and those after it (written as a last
+        // segment by `writeVectors`).
+        if buffer.pointee.vectorCount > OutputBuffer.maxVectors - 3 { try writeVectors() }
         buffer.pointee.lend(base, count: bytes.count)
     }
 
@@ -189,7 +191,7 @@ private struct OutputBuffer {
     }
 
     /// Appends a lent run after the buffered bytes, extending the last run when adjacent; the
-    /// caller has made room for two vectors.
+    /// caller has made room for three vectors (two here, one for the segment after).
     mutating func lend(_ base: UnsafeRawPointer, count length: Int) {
         closeSegment()
         let start = UnsafeMutableRawPointer(mutating: base)
