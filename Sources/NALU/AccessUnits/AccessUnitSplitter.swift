@@ -70,7 +70,11 @@ public struct AccessUnitSplitter: Sendable {
 
     /// Feeds a NAL unit handed out by a reader.
     public mutating func push(_ unit: NALUnitView) throws(NALUError) -> Step {
-        try push(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
+        do {
+            return try pushUnlocated(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
+        } catch {
+            throw error.offset(by: unit.offset)
+        }
     }
 
     /// Ends the stream: returns the last access unit, if any.

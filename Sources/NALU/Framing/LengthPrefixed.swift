@@ -85,6 +85,9 @@ public enum LengthPrefixed {
     /// - Precondition: `lengthSize` bytes from `position` are in `bytes`.
     @inline(__always)
     static func length(in bytes: UnsafeRawBufferPointer, at position: Int, lengthSize: Int) -> Int {
+        if lengthSize == 4 && position >= 0 && bytes.count - position >= 4 {
+            return Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        }
         var length = 0
         for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
         return length
