@@ -118,7 +118,9 @@ struct AVCSliceFields: Sendable {
         let picParameterSetId: Int
 
         /// `nil` when ``AVCSliceFields/init(nalUnit:spsFacts:ppsFacts:)`` would return `nil`
-        /// before `pic_parameter_set_id`.
+        /// before `pic_parameter_set_id`. (Inlined: the values stay in registers, not copied
+        /// through memory, on the splitter's once-per-slice path.)
+        @inline(__always)
         init?(_ nalUnit: UnsafeRawBufferPointer) {
             guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
             let type = AVCNALUnitType(rawValue: first)
@@ -139,6 +141,7 @@ struct AVCSliceFields: Sendable {
     /// ``init(nalUnit:spsFacts:ppsFacts:)`` does, with the facts of its PPS and that PPS's SPS
     /// given (plain values: nothing reference-counted per slice). Returns `nil` as well when
     /// `pps` describes another PPS than the one the slice names.
+    @inline(__always)
     init?(_ start: Start, pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts) {
         var reader = start.reader
         let firstMb = start.firstMbInSlice
