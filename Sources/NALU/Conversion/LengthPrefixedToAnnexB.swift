@@ -182,6 +182,12 @@ public struct LengthPrefixedToAnnexB {
     private var delimiterType: UInt8 { codec == .h264 ? 9 : 35 }
 
     private mutating func flush(_ summary: AccessUnitSummary, to sink: inout some ByteSink) throws {
+        // Nothing held back, nothing to insert (no keyframe, no delimiter to add): the common
+        // case once per access unit on a stream of one slice per picture.
+        if units.isEmpty && summary.keyframe == nil && options.accessUnitDelimiters != .insert {
+            if buffersAccessUnits || !prefixWritten { statistics.accessUnits += 1 }
+            return
+        }
         defer {
             unitBytes.removeAll(keepingCapacity: true)
             units.removeAll(keepingCapacity: true)
