@@ -8,7 +8,7 @@ extension MP4VideoTrackReader {
     /// skipped. Each ``NALUnitView`` has its file offset and the length field as its prefix. When
     /// samples switch to another sample entry, that entry's parameter sets come first (with the
     /// sample's offset and no prefix), so a decoder fed these units sees every parameter set it
-    /// needs. Samples are read through one 1 MiB window onto the file (`MP4SampleWindow`): a run
+    /// needs. Samples are read through one 512 KiB window onto the file (`MP4SampleWindow`): a run
     /// of small samples costs one read, not one each.
     /// - Parameter sampleStarts: called with each sample before its NAL units.
     /// - Throws: ``NALUError`` for a sample outside the file or a NAL unit length past its sample.
