@@ -61,11 +61,7 @@ public struct AccessUnitSplitter: Sendable {
     /// Feeds the next NAL unit (escaped, header included) found at `offset` after a prefix of
     /// `prefixLength` bytes. Errors carry the stream offset.
     public mutating func push(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
-        do {
-            return try pushUnlocated(nalUnit, offset: offset, prefixLength: prefixLength)
-        } catch {
-            throw error.offset(by: offset)
-        }
+        try push(NALUnitView(offset: offset, bytes: nalUnit, prefixLength: prefixLength))
     }
 
     /// Feeds a NAL unit handed out by a reader.
@@ -84,6 +80,9 @@ public struct AccessUnitSplitter: Sendable {
         return current
     }
 
+    /// (Inlined into ``push(_:)``, its one caller, so the large ``Step`` is built in the caller's
+    /// result instead of being copied out of a nested call once per NAL unit.)
+    @inline(__always)
     private mutating func pushUnlocated(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
         lastAVCSlice = nil
         let header = try NALUnitHeader(nalUnit, codec: codec)
