@@ -137,6 +137,7 @@ public final class FileSink: ByteSink {
                 if errno == EINTR { continue }
                 throw NALUError(.io, field: path, detail: FileSource.errnoText())
             }
+            guard count > 0 else { throw NALUError(.io, field: path, detail: "writev wrote nothing") }
             // Advance past what was written.
             var written = count
             while first < total && written >= vectors[first].iov_len {
