@@ -18,19 +18,28 @@ public final class FileSink: ByteSink {
     /// The destination path, or `"-"` for standard output.
     public let path: String
     private let target: OutputTarget
-    private var descriptor: Int32
-    private let buffer: OutputBuffer
-    private let capacity: Int
+    private let descriptor: Int32
+    /// The buffer, in memory this object owns: reached through a pointer, so a write (once per
+    /// NAL unit, or twice with its start code or length) costs no dynamic exclusivity check, as a
+    /// stored `var` of a class would.
+    private let buffer: UnsafeMutablePointer<OutputBuffer>
     /// Bytes accepted so far.
-    public private(set) var bytesWritten: Int64 = 0
+    public var bytesWritten: Int64 { buffer.pointee.accepted }
 
     /// Opens `path` for writing (`"-"`: standard output), buffering up to `bufferSize` bytes.
     public init(path: String, bufferSize: Int = 1 << 20) throws(NALUError) {
         self.path = path
-        capacity = max(4096, bufferSize)
-        buffer = OutputBuffer(capacity: capacity)
         target = try OutputTarget(path: path)
         descriptor = target.descriptor
+        buffer = UnsafeMutablePointer<OutputBuffer>.allocate(capacity: 1)
+        buffer.initialize(to: OutputBuffer(capacity: max(4096, bufferSize)))
+    }
+
+    deinit {
+        buffer.pointee.storage.deallocate()
+        buffer.pointee.vectors.deallocate()
+        buffer.deinitialize(count: 1)
+        buffer.deallocate()
     }
 
     /// How the destination is written (file replaced by rename, device in place, standard output).
@@ -43,16 +52,17 @@ public final class FileSink: ByteSink {
     public static var writeThroughThreshold: Int { 64 * 1024 }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
-        bytesWritten += Int64(bytes.count)
-        if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.capacity {
+        buffer.pointee.accepted += Int64(bytes.count)
+        if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.pointee.capacity {
+            if buffer.pointee.vectorCount > 0 { try writeVectors() }
             // What is buffered (typically the start code or length of this NAL unit) and the
             // payload go out in one writev(2), the payload straight from the caller's memory.
-            try writeAll(buffer.bytes, bytes)
-            buffer.count = 0
+            try writeAll(buffer.pointee.bytes, bytes)
+            buffer.pointee.count = 0
             return
         }
-        if buffer.count + bytes.count > buffer.capacity { try drain() }
-        buffer.append(bytes)
+        if buffer.pointee.count + bytes.count > buffer.pointee.capacity { try drain() }
+        buffer.pointee.append(bytes)
     }
 
     /// Writes all of `bytes`.
@@ -60,11 +70,29 @@ public final class FileSink: ByteSink {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Takes `bytes` without copying them: they are written, in order with everything else, by
+    /// the next ``returnLent()``, ``drain()`` or write that needs the room, one `writev(2)` for
+    /// many runs (a run that starts where the previous one ended extends it).
+    public func write(lent bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return }
+        buffer.pointee.accepted += Int64(bytes.count)
+        // Room for this run, the buffered bytes before it, and those after it (written as a last
+        // segment by `writeVectors`).
+        if buffer.pointee.vectorCount > OutputBuffer.maxVectors - 3 { try writeVectors() }
+        buffer.pointee.lend(base, count: bytes.count)
+    }
+
+    /// Writes out what was lent (and what was buffered before or between it).
+    public func returnLent() throws {
+        if buffer.pointee.vectorCount > 0 { try writeVectors() }
+    }
+
     /// Writes buffered bytes to the descriptor.
     public func drain() throws {
-        guard buffer.count > 0 else { return }
-        try writeAll(buffer.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
-        buffer.count = 0
+        if buffer.pointee.vectorCount > 0 { return try writeVectors() }
+        guard buffer.pointee.count > 0 else { return }
+        try writeAll(buffer.pointee.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
+        buffer.pointee.count = 0
     }
 
     /// Writes `first` then `second` with as few system calls as the kernel allows (one, unless a
@@ -96,6 +124,36 @@ public final class FileSink: ByteSink {
         }
     }
 
+    /// Writes the pending vectors (lent runs and the buffered bytes between them) in order, with
+    /// as few `writev(2)` calls as the kernel allows, retrying after `EINTR`; empties the buffer.
+    private func writeVectors() throws {
+        buffer.pointee.closeSegment()
+        let vectors = buffer.pointee.vectors
+        let total = buffer.pointee.vectorCount
+        var first = 0
+        while first < total {
+            let count = writev(descriptor, vectors + first, Int32(total - first))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw NALUError(.io, field: path, detail: FileSource.errnoText())
+            }
+            guard count > 0 else { throw NALUError(.io, field: path, detail: "writev wrote nothing") }
+            // Advance past what was written.
+            var written = count
+            while first < total && written >= vectors[first].iov_len {
+                written -= vectors[first].iov_len
+                first += 1
+            }
+            if written > 0 {
+                vectors[first].iov_base = vectors[first].iov_base.map { $0 + written }
+                vectors[first].iov_len -= written
+            }
+        }
+        buffer.pointee.vectorCount = 0
+        buffer.pointee.segmentStart = 0
+        buffer.pointee.count = 0
+    }
+
     /// Flushes and completes the output: a file is renamed into place. Without this call a file
     /// output is removed when the sink is released.
     public func commit() throws {
@@ -104,23 +162,53 @@ public final class FileSink: ByteSink {
     }
 }
 
-/// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned by this object.
-private final class OutputBuffer {
+/// The bytes a ``FileSink`` holds back: raw memory with a fixed capacity, owned (and freed) by
+/// the sink, the count of bytes the sink accepted, and the `iovec`s of lent runs waiting for
+/// `writev(2)` (with the buffered bytes between them as segments of `storage`).
+private struct OutputBuffer {
+    /// `iovec`s held at most (well under `IOV_MAX`, 1024 on Linux).
+    static let maxVectors = 256
     let capacity: Int
-    private let storage: UnsafeMutableRawPointer
+    let storage: UnsafeMutableRawPointer
     var count = 0
+    var accepted: Int64 = 0
+    let vectors: UnsafeMutablePointer<iovec>
+    var vectorCount = 0
+    /// Where the buffered bytes not yet in a vector start (bytes before it are in one).
+    var segmentStart = 0
 
     init(capacity: Int) {
         self.capacity = capacity
         storage = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+        vectors = UnsafeMutablePointer<iovec>.allocate(capacity: Self.maxVectors)
     }
 
-    deinit { storage.deallocate() }
+    /// Puts the buffered bytes not yet in a vector into one; the caller has made room.
+    mutating func closeSegment() {
+        guard count > segmentStart else { return }
+        vectors[vectorCount] = iovec(iov_base: storage + segmentStart, iov_len: count - segmentStart)
+        vectorCount += 1
+        segmentStart = count
+    }
+
+    /// Appends a lent run after the buffered bytes, extending the last run when adjacent; the
+    /// caller has made room for three vectors (two here, one for the segment after).
+    mutating func lend(_ base: UnsafeRawPointer, count length: Int) {
+        closeSegment()
+        let start = UnsafeMutableRawPointer(mutating: base)
+        if vectorCount > 0, count == segmentStart, let end = vectors[vectorCount - 1].iov_base.map({ $0 + vectors[vectorCount - 1].iov_len }),
+           end == start {
+            vectors[vectorCount - 1].iov_len += length
+            return
+        }
+        vectors[vectorCount] = iovec(iov_base: start, iov_len: length)
+        vectorCount += 1
+    }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: count) }
 
     /// Appends `bytes`; the caller has made room.
-    func append(_ bytes: UnsafeRawBufferPointer) {
+    mutating func append(_ bytes: UnsafeRawBufferPointer) {
         guard let from = bytes.baseAddress, bytes.count > 0, bytes.count <= capacity - count else { return }
         (storage + count).copyMemory(from: from, byteCount: bytes.count)
         count += bytes.count

@@ -8,15 +8,40 @@ extension MP4VideoTrackReader {
     /// skipped. Each ``NALUnitView`` has its file offset and the length field as its prefix. When
     /// samples switch to another sample entry, that entry's parameter sets come first (with the
     /// sample's offset and no prefix), so a decoder fed these units sees every parameter set it
-    /// needs. Samples are read through one 1 MiB window onto the file (`MP4SampleWindow`): a run
+    /// needs. Samples are read through one 512 KiB window onto the file (`MP4SampleWindow`): a run
     /// of small samples costs one read, not one each.
     /// - Parameter sampleStarts: called with each sample before its NAL units.
     /// - Throws: ``NALUError`` for a sample outside the file or a NAL unit length past its sample.
     public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
                                _ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: nil, body)
+    }
+
+    /// As ``forEachNALUnit(sampleStarts:_:)``; with a `beforeReuse` hook the NAL units of samples
+    /// read through the window are lendable (``NALUnitView/isLendable``): the hook runs before
+    /// the window is refilled or freed, also when this throws, and a sample overlapping bytes
+    /// already lent is read again from the file, not from the window.
+    package func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in }, beforeReuse: (() throws -> Void)?,
+                                _ body: (NALUnitView) throws -> Void) throws {
+        // The window lives in this scope: the hook runs here, before it is freed.
+        var window = MP4SampleWindow()
+        guard let beforeReuse else { return try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: nil, body) }
+        do {
+            try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: beforeReuse, body)
+        } catch {
+            try? beforeReuse()
+            throw error
+        }
+        try beforeReuse()
+    }
+
+    private func walkNALUnits(window: inout MP4SampleWindow, sampleStarts: (MP4Sample) throws -> Void, beforeReuse: (() throws -> Void)?,
+                              _ body: (NALUnitView) throws -> Void) throws {
         let descriptions = track.sampleDescriptions
         var current = 1
-        var window = MP4SampleWindow()
+        // The current entry's length size, kept as a plain value: the record (arrays of
+        // parameter sets) is looked at only when the entry changes, not copied per sample.
+        var lengthSize = descriptions.first?.record.lengthSize ?? 4
         try forEachSample { sample in
             try sampleStarts(sample)
             let index = sample.sampleDescriptionIndex
@@ -25,15 +50,17 @@ extension MP4VideoTrackReader {
                 throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
                                 detail: "sample \(sample.index + 1) names entry \(index) of \(descriptions.count)")
             }
-            let record = descriptions[index - 1].record
             if index != current {
                 current = index
+                let record = descriptions[index - 1].record
+                lengthSize = record.lengthSize
                 for unit in record.parameterSets {
                     try NALUnitView.withNALUnit(unit, offset: sample.offset, body)
                 }
             }
-            try window.withSample(sample, from: source) { bytes in
-                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: record.lengthSize, baseOffset: sample.offset, within: "sample", body)
+            try window.withSample(sample, from: source, beforeReuse: beforeReuse) { bytes, lendable in
+                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample",
+                                                  lendable: lendable, body)
             }
         }
     }

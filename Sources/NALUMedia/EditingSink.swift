@@ -43,4 +43,7 @@ public final class EditingSink: MediaSink {
     }
 
     public func finish() throws -> MediaSinkReport { try next.finish() }
+
+    /// Units kept unchanged reach the next sink as lent: it returns them.
+    public func returnLent() throws { try next.returnLent() }
 }

@@ -11,14 +11,22 @@ public protocol MediaSink: AnyObject {
     func push(_ unit: NALUnitView) throws
     /// Ends the stream: pending access units, an MP4 `moov`.
     func finish() throws -> MediaSinkReport
+    /// Writes out whatever the sink still points to in NAL units it was lent
+    /// (``NALU/NALUnitView/isLendable``); called before the reader reuses that memory.
+    func returnLent() throws
 }
 
 extension MediaSink {
-    /// Pushes every NAL unit of `source`, then finishes.
+    /// Pushes every NAL unit of `source`, then finishes. The NAL units are lent
+    /// (``NALU/NALUnitView/isLendable``): a sink may keep pointers into the reader's buffer until
+    /// ``returnLent()``, which the reader calls before reusing it.
     public func write(_ source: MediaSource) throws -> MediaSinkReport {
-        try source.forEachNALUnit { unit in try push(unit) }
+        try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
         return try finish()
     }
+
+    /// Nothing lent is kept.
+    public func returnLent() throws {}
 }
 
 /// What a sink did.
@@ -45,17 +53,29 @@ public struct MediaSinkReport: Sendable {
 /// Annex-B output (start codes; ITU-T H.264/H.265 Annex B): parameter sets from outside the
 /// stream are written in band before keyframes (``LengthPrefixedToAnnexB``).
 public final class AnnexBSink<Output: ByteSink>: MediaSink {
-    private var output: Output
-    private var converter: LengthPrefixedToAnnexB
+    // Reached through pointers to memory this object owns: a push (once per NAL unit) then
+    // costs no dynamic exclusivity check, as stored `var`s of a class would.
+    private let output: UnsafeMutablePointer<Output>
+    private let converter: UnsafeMutablePointer<LengthPrefixedToAnnexB>
 
     /// - Parameters:
     ///   - outOfBandParameterSets: a source's record sets (``MediaSource/outOfBandParameterSets``).
     ///   - declarativeSEI: an hvcC's prefix SEI NAL units.
     public init(codec: Codec, output: Output, options: LengthPrefixedToAnnexB.Options,
                 outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
-        self.output = output
-        converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
-                                               declarativeSEI: declarativeSEI)
+        let converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
+                                                   declarativeSEI: declarativeSEI)
+        self.output = .allocate(capacity: 1)
+        self.output.initialize(to: output)
+        self.converter = .allocate(capacity: 1)
+        self.converter.initialize(to: converter)
+    }
+
+    deinit {
+        output.deinitialize(count: 1)
+        output.deallocate()
+        converter.deinitialize(count: 1)
+        converter.deallocate()
     }
 
     /// For `source`: its record's sets and SEI; MP4 input places inserted sets before the first
@@ -71,26 +91,41 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
                       declarativeSEI: source.declarativeSEI)
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.push(unit, to: &output) }
+    public func push(_ unit: NALUnitView) throws { try converter.pointee.push(unit, to: &output.pointee) }
+
+    public func returnLent() throws { try output.pointee.returnLent() }
 
     public func finish() throws -> MediaSinkReport {
-        try converter.finish(to: &output)
-        return MediaSinkReport(statistics: converter.statistics)
+        try converter.pointee.finish(to: &output.pointee)
+        return MediaSinkReport(statistics: converter.pointee.statistics)
     }
 }
 
 /// Length-prefixed output (ISO/IEC 14496-15 AVCC/HVCC framing) with its avcC/hvcC record:
 /// parameter sets move to the record unless they are kept in band.
 public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
-    private var output: Output
-    private var converter: AnnexBToLengthPrefixed
+    // Pointers to memory this object owns, as in ``AnnexBSink``: no exclusivity check per push.
+    private let output: UnsafeMutablePointer<Output>
+    private let converter: UnsafeMutablePointer<AnnexBToLengthPrefixed>
 
     public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws {
-        self.output = output
-        converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
+        let converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
+        self.output = .allocate(capacity: 1)
+        self.output.initialize(to: output)
+        self.converter = .allocate(capacity: 1)
+        self.converter.initialize(to: converter)
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.convert(unit, to: &output) }
+    deinit {
+        output.deinitialize(count: 1)
+        output.deallocate()
+        converter.deinitialize(count: 1)
+        converter.deallocate()
+    }
+
+    public func push(_ unit: NALUnitView) throws { try converter.pointee.convert(unit, to: &output.pointee) }
+
+    public func returnLent() throws { try output.pointee.returnLent() }
 
     /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
     /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``
@@ -103,7 +138,7 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
 
     /// The report carries the record of every parameter set seen.
     public func finish() throws -> MediaSinkReport {
-        MediaSinkReport(statistics: converter.statistics, record: try converter.decoderConfigurationRecord().bytes)
+        MediaSinkReport(statistics: converter.pointee.statistics, record: try converter.pointee.decoderConfigurationRecord().bytes)
     }
 }
 

@@ -284,16 +284,24 @@ public final class MediaSource {
     /// MP4, the file's). `sampleStarts` sees each MP4 sample before its NAL units.
     public func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in },
                                _ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: nil, body)
+    }
+
+    /// As ``forEachNALUnit(sampleStarts:_:)``; with a `beforeReuse` hook the views are lendable
+    /// (``NALUnitView/isLendable``): the hook runs before the memory holding them is reused or
+    /// freed, also when this throws.
+    package func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in }, beforeReuse: (() throws -> Void)?,
+                                _ body: (NALUnitView) throws -> Void) throws {
         if let mp4 {
-            try mp4.forEachNALUnit(sampleStarts: sampleStarts, body)
+            try mp4.forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: beforeReuse, body)
         } else if var reader = elementary {
             elementary = nil
             defer { elementary = reader }
-            try reader.forEachNALUnit(body)
+            try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         } else if var reader = transportElementary {
             transportElementary = nil
             defer { transportElementary = reader }
-            try reader.forEachNALUnit(body)
+            try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         }
     }
 

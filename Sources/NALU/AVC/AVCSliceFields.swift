@@ -2,6 +2,7 @@
 /// ``ParameterSetStore`` in a fixed table indexed by `seq_parameter_set_id`.
 struct AVCSliceSPSFacts: Sendable {
     var present = false
+    var seqParameterSetId = -1
     /// `PicWidthInMbs · FrameHeightInMbs`, or `nil` when the product overflows.
     var frameSizeInMbs: Int?
     var separateColourPlaneFlag = false
@@ -18,6 +19,7 @@ struct AVCSliceSPSFacts: Sendable {
 
     init(_ sps: AVCSequenceParameterSet) {
         present = true
+        seqParameterSetId = sps.seqParameterSetId
         let (size, overflow) = sps.picWidthInMbs.multipliedReportingOverflow(by: sps.frameHeightInMbs)
         frameSizeInMbs = overflow ? nil : size
         separateColourPlaneFlag = sps.separateColourPlaneFlag
@@ -34,6 +36,7 @@ struct AVCSliceSPSFacts: Sendable {
 /// `pic_parameter_set_id`.
 struct AVCSlicePPSFacts: Sendable {
     var present = false
+    var picParameterSetId = -1
     var seqParameterSetId = 0
     var bottomFieldPicOrderInFramePresentFlag = false
     var redundantPicCntPresentFlag = false
@@ -42,6 +45,7 @@ struct AVCSlicePPSFacts: Sendable {
 
     init(_ pps: AVCPictureParameterSet) {
         present = true
+        picParameterSetId = pps.picParameterSetId
         seqParameterSetId = pps.seqParameterSetId
         bottomFieldPicOrderInFramePresentFlag = pps.bottomFieldPicOrderInFramePresentFlag
         redundantPicCntPresentFlag = pps.redundantPicCntPresentFlag
@@ -97,21 +101,56 @@ struct AVCSliceFields: Sendable {
     /// Exp-Golomb code longer than 28 leading zeros): the caller then parses with it for the
     /// exact error. When this succeeds its values equal ``AVCSliceHeader``'s.
     init?(nalUnit: UnsafeRawBufferPointer, spsFacts: [AVCSliceSPSFacts], ppsFacts: [AVCSlicePPSFacts]) {
-        guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
-        let type = AVCNALUnitType(rawValue: first)
-        guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
-        nalRefIdc = (first >> 5) & 3
-        idrPicFlag = type == .idrSlice
-        var reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
-        guard let firstMb = reader.ue(),
-              let sliceType = reader.ue(), sliceType <= 9,
-              let ppsId = reader.ue(), ppsId <= 255, ppsId < ppsFacts.count else { return nil }
-        let pps = ppsFacts[ppsId]
+        guard let start = Start(nalUnit), start.picParameterSetId < ppsFacts.count else { return nil }
+        let pps = ppsFacts[start.picParameterSetId]
         guard pps.present, pps.seqParameterSetId < spsFacts.count else { return nil }
-        let sps = spsFacts[pps.seqParameterSetId]
-        guard sps.present else { return nil }
+        self.init(start, pps: pps, sps: spsFacts[pps.seqParameterSetId])
+    }
+
+    /// A slice header read in place up to `pic_parameter_set_id` (ITU-T H.264 7.3.3), which
+    /// picks the parameter sets the rest of it needs; reading goes on from here.
+    struct Start {
+        fileprivate var reader: EscapedBitReader
+        fileprivate let nalRefIdc: UInt8
+        fileprivate let idrPicFlag: Bool
+        fileprivate let firstMbInSlice: Int
+        fileprivate let sliceType: Int
+        let picParameterSetId: Int
+
+        /// `nil` when ``AVCSliceFields/init(nalUnit:spsFacts:ppsFacts:)`` would return `nil`
+        /// before `pic_parameter_set_id`. (Inlined: the values stay in registers, not copied
+        /// through memory, on the splitter's once-per-slice path.)
+        @inline(__always)
+        init?(_ nalUnit: UnsafeRawBufferPointer) {
+            guard let first = nalUnit.first, first & 0x80 == 0 else { return nil }
+            let type = AVCNALUnitType(rawValue: first)
+            guard type == .nonIDRSlice || type == .sliceDataPartitionA || type == .idrSlice || type == .auxiliarySlice else { return nil }
+            nalRefIdc = (first >> 5) & 3
+            idrPicFlag = type == .idrSlice
+            reader = EscapedBitReader(nalUnit, from: 1, limit: AVCSliceHeader.maxParsedPrefix)
+            guard let firstMb = reader.ue(),
+                  let sliceType = reader.ue(), sliceType <= 9,
+                  let ppsId = reader.ue(), ppsId <= 255 else { return nil }
+            firstMbInSlice = firstMb
+            self.sliceType = sliceType
+            picParameterSetId = ppsId
+        }
+    }
+
+    /// Reads the rest of the slice header begun by `start`, as
+    /// ``init(nalUnit:spsFacts:ppsFacts:)`` does, with the facts of its PPS and that PPS's SPS
+    /// given (plain values: nothing reference-counted per slice). Returns `nil` as well when
+    /// `pps` describes another PPS than the one the slice names.
+    @inline(__always)
+    init?(_ start: Start, pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts) {
+        var reader = start.reader
+        let firstMb = start.firstMbInSlice
+        let ppsId = start.picParameterSetId
+        nalRefIdc = start.nalRefIdc
+        idrPicFlag = start.idrPicFlag
+        guard ppsId == pps.picParameterSetId, pps.present, sps.present, sps.seqParameterSetId == pps.seqParameterSetId else { return nil }
         if let size = sps.frameSizeInMbs, firstMb >= size { return nil }
-        self.sliceType = sliceType
+        self.sliceType = start.sliceType
         picParameterSetId = ppsId
         seqParameterSetId = pps.seqParameterSetId
         if sps.separateColourPlaneFlag {

@@ -40,6 +40,10 @@ public struct AccessUnitSplitter: Sendable {
     /// The fields of the last H.264 slice pushed (for ``avcPictureOrderCount(_:)``).
     private var lastAVCSlice: AVCSliceFields?
     private var pendingRecovery: Int?
+    /// The facts of the PPS the last H.264 slice named and of that PPS's SPS, as plain values (no
+    /// table is retained per slice); dropped whenever a parameter set arrives. Streams rarely
+    /// switch PPS, so this is almost always the one needed.
+    private var avcFacts: (pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts)?
     private var currentHasVCL = false
 
     public init(codec: Codec) {
@@ -50,22 +54,23 @@ public struct AccessUnitSplitter: Sendable {
     /// Stores a parameter set that arrived out of band (from an avcC/hvcC record), so slices that
     /// refer to it can be parsed.
     public mutating func addParameterSet(_ nalUnit: [UInt8]) throws(NALUError) {
+        avcFacts = nil
         try parameterSets.add(nalUnit)
     }
 
     /// Feeds the next NAL unit (escaped, header included) found at `offset` after a prefix of
     /// `prefixLength` bytes. Errors carry the stream offset.
     public mutating func push(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
-        do {
-            return try pushUnlocated(nalUnit, offset: offset, prefixLength: prefixLength)
-        } catch {
-            throw error.offset(by: offset)
-        }
+        try push(NALUnitView(offset: offset, bytes: nalUnit, prefixLength: prefixLength))
     }
 
     /// Feeds a NAL unit handed out by a reader.
     public mutating func push(_ unit: NALUnitView) throws(NALUError) -> Step {
-        try push(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
+        do {
+            return try pushUnlocated(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
+        } catch {
+            throw error.offset(by: unit.offset)
+        }
     }
 
     /// Ends the stream: returns the last access unit, if any.
@@ -75,6 +80,9 @@ public struct AccessUnitSplitter: Sendable {
         return current
     }
 
+    /// (Inlined into ``push(_:)``, its one caller, so the large ``Step`` is built in the caller's
+    /// result instead of being copied out of a nested call once per NAL unit.)
+    @inline(__always)
     private mutating func pushUnlocated(_ nalUnit: UnsafeRawBufferPointer, offset: Int64, prefixLength: Int) throws(NALUError) -> Step {
         lastAVCSlice = nil
         let header = try NALUnitHeader(nalUnit, codec: codec)
@@ -110,10 +118,13 @@ public struct AccessUnitSplitter: Sendable {
                 keyframe = KeyframeClass(nalUnitType: type)
             } else {
                 // 7.4.1.2.3: SEI, SPS, PPS, AUD, and types 14–18 (prefix NAL, subset SPS, DPS, reserved).
-                let startsUnit = [.sei, .sps, .pps, .accessUnitDelimiter].contains(type)
+                let startsUnit = type == .sei || type == .sps || type == .pps || type == .accessUnitDelimiter
                     || (AVCNALUnitType.prefixNAL.rawValue...18).contains(type.rawValue)
                 if currentHasVCL && startsUnit { startsNew = true }
-                if type == .sps || type == .pps { try parameterSets.add(Array(nalUnit)) }
+                if type == .sps || type == .pps {
+                    avcFacts = nil
+                    try parameterSets.add(Array(nalUnit))
+                }
                 if type == .sei && (!currentHasVCL || startsNew) {
                     if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
                 }
@@ -138,7 +149,7 @@ public struct AccessUnitSplitter: Sendable {
                 keyframe = KeyframeClass(nalUnitType: type)
             } else {
                 // 7.4.2.4.4: VPS, SPS, PPS, AUD, prefix SEI, and types 41–44 and 48–55 (reserved, unspecified).
-                let startsUnit = [.vps, .sps, .pps, .accessUnitDelimiter, .prefixSEI].contains(type)
+                let startsUnit = type == .vps || type == .sps || type == .pps || type == .accessUnitDelimiter || type == .prefixSEI
                     || (41...44).contains(type.rawValue) || (48...55).contains(type.rawValue)
                 if currentHasVCL && baseLayer && startsUnit { startsNew = true }
                 if type == .vps || type == .sps || type == .pps { try parameterSets.add(Array(nalUnit)) }
@@ -185,14 +196,27 @@ public struct AccessUnitSplitter: Sendable {
 
     /// Reads the slice header in place (``AVCSliceFields``); anything unusual goes through
     /// ``AVCSliceHeader``, which gives the same values or the exact error.
-    private func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceFields {
-        if let fields = AVCSliceFields(nalUnit: nalUnit, spsFacts: parameterSets.avcSPSFacts, ppsFacts: parameterSets.avcPPSFacts) {
-            return fields
+    private mutating func parseAVCSlice(_ nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> AVCSliceFields {
+        if let start = AVCSliceFields.Start(nalUnit) {
+            if avcFacts?.pps.picParameterSetId != start.picParameterSetId { avcFacts = facts(ofAVCPPS: start.picParameterSetId) }
+            if let facts = avcFacts, let fields = AVCSliceFields(start, pps: facts.pps, sps: facts.sps) {
+                return fields
+            }
         }
         let prefix = Array(nalUnit.prefix(AVCSliceHeader.maxParsedPrefix + 8))
         let store = parameterSets
         let header = try AVCSliceHeader(nalUnit: prefix[...], sps: { store.avcSPS[$0]?.parsed }, pps: { store.avcPPS[$0]?.parsed })
         return AVCSliceFields(header, seqParameterSetId: store.avcPPS[header.picParameterSetId]?.parsed.seqParameterSetId ?? 0)
+    }
+
+    /// The slice-header facts of PPS `id` and of its SPS, when both are stored.
+    private func facts(ofAVCPPS id: Int) -> (pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts)? {
+        guard id >= 0, id < parameterSets.avcPPSFacts.count else { return nil }
+        let pps = parameterSets.avcPPSFacts[id]
+        guard pps.present, pps.seqParameterSetId >= 0, pps.seqParameterSetId < parameterSets.avcSPSFacts.count else { return nil }
+        let sps = parameterSets.avcSPSFacts[pps.seqParameterSetId]
+        guard sps.present else { return nil }
+        return (pps, sps)
     }
 
     /// The picture order count of the H.264 picture whose first slice was the NAL unit just

@@ -54,6 +54,10 @@ public struct ParameterSetStore: Sendable {
         case .h264:
             switch AVCNALUnitType(rawValue: first) {
             case .sps:
+                if let id = Self.storedID(ofSame: nalUnit, in: avcSPS) {
+                    lastSPSId = id
+                    return .unchanged
+                }
                 let sps = try AVCSequenceParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? AVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.seqParameterSetId
@@ -77,10 +81,15 @@ public struct ParameterSetStore: Sendable {
         case .hevc:
             switch HEVCNALUnitType(rawValue: first >> 1) {
             case .vps:
+                if Self.storedID(ofSame: nalUnit, in: hevcVPS) != nil { return .unchanged }
                 let vps = try HEVCVideoParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "video_parameter_set_rbsp") { (try? HEVCVideoParameterSet(nalUnit: $0)) == vps }
                 return Self.store(&hevcVPS, id: vps.vpsVideoParameterSetId, Entry(nalUnit: bytes, parsed: vps))
             case .sps:
+                if let id = Self.storedID(ofSame: nalUnit, in: hevcSPS) {
+                    lastSPSId = id
+                    return .unchanged
+                }
                 let sps = try HEVCSequenceParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "seq_parameter_set_rbsp") { (try? HEVCSequenceParameterSet(nalUnit: $0)) == sps }
                 lastSPSId = sps.spsSeqParameterSetId
@@ -93,6 +102,17 @@ public struct ParameterSetStore: Sendable {
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
         }
+    }
+
+    /// The id of the stored set whose bytes are exactly `nalUnit`, when it is short enough to be
+    /// stored whole (``ParameterSetSize/trimThreshold``). A VPS or SPS parses from its bytes alone,
+    /// so adding the same bytes again would give the same set, facts and id, and change nothing:
+    /// the repeat before every keyframe costs a comparison, not a parse. (Not for a PPS, whose
+    /// parse depends on its SPS, which may have changed since.)
+    private static func storedID<T>(ofSame nalUnit: [UInt8], in table: [Int: Entry<T>]) -> Int? {
+        guard nalUnit.count <= ParameterSetSize.trimThreshold else { return nil }
+        for (id, entry) in table where entry.nalUnit == nalUnit { return id }
+        return nil
     }
 
     private static func store<T>(_ table: inout [Int: Entry<T>], id: Int, _ entry: Entry<T>) -> Update {

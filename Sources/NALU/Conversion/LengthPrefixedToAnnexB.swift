@@ -118,8 +118,19 @@ public struct LengthPrefixedToAnnexB {
                 prefixWritten = true
             }
             if prefixWritten {
-                try writeStartCode(to: &sink)
-                try sink.write(unit.bytes)
+                if let run = unit.lendablePrefixAndBytes(prefixLength: 4), let prefix = run.baseAddress {
+                    // The four-byte length before a lent NAL unit becomes its start code, and
+                    // prefix and NAL unit go to the sink as one lent run: consecutive units are
+                    // adjacent in the reader's buffer, so the sink writes them without a copy.
+                    prefix.storeBytes(of: 0, toByteOffset: 0, as: UInt8.self)
+                    prefix.storeBytes(of: 0, toByteOffset: 1, as: UInt8.self)
+                    prefix.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
+                    prefix.storeBytes(of: 1, toByteOffset: 3, as: UInt8.self)
+                    try sink.write(lent: UnsafeRawBufferPointer(run))
+                } else {
+                    try writeStartCode(to: &sink)
+                    try sink.write(unit.bytes)
+                }
                 statistics.nalUnitsOut += 1
                 statistics.bytesOut += Int64(4 + unit.count)
                 return step
@@ -171,6 +182,12 @@ public struct LengthPrefixedToAnnexB {
     private var delimiterType: UInt8 { codec == .h264 ? 9 : 35 }
 
     private mutating func flush(_ summary: AccessUnitSummary, to sink: inout some ByteSink) throws {
+        // Nothing held back, nothing to insert (no keyframe, no delimiter to add): the common
+        // case once per access unit on a stream of one slice per picture.
+        if units.isEmpty && summary.keyframe == nil && options.accessUnitDelimiters != .insert {
+            if buffersAccessUnits || !prefixWritten { statistics.accessUnits += 1 }
+            return
+        }
         defer {
             unitBytes.removeAll(keepingCapacity: true)
             units.removeAll(keepingCapacity: true)

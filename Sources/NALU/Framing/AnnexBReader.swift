@@ -24,6 +24,8 @@ public struct AnnexBReader<Source: ByteSource> {
     private var gapStart = 0
     /// Whether a NAL unit has begun (gap bytes then count as ``discardedBytes``, not leading garbage).
     private var afterNALUnit = false
+    /// Whether delivered views are lendable (inside ``forEachNALUnit(beforeReuse:_:)``).
+    private var lending = false
 
     /// Non-zero bytes seen before the first start code.
     public private(set) var leadingGarbageBytes: Int64 = 0
@@ -59,13 +61,36 @@ public struct AnnexBReader<Source: ByteSource> {
         try finish(body)
     }
 
+    /// Calls `body` for every NAL unit, as ``forEachNALUnit(_:)``; with a `beforeReuse` hook the
+    /// views whose start code is still in the buffer are lendable (``NALUnitView/isLendable``):
+    /// the hook runs before the buffer holding them is refilled, moved or freed, also when this
+    /// throws. The reader never reads a delivered NAL unit's start code or bytes again.
+    package mutating func forEachNALUnit(beforeReuse: (() throws -> Void)?, _ body: (NALUnitView) throws -> Void) throws {
+        guard let beforeReuse else { return try forEachNALUnit(body) }
+        lending = true
+        defer { lending = false }
+        do {
+            try readCompleteNALUnits(beforeReuse: beforeReuse, body)
+            try finish(body)
+        } catch {
+            try? beforeReuse()
+            throw error
+        }
+        try beforeReuse()
+    }
+
     /// Calls `body` for every NAL unit whose end is known (the next start code has arrived), and
     /// returns when the source returns 0, keeping the unfinished last NAL unit. Call it again
     /// when the source has more bytes: reading resumes where it stopped, whatever the chunk
     /// edges, and the NAL units are those of the whole stream parsed at once. Call ``finish(_:)``
     /// at the real end of the input to get the last NAL unit.
     public mutating func forEachCompleteNALUnit(_ body: (NALUnitView) throws -> Void) throws {
+        try readCompleteNALUnits(beforeReuse: {}, body)
+    }
+
+    private mutating func readCompleteNALUnits(beforeReuse: () throws -> Void, _ body: (NALUnitView) throws -> Void) throws {
         while true {
+            try beforeReuse()
             // Keep only the current NAL unit (or, before the first start code, the last three
             // bytes, which may begin a four-byte start code).
             let keepFrom = nalStart >= 0 ? nalStart : max(0, min(scan, buffer.filled - 3))
@@ -156,9 +181,11 @@ public struct AnnexBReader<Source: ByteSource> {
             emptyNALUnits += 1
             return
         }
+        // Lendable only while its start code is still in the buffer (not discarded with the
+        // bytes before a NAL unit that spanned two reads).
         let view = NALUnitView(offset: buffer.baseOffset + Int64(range.lowerBound),
                                bytes: UnsafeRawBufferPointer(rebasing: bytes[range.lowerBound..<end]),
-                               prefixLength: prefixLength)
+                               prefixLength: prefixLength, isLendable: lending && range.lowerBound >= prefixLength)
         try body(view)
     }
 

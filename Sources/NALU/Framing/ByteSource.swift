@@ -48,9 +48,22 @@ public struct MemorySource: ByteSource, Sendable {
 public protocol ByteSink {
     /// Writes all of `bytes`.
     mutating func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Writes all of `bytes`, which the caller keeps valid and unchanged until the sink's
+    /// ``returnLent()``: a sink may keep a pointer to them instead of copying (a file sink gathers
+    /// such runs into one `writev(2)`). The default copies, as ``write(_:)`` does.
+    mutating func write(lent bytes: UnsafeRawBufferPointer) throws
+    /// Writes out (or copies) every byte lent with ``write(lent:)``: after this call the sink
+    /// holds no pointer into the lender's memory. The default does nothing.
+    mutating func returnLent() throws
 }
 
 extension ByteSink {
+    /// Copies, as ``write(_:)``.
+    public mutating func write(lent bytes: UnsafeRawBufferPointer) throws { try write(bytes) }
+
+    /// Nothing lent is held.
+    public mutating func returnLent() throws {}
+
     /// Writes all of `bytes`.
     public mutating func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }

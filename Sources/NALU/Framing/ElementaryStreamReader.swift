@@ -73,6 +73,12 @@ public struct ElementaryStreamReader<Source: ByteSource> {
 
     /// Calls `body` for every NAL unit in stream order.
     public mutating func forEachNALUnit(_ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(beforeReuse: nil, body)
+    }
+
+    /// Calls `body` for every NAL unit in stream order; with a `beforeReuse` hook the views are
+    /// lendable (``NALUnitView/isLendable``; ``AnnexBReader/forEachNALUnit(beforeReuse:_:)``).
+    package mutating func forEachNALUnit(beforeReuse: (() throws -> Void)?, _ body: (NALUnitView) throws -> Void) throws {
         switch format {
         case .annexB:
             var reader = AnnexBReader(source, chunkSize: chunkSize)
@@ -80,11 +86,11 @@ public struct ElementaryStreamReader<Source: ByteSource> {
                 leadingGarbageBytes = reader.leadingGarbageBytes
                 emptyNALUnits = reader.emptyNALUnits
             }
-            try reader.forEachNALUnit(body)
+            try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         case .lengthPrefixed:
             var reader = try LengthPrefixedReader(source, lengthSize: lengthSize ?? 4, chunkSize: chunkSize)
             defer { emptyNALUnits = reader.zeroLengthNALUnits }
-            try reader.forEachNALUnit(body)
+            try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         }
     }
 

@@ -18,7 +18,8 @@ public enum LengthPrefixed {
     /// - Precondition: `lengthSize` is 1, 2 or 4 and `position` is within `bytes`.
     public static func forEachCompleteNALUnit<E: Error>(
         in bytes: UnsafeRawBufferPointer, position: inout Int, lengthSize: Int, baseOffset: Int64,
-        maxNALUnitSize: Int = .max, zeroLengthNALUnits: inout Int, _ body: (NALUnitView) throws(E) -> Void
+        maxNALUnitSize: Int = .max, zeroLengthNALUnits: inout Int, lendable: Bool = false,
+        _ body: (NALUnitView) throws(E) -> Void
     ) throws(E) {
         while bytes.count - position >= lengthSize {
             let length = Self.length(in: bytes, at: position, lengthSize: lengthSize)
@@ -32,7 +33,7 @@ public enum LengthPrefixed {
             position = start + length
             try body(NALUnitView(offset: baseOffset + Int64(start),
                                  bytes: UnsafeRawBufferPointer(rebasing: bytes[start..<position]),
-                                 prefixLength: lengthSize))
+                                 prefixLength: lengthSize, isLendable: lendable))
         }
     }
 
@@ -46,11 +47,18 @@ public enum LengthPrefixed {
     ///   at the length field's offset; whatever `body` throws.
     public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, lengthSize: Int, baseOffset: Int64,
                                       within: String? = nil, _ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(in: buffer, lengthSize: lengthSize, baseOffset: baseOffset, within: within, lendable: false, body)
+    }
+
+    /// As above; `lendable`: whether `buffer` is the caller's own memory, which it keeps until
+    /// its `beforeReuse` hook runs and never reads again (``NALUnitView/isLendable``).
+    package static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, lengthSize: Int, baseOffset: Int64,
+                                       within: String?, lendable: Bool, _ body: (NALUnitView) throws -> Void) throws {
         try validate(lengthSize: lengthSize)
         var zero = 0
         var end = 0
         try forEachCompleteNALUnit(in: buffer, position: &end, lengthSize: lengthSize, baseOffset: baseOffset,
-                                   zeroLengthNALUnits: &zero, body)
+                                   zeroLengthNALUnits: &zero, lendable: lendable, body)
         guard end == buffer.count else {
             throw pastEnd(buffer, at: end, baseOffset: baseOffset, lengthSize: lengthSize, within: within)
         }
@@ -77,6 +85,9 @@ public enum LengthPrefixed {
     /// - Precondition: `lengthSize` bytes from `position` are in `bytes`.
     @inline(__always)
     static func length(in bytes: UnsafeRawBufferPointer, at position: Int, lengthSize: Int) -> Int {
+        if lengthSize == 4 && position >= 0 && bytes.count - position >= 4 {
+            return Int(UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: position, as: UInt32.self)))
+        }
         var length = 0
         for index in position..<(position + lengthSize) { length = length << 8 | Int(bytes[index]) }
         return length

@@ -26,6 +26,24 @@ public struct LengthPrefixedReader<Source: ByteSource> {
 
     /// Calls `body` for every NAL unit in stream order.
     public mutating func forEachNALUnit(_ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(beforeReuse: nil, body)
+    }
+
+    /// Calls `body` for every NAL unit in stream order; with a `beforeReuse` hook the views are
+    /// lendable (``NALUnitView/isLendable``): the hook runs before the buffer holding them is
+    /// refilled, moved or freed, also when this throws.
+    package mutating func forEachNALUnit(beforeReuse: (() throws -> Void)?, _ body: (NALUnitView) throws -> Void) throws {
+        guard let beforeReuse else { return try walk(lendable: false, beforeReuse: {}, body) }
+        do {
+            try walk(lendable: true, beforeReuse: beforeReuse, body)
+        } catch {
+            try? beforeReuse()
+            throw error
+        }
+        try beforeReuse()
+    }
+
+    private mutating func walk(lendable: Bool, beforeReuse: () throws -> Void, _ body: (NALUnitView) throws -> Void) throws {
         var position = 0
         var endOfInput = false
         while true {
@@ -34,7 +52,7 @@ public struct LengthPrefixedReader<Source: ByteSource> {
             let bytes = buffer.bytes
             try LengthPrefixed.forEachCompleteNALUnit(in: bytes, position: &position, lengthSize: lengthSize,
                                                       baseOffset: buffer.baseOffset, maxNALUnitSize: maxNALUnitSize,
-                                                      zeroLengthNALUnits: &zeroLengthNALUnits, body)
+                                                      zeroLengthNALUnits: &zeroLengthNALUnits, lendable: lendable, body)
             if bytes.count - position >= lengthSize {
                 let length = LengthPrefixed.length(in: bytes, at: position, lengthSize: lengthSize)
                 if length > maxNALUnitSize {
@@ -48,6 +66,7 @@ public struct LengthPrefixedReader<Source: ByteSource> {
                 }
                 return
             }
+            try beforeReuse()
             buffer.discard(position)
             position = 0
             guard buffer.grow(limit: maxNALUnitSize + lengthSize) else {

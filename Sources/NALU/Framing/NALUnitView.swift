@@ -14,12 +14,27 @@ public struct NALUnitView {
     public let bytes: UnsafeRawBufferPointer
     /// Length of the start code (3 or 4) or of the length prefix (1, 2 or 4) before it.
     public let prefixLength: Int
+    /// Whether the view may outlive its callback, until the reader's `beforeReuse` hook runs:
+    /// the bytes (and the ``prefixLength`` bytes before them, which hold this NAL unit's start
+    /// code or length) sit in the reader's own buffer, the reader reads neither again, and it
+    /// calls the hook before it moves, overwrites or frees them. A consumer may then overwrite
+    /// the prefix bytes (a start code becoming a length or the reverse) and hand the whole
+    /// run to a sink with ``ByteSink/write(lent:)``. Only readers given a hook make such views.
+    package let isLendable: Bool
 
     /// Internal: views are made by the lenders in this module (see the type's documentation).
-    init(offset: Int64, bytes: UnsafeRawBufferPointer, prefixLength: Int) {
+    init(offset: Int64, bytes: UnsafeRawBufferPointer, prefixLength: Int, isLendable: Bool = false) {
         self.offset = offset
         self.bytes = bytes
         self.prefixLength = prefixLength
+        self.isLendable = isLendable
+    }
+
+    /// The prefix bytes and the NAL unit together, writable, when the view ``isLendable`` and
+    /// its prefix is `length` bytes long; else `nil`.
+    package func lendablePrefixAndBytes(prefixLength length: Int) -> UnsafeMutableRawBufferPointer? {
+        guard isLendable, prefixLength == length, let base = bytes.baseAddress else { return nil }
+        return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: base - length), count: length + bytes.count)
     }
 
     /// Number of bytes in the NAL unit.
