@@ -9,19 +9,19 @@
 /// once, so timestamps stay unique.
 ///
 /// Shared by the MP4 muxer (composition offsets) and the transport stream muxer (PTS/DTS).
-package struct PresentationOrderer: Sendable {
+@usableFromInline package struct PresentationOrderer: Sendable {
     /// Pictures that may wait: the sequence's reorder limit.
-    package private(set) var window: Int
+    @usableFromInline package private(set) var window: Int
     private var waiting: [(poc: Int, decodeIndex: Int)] = []
     /// The presentation index the next decided picture gets.
     package private(set) var nextIndex = 0
 
-    package init(window: Int = 16) { self.window = window }
+    @usableFromInline package init(window: Int = 16) { self.window = window }
 
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
-    package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
+    @usableFromInline package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         if startsSequence { decided = flush() }
         if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
@@ -31,7 +31,7 @@ package struct PresentationOrderer: Sendable {
     }
 
     /// Decides every waiting picture, in picture order count order.
-    package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+    @usableFromInline package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(Int, Int)] = []
         while !waiting.isEmpty { decided.append(bump()) }
         return decided
@@ -39,7 +39,7 @@ package struct PresentationOrderer: Sendable {
 
     /// Decides the picture `decodeIndex` now, whatever its count (for streams that hold a picture
     /// back longer than any valid stream can).
-    package mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
+    @usableFromInline package mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
         guard let position = waiting.firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return nil }
         waiting.remove(at: position)
         defer { nextIndex += 1 }
