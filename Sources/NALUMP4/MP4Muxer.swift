@@ -124,6 +124,10 @@ public final class MP4Muxer<Sink: ByteSink> {
     private var currentReorderLimit: Int?
     private var carriedNALUnits = 0
     private var currentNALUnits = 0
+    /// Whether sample bytes go to the writer as they arrive (``MP4Writer/appendSampleBytes(_:)``)
+    /// and the queue keeps only their sizes: once the writer exists, for the layouts that allow
+    /// it (not fragmented, no passthrough tracks). Else they wait in ``buffer``.
+    private var streaming = false
 
     // Access units waiting for their presentation index, in decoding order.
     /// Access units waiting for their presentation index: past ``MP4MuxerOptions/maxAccessUnitSize``
@@ -187,6 +191,8 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
+        // NAL units after the last picture belong to no sample.
+        if streaming { writer.discardSampleBytes() }
         if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
@@ -251,16 +257,27 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard unit.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(unit.count) bytes")
         }
-        guard unit.count + 4 <= options.maxAccessUnitSize - (buffer.count - sampleStart) else {
+        guard unit.count + 4 <= options.maxAccessUnitSize - sampleBytes else {
             throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset)
         }
         let length = UInt32(unit.count)
+        currentNALUnits += 1
+        if streaming, let writer {
+            try writer.appendSampleLength(length)
+            try writer.appendSampleBytes(unit.bytes)
+            return
+        }
         buffer.append(UInt8(length >> 24))
         buffer.append(UInt8((length >> 16) & 0xFF))
         buffer.append(UInt8((length >> 8) & 0xFF))
         buffer.append(UInt8(length & 0xFF))
         buffer.append(contentsOf: unit.bytes)
-        currentNALUnits += 1
+    }
+
+    /// Bytes of the sample being assembled (carried NAL units and the current access unit).
+    private var sampleBytes: Int {
+        if streaming, let writer { return writer.streamedSampleBytes }
+        return buffer.count - sampleStart
     }
 
     /// The store's copy of a parameter set: without junk past its syntax (``ParameterSetSize``).
@@ -285,14 +302,22 @@ public final class MP4Muxer<Sink: ByteSink> {
             carriedNALUnits += currentNALUnits
             return
         }
-        let size = buffer.count - sampleStart
-        sampleStart = buffer.count
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
         var description: NewDescription?
         if descriptionPending {
             descriptionPending = false
             description = try currentDescription()
+        }
+        let size: Int
+        if streaming, let writer {
+            // The bytes are with the writer; the entry waits for its composition offset.
+            size = try writer.endSample(description: description.map { ($0.record, $0.width, $0.height) })
+            if description != nil { sampleDescriptions += 1 }
+            description = nil
+        } else {
+            size = buffer.count - sampleStart
+            sampleStart = buffer.count
         }
         queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, description: description), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
@@ -312,6 +337,11 @@ public final class MP4Muxer<Sink: ByteSink> {
                 try writer.updateDecoderConfigurationRecord(try record())
                 recordChanged = false
             }
+            if streaming {
+                try writer.commitSample(size: entry.size, duration: timing.duration, compositionOffset: Int64(delta), isSync: entry.element.sync)
+                written += 1
+                continue
+            }
             if let description = entry.element.description {
                 try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
                 sampleDescriptions += 1
@@ -329,7 +359,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             written += 1
         }
         queue.removeFirst(written)
-        compactBuffer()
+        if !streaming { compactBuffer() }
     }
 
     /// Drops the written bytes from the front of ``buffer``: all of them when the queue is empty
@@ -413,8 +443,17 @@ public final class MP4Muxer<Sink: ByteSink> {
         configuration.passthroughTracks = options.passthroughTracks
         configuration.movieTimescale = options.movieTimescale
         configuration.videoStartDelay = options.videoStartDelay
-        writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
+        let writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
+        self.writer = writer
         recordChanged = false
+        if writer.acceptsStreamedSamples && willAppendVideoSample == nil {
+            // The first sample's bytes (all that the buffer holds) go to the writer.
+            streaming = true
+            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            buffer.removeAll(keepingCapacity: false)
+            sampleStart = 0
+            bufferHead = 0
+        }
         // Fragments: moov goes out with the first fragment, so later sets stay in band.
         if options.layout == .fragmented { recordFrozen = true }
     }

@@ -105,18 +105,18 @@ public struct MP4WriterSummary: Hashable, Sendable {
 /// the spool it is given.
 public final class MP4Writer<Sink: ByteSink> {
     public private(set) var configuration: MP4WriterConfiguration
-    private var sink: Sink
-    private let spool: (any ByteSink & RandomAccessByteSource)?
-    private var position: Int64 = 0
+    var sink: Sink
+    let spool: (any ByteSink & RandomAccessByteSource)?
+    var position: Int64 = 0
     private var started = false
-    private var finished = false
+    private(set) var finished = false
 
     // Sample tables.
-    private var tables = SampleTableState()
+    var tables = SampleTableState()
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
     private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
-    private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
+    var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
     private var laterEntries: [MP4SampleDescriptionEntry] = []
     private var totalDuration: UInt64 { tables.totalDuration }
@@ -125,19 +125,21 @@ public final class MP4Writer<Sink: ByteSink> {
     private var earliestPresentation: Int64? { tables.earliestPresentation }
 
     // The chunk (moovAtEnd) or fragment (fragmented) being assembled.
-    private var pending: [UInt8] = []
+    var pending: [UInt8] = []
     private var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
-    private var spooled: Int64 = 0
-    private var chunkBytes = 0
+    var spooled: Int64 = 0
+    var chunkBytes = 0
     private var fragmentSequence: UInt32 = 0
     private var fragmentStartTime: UInt64 = 0
     private var mediaDataBoxes = 0
     /// ``append(_:)`` of timed access units (MP4Writer+TimedAccessUnits.swift).
     var timedState = TimedAppendState()
+    /// Samples streamed in by the muxer (MP4Writer+StreamedSamples.swift).
+    var streamed = StreamedSampleState()
     /// The passthrough tracks' tables, chunks and fragment data.
     private var passthrough: [PassthroughTrackState] = []
     /// The track of the chunk being assembled: 0 the video track, 1… the passthrough tracks.
-    private var chunkTrack = 0
+    var chunkTrack = 0
     /// Bytes of passthrough data in the fragment being assembled.
     private var passthroughFragmentBytes = 0
 
@@ -191,7 +193,7 @@ public final class MP4Writer<Sink: ByteSink> {
     static var maxSampleDescriptionBytes: Int { 16 << 20 }
 
     /// The 1-based index of the sample entry the next sample uses.
-    private var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
+    var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
 
     /// Whether ``startSampleDescription(record:width:height:)`` is possible: the sample tables
     /// are still to be written (not the fragmented layout, whose `moov` goes out first).
@@ -373,7 +375,7 @@ public final class MP4Writer<Sink: ByteSink> {
         try sample.withUnsafeBytes { try append($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
     }
 
-    private func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
+    func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
         tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
 
@@ -395,7 +397,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          colourBoxes: configuration.colourBoxes)
     }
 
-    private func startIfNeeded() throws {
+    func startIfNeeded() throws {
         guard !started else { return }
         started = true
         switch configuration.layout {
@@ -424,17 +426,24 @@ public final class MP4Writer<Sink: ByteSink> {
         return builder.bytes
     }
 
-    private func flushChunk() throws {
+    func flushChunk() throws {
         guard chunkBytes > 0 else { return }
-        let header = Self.mediaDataHeader(payload: Int64(pending.count))
+        let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
         try write(header)
         if chunkTrack == 0 {
             chunks[chunks.count - 1].offset = position
         } else {
             passthrough[chunkTrack - 1].setLastChunkOffset(position)
         }
-        try write(pending)
-        pending.removeAll(keepingCapacity: true)
+        if chunkBytes == pending.count {
+            try write(pending)
+            pending.removeAll(keepingCapacity: true)
+        } else {
+            // A streamed sample's first bytes follow the chunk (it starts the next one).
+            try pending.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<chunkBytes])) }
+            position += Int64(chunkBytes)
+            pending.removeSubrange(0..<chunkBytes)
+        }
         chunkBytes = 0
         mediaDataBoxes += 1
     }
@@ -522,6 +531,9 @@ public final class MP4Writer<Sink: ByteSink> {
     public func finish() throws -> MP4WriterSummary {
         guard !finished else { throw NALUError(.unsupported, field: "finish", detail: "already finished") }
         try flushHeldAccessUnit()
+        guard streamedSamplesCommitted else {
+            throw NALUError(.missing, field: "sample", detail: "\(streamed.ended - tables.count) streamed samples have no table entry")
+        }
         finished = true
         var editMediaTime: Int64?
         var large = false
