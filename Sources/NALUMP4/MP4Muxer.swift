@@ -110,10 +110,12 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
     private var inBandFromNow = false
 
-    /// The length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
+    /// Buffered path (fragmented, passthrough tracks, and until the writer exists): the
+    /// length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
     /// decoding order), then those of the non-picture NAL units carried into the next sample,
-    /// then the access unit being assembled. One buffer reused for the
-    /// whole stream: no array per access unit, and each byte copied once before the writer.
+    /// then the access unit being assembled. One buffer reused for the whole stream: no array
+    /// per access unit, and each byte copied once before the writer. Streamed path: only the
+    /// NAL units before the first VCL NAL unit of the sample being assembled.
     private var buffer: [UInt8] = []
     /// Where the first queued access unit starts in ``buffer`` (the bytes before were written).
     private var bufferHead = 0
@@ -133,6 +135,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Access units waiting for their presentation index: past ``MP4MuxerOptions/maxAccessUnitSize``
     /// bytes the oldest picture's is decided, so the queue cannot hold 64 large ones.
     private var queue = ReorderQueue<QueuedAccessUnit>()
+    /// The new sample entries of queued access units (buffered path), in decoding order.
+    private var queuedDescriptions: [NewDescription] = []
     private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
 
     /// - Parameters:
@@ -174,7 +178,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             currentReorderLimit = limit
         }
         if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
-        try append(unit)
+        try append(unit, firstVCL: step.isFirstVCL)
     }
 
     /// Feeds a NAL unit held in an array.
@@ -191,8 +195,6 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
-        // NAL units after the last picture belong to no sample.
-        if streaming { writer.discardSampleBytes() }
         if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
@@ -216,7 +218,10 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
     /// the record or is a delimiter being stripped.
-    private func append(_ unit: NALUnitView) throws {
+    /// `firstVCL`: the access unit's first VCL NAL unit, from which a streamed sample's bytes go
+    /// to the writer (the NAL units before it wait: they may belong to no sample, or start a new
+    /// sample entry).
+    private func append(_ unit: NALUnitView, firstVCL: Bool) throws {
         if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
         if store.isParameterSet(unit.firstByte) {
             let bytes = unit.array
@@ -263,9 +268,12 @@ public final class MP4Muxer<Sink: ByteSink> {
         let length = UInt32(unit.count)
         currentNALUnits += 1
         if streaming, let writer {
-            try writer.appendSampleLength(length)
-            try writer.appendSampleBytes(unit.bytes)
-            return
+            if firstVCL { try beginStreamedSample(writer) }
+            if writer.streamedSampleBegun {
+                try writer.appendSampleLength(length)
+                try writer.appendSampleBytes(unit.bytes)
+                return
+            }
         }
         buffer.append(UInt8(length >> 24))
         buffer.append(UInt8((length >> 16) & 0xFF))
@@ -276,8 +284,24 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Bytes of the sample being assembled (carried NAL units and the current access unit).
     private var sampleBytes: Int {
-        if streaming, let writer { return writer.streamedSampleBytes }
-        return buffer.count - sampleStart
+        buffer.count - sampleStart + (streaming ? writer?.streamedSampleBytes ?? 0 : 0)
+    }
+
+    /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
+    /// sets changed, then the NAL units that waited.
+    private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws {
+        var description: (record: [UInt8], width: Int, height: Int)?
+        if descriptionPending {
+            descriptionPending = false
+            let new = try currentDescription()
+            description = (new.record, new.width, new.height)
+        }
+        try writer.beginSample(description: description)
+        if description != nil { sampleDescriptions += 1 }
+        if !buffer.isEmpty {
+            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The store's copy of a parameter set: without junk past its syntax (``ParameterSetSize``).
@@ -305,21 +329,23 @@ public final class MP4Muxer<Sink: ByteSink> {
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
         var description: NewDescription?
-        if descriptionPending {
-            descriptionPending = false
-            description = try currentDescription()
-        }
         let size: Int
         if streaming, let writer {
-            // The bytes are with the writer; the entry waits for its composition offset.
-            size = try writer.endSample(description: description.map { ($0.record, $0.width, $0.height) })
-            if description != nil { sampleDescriptions += 1 }
-            description = nil
+            // The bytes are with the writer; the entry waits for its composition offset. (A
+            // sample entry started at the first VCL NAL unit; a parameter set changed after it
+            // in the same access unit, which only a non-base layer's can, starts one with the
+            // next sample.)
+            size = try writer.endSample()
         } else {
+            if descriptionPending {
+                descriptionPending = false
+                description = try currentDescription()
+            }
             size = buffer.count - sampleStart
             sampleStart = buffer.count
         }
-        queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, description: description), size: size, poc: currentPOC,
+        if let description { queuedDescriptions.append(description) }
+        queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
         try drain()
     }
@@ -342,7 +368,8 @@ public final class MP4Muxer<Sink: ByteSink> {
                 written += 1
                 continue
             }
-            if let description = entry.element.description {
+            if entry.element.startsDescription, !queuedDescriptions.isEmpty {
+                let description = queuedDescriptions.removeFirst()
                 try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
                 sampleDescriptions += 1
             }
@@ -449,6 +476,8 @@ public final class MP4Muxer<Sink: ByteSink> {
         if writer.acceptsStreamedSamples && willAppendVideoSample == nil {
             // The first sample's bytes (all that the buffer holds) go to the writer.
             streaming = true
+            writer.streamed.maxSampleSize = options.maxAccessUnitSize
+            try writer.beginSample()
             try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
             buffer.removeAll(keepingCapacity: false)
             sampleStart = 0
@@ -468,12 +497,16 @@ private struct NewDescription {
 }
 
 /// What ``MP4Muxer`` keeps of an access unit in its reorder queue (its bytes, `size` of the
-/// queue entry, follow the previous one's in the muxer's buffer). (A
+/// queue entry, are with the writer when streamed, else follow the previous one's in the
+/// muxer's buffer). (A
 /// file-scope type, not a tuple inside the generic muxer: its metadata is static, not looked up
 /// at run time for every access unit.)
 private struct QueuedAccessUnit {
     var sync: Bool
-    var description: NewDescription?
+    /// Whether it starts a new sample entry, the next of ``MP4Muxer``'s `queuedDescriptions`
+    /// (not held here: a trivial type is copied in and out of the queue without reference
+    /// counting).
+    var startsDescription: Bool
 }
 
 struct ParameterSetKey: Hashable {

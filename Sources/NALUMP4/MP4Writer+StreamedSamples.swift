@@ -1,25 +1,53 @@
-import NALU
+public import NALU
+
+/// A sink that can replace bytes it has already taken (a regular file): an ``MP4Writer`` then
+/// writes a chunk's media data straight through, the `mdat` header first with its size filled
+/// in when the chunk is complete, instead of gathering the chunk in memory (NALUIO's `FileSink`,
+/// through NALUMedia).
+public protocol MP4OverwritableSink: AnyObject, ByteSink {
+    /// Bytes taken so far.
+    var bytesWritten: Int64 { get }
+    /// Whether ``overwrite(_:at:)`` works on this output.
+    var canOverwrite: Bool { get }
+    /// Replaces the bytes at `offset` (from the first byte taken) with `bytes`.
+    func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
+}
 
 /// What ``MP4Writer`` keeps of the video samples an ``MP4Muxer`` streams in: bytes first, table
 /// entries later (``MP4Writer/appendSampleBytes(_:)``).
 struct StreamedSampleState {
-    /// Bytes of the sample being streamed in (not yet ended).
+    /// Bytes of the sample being streamed in (begun, not yet ended).
     var sampleBytes = 0
+    var sampleBegun = false
     /// Samples ended (their bytes all in); ``MP4Writer/tables`` counts those committed.
     var ended = 0
+    /// The largest sample the caller gives (its access unit limit): with the chunk size, whether
+    /// a chunk's `mdat` always has a 32-bit size, so its header can be written before its data.
+    var maxSampleSize = Int.max
+    /// `moovAtEnd` on an overwritable sink: chunks are written through (``MP4OverwritableSink``);
+    /// decided when the first sample begins.
+    var direct: (any MP4OverwritableSink)?
+    var decided = false
+    /// Where the sink's byte 0 is in the writer's ``MP4Writer/position`` (negative when the sink
+    /// took bytes before the writer).
+    var sinkBase: Int64 = 0
+    /// Direct: the open chunk's `mdat` header (writer position), to fill in when it is complete.
+    var headerPosition: Int64?
 }
 
-/// Samples in two steps, for the muxer: a sample's bytes (length-prefixed NAL units) go in as its
-/// NAL units arrive, in decoding order (`mdat` is in decoding order), and its table entry (size,
-/// duration, composition offset, sync flag) once its presentation time is known. The muxer then
-/// keeps only a few numbers per access unit waiting in its reorder queue, not its bytes.
+/// Samples in steps, for the muxer: ``beginSample(description:)``, the sample's bytes
+/// (length-prefixed NAL units) as its NAL units arrive, in decoding order (`mdat` is in decoding
+/// order), ``endSample()``, and its table entry (``commitSample(size:duration:compositionOffset:isSync:)``)
+/// once its presentation time is known. The muxer keeps only a few numbers per access unit
+/// waiting in its reorder queue, not its bytes.
 ///
-/// For the `moovAtEnd` layout (bytes gathered in the chunk buffer until the chunk is complete)
-/// and `faststart` (bytes straight into the spool); not for `fragmented` (a fragment's `moof`
-/// needs its samples' entries before its media data) nor with passthrough tracks. Samples do
-/// not mix with ``MP4Writer/append(_:duration:compositionOffset:isSync:)`` in one file.
+/// `moovAtEnd` writes a chunk's bytes as they come when the sink is an ``MP4OverwritableSink``
+/// (the `mdat` size filled in at the end of the chunk), else gathers the chunk in memory;
+/// `faststart` writes them to the spool. Not for `fragmented` (a fragment's `moof` needs its
+/// samples' entries before its media data) nor with passthrough tracks. Samples do not mix with
+/// ``MP4Writer/append(_:duration:compositionOffset:isSync:)`` in one file.
 extension MP4Writer {
-    /// Whether samples can be streamed in (``appendSampleBytes(_:)``) with this configuration.
+    /// Whether samples can be streamed in with this configuration.
     var acceptsStreamedSamples: Bool {
         configuration.layout != .fragmented && configuration.passthroughTracks.isEmpty
     }
@@ -27,12 +55,67 @@ extension MP4Writer {
     /// Bytes of the sample being streamed in so far.
     var streamedSampleBytes: Int { streamed.sampleBytes }
 
-    /// Appends bytes of the video sample being assembled.
-    func appendSampleBytes(_ bytes: UnsafeRawBufferPointer) throws {
+    /// Whether a sample is begun and not yet ended.
+    var streamedSampleBegun: Bool { streamed.sampleBegun }
+
+    /// Whether a chunk is written straight to the sink (its `mdat` size filled in later).
+    var writesChunksThrough: Bool { streamed.direct != nil }
+
+    /// Begins the next sample. With `description`, it starts a new sample entry
+    /// (``startSampleDescription(record:width:height:)``), in a chunk of its own.
+    func beginSample(description: (record: [UInt8], width: Int, height: Int)? = nil) throws {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
+        guard !streamed.sampleBegun else { throw NALUError(.unsupported, field: "sample", detail: "the previous sample has not ended") }
+        // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
+        guard streamed.ended < Int(UInt32.max) - 1 else {
+            throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples")
+        }
+        if let description {
+            try startSampleDescription(record: description.record, width: description.width, height: description.height)
+        }
         switch configuration.layout {
         case .moovAtEnd:
-            pending.append(contentsOf: bytes)
+            try startIfNeeded()
+            if !streamed.decided { decideDirect() }
+            if chunkBytes == 0 {
+                if streamed.direct != nil {
+                    // The header now, its size when the chunk is complete (8 bytes: it fits 32 bits).
+                    streamed.headerPosition = position
+                    try Self.mediaDataHeader(payload: 0).withUnsafeBytes { try writeThrough($0) }
+                    chunks.append((position, 0, currentDescription))
+                } else {
+                    chunks.append((0, 0, currentDescription))
+                }
+            }
+        case .faststart:
+            if chunkBytes == 0 { chunks.append((spooled, 0, currentDescription)) }
+        case .fragmented:
+            throw NALUError(.unsupported, field: "sample", detail: "fragments take whole samples")
+        }
+        streamed.sampleBegun = true
+    }
+
+    /// Writes chunks through when the sink is an ``MP4OverwritableSink`` and every chunk's
+    /// `mdat` size fits 32 bits (a chunk ends at the sample that takes it to the chunk size).
+    private func decideDirect() {
+        streamed.decided = true
+        guard let sink = sink as? any MP4OverwritableSink, sink.canOverwrite else { return }
+        let (most, overflow) = max(0, configuration.chunkSize).addingReportingOverflow(streamed.maxSampleSize)
+        guard !overflow, Int64(most) + 16 <= Int64(UInt32.max) else { return }
+        streamed.direct = sink
+        streamed.sinkBase = position - sink.bytesWritten
+    }
+
+    /// Appends bytes of the sample begun.
+    func appendSampleBytes(_ bytes: UnsafeRawBufferPointer) throws {
+        guard streamed.sampleBegun else { throw NALUError(.missing, field: "sample", detail: "no sample begun") }
+        switch configuration.layout {
+        case .moovAtEnd:
+            if streamed.direct != nil {
+                try writeThrough(bytes)
+            } else {
+                pending.append(contentsOf: bytes)
+            }
         case .faststart:
             guard var spool else { return }
             try spool.write(bytes)
@@ -48,58 +131,65 @@ extension MP4Writer {
         try withUnsafeBytes(of: &bigEndian) { try appendSampleBytes($0) }
     }
 
-    /// Ends the sample being streamed in: its bytes are all in. With `description`, the sample
-    /// starts a new sample entry (``startSampleDescription(record:width:height:)``), in a chunk
-    /// of its own. Returns its size.
+    /// Ends the sample begun: its bytes are all in. Returns its size.
     @discardableResult
-    func endSample(description: (record: [UInt8], width: Int, height: Int)? = nil) throws -> Int {
-        guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
+    func endSample() throws -> Int {
+        guard streamed.sampleBegun else { throw NALUError(.missing, field: "sample", detail: "no sample begun") }
         let size = streamed.sampleBytes
         guard size <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_size", detail: "\(size) bytes")
         }
-        // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
-        guard streamed.ended < Int(UInt32.max) - 1 else {
-            throw NALUError(.doesNotFit, field: "sample_count", detail: "more than \(UInt32.max) samples")
-        }
-        if let description {
-            // moovAtEnd: the chunk so far is written, this sample's bytes start the next one.
-            try startSampleDescription(record: description.record, width: description.width, height: description.height)
-        }
+        chunks[chunks.count - 1].samples += 1
+        chunkBytes += size
         switch configuration.layout {
         case .moovAtEnd:
-            try startIfNeeded()
-            if chunkBytes == 0 { chunks.append((0, 0, currentDescription)) }
-            chunks[chunks.count - 1].samples += 1
-            chunkBytes += size
             if chunkBytes >= configuration.chunkSize { try flushChunk() }
         case .faststart:
-            if chunkBytes == 0 { chunks.append((spooled, 0, currentDescription)) }
-            chunks[chunks.count - 1].samples += 1
             spooled += Int64(size)
-            chunkBytes += size
             if chunkBytes >= configuration.chunkSize { chunkBytes = 0 }
         case .fragmented:
-            throw NALUError(.unsupported, field: "sample", detail: "fragments take whole samples")
+            break
         }
         streamed.sampleBytes = 0
+        streamed.sampleBegun = false
         streamed.ended += 1
         return size
     }
 
-    /// Drops the bytes of the sample being streamed in (NAL units after the last picture, which
-    /// belong to no sample). They are still in the chunk buffer, or past the spool's used part.
-    func discardSampleBytes() {
-        if configuration.layout == .moovAtEnd {
-            pending.removeSubrange(chunkBytes..<pending.count)
+    /// Direct chunks: small pieces (lengths, NAL units under 64 KiB, the `mdat` header) gather
+    /// in ``pending`` and go out 256 KiB at a time; a larger NAL unit goes out from the caller's
+    /// memory (after what gathered), no copy. ``position`` counts both.
+    private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws {
+        if bytes.count >= 64 << 10 {
+            try writeGathered()
+            try sink.write(bytes)
+        } else {
+            pending.append(contentsOf: bytes)
+            if pending.count >= 256 << 10 { try writeGathered() }
         }
-        streamed.sampleBytes = 0
+        position += Int64(bytes.count)
+    }
+
+    /// Direct chunks: writes the gathered small pieces.
+    private func writeGathered() throws {
+        guard !pending.isEmpty else { return }
+        try sink.write(pending)
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Direct chunks: fills in the open chunk's `mdat` size (called by ``flushChunk()``).
+    func closeDirectChunk() throws {
+        guard let direct = streamed.direct, let headerPosition = streamed.headerPosition else { return }
+        try writeGathered()
+        let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
+        try header.withUnsafeBytes { try direct.overwrite($0, at: headerPosition - streamed.sinkBase) }
+        streamed.headerPosition = nil
     }
 
     /// Records the table entry of the oldest ended sample not yet committed (samples are
     /// committed in decoding order).
     /// - Parameters:
-    ///   - size: its size, as ``endSample(description:)`` returned.
+    ///   - size: its size, as ``endSample()`` returned.
     ///   - duration: its duration in the timescale.
     ///   - compositionOffset: presentation time minus decoding time.
     ///   - isSync: whether decoding can start here (`stss`).
@@ -113,6 +203,7 @@ extension MP4Writer {
         recordSample(size: UInt32(truncatingIfNeeded: size), duration: duration, offset: compositionOffset, isSync: isSync)
     }
 
-    /// Whether every ended sample has its table entry (checked before the movie box is written).
-    var streamedSamplesCommitted: Bool { streamed.ended == 0 || tables.count == streamed.ended }
+    /// Whether every streamed sample has ended and has its table entry (checked before the movie
+    /// box is written).
+    var streamedSamplesCommitted: Bool { !streamed.sampleBegun && (streamed.ended == 0 || tables.count == streamed.ended) }
 }

@@ -379,7 +379,7 @@ public final class MP4Writer<Sink: ByteSink> {
         tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
 
-    private func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8]) throws {
         try sink.write(bytes)
         position += Int64(bytes.count)
     }
@@ -413,7 +413,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// An `mdat` header for `payload` bytes: 32-bit size, or `largesize` past 4 GiB.
-    private static func mediaDataHeader(payload: Int64) -> [UInt8] {
+    static func mediaDataHeader(payload: Int64) -> [UInt8] {
         var builder = BoxBuilder(capacity: 16)
         if payload + 8 <= Int64(UInt32.max) {
             builder.u32(UInt32(payload + 8))
@@ -428,6 +428,13 @@ public final class MP4Writer<Sink: ByteSink> {
 
     func flushChunk() throws {
         guard chunkBytes > 0 else { return }
+        if writesChunksThrough {
+            // Its header and bytes are written; the header gets its size.
+            try closeDirectChunk()
+            chunkBytes = 0
+            mediaDataBoxes += 1
+            return
+        }
         let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
         try write(header)
         if chunkTrack == 0 {
