@@ -88,27 +88,31 @@ public struct MP4MuxerSummary: Hashable, Sendable {
 public final class MP4Muxer<Sink: ByteSink> {
     public let codec: Codec
     public let options: MP4MuxerOptions
+    // The properties touched for every NAL unit or sample are `@exclusivity(unchecked)`: no
+    // method holds one of them across a call that can reach back into this muxer (the writer
+    // and `willAppendVideoSample` see only the writer), so the run-time check per access
+    // (`swift_beginAccess`, ~10% of the time on small NAL units) finds nothing.
     private var sink: Sink?
     private let spool: (any ByteSink & RandomAccessByteSource)?
-    private var writer: MP4Writer<Sink>?
-    private var splitter: AccessUnitSplitter
-    private var counter = PictureOrderCounter()
+    @exclusivity(unchecked) private var writer: MP4Writer<Sink>?
+    @exclusivity(unchecked) private var splitter: AccessUnitSplitter
+    @exclusivity(unchecked) private var counter = PictureOrderCounter()
     private var sampleEntry: MP4SampleEntryType
 
     // Parameter sets for the record, in the order first seen.
-    private var store: ParameterSetStore
+    @exclusivity(unchecked) private var store: ParameterSetStore
     private var recordOrder: [[UInt8]] = []
     /// `recordOrder`'s NAL unit types and ids, so a replacement finds its entry without hashing
     /// every stored set (which made a stream of SPS changes quadratic).
     private var recordKeys: [ParameterSetKey] = []
-    private var recordFrozen = false
-    private var recordChanged = false
-    private var keptInBand = 0
+    @exclusivity(unchecked) private var recordFrozen = false
+    @exclusivity(unchecked) private var recordChanged = false
+    @exclusivity(unchecked) private var keptInBand = 0
     /// A change after the first picture waits for its access unit to start a sample entry.
-    private var descriptionPending = false
-    private var sampleDescriptions = 1
+    @exclusivity(unchecked) private var descriptionPending = false
+    @exclusivity(unchecked) private var sampleDescriptions = 1
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
-    private var inBandFromNow = false
+    @exclusivity(unchecked) private var inBandFromNow = false
 
     /// Buffered path (fragmented, passthrough tracks, and until the writer exists): the
     /// length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
@@ -116,28 +120,28 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// then the access unit being assembled. One buffer reused for the whole stream: no array
     /// per access unit, and each byte copied once before the writer. Streamed path: only the
     /// NAL units before the first VCL NAL unit of the sample being assembled.
-    private var buffer: [UInt8] = []
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
     /// Where the first queued access unit starts in ``buffer`` (the bytes before were written).
-    private var bufferHead = 0
+    @exclusivity(unchecked) private var bufferHead = 0
     /// Where the next sample (carried NAL units, then the access unit being assembled) starts.
-    private var sampleStart = 0
-    private var currentPOC: PictureOrderCount?
+    @exclusivity(unchecked) private var sampleStart = 0
+    @exclusivity(unchecked) private var currentPOC: PictureOrderCount?
     /// The reorder limit of the SPS the current picture uses.
-    private var currentReorderLimit: Int?
-    private var carriedNALUnits = 0
-    private var currentNALUnits = 0
+    @exclusivity(unchecked) private var currentReorderLimit: Int?
+    @exclusivity(unchecked) private var carriedNALUnits = 0
+    @exclusivity(unchecked) private var currentNALUnits = 0
     /// Whether sample bytes go to the writer as they arrive (``MP4Writer/appendSampleBytes(_:)``)
     /// and the queue keeps only their sizes: once the writer exists, for the layouts that allow
     /// it (not fragmented, no passthrough tracks). Else they wait in ``buffer``.
-    private var streaming = false
+    @exclusivity(unchecked) private var streaming = false
 
     // Access units waiting for their presentation index, in decoding order.
     /// Access units waiting for their presentation index: past ``MP4MuxerOptions/maxAccessUnitSize``
     /// bytes the oldest picture's is decided, so the queue cannot hold 64 large ones.
-    private var queue = ReorderQueue<QueuedAccessUnit>()
+    @exclusivity(unchecked) private var queue = ReorderQueue<QueuedAccessUnit>()
     /// The new sample entries of queued access units (buffered path), in decoding order.
     private var queuedDescriptions: [NewDescription] = []
-    private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
+    @exclusivity(unchecked) private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
@@ -270,8 +274,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         if streaming, let writer {
             if firstVCL { try beginStreamedSample(writer) }
             if writer.streamedSampleBegun {
-                try writer.appendSampleLength(length)
-                try writer.appendSampleBytes(unit.bytes)
+                try writer.appendNALUnit(unit.bytes)
                 return
             }
         }

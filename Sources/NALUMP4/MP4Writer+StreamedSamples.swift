@@ -125,10 +125,22 @@ extension MP4Writer {
         streamed.sampleBytes += bytes.count
     }
 
-    /// Appends a 4-byte NAL unit length (ISO/IEC 14496-15 5.3.2 `NALUnitLength`, big-endian).
-    func appendSampleLength(_ length: UInt32) throws {
-        var bigEndian = length.bigEndian
-        try withUnsafeBytes(of: &bigEndian) { try appendSampleBytes($0) }
+    /// Appends a NAL unit with its 4-byte length before it (ISO/IEC 14496-15 5.3.2
+    /// `NALUnitLength`, big-endian); the caller has checked that its size fits 32 bits.
+    func appendNALUnit(_ nalUnit: UnsafeRawBufferPointer) throws {
+        var length = UInt32(truncatingIfNeeded: nalUnit.count).bigEndian
+        if streamed.sampleBegun, streamed.direct != nil, nalUnit.count < 64 << 10 {
+            // The common case in one step: both into the gathered pieces.
+            withUnsafeBytes(of: &length) { pending.append(contentsOf: $0) }
+            pending.append(contentsOf: nalUnit)
+            let count = 4 + nalUnit.count
+            position += Int64(count)
+            streamed.sampleBytes += count
+            if pending.count >= 256 << 10 { try writeGathered() }
+            return
+        }
+        try withUnsafeBytes(of: &length) { try appendSampleBytes($0) }
+        try appendSampleBytes(nalUnit)
     }
 
     /// Ends the sample begun: its bytes are all in. Returns its size.

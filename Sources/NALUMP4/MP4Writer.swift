@@ -104,42 +104,45 @@ public struct MP4WriterSummary: Hashable, Sendable {
 /// plus one chunk (`moovAtEnd`) or one fragment (`fragmented`); `faststart` parks media data in
 /// the spool it is given.
 public final class MP4Writer<Sink: ByteSink> {
+    // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
+    // of them across a call that can reach back into this writer (the sink and spool are
+    // other objects), so the run-time check per access finds nothing.
     public private(set) var configuration: MP4WriterConfiguration
-    var sink: Sink
+    @exclusivity(unchecked) var sink: Sink
     let spool: (any ByteSink & RandomAccessByteSource)?
-    var position: Int64 = 0
-    private var started = false
-    private(set) var finished = false
+    @exclusivity(unchecked) var position: Int64 = 0
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private(set) var finished = false
 
     // Sample tables.
-    var tables = SampleTableState()
+    @exclusivity(unchecked) var tables = SampleTableState()
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
     private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
-    var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
+    @exclusivity(unchecked) var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
-    private var laterEntries: [MP4SampleDescriptionEntry] = []
+    @exclusivity(unchecked) private var laterEntries: [MP4SampleDescriptionEntry] = []
     private var totalDuration: UInt64 { tables.totalDuration }
     private var minimumOffset: Int64 { tables.minimumOffset }
     /// The smallest presentation time (decoding time + composition offset) so far.
     private var earliestPresentation: Int64? { tables.earliestPresentation }
 
     // The chunk (moovAtEnd) or fragment (fragmented) being assembled.
-    var pending: [UInt8] = []
+    @exclusivity(unchecked) var pending: [UInt8] = []
     private var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
-    var spooled: Int64 = 0
-    var chunkBytes = 0
+    @exclusivity(unchecked) var spooled: Int64 = 0
+    @exclusivity(unchecked) var chunkBytes = 0
     private var fragmentSequence: UInt32 = 0
     private var fragmentStartTime: UInt64 = 0
     private var mediaDataBoxes = 0
     /// ``append(_:)`` of timed access units (MP4Writer+TimedAccessUnits.swift).
     var timedState = TimedAppendState()
     /// Samples streamed in by the muxer (MP4Writer+StreamedSamples.swift).
-    var streamed = StreamedSampleState()
+    @exclusivity(unchecked) var streamed = StreamedSampleState()
     /// The passthrough tracks' tables, chunks and fragment data.
     private var passthrough: [PassthroughTrackState] = []
     /// The track of the chunk being assembled: 0 the video track, 1… the passthrough tracks.
-    var chunkTrack = 0
+    @exclusivity(unchecked) var chunkTrack = 0
     /// Bytes of passthrough data in the fragment being assembled.
     private var passthroughFragmentBytes = 0
 

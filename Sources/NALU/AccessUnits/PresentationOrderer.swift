@@ -22,7 +22,7 @@
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
     @usableFromInline package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
-        var decided: [(Int, Int)] = []
+        var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
         if startsSequence { decided = flush() }
         if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
         waiting.append((poc, decodeIndex))
@@ -32,7 +32,7 @@
 
     /// Decides every waiting picture, in picture order count order.
     @usableFromInline package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
-        var decided: [(Int, Int)] = []
+        var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
         while !waiting.isEmpty { decided.append(bump()) }
         return decided
     }
@@ -46,7 +46,7 @@
         return (decodeIndex, nextIndex)
     }
 
-    private mutating func bump() -> (Int, Int) {
+    private mutating func bump() -> (decodeIndex: Int, presentationIndex: Int) {
         var best = 0
         for index in waiting.indices.dropFirst() where waiting[index].poc < waiting[best].poc { best = index }
         let picture = waiting.remove(at: best)
