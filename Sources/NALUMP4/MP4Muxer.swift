@@ -227,7 +227,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// sample entry).
     private func append(_ unit: NALUnitView, firstVCL: Bool) throws {
         if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
-        if store.isParameterSet(unit.firstByte) {
+        if codec.isParameterSet(firstByte: unit.firstByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }

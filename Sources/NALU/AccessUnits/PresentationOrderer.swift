@@ -21,13 +21,20 @@
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
-    @usableFromInline package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
+    package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
         var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
-        if startsSequence { decided = flush() }
+        push(poc: poc, decodeIndex: decodeIndex, startsSequence: startsSequence, reorderLimit: reorderLimit, into: &decided)
+        return decided
+    }
+
+    /// ``push(poc:decodeIndex:startsSequence:reorderLimit:)`` appending the decided pairs to
+    /// `decided` (an array the caller reuses: no allocation per picture).
+    @usableFromInline package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int?,
+                                                 into decided: inout [(decodeIndex: Int, presentationIndex: Int)]) {
+        if startsSequence { while !waiting.isEmpty { decided.append(bump()) } }
         if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
         waiting.append((poc, decodeIndex))
         while waiting.count > window { decided.append(bump()) }
-        return decided
     }
 
     /// Decides every waiting picture, in picture order count order.

@@ -28,6 +28,9 @@
 
     @usableFromInline var entries: [Entry] = []
     @usableFromInline var orderer = PresentationOrderer()
+    /// The pairs the orderer decided at the last ``append(_:size:poc:reorderLimit:maxBytes:)``
+    /// (reused: no allocation per access unit).
+    @usableFromInline var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
     /// The decode index of the first waiting access unit.
     @usableFromInline package internal(set) var base = 0
     /// Access units appended so far.
@@ -53,10 +56,10 @@
         entries.append(Entry(element: element, size: size, presentation: nil))
         bytes += size
         let poc = poc ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
-                                                  reorderLimit: reorderLimit) {
-            setPresentation(index, presentation)
-        }
+        decided.removeAll(keepingCapacity: true)
+        orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
+                     reorderLimit: reorderLimit, into: &decided)
+        for (index, presentation) in decided { setPresentation(index, presentation) }
         if entries.count > Self.maxPending || bytes > maxBytes, entries.first?.presentation == nil,
            let (index, presentation) = orderer.force(base) {
             setPresentation(index, presentation)
