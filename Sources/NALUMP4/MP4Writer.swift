@@ -101,8 +101,9 @@ public struct MP4WriterSummary: Hashable, Sendable {
 /// Samples are access units as length-prefixed NAL units (the record's length size), in
 /// decoding order, with a duration, a composition offset (presentation time − decoding time,
 /// may be negative) and a sync flag. Memory holds the sample tables (about 4 bytes a sample)
-/// plus one chunk (`moovAtEnd`) or one fragment (`fragmented`); `faststart` parks media data in
-/// the spool it is given.
+/// plus one chunk (`moovAtEnd`; 256 KiB when an ``MP4Muxer`` streams samples to an
+/// ``MP4OverwritableSink``, whose `mdat` sizes are filled in afterwards) or one fragment
+/// (`fragmented`); `faststart` parks media data in the spool it is given.
 public final class MP4Writer<Sink: ByteSink> {
     // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
     // of them across a call that can reach back into this writer (the sink and spool are
