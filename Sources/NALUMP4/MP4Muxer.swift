@@ -130,6 +130,12 @@ public final class MP4Muxer<Sink: ByteSink> {
     @exclusivity(unchecked) private var currentReorderLimit: Int?
     @exclusivity(unchecked) private var carriedNALUnits = 0
     @exclusivity(unchecked) private var currentNALUnits = 0
+    /// Bytes of the sample being assembled (carried NAL units and the current access unit),
+    /// wherever they are (``buffer``, the writer).
+    @exclusivity(unchecked) private var sampleBytes = 0
+    /// Whether the sample being assembled has gone to the writer (streamed path, from its first
+    /// VCL NAL unit).
+    @exclusivity(unchecked) private var sampleBegun = false
     /// Whether sample bytes go to the writer as they arrive (``MP4Writer/appendSampleBytes(_:)``)
     /// and the queue keeps only their sizes: once the writer exists, for the layouts that allow
     /// it (not fragmented, no passthrough tracks). Else they wait in ``buffer``.
@@ -271,9 +277,10 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         let length = UInt32(unit.count)
         currentNALUnits += 1
+        sampleBytes += 4 + unit.count
         if streaming, let writer {
             if firstVCL { try beginStreamedSample(writer) }
-            if writer.streamedSampleBegun {
+            if sampleBegun {
                 try writer.appendNALUnit(unit.bytes)
                 return
             }
@@ -285,10 +292,6 @@ public final class MP4Muxer<Sink: ByteSink> {
         buffer.append(contentsOf: unit.bytes)
     }
 
-    /// Bytes of the sample being assembled (carried NAL units and the current access unit).
-    private var sampleBytes: Int {
-        buffer.count - sampleStart + (streaming ? writer?.streamedSampleBytes ?? 0 : 0)
-    }
 
     /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
     /// sets changed, then the NAL units that waited.
@@ -300,6 +303,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             description = (new.record, new.width, new.height)
         }
         try writer.beginSample(description: description)
+        sampleBegun = true
         if description != nil { sampleDescriptions += 1 }
         if !buffer.isEmpty {
             try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
@@ -339,6 +343,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             // in the same access unit, which only a non-base layer's can, starts one with the
             // next sample.)
             size = try writer.endSample()
+            sampleBegun = false
         } else {
             if descriptionPending {
                 descriptionPending = false
@@ -347,6 +352,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             size = buffer.count - sampleStart
             sampleStart = buffer.count
         }
+        sampleBytes = 0
         if let description { queuedDescriptions.append(description) }
         queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)

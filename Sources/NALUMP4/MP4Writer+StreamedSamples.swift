@@ -52,12 +52,6 @@ extension MP4Writer {
         configuration.layout != .fragmented && configuration.passthroughTracks.isEmpty
     }
 
-    /// Bytes of the sample being streamed in so far.
-    var streamedSampleBytes: Int { streamed.sampleBytes }
-
-    /// Whether a sample is begun and not yet ended.
-    var streamedSampleBegun: Bool { streamed.sampleBegun }
-
     /// Whether a chunk is written straight to the sink (its `mdat` size filled in later).
     var writesChunksThrough: Bool { streamed.direct != nil }
 
