@@ -173,7 +173,10 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Called before each video sample goes to the writer with its decoding time (in the
     /// writer's video timescale, the second argument), and once more from ``finish()`` with
     /// `nil` before the movie box is written: where the samples of the passthrough tracks
-    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time.
+    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time. Set
+    /// it before the first picture is complete (when the writer is created): with it, samples
+    /// wait in the muxer until they are written whole (without it, their bytes go to the writer
+    /// as they arrive).
     public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
 
     /// The writer's sink, once created (after the first access unit).
@@ -291,7 +294,6 @@ public final class MP4Muxer<Sink: ByteSink> {
         buffer.append(UInt8(length & 0xFF))
         buffer.append(contentsOf: unit.bytes)
     }
-
 
     /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
     /// sets changed, then the NAL units that waited.

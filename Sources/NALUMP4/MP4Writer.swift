@@ -439,22 +439,15 @@ public final class MP4Writer<Sink: ByteSink> {
             mediaDataBoxes += 1
             return
         }
-        let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
+        let header = Self.mediaDataHeader(payload: Int64(pending.count))
         try write(header)
         if chunkTrack == 0 {
             chunks[chunks.count - 1].offset = position
         } else {
             passthrough[chunkTrack - 1].setLastChunkOffset(position)
         }
-        if chunkBytes == pending.count {
-            try write(pending)
-            pending.removeAll(keepingCapacity: true)
-        } else {
-            // A streamed sample's first bytes follow the chunk (it starts the next one).
-            try pending.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<chunkBytes])) }
-            position += Int64(chunkBytes)
-            pending.removeSubrange(0..<chunkBytes)
-        }
+        try write(pending)
+        pending.removeAll(keepingCapacity: true)
         chunkBytes = 0
         mediaDataBoxes += 1
     }
