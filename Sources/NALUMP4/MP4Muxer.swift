@@ -114,7 +114,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
     @exclusivity(unchecked) private var inBandFromNow = false
 
-    /// Buffered path (fragmented, passthrough tracks, and until the writer exists): the
+    /// Buffered path (passthrough tracks, and until the writer exists): the
     /// length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
     /// decoding order), then those of the non-picture NAL units carried into the next sample,
     /// then the access unit being assembled. One buffer reused for the whole stream: no array
@@ -137,8 +137,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// VCL NAL unit).
     @exclusivity(unchecked) private var sampleBegun = false
     /// Whether sample bytes go to the writer as they arrive (``MP4Writer/appendSampleBytes(_:)``)
-    /// and the queue keeps only their sizes: once the writer exists, for the layouts that allow
-    /// it (not fragmented, no passthrough tracks). Else they wait in ``buffer``.
+    /// and the queue keeps only their sizes: once the writer exists, without passthrough
+    /// tracks. Else they wait in ``buffer``.
     @exclusivity(unchecked) private var streaming = false
 
     // Access units waiting for their presentation index, in decoding order.
@@ -344,7 +344,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             // sample entry started at the first VCL NAL unit; a parameter set changed after it
             // in the same access unit, which only a non-base layer's can, starts one with the
             // next sample.)
-            size = try writer.endSample()
+            size = try writer.endSample(isSync: summary.keyframe != nil)
             sampleBegun = false
         } else {
             if descriptionPending {

@@ -33,6 +33,10 @@ struct StreamedSampleState {
     var sinkBase: Int64 = 0
     /// Direct: the open chunk's `mdat` header (writer position), to fill in when it is complete.
     var headerPosition: Int64?
+    /// Fragmented: the fragments complete but not written (their samples' entries are not all
+    /// committed yet), oldest first, and the samples and bytes of the one being filled.
+    var closedFragments: [(samples: Int, bytes: Int)] = []
+    var openFragment: (samples: Int, bytes: Int) = (0, 0)
 }
 
 /// Samples in steps, for the muxer: ``beginSample(description:)``, the sample's bytes
@@ -43,14 +47,13 @@ struct StreamedSampleState {
 ///
 /// `moovAtEnd` writes a chunk's bytes as they come when the sink is an ``MP4OverwritableSink``
 /// (the `mdat` size filled in at the end of the chunk), else gathers the chunk in memory;
-/// `faststart` writes them to the spool. Not for `fragmented` (a fragment's `moof` needs its
-/// samples' entries before its media data) nor with passthrough tracks. Samples do not mix with
-/// ``MP4Writer/append(_:duration:compositionOffset:isSync:)`` in one file.
+/// `faststart` writes them to the spool; `fragmented` gathers them, and writes a fragment once
+/// the entries of all its samples are committed (its `moof` needs them). Not with passthrough
+/// tracks. Samples do not mix with ``MP4Writer/append(_:duration:compositionOffset:isSync:)``
+/// in one file.
 extension MP4Writer {
     /// Whether samples can be streamed in with this configuration.
-    var acceptsStreamedSamples: Bool {
-        configuration.layout != .fragmented && configuration.passthroughTracks.isEmpty
-    }
+    var acceptsStreamedSamples: Bool { configuration.passthroughTracks.isEmpty }
 
     /// Whether a chunk is written straight to the sink (its `mdat` size filled in later).
     var writesChunksThrough: Bool { streamed.direct != nil }
@@ -84,7 +87,7 @@ extension MP4Writer {
         case .faststart:
             if chunkBytes == 0 { chunks.append((spooled, 0, currentDescription)) }
         case .fragmented:
-            throw NALUError(.unsupported, field: "sample", detail: "fragments take whole samples")
+            break
         }
         streamed.sampleBegun = true
     }
@@ -114,7 +117,7 @@ extension MP4Writer {
             guard var spool else { return }
             try spool.write(bytes)
         case .fragmented:
-            throw NALUError(.unsupported, field: "sample", detail: "fragments take whole samples")
+            pending.append(contentsOf: bytes)
         }
         streamed.sampleBytes += bytes.count
     }
@@ -137,24 +140,35 @@ extension MP4Writer {
         try appendSampleBytes(nalUnit)
     }
 
-    /// Ends the sample begun: its bytes are all in. Returns its size.
+    /// Ends the sample begun: its bytes are all in. Returns its size. `isSync` (fragmented): a
+    /// sync sample starts a fragment.
     @discardableResult
-    func endSample() throws -> Int {
+    func endSample(isSync: Bool = false) throws -> Int {
         guard streamed.sampleBegun else { throw NALUError(.missing, field: "sample", detail: "no sample begun") }
         let size = streamed.sampleBytes
         guard size <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_size", detail: "\(size) bytes")
         }
-        chunks[chunks.count - 1].samples += 1
-        chunkBytes += size
         switch configuration.layout {
         case .moovAtEnd:
+            chunks[chunks.count - 1].samples += 1
+            chunkBytes += size
             if chunkBytes >= configuration.chunkSize { try flushChunk() }
         case .faststart:
+            chunks[chunks.count - 1].samples += 1
+            chunkBytes += size
             spooled += Int64(size)
             if chunkBytes >= configuration.chunkSize { chunkBytes = 0 }
         case .fragmented:
-            break
+            // As append(_:duration:compositionOffset:isSync:) decides: a new fragment at a sync
+            // sample, or before the fragment grows past maxFragmentSize.
+            let open = streamed.openFragment
+            if open.samples > 0 && (isSync || open.bytes + size > configuration.maxFragmentSize) {
+                streamed.closedFragments.append(open)
+                streamed.openFragment = (0, 0)
+            }
+            streamed.openFragment.samples += 1
+            streamed.openFragment.bytes += size
         }
         streamed.sampleBytes = 0
         streamed.sampleBegun = false
@@ -200,16 +214,36 @@ extension MP4Writer {
     ///   - compositionOffset: presentation time minus decoding time.
     ///   - isSync: whether decoding can start here (`stss`).
     func commitSample(size: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
-        guard tables.count < streamed.ended else {
+        guard tables.count + pendingSamples.count < streamed.ended else {
             throw NALUError(.missing, field: "sample", detail: "no streamed sample to commit")
         }
         guard compositionOffset >= Int64(Int32.min), compositionOffset <= Int64(Int32.max) else {
             throw NALUError(.doesNotFit, field: "sample_offset", detail: "composition offset \(compositionOffset) does not fit 32 bits")
         }
-        recordSample(size: UInt32(truncatingIfNeeded: size), duration: duration, offset: compositionOffset, isSync: isSync)
+        if configuration.layout == .fragmented {
+            pendingSamples.append((UInt32(truncatingIfNeeded: size), duration, compositionOffset, isSync))
+            try flushStreamedFragments(closing: false)
+        } else {
+            recordSample(size: UInt32(truncatingIfNeeded: size), duration: duration, offset: compositionOffset, isSync: isSync)
+        }
+    }
+
+    /// Fragmented: writes the complete fragments whose samples all have their entries;
+    /// `closing` (the end) completes the one being filled first.
+    func flushStreamedFragments(closing: Bool) throws {
+        if closing && streamed.openFragment.samples > 0 {
+            streamed.closedFragments.append(streamed.openFragment)
+            streamed.openFragment = (0, 0)
+        }
+        while let first = streamed.closedFragments.first, pendingSamples.count >= first.samples {
+            try flushFragment(samples: first.samples, bytes: first.bytes)
+            streamed.closedFragments.removeFirst()
+        }
     }
 
     /// Whether every streamed sample has ended and has its table entry (checked before the movie
     /// box is written).
-    var streamedSamplesCommitted: Bool { !streamed.sampleBegun && (streamed.ended == 0 || tables.count == streamed.ended) }
+    var streamedSamplesCommitted: Bool {
+        !streamed.sampleBegun && (streamed.ended == 0 || tables.count + pendingSamples.count == streamed.ended)
+    }
 }

@@ -130,7 +130,7 @@ public final class MP4Writer<Sink: ByteSink> {
 
     // The chunk (moovAtEnd) or fragment (fragmented) being assembled.
     @exclusivity(unchecked) var pending: [UInt8] = []
-    private var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
+    @exclusivity(unchecked) var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
     @exclusivity(unchecked) var spooled: Int64 = 0
     @exclusivity(unchecked) var chunkBytes = 0
     private var fragmentSequence: UInt32 = 0
@@ -455,19 +455,25 @@ public final class MP4Writer<Sink: ByteSink> {
     /// 8.8.4 Movie Fragment Box + 8.1.1 Media Data Box for the pending GOP: a `traf` for the
     /// video track and one for each passthrough track with samples, their data one after the
     /// other in the `mdat`.
-    private func flushFragment() throws {
+    ///
+    /// Streamed samples (``commitSample(size:duration:compositionOffset:isSync:)``): only the
+    /// first `samples` entries and `bytes` bytes, a fragment whose successors' bytes are in already.
+    func flushFragment(samples: Int? = nil, bytes: Int? = nil) throws {
         guard !pendingSamples.isEmpty || passthroughFragmentBytes > 0 || passthrough.contains(where: { !$0.fragmentSamples.isEmpty }) else { return }
+        let sampleCount = min(samples ?? pendingSamples.count, pendingSamples.count)
+        let byteCount = min(bytes ?? pending.count, pending.count)
+        let fragmentSamples = sampleCount == pendingSamples.count ? pendingSamples : Array(pendingSamples[0..<sampleCount])
         try startIfNeeded()
         fragmentSequence += 1
-        var builder = BoxBuilder(capacity: 64 + 16 * pendingSamples.count)
+        var builder = BoxBuilder(capacity: 64 + 16 * fragmentSamples.count)
         // Where each run's data_offset goes in the moof, and its data's place in the mdat payload.
         var patches: [(position: Int, dataStart: Int)] = []
         builder.box(.moof) { moof in
             moof.fullBox(.mfhd) { box in box.u32(fragmentSequence) }
             var dataStart = 0
-            if !pendingSamples.isEmpty {
-                patches.append((Self.trackFragment(&moof, trackID: 1, startTime: fragmentStartTime, samples: pendingSamples), dataStart))
-                dataStart += pending.count
+            if !fragmentSamples.isEmpty {
+                patches.append((Self.trackFragment(&moof, trackID: 1, startTime: fragmentStartTime, samples: fragmentSamples), dataStart))
+                dataStart += byteCount
             }
             for (index, track) in passthrough.enumerated() where !track.fragmentSamples.isEmpty {
                 patches.append((Self.trackFragment(&moof, trackID: UInt32(truncatingIfNeeded: index + 2), startTime: track.fragmentStartTime,
@@ -476,7 +482,7 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         var moof = builder.bytes
-        let payload = Int64(pending.count) + Int64(passthroughFragmentBytes)
+        let payload = Int64(byteCount) + Int64(passthroughFragmentBytes)
         let header = Self.mediaDataHeader(payload: payload)
         for patch in patches {
             let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count + patch.dataStart)
@@ -485,13 +491,19 @@ public final class MP4Writer<Sink: ByteSink> {
         }
         try write(moof)
         try write(header)
-        try write(pending)
-        for sample in pendingSamples {
+        for sample in fragmentSamples {
             recordSample(size: sample.size, duration: sample.duration, offset: sample.offset, isSync: sample.sync)
             fragmentStartTime += UInt64(sample.duration)
         }
-        pending.removeAll(keepingCapacity: true)
-        pendingSamples.removeAll(keepingCapacity: true)
+        if byteCount == pending.count {
+            try write(pending)
+            pending.removeAll(keepingCapacity: true)
+        } else {
+            try pending.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<byteCount])) }
+            position += Int64(byteCount)
+            pending.removeSubrange(0..<byteCount)
+        }
+        pendingSamples.removeSubrange(0..<sampleCount)
         for index in passthrough.indices where !passthrough[index].fragmentSamples.isEmpty {
             try write(passthrough[index].fragmentData)
             passthrough[index].endFragment()
@@ -544,6 +556,7 @@ public final class MP4Writer<Sink: ByteSink> {
         switch configuration.layout {
         case .fragmented:
             try startIfNeeded()
+            try flushStreamedFragments(closing: true)
             try flushFragment()
             // A given edit list is in the moov of fragments too.
             if configuration.editList != nil { editMediaTime = compositionShift }

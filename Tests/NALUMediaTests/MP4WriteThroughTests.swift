@@ -5,11 +5,11 @@ import NALUIO
 import NALUMP4
 import NALUMedia
 
-/// The three ways ``MP4Muxer`` writes a progressive file give the same bytes: access units held
-/// in the muxer's buffer until their composition offsets are known (the path fragments and
-/// passthrough tracks take), samples streamed into the writer's chunk buffer as they arrive (any
-/// sink), and chunks written through to a file with each `mdat` size filled in afterwards
-/// (`FileSink`, an ``MP4OverwritableSink``).
+/// The three ways ``MP4Muxer`` writes a file give the same bytes: access units held in the
+/// muxer's buffer until their composition offsets are known (the path passthrough tracks take),
+/// samples streamed into the writer's chunk or fragment buffer as they arrive (any sink), and
+/// chunks written through to a file with each `mdat` size filled in afterwards (`FileSink`, an
+/// ``MP4OverwritableSink``; progressive layouts).
 @Suite struct MP4WriteThroughTests {
     enum Path: CaseIterable { case buffered, streamed, throughFile }
 
@@ -71,7 +71,7 @@ import NALUMedia
         return a.count == b.count ? nil : min(a.count, b.count)
     }
 
-    @Test(arguments: streams.indices, [MP4Layout.moovAtEnd, .faststart])
+    @Test(arguments: streams.indices, [MP4Layout.moovAtEnd, .faststart, .fragmented])
     func samePathsSameBytes(stream index: Int, layout: MP4Layout) throws {
         let (name, codec) = Self.streams[index]
         let plain = try Self.stream(name)
@@ -80,11 +80,12 @@ import NALUMedia
             // The first differing byte, not whole files, in a failure.
             #expect(Self.firstDifference(files[1], files[0]) == nil, "\(name) \(layout) chunk \(chunkSize): streamed")
             #expect(Self.firstDifference(files[2], files[0]) == nil, "\(name) \(layout) chunk \(chunkSize): written through")
-            // Reads back: every sample, in chunks of the size asked for.
+            // Reads back: every sample (in the sample tables, or in fragments).
             let reader = try MP4VideoTrackReader(MemoryRandomAccessSource(files[2]))
             var samples = 0
             try reader.forEachSample { _ in samples += 1 }
-            #expect(samples > 0 && samples == reader.track.sampleTableCount)
+            #expect(samples > 0)
+            if layout != .fragmented { #expect(samples == reader.track.sampleTableCount) }
         }
     }
 }
