@@ -178,7 +178,9 @@ public final class MP4Writer<Sink: ByteSink> {
         // The chunk or fragment buffer, sized once so it does not grow by doubling.
         switch configuration.layout {
         case .moovAtEnd: pending.reserveCapacity(min(max(0, configuration.chunkSize), 64 << 20) * 2)
-        case .fragmented: pending.reserveCapacity(min(max(0, configuration.maxFragmentSize), 256 << 20))
+        // Fragmented: a quarter more, for streamed samples that arrive while a complete fragment
+        // waits for its last entries.
+        case .fragmented: pending.reserveCapacity(min(max(0, configuration.maxFragmentSize), 256 << 20) / 4 * 5)
         case .faststart: break
         }
     }
