@@ -154,6 +154,31 @@ public final class FileSink: ByteSink {
         buffer.pointee.count = 0
     }
 
+    /// Whether ``overwrite(_:at:)`` works: the output is a regular file.
+    public var canOverwrite: Bool { target.kind == .file }
+
+    /// Replaces bytes already written, `offset` bytes from the start of the output, with `bytes`
+    /// (`pwrite(2)`, after writing out what is buffered): for a header whose content is known
+    /// only once what follows it is written, such as the size of an MP4 `mdat` box. Regular
+    /// files only (``canOverwrite``).
+    public func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+        guard canOverwrite, offset >= 0, offset <= bytesWritten - Int64(bytes.count) else {
+            throw NALUError(.unsupported, field: path, detail: "cannot overwrite \(bytes.count) bytes at offset \(offset)")
+        }
+        guard let base = bytes.baseAddress else { return }
+        try drain()
+        var done = 0
+        while done < bytes.count {
+            let count = pwrite(descriptor, base + done, bytes.count - done, off_t(offset) + off_t(done))
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw NALUError(.io, field: path, detail: FileSource.errnoText())
+            }
+            guard count > 0 else { throw NALUError(.io, field: path, detail: "pwrite wrote nothing") }
+            done += count
+        }
+    }
+
     /// Flushes and completes the output: a file is renamed into place. Without this call a file
     /// output is removed when the sink is released.
     public func commit() throws {

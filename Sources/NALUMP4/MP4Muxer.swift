@@ -88,48 +88,66 @@ public struct MP4MuxerSummary: Hashable, Sendable {
 public final class MP4Muxer<Sink: ByteSink> {
     public let codec: Codec
     public let options: MP4MuxerOptions
+    // The properties touched for every NAL unit or sample are `@exclusivity(unchecked)`: no
+    // method holds one of them across a call that can reach back into this muxer (the writer
+    // and `willAppendVideoSample` see only the writer), so the run-time check per access
+    // (`swift_beginAccess`, ~10% of the time on small NAL units) finds nothing.
     private var sink: Sink?
     private let spool: (any ByteSink & RandomAccessByteSource)?
-    private var writer: MP4Writer<Sink>?
-    private var splitter: AccessUnitSplitter
-    private var counter = PictureOrderCounter()
+    @exclusivity(unchecked) private var writer: MP4Writer<Sink>?
+    @exclusivity(unchecked) private var splitter: AccessUnitSplitter
+    @exclusivity(unchecked) private var counter = PictureOrderCounter()
     private var sampleEntry: MP4SampleEntryType
 
     // Parameter sets for the record, in the order first seen.
-    private var store: ParameterSetStore
+    @exclusivity(unchecked) private var store: ParameterSetStore
     private var recordOrder: [[UInt8]] = []
     /// `recordOrder`'s NAL unit types and ids, so a replacement finds its entry without hashing
     /// every stored set (which made a stream of SPS changes quadratic).
     private var recordKeys: [ParameterSetKey] = []
-    private var recordFrozen = false
-    private var recordChanged = false
-    private var keptInBand = 0
+    @exclusivity(unchecked) private var recordFrozen = false
+    @exclusivity(unchecked) private var recordChanged = false
+    @exclusivity(unchecked) private var keptInBand = 0
     /// A change after the first picture waits for its access unit to start a sample entry.
-    private var descriptionPending = false
-    private var sampleDescriptions = 1
+    @exclusivity(unchecked) private var descriptionPending = false
+    @exclusivity(unchecked) private var sampleDescriptions = 1
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
-    private var inBandFromNow = false
+    @exclusivity(unchecked) private var inBandFromNow = false
 
-    /// The length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
+    /// Buffered path (passthrough tracks, and until the writer exists): the
+    /// length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
     /// decoding order), then those of the non-picture NAL units carried into the next sample,
-    /// then the access unit being assembled. One buffer reused for the
-    /// whole stream: no array per access unit, and each byte copied once before the writer.
-    private var buffer: [UInt8] = []
+    /// then the access unit being assembled. One buffer reused for the whole stream: no array
+    /// per access unit, and each byte copied once before the writer. Streamed path: only the
+    /// NAL units before the first VCL NAL unit of the sample being assembled.
+    @exclusivity(unchecked) private var buffer: [UInt8] = []
     /// Where the first queued access unit starts in ``buffer`` (the bytes before were written).
-    private var bufferHead = 0
+    @exclusivity(unchecked) private var bufferHead = 0
     /// Where the next sample (carried NAL units, then the access unit being assembled) starts.
-    private var sampleStart = 0
-    private var currentPOC: PictureOrderCount?
+    @exclusivity(unchecked) private var sampleStart = 0
+    @exclusivity(unchecked) private var currentPOC: PictureOrderCount?
     /// The reorder limit of the SPS the current picture uses.
-    private var currentReorderLimit: Int?
-    private var carriedNALUnits = 0
-    private var currentNALUnits = 0
+    @exclusivity(unchecked) private var currentReorderLimit: Int?
+    @exclusivity(unchecked) private var carriedNALUnits = 0
+    @exclusivity(unchecked) private var currentNALUnits = 0
+    /// Bytes of the sample being assembled (carried NAL units and the current access unit),
+    /// wherever they are (``buffer``, the writer).
+    @exclusivity(unchecked) private var sampleBytes = 0
+    /// Whether the sample being assembled has gone to the writer (streamed path, from its first
+    /// VCL NAL unit).
+    @exclusivity(unchecked) private var sampleBegun = false
+    /// Whether sample bytes go to the writer as they arrive (``MP4Writer/appendSampleBytes(_:)``)
+    /// and the queue keeps only their sizes: once the writer exists, without passthrough
+    /// tracks. Else they wait in ``buffer``.
+    @exclusivity(unchecked) private var streaming = false
 
     // Access units waiting for their presentation index, in decoding order.
     /// Access units waiting for their presentation index: past ``MP4MuxerOptions/maxAccessUnitSize``
     /// bytes the oldest picture's is decided, so the queue cannot hold 64 large ones.
-    private var queue = ReorderQueue<QueuedAccessUnit>()
-    private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
+    @exclusivity(unchecked) private var queue = ReorderQueue<QueuedAccessUnit>()
+    /// The new sample entries of queued access units (buffered path), in decoding order.
+    private var queuedDescriptions: [NewDescription] = []
+    @exclusivity(unchecked) private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
@@ -155,7 +173,10 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Called before each video sample goes to the writer with its decoding time (in the
     /// writer's video timescale, the second argument), and once more from ``finish()`` with
     /// `nil` before the movie box is written: where the samples of the passthrough tracks
-    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time.
+    /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time. Set
+    /// it before the first picture is complete (when the writer is created): with it, samples
+    /// wait in the muxer until they are written whole (without it, their bytes go to the writer
+    /// as they arrive).
     public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
 
     /// The writer's sink, once created (after the first access unit).
@@ -170,7 +191,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             currentReorderLimit = limit
         }
         if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
-        try append(unit)
+        try append(unit, firstVCL: step.isFirstVCL)
     }
 
     /// Feeds a NAL unit held in an array.
@@ -210,9 +231,12 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
     /// the record or is a delimiter being stripped.
-    private func append(_ unit: NALUnitView) throws {
+    /// `firstVCL`: the access unit's first VCL NAL unit, from which a streamed sample's bytes go
+    /// to the writer (the NAL units before it wait: they may belong to no sample, or start a new
+    /// sample entry).
+    private func append(_ unit: NALUnitView, firstVCL: Bool) throws {
         if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
-        if store.isParameterSet(unit.firstByte) {
+        if codec.isParameterSet(firstByte: unit.firstByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
@@ -251,16 +275,42 @@ public final class MP4Muxer<Sink: ByteSink> {
         guard unit.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(unit.count) bytes")
         }
-        guard unit.count + 4 <= options.maxAccessUnitSize - (buffer.count - sampleStart) else {
+        guard unit.count + 4 <= options.maxAccessUnitSize - sampleBytes else {
             throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset)
         }
         let length = UInt32(unit.count)
+        currentNALUnits += 1
+        sampleBytes += 4 + unit.count
+        if streaming, let writer {
+            if firstVCL { try beginStreamedSample(writer) }
+            if sampleBegun {
+                try writer.appendNALUnit(unit.bytes)
+                return
+            }
+        }
         buffer.append(UInt8(length >> 24))
         buffer.append(UInt8((length >> 16) & 0xFF))
         buffer.append(UInt8((length >> 8) & 0xFF))
         buffer.append(UInt8(length & 0xFF))
         buffer.append(contentsOf: unit.bytes)
-        currentNALUnits += 1
+    }
+
+    /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
+    /// sets changed, then the NAL units that waited.
+    private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws {
+        var description: (record: [UInt8], width: Int, height: Int)?
+        if descriptionPending {
+            descriptionPending = false
+            let new = try currentDescription()
+            description = (new.record, new.width, new.height)
+        }
+        try writer.beginSample(description: description)
+        sampleBegun = true
+        if description != nil { sampleDescriptions += 1 }
+        if !buffer.isEmpty {
+            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            buffer.removeAll(keepingCapacity: true)
+        }
     }
 
     /// The store's copy of a parameter set: without junk past its syntax (``ParameterSetSize``).
@@ -285,16 +335,28 @@ public final class MP4Muxer<Sink: ByteSink> {
             carriedNALUnits += currentNALUnits
             return
         }
-        let size = buffer.count - sampleStart
-        sampleStart = buffer.count
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
         var description: NewDescription?
-        if descriptionPending {
-            descriptionPending = false
-            description = try currentDescription()
+        let size: Int
+        if streaming, let writer {
+            // The bytes are with the writer; the entry waits for its composition offset. (A
+            // sample entry started at the first VCL NAL unit; a parameter set changed after it
+            // in the same access unit, which only a non-base layer's can, starts one with the
+            // next sample.)
+            size = try writer.endSample(isSync: summary.keyframe != nil)
+            sampleBegun = false
+        } else {
+            if descriptionPending {
+                descriptionPending = false
+                description = try currentDescription()
+            }
+            size = buffer.count - sampleStart
+            sampleStart = buffer.count
         }
-        queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, description: description), size: size, poc: currentPOC,
+        sampleBytes = 0
+        if let description { queuedDescriptions.append(description) }
+        queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
         try drain()
     }
@@ -312,7 +374,13 @@ public final class MP4Muxer<Sink: ByteSink> {
                 try writer.updateDecoderConfigurationRecord(try record())
                 recordChanged = false
             }
-            if let description = entry.element.description {
+            if streaming {
+                try writer.commitSample(size: entry.size, duration: timing.duration, compositionOffset: Int64(delta), isSync: entry.element.sync)
+                written += 1
+                continue
+            }
+            if entry.element.startsDescription, !queuedDescriptions.isEmpty {
+                let description = queuedDescriptions.removeFirst()
                 try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
                 sampleDescriptions += 1
             }
@@ -329,7 +397,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             written += 1
         }
         queue.removeFirst(written)
-        compactBuffer()
+        if !streaming { compactBuffer() }
     }
 
     /// Drops the written bytes from the front of ``buffer``: all of them when the queue is empty
@@ -413,8 +481,19 @@ public final class MP4Muxer<Sink: ByteSink> {
         configuration.passthroughTracks = options.passthroughTracks
         configuration.movieTimescale = options.movieTimescale
         configuration.videoStartDelay = options.videoStartDelay
-        writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
+        let writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
+        self.writer = writer
         recordChanged = false
+        if writer.acceptsStreamedSamples && willAppendVideoSample == nil {
+            // The first sample's bytes (all that the buffer holds) go to the writer.
+            streaming = true
+            writer.streamed.maxSampleSize = options.maxAccessUnitSize
+            try writer.beginSample()
+            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            buffer.removeAll(keepingCapacity: false)
+            sampleStart = 0
+            bufferHead = 0
+        }
         // Fragments: moov goes out with the first fragment, so later sets stay in band.
         if options.layout == .fragmented { recordFrozen = true }
     }
@@ -429,12 +508,16 @@ private struct NewDescription {
 }
 
 /// What ``MP4Muxer`` keeps of an access unit in its reorder queue (its bytes, `size` of the
-/// queue entry, follow the previous one's in the muxer's buffer). (A
+/// queue entry, are with the writer when streamed, else follow the previous one's in the
+/// muxer's buffer). (A
 /// file-scope type, not a tuple inside the generic muxer: its metadata is static, not looked up
 /// at run time for every access unit.)
 private struct QueuedAccessUnit {
     var sync: Bool
-    var description: NewDescription?
+    /// Whether it starts a new sample entry, the next of ``MP4Muxer``'s `queuedDescriptions`
+    /// (not held here: a trivial type is copied in and out of the queue without reference
+    /// counting).
+    var startsDescription: Bool
 }
 
 struct ParameterSetKey: Hashable {

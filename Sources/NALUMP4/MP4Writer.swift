@@ -101,43 +101,49 @@ public struct MP4WriterSummary: Hashable, Sendable {
 /// Samples are access units as length-prefixed NAL units (the record's length size), in
 /// decoding order, with a duration, a composition offset (presentation time − decoding time,
 /// may be negative) and a sync flag. Memory holds the sample tables (about 4 bytes a sample)
-/// plus one chunk (`moovAtEnd`) or one fragment (`fragmented`); `faststart` parks media data in
-/// the spool it is given.
+/// plus one chunk (`moovAtEnd`; 256 KiB when an ``MP4Muxer`` streams samples to an
+/// ``MP4OverwritableSink``, whose `mdat` sizes are filled in afterwards) or one fragment
+/// (`fragmented`); `faststart` parks media data in the spool it is given.
 public final class MP4Writer<Sink: ByteSink> {
+    // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
+    // of them across a call that can reach back into this writer (the sink and spool are
+    // other objects), so the run-time check per access finds nothing.
     public private(set) var configuration: MP4WriterConfiguration
-    private var sink: Sink
-    private let spool: (any ByteSink & RandomAccessByteSource)?
-    private var position: Int64 = 0
-    private var started = false
-    private var finished = false
+    @exclusivity(unchecked) var sink: Sink
+    let spool: (any ByteSink & RandomAccessByteSource)?
+    @exclusivity(unchecked) var position: Int64 = 0
+    @exclusivity(unchecked) private var started = false
+    @exclusivity(unchecked) private(set) var finished = false
 
     // Sample tables.
-    private var tables = SampleTableState()
+    @exclusivity(unchecked) var tables = SampleTableState()
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
     private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
-    private var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
+    @exclusivity(unchecked) var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
-    private var laterEntries: [MP4SampleDescriptionEntry] = []
+    @exclusivity(unchecked) private var laterEntries: [MP4SampleDescriptionEntry] = []
     private var totalDuration: UInt64 { tables.totalDuration }
     private var minimumOffset: Int64 { tables.minimumOffset }
     /// The smallest presentation time (decoding time + composition offset) so far.
     private var earliestPresentation: Int64? { tables.earliestPresentation }
 
     // The chunk (moovAtEnd) or fragment (fragmented) being assembled.
-    private var pending: [UInt8] = []
-    private var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
-    private var spooled: Int64 = 0
-    private var chunkBytes = 0
+    @exclusivity(unchecked) var pending: [UInt8] = []
+    @exclusivity(unchecked) var pendingSamples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)] = []
+    @exclusivity(unchecked) var spooled: Int64 = 0
+    @exclusivity(unchecked) var chunkBytes = 0
     private var fragmentSequence: UInt32 = 0
     private var fragmentStartTime: UInt64 = 0
     private var mediaDataBoxes = 0
     /// ``append(_:)`` of timed access units (MP4Writer+TimedAccessUnits.swift).
     var timedState = TimedAppendState()
+    /// Samples streamed in by the muxer (MP4Writer+StreamedSamples.swift).
+    @exclusivity(unchecked) var streamed = StreamedSampleState()
     /// The passthrough tracks' tables, chunks and fragment data.
     private var passthrough: [PassthroughTrackState] = []
     /// The track of the chunk being assembled: 0 the video track, 1… the passthrough tracks.
-    private var chunkTrack = 0
+    @exclusivity(unchecked) var chunkTrack = 0
     /// Bytes of passthrough data in the fragment being assembled.
     private var passthroughFragmentBytes = 0
 
@@ -172,7 +178,9 @@ public final class MP4Writer<Sink: ByteSink> {
         // The chunk or fragment buffer, sized once so it does not grow by doubling.
         switch configuration.layout {
         case .moovAtEnd: pending.reserveCapacity(min(max(0, configuration.chunkSize), 64 << 20) * 2)
-        case .fragmented: pending.reserveCapacity(min(max(0, configuration.maxFragmentSize), 256 << 20))
+        // Fragmented: a quarter more, for streamed samples that arrive while a complete fragment
+        // waits for its last entries.
+        case .fragmented: pending.reserveCapacity(min(max(0, configuration.maxFragmentSize), 256 << 20) / 4 * 5)
         case .faststart: break
         }
     }
@@ -191,7 +199,7 @@ public final class MP4Writer<Sink: ByteSink> {
     static var maxSampleDescriptionBytes: Int { 16 << 20 }
 
     /// The 1-based index of the sample entry the next sample uses.
-    private var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
+    var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
 
     /// Whether ``startSampleDescription(record:width:height:)`` is possible: the sample tables
     /// are still to be written (not the fragmented layout, whose `moov` goes out first).
@@ -373,11 +381,11 @@ public final class MP4Writer<Sink: ByteSink> {
         try sample.withUnsafeBytes { try append($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
     }
 
-    private func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
+    func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
         tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
 
-    private func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8]) throws {
         try sink.write(bytes)
         position += Int64(bytes.count)
     }
@@ -395,7 +403,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          colourBoxes: configuration.colourBoxes)
     }
 
-    private func startIfNeeded() throws {
+    func startIfNeeded() throws {
         guard !started else { return }
         started = true
         switch configuration.layout {
@@ -411,7 +419,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// An `mdat` header for `payload` bytes: 32-bit size, or `largesize` past 4 GiB.
-    private static func mediaDataHeader(payload: Int64) -> [UInt8] {
+    static func mediaDataHeader(payload: Int64) -> [UInt8] {
         var builder = BoxBuilder(capacity: 16)
         if payload + 8 <= Int64(UInt32.max) {
             builder.u32(UInt32(payload + 8))
@@ -424,8 +432,15 @@ public final class MP4Writer<Sink: ByteSink> {
         return builder.bytes
     }
 
-    private func flushChunk() throws {
+    func flushChunk() throws {
         guard chunkBytes > 0 else { return }
+        if writesChunksThrough {
+            // Its header and bytes are written; the header gets its size.
+            try closeDirectChunk()
+            chunkBytes = 0
+            mediaDataBoxes += 1
+            return
+        }
         let header = Self.mediaDataHeader(payload: Int64(pending.count))
         try write(header)
         if chunkTrack == 0 {
@@ -442,19 +457,25 @@ public final class MP4Writer<Sink: ByteSink> {
     /// 8.8.4 Movie Fragment Box + 8.1.1 Media Data Box for the pending GOP: a `traf` for the
     /// video track and one for each passthrough track with samples, their data one after the
     /// other in the `mdat`.
-    private func flushFragment() throws {
+    ///
+    /// Streamed samples (``commitSample(size:duration:compositionOffset:isSync:)``): only the
+    /// first `samples` entries and `bytes` bytes, a fragment whose successors' bytes are in already.
+    func flushFragment(samples: Int? = nil, bytes: Int? = nil) throws {
         guard !pendingSamples.isEmpty || passthroughFragmentBytes > 0 || passthrough.contains(where: { !$0.fragmentSamples.isEmpty }) else { return }
+        let sampleCount = min(samples ?? pendingSamples.count, pendingSamples.count)
+        let byteCount = min(bytes ?? pending.count, pending.count)
+        let fragmentSamples = sampleCount == pendingSamples.count ? pendingSamples : Array(pendingSamples[0..<sampleCount])
         try startIfNeeded()
         fragmentSequence += 1
-        var builder = BoxBuilder(capacity: 64 + 16 * pendingSamples.count)
+        var builder = BoxBuilder(capacity: 64 + 16 * fragmentSamples.count)
         // Where each run's data_offset goes in the moof, and its data's place in the mdat payload.
         var patches: [(position: Int, dataStart: Int)] = []
         builder.box(.moof) { moof in
             moof.fullBox(.mfhd) { box in box.u32(fragmentSequence) }
             var dataStart = 0
-            if !pendingSamples.isEmpty {
-                patches.append((Self.trackFragment(&moof, trackID: 1, startTime: fragmentStartTime, samples: pendingSamples), dataStart))
-                dataStart += pending.count
+            if !fragmentSamples.isEmpty {
+                patches.append((Self.trackFragment(&moof, trackID: 1, startTime: fragmentStartTime, samples: fragmentSamples), dataStart))
+                dataStart += byteCount
             }
             for (index, track) in passthrough.enumerated() where !track.fragmentSamples.isEmpty {
                 patches.append((Self.trackFragment(&moof, trackID: UInt32(truncatingIfNeeded: index + 2), startTime: track.fragmentStartTime,
@@ -463,7 +484,7 @@ public final class MP4Writer<Sink: ByteSink> {
             }
         }
         var moof = builder.bytes
-        let payload = Int64(pending.count) + Int64(passthroughFragmentBytes)
+        let payload = Int64(byteCount) + Int64(passthroughFragmentBytes)
         let header = Self.mediaDataHeader(payload: payload)
         for patch in patches {
             let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count + patch.dataStart)
@@ -472,13 +493,19 @@ public final class MP4Writer<Sink: ByteSink> {
         }
         try write(moof)
         try write(header)
-        try write(pending)
-        for sample in pendingSamples {
+        for sample in fragmentSamples {
             recordSample(size: sample.size, duration: sample.duration, offset: sample.offset, isSync: sample.sync)
             fragmentStartTime += UInt64(sample.duration)
         }
-        pending.removeAll(keepingCapacity: true)
-        pendingSamples.removeAll(keepingCapacity: true)
+        if byteCount == pending.count {
+            try write(pending)
+            pending.removeAll(keepingCapacity: true)
+        } else {
+            try pending.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<byteCount])) }
+            position += Int64(byteCount)
+            pending.removeSubrange(0..<byteCount)
+        }
+        pendingSamples.removeSubrange(0..<sampleCount)
         for index in passthrough.indices where !passthrough[index].fragmentSamples.isEmpty {
             try write(passthrough[index].fragmentData)
             passthrough[index].endFragment()
@@ -522,12 +549,16 @@ public final class MP4Writer<Sink: ByteSink> {
     public func finish() throws -> MP4WriterSummary {
         guard !finished else { throw NALUError(.unsupported, field: "finish", detail: "already finished") }
         try flushHeldAccessUnit()
+        guard streamedSamplesCommitted else {
+            throw NALUError(.missing, field: "sample", detail: "\(streamed.ended - tables.count) streamed samples have no table entry")
+        }
         finished = true
         var editMediaTime: Int64?
         var large = false
         switch configuration.layout {
         case .fragmented:
             try startIfNeeded()
+            try flushStreamedFragments(closing: true)
             try flushFragment()
             // A given edit list is in the moov of fragments too.
             if configuration.editList != nil { editMediaTime = compositionShift }

@@ -226,3 +226,7 @@ public final class MP4FileSink: MediaSink {
         return MediaSinkReport(mp4: summary, notes: notes)
     }
 }
+
+/// A file output's `mdat` sizes are filled in after its media data, so ``MP4Writer`` writes
+/// samples through instead of gathering each chunk in memory.
+extension FileSink: MP4OverwritableSink {}

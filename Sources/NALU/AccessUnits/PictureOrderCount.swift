@@ -1,14 +1,14 @@
 /// The picture order count of one picture and whether it starts a new coded video sequence (after
 /// which picture order counts start again).
-package struct PictureOrderCount: Hashable, Sendable {
+@usableFromInline package struct PictureOrderCount: Hashable, Sendable {
     /// `PicOrderCnt` (H.264 8.2.1: the smaller of the two field counts for a frame) or
     /// `PicOrderCntVal` (H.265 8.3.1).
-    package var value: Int
+    @usableFromInline package var value: Int
     /// Whether the picture starts a coded video sequence: an H.264 IDR picture, or an H.265 IRAP
     /// picture with `NoRaslOutputFlag` 1.
-    package var startsCodedVideoSequence: Bool
+    @usableFromInline package var startsCodedVideoSequence: Bool
 
-    package init(value: Int, startsCodedVideoSequence: Bool) {
+    @usableFromInline package init(value: Int, startsCodedVideoSequence: Bool) {
         self.value = value
         self.startsCodedVideoSequence = startsCodedVideoSequence
     }

@@ -9,44 +9,51 @@
 /// once, so timestamps stay unique.
 ///
 /// Shared by the MP4 muxer (composition offsets) and the transport stream muxer (PTS/DTS).
-package struct PresentationOrderer: Sendable {
+@usableFromInline package struct PresentationOrderer: Sendable {
     /// Pictures that may wait: the sequence's reorder limit.
-    package private(set) var window: Int
+    @usableFromInline package private(set) var window: Int
     private var waiting: [(poc: Int, decodeIndex: Int)] = []
     /// The presentation index the next decided picture gets.
     package private(set) var nextIndex = 0
 
-    package init(window: Int = 16) { self.window = window }
+    @usableFromInline package init(window: Int = 16) { self.window = window }
 
     /// Adds a picture; returns the (decode index, presentation index) pairs now decided.
     /// - Parameter reorderLimit: for the first picture of a sequence, how many pictures the
     ///   sequence may reorder (0...16).
     package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int? = nil) -> [(decodeIndex: Int, presentationIndex: Int)] {
-        var decided: [(Int, Int)] = []
-        if startsSequence { decided = flush() }
-        if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
-        waiting.append((poc, decodeIndex))
-        while waiting.count > window { decided.append(bump()) }
+        var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
+        push(poc: poc, decodeIndex: decodeIndex, startsSequence: startsSequence, reorderLimit: reorderLimit, into: &decided)
         return decided
     }
 
+    /// ``push(poc:decodeIndex:startsSequence:reorderLimit:)`` appending the decided pairs to
+    /// `decided` (an array the caller reuses: no allocation per picture).
+    @usableFromInline package mutating func push(poc: Int, decodeIndex: Int, startsSequence: Bool, reorderLimit: Int?,
+                                                 into decided: inout [(decodeIndex: Int, presentationIndex: Int)]) {
+        if startsSequence { while !waiting.isEmpty { decided.append(bump()) } }
+        if startsSequence || waiting.isEmpty, let reorderLimit { window = min(16, max(0, reorderLimit)) }
+        waiting.append((poc, decodeIndex))
+        while waiting.count > window { decided.append(bump()) }
+    }
+
     /// Decides every waiting picture, in picture order count order.
-    package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
-        var decided: [(Int, Int)] = []
+    @usableFromInline package mutating func flush() -> [(decodeIndex: Int, presentationIndex: Int)] {
+        var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
         while !waiting.isEmpty { decided.append(bump()) }
         return decided
     }
 
     /// Decides the picture `decodeIndex` now, whatever its count (for streams that hold a picture
     /// back longer than any valid stream can).
-    package mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
+    @usableFromInline package mutating func force(_ decodeIndex: Int) -> (decodeIndex: Int, presentationIndex: Int)? {
         guard let position = waiting.firstIndex(where: { $0.decodeIndex == decodeIndex }) else { return nil }
         waiting.remove(at: position)
         defer { nextIndex += 1 }
         return (decodeIndex, nextIndex)
     }
 
-    private mutating func bump() -> (Int, Int) {
+    private mutating func bump() -> (decodeIndex: Int, presentationIndex: Int) {
         var best = 0
         for index in waiting.indices.dropFirst() where waiting[index].poc < waiting[best].poc { best = index }
         let picture = waiting.remove(at: best)

@@ -3,36 +3,52 @@
 /// each picture's presentation index from its picture order count (ITU-T H.264 8.2.1, ITU-T
 /// H.265 8.3.1); a picture held back past ``maxPending`` pictures or the caller's byte bound is
 /// decided at once, so the queue stays bounded whatever the stream claims.
-package struct ReorderQueue<Element> {
+///
+/// Inlinable (and `@usableFromInline`, without which a `package` type's inlinable methods are not
+/// specialized in other modules), so each muxer gets a copy specialized for its element type
+/// instead of looking up generic metadata at run time for every access unit.
+@usableFromInline package struct ReorderQueue<Element> {
     /// One access unit: what the muxer keeps of it, its bytes, and its presentation index once known.
-    package struct Entry {
-        package var element: Element
-        package var size: Int
-        package var presentation: Int?
+    @usableFromInline package struct Entry {
+        @usableFromInline package var element: Element
+        @usableFromInline package var size: Int
+        @usableFromInline package var presentation: Int?
+
+        @inlinable
+        package init(element: Element, size: Int, presentation: Int?) {
+            self.element = element
+            self.size = size
+            self.presentation = presentation
+        }
     }
 
     /// The most pictures that wait for their presentation index (more than any valid stream's
     /// DPB holds: H.264 A.3.1 and H.265 A.4.2 allow at most 16).
-    package static var maxPending: Int { 64 }
+    @inlinable package static var maxPending: Int { 64 }
 
-    private var entries: [Entry] = []
-    private var orderer = PresentationOrderer()
+    @usableFromInline var entries: [Entry] = []
+    @usableFromInline var orderer = PresentationOrderer()
+    /// The pairs the orderer decided at the last ``append(_:size:poc:reorderLimit:maxBytes:)``
+    /// (reused: no allocation per access unit).
+    @usableFromInline var decided: [(decodeIndex: Int, presentationIndex: Int)] = []
     /// The decode index of the first waiting access unit.
-    package private(set) var base = 0
+    @usableFromInline package internal(set) var base = 0
     /// Access units appended so far.
-    package private(set) var decodeCount = 0
+    @usableFromInline package internal(set) var decodeCount = 0
     /// Bytes of the waiting access units.
-    package private(set) var bytes = 0
+    @usableFromInline package internal(set) var bytes = 0
 
-    package init() {}
+    @inlinable package init() {}
 
     /// The most pictures the orderer currently lets wait.
+    @inlinable
     package var window: Int { orderer.window }
+    @inlinable
     package var count: Int { entries.count }
 
     /// Appends the next access unit in decoding order and decides what its picture order count
     /// settles; returns its decode index. `poc` `nil`: presentation in decoding order.
-    @discardableResult
+    @inlinable @discardableResult
     package mutating func append(_ element: Element, size: Int, poc: PictureOrderCount?, reorderLimit: Int?,
                                  maxBytes: Int) -> Int {
         let decodeIndex = decodeCount
@@ -40,10 +56,10 @@ package struct ReorderQueue<Element> {
         entries.append(Entry(element: element, size: size, presentation: nil))
         bytes += size
         let poc = poc ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        for (index, presentation) in orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
-                                                  reorderLimit: reorderLimit) {
-            setPresentation(index, presentation)
-        }
+        decided.removeAll(keepingCapacity: true)
+        orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
+                     reorderLimit: reorderLimit, into: &decided)
+        for (index, presentation) in decided { setPresentation(index, presentation) }
         if entries.count > Self.maxPending || bytes > maxBytes, entries.first?.presentation == nil,
            let (index, presentation) = orderer.force(base) {
             setPresentation(index, presentation)
@@ -52,24 +68,28 @@ package struct ReorderQueue<Element> {
     }
 
     /// Changes what is kept of the last appended access unit.
+    @inlinable
     package mutating func updateLast(_ body: (inout Element) -> Void) {
         guard !entries.isEmpty else { return }
         body(&entries[entries.count - 1].element)
     }
 
     /// Decides every picture still waiting (the end of the stream).
+    @inlinable
     package mutating func flush() {
         for (index, presentation) in orderer.flush() { setPresentation(index, presentation) }
     }
 
     /// The `offset`-th waiting access unit with its decode index, when it and every one before it
     /// have their presentation index: what a muxer may write next.
+    @inlinable
     package func ready(_ offset: Int) -> (entry: Entry, decodeIndex: Int, presentation: Int)? {
         guard offset < entries.count, let presentation = entries[offset].presentation else { return nil }
         return (entries[offset], base + offset, presentation)
     }
 
     /// Drops the first `count` access units (written).
+    @inlinable
     package mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
         for entry in entries[0..<count] { bytes -= entry.size }
@@ -77,7 +97,8 @@ package struct ReorderQueue<Element> {
         base += count
     }
 
-    private mutating func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
+    @inlinable
+    mutating func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
         let position = decodeIndex - base
         guard position >= 0, position < entries.count else { return }
         entries[position].presentation = presentation
