@@ -90,6 +90,8 @@ for name in sorted(os.listdir(fixtures)):
         write("access-units", base, bytes([cbit]) + annexb(many))
         write("convert", base + ".tolp", bytes([cbit]) + annexb(small))
         write("convert", base + ".toannexb", bytes([cbit | 8]) + lp(small))
+        write("lent", base + ".tolp", bytes([cbit]) + annexb(small))
+        write("lent", base + ".toannexb", bytes([cbit | 8]) + lp(small))
         write("convert", base + ".insert", bytes([cbit | 8 | 0x20 | 0x40]) + lp(small))
         flags = cbit << 1
         write("mp4", base + ".mux", bytes([1 | flags]) + annexb(small))

@@ -29,6 +29,7 @@ public enum FuzzHarnesses {
         "mp4": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try MP4Harness.run(bytes) },
         "ts": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamHarness.run(bytes) },
         "ps-write": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ParameterSetWriterHarness.run(bytes) },
+        "lent": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try LentHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every
