@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -58,6 +58,8 @@ import FuzzHarness
             ("convert", [codecBit] + stream),
             ("convert", [codecBit | 8] + lengthPrefixed),
             ("convert", [codecBit | 8 | 0x20 | 0x40] + lengthPrefixed),
+            ("lent", [codecBit] + stream),
+            ("lent", [codecBit | 8] + lengthPrefixed),
             ("lengthprefixed", [2] + lengthPrefixed),
             ("records", [7] + record),
             ("mp4", [0] + (try fixture.bytes("mp4"))),
