@@ -84,6 +84,10 @@ public final class OutputTarget {
         let resolved = (exists ? OutputTarget.realPath(path) : nil) ?? OutputTarget.resolveLinks(path)
         finalPath = resolved
         kind = .file
+        // A stopping signal between creating the temporary file and listing it would leave the
+        // file behind: SIGINT, SIGTERM, SIGHUP and SIGPIPE wait (pending) until it is listed.
+        var previousMask = OutputTarget.blockStoppingSignals()
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         let (fd, temporary) = try OutputTarget.createTemporary(beside: resolved, reportedAs: path)
         if exists {
             // Replacing a file: keep its permission bits, as writing it in place would.
@@ -174,6 +178,17 @@ public final class OutputTarget {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder
+    }
+
+    /// Blocks the signals that stop `nalu` (their handler removes the listed temporary files) for
+    /// the calling thread; returns the mask to restore.
+    private static func blockStoppingSignals() -> sigset_t {
+        var block = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&block)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGPIPE] { sigaddset(&block, number) }
+        pthread_sigmask(SIG_BLOCK, &block, &previous)
+        return previous
     }
 
     /// Creates `.<name>.<random>.nalu-tmp` beside `path` with `O_CREAT|O_EXCL|O_NOFOLLOW`.
