@@ -65,17 +65,13 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
                 outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
         let converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
                                                    declarativeSEI: declarativeSEI)
-        self.output = .allocate(capacity: 1)
-        self.output.initialize(to: output)
-        self.converter = .allocate(capacity: 1)
-        self.converter.initialize(to: converter)
+        self.output = .owning(output)
+        self.converter = .owning(converter)
     }
 
     deinit {
-        output.deinitialize(count: 1)
-        output.deallocate()
-        converter.deinitialize(count: 1)
-        converter.deallocate()
+        output.freeOwned()
+        converter.freeOwned()
     }
 
     /// For `source`: its record's sets and SEI; MP4 input places inserted sets before the first
@@ -110,17 +106,13 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
 
     public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws {
         let converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
-        self.output = .allocate(capacity: 1)
-        self.output.initialize(to: output)
-        self.converter = .allocate(capacity: 1)
-        self.converter.initialize(to: converter)
+        self.output = .owning(output)
+        self.converter = .owning(converter)
     }
 
     deinit {
-        output.deinitialize(count: 1)
-        output.deallocate()
-        converter.deinitialize(count: 1)
-        converter.deallocate()
+        output.freeOwned()
+        converter.freeOwned()
     }
 
     public func push(_ unit: NALUnitView) throws { try converter.pointee.convert(unit, to: &output.pointee) }

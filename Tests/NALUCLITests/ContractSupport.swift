@@ -126,3 +126,28 @@ func fileType(_ path: String) -> mode_t {
     guard lstat(path, &info) == 0 else { return 0 }
     return info.st_mode & S_IFMT
 }
+
+/// Starts a thread that opens the FIFO at `path` for reading and collects everything it receives.
+func readFIFOInBackground(_ path: String) -> Locked<Data> {
+    let received = Locked(Data())
+    let reader = Thread {
+        if let handle = FileHandle(forReadingAtPath: path) {
+            received.update { $0 = handle.readDataToEndOfFile() }
+        }
+    }
+    reader.start()
+    return received
+}
+
+/// Writes `data` to `descriptor` with raw writes, ending quietly at the first failure (EPIPE
+/// once the reading `nalu` is gone, with SIGPIPE ignored).
+func writeRaw(_ data: Data, to descriptor: Int32) {
+    data.withUnsafeBytes { bytes in
+        var offset = 0
+        while offset < bytes.count, let base = bytes.baseAddress {
+            let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
+            if count <= 0 { return }
+            offset += count
+        }
+    }
+}

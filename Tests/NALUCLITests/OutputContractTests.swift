@@ -58,13 +58,7 @@ import Glibc
         let scratch = try Scratch()
         let fifo = scratch.file("fifo")
         #expect(mkfifo(fifo, 0o644) == 0)
-        let received = Locked(Data())
-        let reader = Thread {
-            if let handle = FileHandle(forReadingAtPath: fifo) {
-                received.update { $0 = handle.readDataToEndOfFile() }
-            }
-        }
-        reader.start()
+        let received = readFIFOInBackground(fifo)
         let result = try CLIRunner.run(["convert", Self.mp4, "--to", "annexb", "-o", fifo])
         #expect(result.status == 0, "\(result.stderr)")
         for _ in 0..<200 where received.value.isEmpty { usleep(10_000) }

@@ -113,14 +113,7 @@ import Glibc
         let descriptor = input.fileHandleForWriting.fileDescriptor
         let writer = Thread {
             // Raw writes: once convert is gone they fail with EPIPE, and the thread ends.
-            data.withUnsafeBytes { bytes in
-                var offset = 0
-                while offset < bytes.count, let base = bytes.baseAddress {
-                    let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
-                    if count <= 0 { return }
-                    offset += count
-                }
-            }
+            writeRaw(data, to: descriptor)
         }
         writer.start()
         try Self.waitForOutput(in: scratch) { $0.contains { $0.hasPrefix(".out.lp.") } }

@@ -52,13 +52,7 @@ import Glibc
         let scratch = try Scratch()
         let fifo = scratch.file("fifo")
         #expect(mkfifo(fifo, 0o644) == 0)
-        let received = Locked(Data())
-        let reader = Thread {
-            if let handle = FileHandle(forReadingAtPath: fifo) {
-                received.update { $0 = handle.readDataToEndOfFile() }
-            }
-        }
-        reader.start()
+        let received = readFIFOInBackground(fifo)
         let result = try CLIRunner.run(command.arguments(input, fifo))
         #expect(result.status == 0, "\(result.stderr)")
         for _ in 0..<200 where received.value.isEmpty { usleep(10_000) }
@@ -144,14 +138,7 @@ import Glibc
             let writer = Thread {
                 let descriptor = name == "edit" ? input.fileHandleForWriting.fileDescriptor : open(fifo, O_WRONLY)
                 guard descriptor >= 0 else { return }
-                data.withUnsafeBytes { bytes in
-                    var offset = 0
-                    while offset < bytes.count, let base = bytes.baseAddress {
-                        let count = Glibc.write(descriptor, base + offset, bytes.count - offset)
-                        if count <= 0 { return }
-                        offset += count
-                    }
-                }
+                writeRaw(data, to: descriptor)
                 if name != "edit" { Glibc.close(descriptor) }
             }
             writer.start()
