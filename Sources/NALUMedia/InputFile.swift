@@ -6,15 +6,13 @@ import Musl
 import Darwin
 #endif
 public import NALU
-import NALUIO
 
 /// An input opened once: a regular file, a pipe, a FIFO or standard input (`"-"`).
 ///
 /// It reads as a stream (``ByteSource``) and, when it is a regular file, also at offsets
 /// (``RandomAccessByteSource``, POSIX `pread`, which does not move the stream position), so the
 /// container can be told from the first bytes read and an MP4 file read in place without opening
-/// the path a second time. On Linux the streaming readers read a regular file through
-/// memory-mapped windows (NALUIO's `MappedFileWindows`) rather than `read(2)`.
+/// the path a second time.
 public final class InputFile: ByteSource, RandomAccessByteSource {
     private let descriptor: Int32
     private let ownsDescriptor: Bool
@@ -24,21 +22,10 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     public let isRegularFile: Bool
     /// The size of a regular file; 0 for pipes and terminals.
     public let size: Int64
-    /// Bytes ``read(into:)`` has returned.
-    package private(set) var streamPosition: Int64 = 0
-    #if os(Linux)
-    private let windows: MappedFileWindows?
-    #endif
 
     /// Opens `path` for reading; `"-"` is standard input.
     /// - Throws: ``NALUError`` `.io` naming the path, with the system's reason.
-    public convenience init(path: String) throws(NALUError) {
-        try self.init(path: path, mappedWindowSize: defaultMappedWindowSize)
-    }
-
-    /// Opens `path` for reading; a regular file is read through windows of `mappedWindowSize`
-    /// bytes (0: with `read(2)`).
-    package init(path: String, mappedWindowSize: Int) throws(NALUError) {
+    public init(path: String) throws(NALUError) {
         self.path = path
         let fd: Int32
         if path == "-" {
@@ -58,10 +45,6 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
             isRegularFile = false
             size = 0
         }
-        #if os(Linux)
-        windows = isRegularFile && mappedWindowSize > 0
-            ? MappedFileWindows(descriptor: fd, path: path, windowSize: mappedWindowSize) : nil
-        #endif
     }
 
     deinit {
@@ -72,10 +55,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)
-            if count >= 0 {
-                streamPosition += Int64(count)
-                return count
-            }
+            if count >= 0 { return count }
             if errno == EINTR { continue }
             throw NALUError(.io, field: path, detail: Self.errnoText())
         }
@@ -117,29 +97,6 @@ private let systemRead = Musl.read
 private let systemRead = Darwin.read
 #endif
 
-
-extension InputFile: WindowedByteSource {
-    package var lendsWindows: Bool {
-        #if os(Linux)
-        windows != nil
-        #else
-        false
-        #endif
-    }
-
-    package func window(from offset: Int64, minimumCount: Int) throws -> UnsafeMutableRawBufferPointer {
-        #if os(Linux)
-        if let windows { return try windows.window(from: offset, minimumCount: minimumCount) }
-        #endif
-        throw NALUError(.unsupported, field: path, detail: "not read through windows")
-    }
-
-    package func verifyWindow() throws {
-        #if os(Linux)
-        try windows?.verify()
-        #endif
-    }
-}
 
 /// Any ``RandomAccessByteSource`` behind one type: the input file itself, or the spool an
 /// MP4 read from a pipe is copied to.

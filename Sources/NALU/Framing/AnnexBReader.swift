@@ -43,7 +43,7 @@ public struct AnnexBReader<Source: ByteSource> {
     ///   - maxNALUnitSize: a NAL unit larger than this is an error (memory stays bounded).
     public init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30) {
         self.source = source
-        self.buffer = ReadBuffer(capacity: max(64, chunkSize), source: source)
+        self.buffer = ReadBuffer(capacity: max(64, chunkSize))
         self.maxNALUnitSize = max(64, maxNALUnitSize)
     }
 
@@ -59,7 +59,6 @@ public struct AnnexBReader<Source: ByteSource> {
     public mutating func forEachNALUnit(_ body: (NALUnitView) throws -> Void) throws {
         try forEachCompleteNALUnit(body)
         try finish(body)
-        try buffer.verify()
     }
 
     /// Calls `body` for every NAL unit, as ``forEachNALUnit(_:)``; with a `beforeReuse` hook the
@@ -73,7 +72,6 @@ public struct AnnexBReader<Source: ByteSource> {
         do {
             try readCompleteNALUnits(beforeReuse: beforeReuse, body)
             try finish(body)
-            try buffer.verify()
         } catch {
             try? beforeReuse()
             throw error
@@ -162,8 +160,6 @@ public struct AnnexBReader<Source: ByteSource> {
     /// Ends the input: delivers the unfinished last NAL unit kept by
     /// ``forEachCompleteNALUnit(_:)``, if any.
     public mutating func finish(_ body: (NALUnitView) throws -> Void) throws {
-        // Read through a mapped window, the last bytes must still be the file's.
-        try buffer.verify()
         let bytes = buffer.bytes
         guard deliveredEnd == nil else { return }
         if nalStart >= 0 {

@@ -120,17 +120,14 @@ private struct StopIteration: Error {}
 /// Bytes already read from an input, replayed before the rest of it: how a container or framing
 /// is detected on the bytes read without reading them twice (a FIFO or pipe cannot rewind).
 package struct ReplaySource<Source: ByteSource>: ByteSource {
-    let prefix: [UInt8]
-    private(set) var position = 0
-    var source: Source
-    /// The source's stream position when this was made (``WindowedByteSource``), else 0.
-    let sourceStart: Int64
+    private let prefix: [UInt8]
+    private var position = 0
+    private var source: Source
 
     /// Replays `prefix`, then reads on from `source` (which continues right after it).
     package init(prefix: [UInt8], source: Source) {
         self.prefix = prefix
         self.source = source
-        sourceStart = (source as? any WindowedByteSource)?.streamPosition ?? 0
     }
 
     package mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -20,7 +20,7 @@ public struct LengthPrefixedReader<Source: ByteSource> {
         try LengthPrefixed.validate(lengthSize: lengthSize)
         self.source = source
         self.lengthSize = lengthSize
-        self.buffer = ReadBuffer(capacity: max(64, chunkSize), source: source)
+        self.buffer = ReadBuffer(capacity: max(64, chunkSize))
         self.maxNALUnitSize = max(64, maxNALUnitSize)
     }
 
@@ -61,8 +61,6 @@ public struct LengthPrefixedReader<Source: ByteSource> {
                 }
             }
             if endOfInput {
-                // Read through a mapped window, the bytes must still be the file's.
-                try buffer.verify()
                 guard position == bytes.count else {
                     throw LengthPrefixed.pastEnd(bytes, at: position, baseOffset: buffer.baseOffset, lengthSize: lengthSize)
                 }
