@@ -102,43 +102,6 @@ extension AVCScalingMatrix {
 }
 
 extension AVCVUIParameters {
-    /// A VUI with nothing present: every flag 0 and every element at its inferred value (E.2.1).
-    /// Set the presence flags with the values to signal.
-    public init() {
-        aspectRatioInfoPresentFlag = false
-        aspectRatioIdc = 0
-        sarWidth = 0
-        sarHeight = 0
-        overscanInfoPresentFlag = false
-        overscanAppropriateFlag = false
-        videoSignalTypePresentFlag = false
-        videoFormat = 5
-        videoFullRangeFlag = false
-        colourDescriptionPresentFlag = false
-        colourPrimaries = 2
-        transferCharacteristics = 2
-        matrixCoefficients = 2
-        chromaLocInfoPresentFlag = false
-        chromaSampleLocTypeTopField = 0
-        chromaSampleLocTypeBottomField = 0
-        timingInfoPresentFlag = false
-        numUnitsInTick = 0
-        timeScale = 0
-        fixedFrameRateFlag = false
-        nalHRDParameters = nil
-        vclHRDParameters = nil
-        lowDelayHRDFlag = false
-        picStructPresentFlag = false
-        bitstreamRestrictionFlag = false
-        motionVectorsOverPicBoundariesFlag = true
-        maxBytesPerPicDenom = 2
-        maxBitsPerMbDenom = 1
-        log2MaxMvLengthHorizontal = 15
-        log2MaxMvLengthVertical = 15
-        maxNumReorderFrames = nil
-        maxDecFrameBuffering = nil
-    }
-
     /// Writes `vui_parameters()` (E.1.1).
     package func write(to w: inout BitWriter) {
         w.flag(aspectRatioInfoPresentFlag)

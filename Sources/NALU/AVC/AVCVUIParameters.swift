@@ -93,12 +93,48 @@ public struct AVCVUIParameters: Hashable, Sendable {
         return Rational(table[index].0, table[index].1)
     }
 
-    /// Reads `vui_parameters()` (E.1.1).
+    /// A VUI with nothing present: every flag 0 and every element at its inferred value (E.2.1).
+    /// Set the presence flags with the values to signal.
+    public init() {
+        aspectRatioInfoPresentFlag = false
+        aspectRatioIdc = 0
+        sarWidth = 0
+        sarHeight = 0
+        overscanInfoPresentFlag = false
+        overscanAppropriateFlag = false
+        videoSignalTypePresentFlag = false
+        videoFormat = 5
+        videoFullRangeFlag = false
+        colourDescriptionPresentFlag = false
+        colourPrimaries = 2
+        transferCharacteristics = 2
+        matrixCoefficients = 2
+        chromaLocInfoPresentFlag = false
+        chromaSampleLocTypeTopField = 0
+        chromaSampleLocTypeBottomField = 0
+        timingInfoPresentFlag = false
+        numUnitsInTick = 0
+        timeScale = 0
+        fixedFrameRateFlag = false
+        nalHRDParameters = nil
+        vclHRDParameters = nil
+        lowDelayHRDFlag = false
+        picStructPresentFlag = false
+        bitstreamRestrictionFlag = false
+        motionVectorsOverPicBoundariesFlag = true
+        maxBytesPerPicDenom = 2
+        maxBitsPerMbDenom = 1
+        log2MaxMvLengthHorizontal = 15
+        log2MaxMvLengthVertical = 15
+        maxNumReorderFrames = nil
+        maxDecFrameBuffering = nil
+    }
+
+    /// Reads `vui_parameters()` (E.1.1). Elements that are not present keep the values
+    /// `init()` infers for them (E.2.1).
     init(from reader: inout BitReader) throws(NALUError) {
+        self.init()
         aspectRatioInfoPresentFlag = try reader.flag("aspect_ratio_info_present_flag")
-        var aspectRatioIdc = 0
-        var sarWidth = 0
-        var sarHeight = 0
         if aspectRatioInfoPresentFlag {
             aspectRatioIdc = try reader.bits(8, "aspect_ratio_idc")
             if aspectRatioIdc == 255 {
@@ -106,44 +142,28 @@ public struct AVCVUIParameters: Hashable, Sendable {
                 sarHeight = try reader.bits(16, "sar_height")
             }
         }
-        self.aspectRatioIdc = aspectRatioIdc
-        self.sarWidth = sarWidth
-        self.sarHeight = sarHeight
 
         overscanInfoPresentFlag = try reader.flag("overscan_info_present_flag")
-        overscanAppropriateFlag = overscanInfoPresentFlag ? try reader.flag("overscan_appropriate_flag") : false
+        if overscanInfoPresentFlag {
+            overscanAppropriateFlag = try reader.flag("overscan_appropriate_flag")
+        }
 
         videoSignalTypePresentFlag = try reader.flag("video_signal_type_present_flag")
-        var videoFormat = 5
-        var fullRange = false
-        var colourDescription = false
-        var primaries = 2
-        var transfer = 2
-        var matrix = 2
         if videoSignalTypePresentFlag {
             videoFormat = try reader.bits(3, "video_format")
-            fullRange = try reader.flag("video_full_range_flag")
-            colourDescription = try reader.flag("colour_description_present_flag")
-            if colourDescription {
-                primaries = try reader.bits(8, "colour_primaries")
-                transfer = try reader.bits(8, "transfer_characteristics")
-                matrix = try reader.bits(8, "matrix_coefficients")
+            videoFullRangeFlag = try reader.flag("video_full_range_flag")
+            colourDescriptionPresentFlag = try reader.flag("colour_description_present_flag")
+            if colourDescriptionPresentFlag {
+                colourPrimaries = try reader.bits(8, "colour_primaries")
+                transferCharacteristics = try reader.bits(8, "transfer_characteristics")
+                matrixCoefficients = try reader.bits(8, "matrix_coefficients")
             }
         }
-        self.videoFormat = videoFormat
-        videoFullRangeFlag = fullRange
-        colourDescriptionPresentFlag = colourDescription
-        colourPrimaries = primaries
-        transferCharacteristics = transfer
-        matrixCoefficients = matrix
 
         chromaLocInfoPresentFlag = try reader.flag("chroma_loc_info_present_flag")
         if chromaLocInfoPresentFlag {
             chromaSampleLocTypeTopField = try reader.ue("chroma_sample_loc_type_top_field", in: 0...5)
             chromaSampleLocTypeBottomField = try reader.ue("chroma_sample_loc_type_bottom_field", in: 0...5)
-        } else {
-            chromaSampleLocTypeTopField = 0
-            chromaSampleLocTypeBottomField = 0
         }
 
         timingInfoPresentFlag = try reader.flag("timing_info_present_flag")
@@ -151,10 +171,6 @@ public struct AVCVUIParameters: Hashable, Sendable {
             numUnitsInTick = try reader.u(32, "num_units_in_tick")
             timeScale = try reader.u(32, "time_scale")
             fixedFrameRateFlag = try reader.flag("fixed_frame_rate_flag")
-        } else {
-            numUnitsInTick = 0
-            timeScale = 0
-            fixedFrameRateFlag = false
         }
 
         nalHRDParameters = try reader.flag("nal_hrd_parameters_present_flag")
@@ -163,8 +179,6 @@ public struct AVCVUIParameters: Hashable, Sendable {
             ? try AVCHRDParameters(from: &reader) : nil
         if nalHRDParameters != nil || vclHRDParameters != nil {
             lowDelayHRDFlag = try reader.flag("low_delay_hrd_flag")
-        } else {
-            lowDelayHRDFlag = false
         }
         picStructPresentFlag = try reader.flag("pic_struct_present_flag")
 
@@ -178,14 +192,6 @@ public struct AVCVUIParameters: Hashable, Sendable {
             log2MaxMvLengthVertical = try reader.ue("log2_max_mv_length_vertical", in: 0...16)
             maxNumReorderFrames = try reader.ue("max_num_reorder_frames", in: 0...16)
             maxDecFrameBuffering = try reader.ue("max_dec_frame_buffering", in: 0...16)
-        } else {
-            motionVectorsOverPicBoundariesFlag = true
-            maxBytesPerPicDenom = 2
-            maxBitsPerMbDenom = 1
-            log2MaxMvLengthHorizontal = 15
-            log2MaxMvLengthVertical = 15
-            maxNumReorderFrames = nil
-            maxDecFrameBuffering = nil
         }
     }
 }
