@@ -301,6 +301,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         var description: (record: [UInt8], width: Int, height: Int)?
         if descriptionPending {
             descriptionPending = false
+            try dropStaleParameterSets(from: 0)
             let new = try currentDescription()
             description = (new.record, new.width, new.height)
         }
@@ -311,6 +312,51 @@ public final class MP4Muxer<Sink: ByteSink> {
             try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
             buffer.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// Leaves out of the access unit that starts a new sample entry (its length-prefixed NAL
+    /// units from `start` in ``buffer``) the parameter sets in it that are no longer current: one
+    /// replaced later in the same access unit (same type and id), or one the store dropped because
+    /// it no longer parses under its SPS. The entry's record holds the sets current at the
+    /// picture, and the sets kept in band there are read after it: a stale one would be parsed
+    /// against the wrong SPS (a reader rejects the file), and no picture ever used it. Linear in
+    /// the access unit; nothing moves when no set is stale.
+    private func dropStaleParameterSets(from start: Int) throws(NALUError) {
+        var units: [(range: Range<Int>, key: ParameterSetKey?)] = []
+        var last: [ParameterSetKey: Int] = [:]
+        var position = start
+        while position + 4 <= buffer.count {
+            let length = Int(buffer[position]) << 24 | Int(buffer[position + 1]) << 16
+                | Int(buffer[position + 2]) << 8 | Int(buffer[position + 3])
+            let end = position + 4 + length
+            guard end <= buffer.count else { break }
+            var key: ParameterSetKey?
+            if length > 0, codec.isParameterSet(firstByte: buffer[position + 4]) {
+                key = try ParameterSetKey(Array(buffer[(position + 4)..<end]), codec: codec, offset: 0)
+                if let key { last[key] = units.count }
+            }
+            units.append((position..<end, key))
+            position = end
+        }
+        var stale = 0
+        for (index, unit) in units.enumerated() {
+            if let key = unit.key, last[key] != index || stored(key) == nil { stale += 1 }
+        }
+        guard stale > 0 else { return }
+        var kept = start
+        for (index, unit) in units.enumerated() {
+            if let key = unit.key, last[key] != index || stored(key) == nil { continue }
+            if unit.range.lowerBound != kept {
+                buffer.withUnsafeMutableBytes { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    (base + kept).copyMemory(from: base + unit.range.lowerBound, byteCount: unit.range.count)
+                }
+            }
+            kept += unit.range.count
+        }
+        sampleBytes -= buffer.count - kept
+        keptInBand -= stale
+        buffer.removeLast(buffer.count - kept)
     }
 
     /// The store's copy of a parameter set: without junk past its syntax (``ParameterSetSize``).
@@ -349,6 +395,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         } else {
             if descriptionPending {
                 descriptionPending = false
+                try dropStaleParameterSets(from: sampleStart)
                 description = try currentDescription()
             }
             size = buffer.count - sampleStart

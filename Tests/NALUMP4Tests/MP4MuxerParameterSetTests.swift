@@ -41,8 +41,8 @@ import NALU
     /// The mp4 fuzz target's find: a 4:4:4 SPS replaced by a 4:2:0 one (same id) before the PPS.
     /// The record holds the 4:2:0 SPS the PPS was parsed with, so the file converts back; with
     /// the 4:4:4 SPS last instead, the PPS (8x8 scaling lists for two chroma components, not
-    /// six) does not parse with the record's SPS, and the muxer says so rather than writing a
-    /// file that cannot be read.
+    /// six) no longer parses under its SPS: the store drops it, and the picture that refers to it
+    /// is refused for a missing PPS rather than written into a file that cannot be read.
     @Test func recordThatWouldNotParse() throws {
         let input = Array(try Data(contentsOf: fixtureDirectory.appendingPathComponent("fuzz-regressions/mp4/record-keeps-a-replaced-sps")))
         let units = annexBNALUnits(Array(input.dropFirst()))
@@ -58,7 +58,7 @@ import NALU
         let failure = try #require(throws: NALUError.self) {
             _ = try mux(annexB(reordered), codec: .h264, options: MP4MuxerOptions(frameRate: Rational(25, 1)))
         }
-        #expect(failure.code == .invalidValue)
-        #expect(failure.field == "avcC")
+        #expect(failure.code == .missing)
+        #expect(failure.field == "pic_parameter_set_id")
     }
 }

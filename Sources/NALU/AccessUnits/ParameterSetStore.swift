@@ -64,7 +64,9 @@ public struct ParameterSetStore: Sendable {
                 if sps.seqParameterSetId >= 0 && sps.seqParameterSetId < avcSPSFacts.count {
                     avcSPSFacts[sps.seqParameterSetId] = AVCSliceSPSFacts(sps)
                 }
-                return Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
+                let update = Self.store(&avcSPS, id: sps.seqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
+                reparsePPS(referringTo: sps.seqParameterSetId)
+                return update
             case .pps:
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
@@ -100,6 +102,24 @@ public struct ParameterSetStore: Sendable {
                 return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: bytes, parsed: pps))
             default:
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
+            }
+        }
+    }
+
+    /// Parses again the stored PPSs that refer to SPS `id`, which has just arrived or changed. A
+    /// PPS's syntax and ranges depend on its SPS (7.3.2.2, 7.4.2.2: `chroma_format_idc` sets the
+    /// number of 8×8 scaling lists, the luma bit depth the range of `pic_init_qp_minus26`,
+    /// `PicSizeInMapUnits` that of `pic_size_in_map_units_minus1`), so one parsed under the
+    /// previous SPS may read differently or not at all under this one. One that no longer parses
+    /// is dropped: it cannot be used until it is sent again, and written into a record or before
+    /// a keyframe it would make the output unreadable. At most 256 PPSs per SPS that changes.
+    private mutating func reparsePPS(referringTo id: Int) {
+        let spsTable = avcSPS
+        for (ppsId, entry) in avcPPS where entry.parsed.seqParameterSetId == id {
+            let pps = try? AVCPictureParameterSet(nalUnit: entry.nalUnit[...], sps: { spsTable[$0]?.parsed })
+            avcPPS[ppsId] = pps.map { Entry(nalUnit: entry.nalUnit, parsed: $0) }
+            if ppsId >= 0 && ppsId < avcPPSFacts.count {
+                avcPPSFacts[ppsId] = pps.map(AVCSlicePPSFacts.init) ?? AVCSlicePPSFacts()
             }
         }
     }
