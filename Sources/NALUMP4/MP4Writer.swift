@@ -108,7 +108,7 @@ public final class MP4Writer<Sink: ByteSink> {
     // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
     // of them across a call that can reach back into this writer (the sink and spool are
     // other objects), so the run-time check per access finds nothing.
-    public private(set) var configuration: MP4WriterConfiguration
+    @exclusivity(unchecked) public private(set) var configuration: MP4WriterConfiguration
     @exclusivity(unchecked) var sink: Sink
     let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) var position: Int64 = 0
