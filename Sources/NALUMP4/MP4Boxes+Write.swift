@@ -12,6 +12,18 @@ struct BoxBuilder {
         bytes.append(UInt8(value >> 24)); bytes.append(UInt8((value >> 16) & 0xFF))
         bytes.append(UInt8((value >> 8) & 0xFF)); bytes.append(UInt8(value & 0xFF))
     }
+    /// Appends `count` big-endian 32-bit values, the `i`-th `value(i)`, with one size check for
+    /// all of them (a sample table's: one or two per sample).
+    mutating func u32s(count: Int, _ value: (Int) -> UInt32) {
+        guard count > 0 else { return }
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: count * 4))
+        bytes.withUnsafeMutableBytes { raw in
+            for index in 0..<count {
+                raw.storeBytes(of: value(index).bigEndian, toByteOffset: start + index * 4, as: UInt32.self)
+            }
+        }
+    }
     mutating func u64(_ value: UInt64) { u32(UInt32(value >> 32)); u32(UInt32(value & 0xFFFF_FFFF)) }
     mutating func i32(_ value: Int32) { u32(UInt32(bitPattern: value)) }
     mutating func fourCC(_ value: FourCC) { u32(value.rawValue) }
@@ -229,8 +241,10 @@ struct MovieDescription {
 
     /// `moov` with `tables` (the `stbl` boxes after `stsd`) written by `sampleTables` for each
     /// track: 0 the video track, 1… the passthrough tracks.
-    func movie(sampleTables: (inout BoxBuilder, Int) -> Void) -> [UInt8] {
-        var builder = BoxBuilder(capacity: 4096)
+    /// `tableBytes`: about how many bytes `sampleTables` writes, so the box is built in one
+    /// allocation (a table of a few hundred thousand samples otherwise grows it by copying).
+    func movie(tableBytes: Int = 0, sampleTables: (inout BoxBuilder, Int) -> Void) -> [UInt8] {
+        var builder = BoxBuilder(capacity: 4096 + max(0, tableBytes))
         let movieDuration = videoTrackDuration
         var longest = movieDuration
         for index in passthrough.indices { longest = max(longest, passthroughDuration(index)) }

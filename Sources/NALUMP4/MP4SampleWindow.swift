@@ -40,18 +40,19 @@ struct MP4SampleWindow {
     mutating func withSample<R>(_ sample: MP4Sample, from source: some RandomAccessByteSource, beforeReuse: (() throws -> Void)? = nil,
                                 _ body: (UnsafeRawBufferPointer, Bool) throws -> R) throws -> R {
         let (end, overflow) = sample.offset.addingReportingOverflow(Int64(sample.size))
-        guard sample.offset >= 0, sample.size >= 0, !overflow, end <= source.size else {
-            throw NALUError(.lengthPastEnd, field: "sample", byteOffset: sample.offset,
-                            detail: "sample \(sample.index + 1) of \(sample.size) bytes ends past the \(source.size)-byte file")
-        }
+        guard sample.offset >= 0, sample.size >= 0, !overflow else { throw Self.pastEnd(sample, fileSize: source.size) }
         if sample.size > Self.largeSample {
+            guard end <= source.size else { throw Self.pastEnd(sample, fileSize: source.size) }
             try MP4SampleBytes.read(sample, from: source, into: &single)
             return try single.withUnsafeBytes { try body($0, false) }
         }
         let relative = sample.offset - windowStart
         let lending = beforeReuse != nil
+        // A sample inside the window is inside the file (the window was read from it): the
+        // file's size, a dynamic call on a type-erased source, is asked only on a miss.
         if relative < 0 || relative > Int64(windowCount) || Int64(windowCount) - relative < Int64(sample.size)
             || (lending && sample.offset < lentEnd) {
+            guard end <= source.size else { throw Self.pastEnd(sample, fileSize: source.size) }
             try beforeReuse?()
             // `end <= source.size` above, so the window holds at least the sample.
             let length = Int(min(Int64(Self.capacity), source.size - sample.offset))
@@ -70,5 +71,10 @@ struct MP4SampleWindow {
         let from = Int(sample.offset - windowStart)
         if lending { lentEnd = max(lentEnd, end) }
         return try body(UnsafeRawBufferPointer(rebasing: windowBytes[from..<(from + sample.size)]), lending)
+    }
+
+    private static func pastEnd(_ sample: MP4Sample, fileSize: Int64) -> NALUError {
+        NALUError(.lengthPastEnd, field: "sample", byteOffset: sample.offset,
+                  detail: "sample \(sample.index + 1) of \(sample.size) bytes ends past the \(fileSize)-byte file")
     }
 }

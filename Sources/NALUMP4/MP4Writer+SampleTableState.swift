@@ -13,7 +13,9 @@ struct SampleTableState {
     /// The size of every sample so far, while they are all the same.
     private(set) var uniformSize: UInt32?
     var durations: [(count: UInt32, delta: UInt32)] = []
-    var offsets: [(count: UInt32, offset: Int64)] = []
+    /// `ctts` runs. Offsets are kept in 32 bits, as `ctts` and `trun` write them (every caller
+    /// checks that they fit): 8 bytes a run, and with B-frames most runs are one sample long.
+    var offsets: [(count: UInt32, offset: Int32)] = []
     /// `stss` sample numbers, once a sample is not a sync sample (``allSync`` false).
     private(set) var syncSamples: [UInt32] = []
     private(set) var syncCount = 0
@@ -23,7 +25,8 @@ struct SampleTableState {
     /// The smallest presentation time (decoding time + composition offset) so far.
     var earliestPresentation: Int64?
 
-    /// Adds one sample: its size, duration, composition offset and whether it is a sync sample.
+    /// Adds one sample: its size, duration, composition offset (within 32 bits, which the
+    /// callers check) and whether it is a sync sample.
     mutating func record(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
         count += 1
         if !sizes.isEmpty {
@@ -41,10 +44,10 @@ struct SampleTableState {
         } else {
             durations.append((1, duration))
         }
-        if let last = offsets.last, last.offset == offset, last.count < UInt32.max {
+        if let last = offsets.last, Int64(last.offset) == offset, last.count < UInt32.max {
             offsets[offsets.count - 1].count += 1
         } else {
-            offsets.append((1, offset))
+            offsets.append((1, Int32(truncatingIfNeeded: offset)))
         }
         minimumOffset = min(minimumOffset, offset)
         let presentation = Int64(clamping: totalDuration).addingReportingOverflow(offset).partialValue
@@ -60,14 +63,5 @@ struct SampleTableState {
             syncSamples.append(contentsOf: 1..<number)
         }
         totalDuration += UInt64(duration)
-    }
-
-    /// Calls `body` with each sample's size, in order.
-    func forEachSize(_ body: (UInt32) -> Void) {
-        if let uniformSize, sizes.isEmpty {
-            for _ in 0..<count { body(uniformSize) }
-        } else {
-            for size in sizes { body(size) }
-        }
     }
 }

@@ -124,20 +124,40 @@ extension MP4Writer {
 
     /// Appends a NAL unit with its 4-byte length before it (ISO/IEC 14496-15 5.3.2
     /// `NALUnitLength`, big-endian); the caller has checked that its size fits 32 bits.
-    func appendNALUnit(_ nalUnit: UnsafeRawBufferPointer) throws {
-        var length = UInt32(truncatingIfNeeded: nalUnit.count).bigEndian
-        if streamed.sampleBegun, streamed.direct != nil, nalUnit.count < 64 << 10 {
-            // The common case in one step: both into the gathered pieces.
-            withUnsafeBytes(of: &length) { pending.append(contentsOf: $0) }
-            pending.append(contentsOf: nalUnit)
-            let count = 4 + nalUnit.count
+    ///
+    /// Direct chunks take a lendable NAL unit with a 4-byte prefix (``NALUnitView/isLendable``:
+    /// an Annex-B start code, or an MP4 sample's length field) without a copy: the prefix is
+    /// overwritten with the length and the run goes to the sink with `write(lent:)`, which keeps
+    /// it until ``returnLent()``. Consecutive NAL units are adjacent in the reader's buffer, so
+    /// the sink writes a read chunk's worth in one `writev(2)`.
+    func appendNALUnit(_ unit: NALUnitView) throws {
+        if streamed.sampleBegun, streamed.direct != nil {
+            let count = 4 + unit.count
+            if let run = unit.lendablePrefixAndBytes(prefixLength: 4), let prefix = run.baseAddress {
+                let length = UInt32(truncatingIfNeeded: unit.count)
+                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 24), toByteOffset: 0, as: UInt8.self)
+                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 16), toByteOffset: 1, as: UInt8.self)
+                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: 2, as: UInt8.self)
+                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 3, as: UInt8.self)
+                try sink.write(lent: UnsafeRawBufferPointer(run))
+            } else {
+                var length = UInt32(truncatingIfNeeded: unit.count).bigEndian
+                try withUnsafeBytes(of: &length) { try sink.write($0) }
+                try sink.write(unit.bytes)
+            }
             position += Int64(count)
             streamed.sampleBytes += count
-            if pending.count >= 256 << 10 { try writeGathered() }
             return
         }
+        var length = UInt32(truncatingIfNeeded: unit.count).bigEndian
         try withUnsafeBytes(of: &length) { try appendSampleBytes($0) }
-        try appendSampleBytes(nalUnit)
+        try appendSampleBytes(unit.bytes)
+    }
+
+    /// Writes out whatever the sink holds of NAL units lent to ``appendNALUnit(_:)`` (the
+    /// reader calls this before it reuses their memory).
+    func returnLent() throws {
+        try sink.returnLent()
     }
 
     /// Ends the sample begun: its bytes are all in. Returns its size. `isSync` (fragmented): a
@@ -176,31 +196,16 @@ extension MP4Writer {
         return size
     }
 
-    /// Direct chunks: small pieces (lengths, NAL units under 64 KiB, the `mdat` header) gather
-    /// in ``pending`` and go out 256 KiB at a time; a larger NAL unit goes out from the caller's
-    /// memory (after what gathered), no copy. ``position`` counts both.
+    /// Direct chunks: bytes go to the sink in order (it buffers small pieces and writes a large
+    /// one from the caller's memory); ``position`` counts them.
     private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws {
-        if bytes.count >= 64 << 10 {
-            try writeGathered()
-            try sink.write(bytes)
-        } else {
-            pending.append(contentsOf: bytes)
-            if pending.count >= 256 << 10 { try writeGathered() }
-        }
+        try sink.write(bytes)
         position += Int64(bytes.count)
-    }
-
-    /// Direct chunks: writes the gathered small pieces.
-    private func writeGathered() throws {
-        guard !pending.isEmpty else { return }
-        try sink.write(pending)
-        pending.removeAll(keepingCapacity: true)
     }
 
     /// Direct chunks: fills in the open chunk's `mdat` size (called by ``flushChunk()``).
     func closeDirectChunk() throws {
         guard let direct = streamed.direct, let headerPosition = streamed.headerPosition else { return }
-        try writeGathered()
         let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
         try header.withUnsafeBytes { try direct.overwrite($0, at: headerPosition - streamed.sinkBase) }
         streamed.headerPosition = nil

@@ -101,14 +101,14 @@ public struct MP4WriterSummary: Hashable, Sendable {
 /// Samples are access units as length-prefixed NAL units (the record's length size), in
 /// decoding order, with a duration, a composition offset (presentation time − decoding time,
 /// may be negative) and a sync flag. Memory holds the sample tables (about 4 bytes a sample)
-/// plus one chunk (`moovAtEnd`; 256 KiB when an ``MP4Muxer`` streams samples to an
+/// plus one chunk (`moovAtEnd`; none when an ``MP4Muxer`` streams samples to an
 /// ``MP4OverwritableSink``, whose `mdat` sizes are filled in afterwards) or one fragment
 /// (`fragmented`); `faststart` parks media data in the spool it is given.
 public final class MP4Writer<Sink: ByteSink> {
     // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
     // of them across a call that can reach back into this writer (the sink and spool are
     // other objects), so the run-time check per access finds nothing.
-    public private(set) var configuration: MP4WriterConfiguration
+    @exclusivity(unchecked) public private(set) var configuration: MP4WriterConfiguration
     @exclusivity(unchecked) var sink: Sink
     let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) var position: Int64 = 0
@@ -118,7 +118,7 @@ public final class MP4Writer<Sink: ByteSink> {
     // Sample tables.
     @exclusivity(unchecked) var tables = SampleTableState()
     private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
-    private var offsets: [(count: UInt32, offset: Int64)] { tables.offsets }
+    private var offsets: [(count: UInt32, offset: Int32)] { tables.offsets }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
     @exclusivity(unchecked) var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
@@ -567,7 +567,7 @@ public final class MP4Writer<Sink: ByteSink> {
             try flushChunk()
             editMediaTime = compositionShift
             large = configuration.forceLargeChunkOffsets || lastChunkOffset > Int64(UInt32.max)
-            try write(description(duration: totalDuration, editMediaTime: editMediaTime).movie { stbl, track in
+            try write(description(duration: totalDuration, editMediaTime: editMediaTime).movie(tableBytes: sampleTableBytes) { stbl, track in
                 sampleTables(&stbl, track: track, chunkBase: 0, large: large)
             })
         case .faststart:
@@ -580,13 +580,13 @@ public final class MP4Writer<Sink: ByteSink> {
             var moov: [UInt8] = []
             for _ in 0..<2 {
                 let base = Int64(fileType.count) + Int64(header.count)
-                moov = movie.movie { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
+                moov = movie.movie(tableBytes: sampleTableBytes) { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
                 let lastOffset = base + Int64(moov.count) + lastChunkOffset
                 if large || lastOffset <= Int64(UInt32.max) { break }
                 large = true
             }
             let base = Int64(fileType.count) + Int64(moov.count) + Int64(header.count)
-            moov = movie.movie { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
+            moov = movie.movie(tableBytes: sampleTableBytes) { stbl, track in sampleTables(&stbl, track: track, chunkBase: base, large: large) }
             try write(fileType)
             try write(moov)
             try write(header)
@@ -607,6 +607,17 @@ public final class MP4Writer<Sink: ByteSink> {
         if let editList = configuration.editList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
         let earliest = (earliestPresentation ?? 0) + offsetShift
         return earliest != 0 ? earliest : nil
+    }
+
+    /// About the bytes of every track's sample tables (at most what ``sampleTables(_:track:chunkBase:large:)``
+    /// writes for them, without the box headers): the capacity of the movie box being built.
+    private var sampleTableBytes: Int {
+        func bytes(_ tables: SampleTableState, chunks: Int) -> Int {
+            tables.sizes.count * 4 + tables.offsets.count * 8 + tables.durations.count * 8 + tables.syncSamples.count * 4 + chunks * 20
+        }
+        var total = bytes(tables, chunks: chunks.count)
+        for track in passthrough { total += bytes(track.tables, chunks: track.chunks.count) }
+        return total
     }
 
     /// The largest chunk offset of any track (relative to the media data).
@@ -654,24 +665,24 @@ public final class MP4Writer<Sink: ByteSink> {
         let minimumOffset = tables.minimumOffset
         stbl.fullBox(.stts) { box in
             box.u32(UInt32(durations.count))
-            for entry in durations {
-                box.u32(entry.count)
-                box.u32(entry.delta)
+            box.u32s(count: durations.count * 2) { index in
+                index & 1 == 0 ? durations[index >> 1].count : durations[index >> 1].delta
             }
         }
         if offsets.count > 1 || minimumOffset != 0 || (offsets.first?.offset ?? 0) != 0 {
             stbl.fullBox(.ctts, version: signed ? 1 : 0) { box in
                 box.u32(UInt32(offsets.count))
-                for entry in offsets {
-                    box.u32(entry.count)
-                    box.u32(UInt32(truncatingIfNeeded: entry.offset + shift))
+                box.u32s(count: offsets.count * 2) { index in
+                    let entry = offsets[index >> 1]
+                    return index & 1 == 0 ? entry.count : UInt32(truncatingIfNeeded: Int64(entry.offset) + shift)
                 }
             }
         }
         if !tables.allSync {
             stbl.fullBox(.stss) { box in
-                box.u32(UInt32(tables.syncSamples.count))
-                for number in tables.syncSamples { box.u32(number) }
+                let numbers = tables.syncSamples
+                box.u32(UInt32(numbers.count))
+                box.u32s(count: numbers.count) { numbers[$0] }
             }
         }
         stbl.fullBox(.stsc) { box in
@@ -694,7 +705,8 @@ public final class MP4Writer<Sink: ByteSink> {
             } else {
                 box.u32(0)
                 box.u32(UInt32(tables.count))
-                tables.forEachSize { box.u32($0) }
+                let sizes = tables.sizes
+                box.u32s(count: sizes.count) { sizes[$0] }
             }
         }
         stbl.fullBox(large ? .co64 : .stco) { box in

@@ -146,7 +146,9 @@ struct SampleTable: Sendable {
 
     init() {}
 
-    /// Size of sample `index` (0-based, below `sampleCount`).
+    /// Size of sample `index` (0-based, below `sampleCount`). Always inlined: called once per
+    /// sample by ``SampleTableCursor``, where a call copied the whole table (224 bytes) first.
+    @inline(__always)
     func size(of index: Int) -> UInt32 {
         switch sizes {
         case .constant(let size): return size
@@ -175,6 +177,8 @@ struct SampleTableCursor: Sendable {
     private var cttsLeft = 0
     private var compositionOffset: Int32 = 0
     private var syncIndex = 0
+    /// The current `stsc` entry's sample_description_index (read when the entry changes).
+    private var descriptionIndex = 1
     private(set) var dts: Int64 = 0
 
     init(table: SampleTable, fileSize: Int64) {
@@ -196,6 +200,7 @@ struct SampleTableCursor: Sendable {
                 stscEntry += 1
             }
             leftInChunk = Int(table.samplesToChunk.u32(stscEntry, field: 4))
+            descriptionIndex = Int(table.samplesToChunk.u32(stscEntry, field: 8))
             let raw = table.chunkOffsets.stride == 4 ? UInt64(table.chunkOffsets.u32(chunk)) : table.chunkOffsets.value(chunk, width: 8)
             guard raw <= UInt64(fileSize) else {
                 throw NALUError(.lengthPastEnd, field: table.chunkOffsets.stride == 4 ? "stco.chunk_offset" : "co64.chunk_offset",
@@ -234,7 +239,6 @@ struct SampleTableCursor: Sendable {
             while syncIndex < sync.count && sync[syncIndex] < number { syncIndex += 1 }
             isSync = syncIndex < sync.count && sync[syncIndex] == number
         }
-        let descriptionIndex = Int(table.samplesToChunk.u32(stscEntry, field: 8))
         let (pts, ptsOverflow) = dts.addingReportingOverflow(Int64(offsetNow))
         let (nextDTS, dtsOverflow) = dts.addingReportingOverflow(Int64(delta))
         guard !ptsOverflow, !dtsOverflow else {

@@ -199,6 +199,9 @@ public final class MP4FileSink: MediaSink {
 
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
+    /// NAL units streamed to the file are lent to it (``MP4Muxer/returnLent()``).
+    public func returnLent() throws { try muxer.returnLent() }
+
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).
     public func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
 

@@ -229,8 +229,7 @@ public struct AccessUnitSplitter: Sendable {
               slice.seqParameterSetId < parameterSets.avcSPSFacts.count else { return nil }
         let facts = parameterSets.avcSPSFacts[slice.seqParameterSetId]
         guard facts.present else { return nil }
-        let sps = facts.picOrderCntType == 1 ? parameterSets.avcSPS[slice.seqParameterSetId]?.parsed : nil
-        let count = try counter.pictureOrderCount(slice, facts: facts, sps: sps)
+        let count = try counter.pictureOrderCount(slice, facts: facts, sps: { parameterSets.avcSPS[slice.seqParameterSetId]?.parsed })
         return (count, facts.reorderLimit)
     }
 

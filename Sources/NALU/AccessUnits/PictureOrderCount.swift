@@ -50,13 +50,15 @@ package struct PictureOrderCounter: Sendable {
 
     /// The picture order count of the H.264 picture whose first slice is `slice`, parsed with `sps`.
     package mutating func pictureOrderCount(_ slice: AVCSliceHeader, sps: AVCSequenceParameterSet) throws(NALUError) -> PictureOrderCount {
-        try pictureOrderCount(AVCSliceFields(slice, seqParameterSetId: sps.seqParameterSetId), facts: AVCSliceSPSFacts(sps), sps: sps)
+        try pictureOrderCount(AVCSliceFields(slice, seqParameterSetId: sps.seqParameterSetId), facts: AVCSliceSPSFacts(sps), sps: { sps })
     }
 
     /// The picture order count of the H.264 picture whose first slice has `slice`'s fields;
-    /// `facts` come from its SPS, and `sps` itself is needed for `pic_order_cnt_type` 1 only.
+    /// `facts` come from its SPS, and `sps` gives the SPS itself, which `pic_order_cnt_type` 1
+    /// alone needs (asked for then only: the parsed SPS is a 550-byte value, and an optional of
+    /// it passed for every picture, even nil, cost two copies, ~1% of annexb→mp4 on small pictures).
     mutating func pictureOrderCount(_ slice: AVCSliceFields, facts: AVCSliceSPSFacts,
-                                    sps: AVCSequenceParameterSet?) throws(NALUError) -> PictureOrderCount {
+                                    sps: () -> AVCSequenceParameterSet?) throws(NALUError) -> PictureOrderCount {
         let idr = slice.idrPicFlag
         defer {
             first = false
@@ -91,7 +93,7 @@ package struct PictureOrderCounter: Sendable {
                 previousReferenceLsb = lsb
             }
         case 1:
-            guard let sps else { throw NALUError(.missing, field: "seq_parameter_set_id", detail: "no SPS for pic_order_cnt_type 1") }
+            guard let sps = sps() else { throw NALUError(.missing, field: "seq_parameter_set_id", detail: "no SPS for pic_order_cnt_type 1") }
             let cycle = sps.numRefFramesInPicOrderCntCycle
             var absFrameNum = cycle != 0 ? try Self.add(frameNumOffset, slice.frameNum) : 0
             if slice.nalRefIdc == 0 && absFrameNum > 0 { absFrameNum -= 1 }

@@ -26,7 +26,10 @@
     /// DPB holds: H.264 A.3.1 and H.265 A.4.2 allow at most 16).
     @inlinable package static var maxPending: Int { 64 }
 
+    /// The waiting access units from ``head`` on (the ones before it were removed; dropped from
+    /// the array in one step once they are many, so a removal is no array shift per access unit).
     @usableFromInline var entries: [Entry] = []
+    @usableFromInline var head = 0
     @usableFromInline var orderer = PresentationOrderer()
     /// The pairs the orderer decided at the last ``append(_:size:poc:reorderLimit:maxBytes:)``
     /// (reused: no allocation per access unit).
@@ -44,7 +47,7 @@
     @inlinable
     package var window: Int { orderer.window }
     @inlinable
-    package var count: Int { entries.count }
+    package var count: Int { entries.count - head }
 
     /// Appends the next access unit in decoding order and decides what its picture order count
     /// settles; returns its decode index. `poc` `nil`: presentation in decoding order.
@@ -53,6 +56,10 @@
                                  maxBytes: Int) -> Int {
         let decodeIndex = decodeCount
         decodeCount += 1
+        if head >= 32 && head * 2 >= entries.count {
+            entries.removeSubrange(0..<head)
+            head = 0
+        }
         entries.append(Entry(element: element, size: size, presentation: nil))
         bytes += size
         let poc = poc ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
@@ -60,7 +67,7 @@
         orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
                      reorderLimit: reorderLimit, into: &decided)
         for (index, presentation) in decided { setPresentation(index, presentation) }
-        if entries.count > Self.maxPending || bytes > maxBytes, entries.first?.presentation == nil,
+        if count > Self.maxPending || bytes > maxBytes, head < entries.count, entries[head].presentation == nil,
            let (index, presentation) = orderer.force(base) {
             setPresentation(index, presentation)
         }
@@ -70,7 +77,7 @@
     /// Changes what is kept of the last appended access unit.
     @inlinable
     package mutating func updateLast(_ body: (inout Element) -> Void) {
-        guard !entries.isEmpty else { return }
+        guard count > 0 else { return }
         body(&entries[entries.count - 1].element)
     }
 
@@ -84,23 +91,23 @@
     /// have their presentation index: what a muxer may write next.
     @inlinable
     package func ready(_ offset: Int) -> (entry: Entry, decodeIndex: Int, presentation: Int)? {
-        guard offset < entries.count, let presentation = entries[offset].presentation else { return nil }
-        return (entries[offset], base + offset, presentation)
+        guard offset >= 0, offset < count, let presentation = entries[head + offset].presentation else { return nil }
+        return (entries[head + offset], base + offset, presentation)
     }
 
     /// Drops the first `count` access units (written).
     @inlinable
     package mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
-        for entry in entries[0..<count] { bytes -= entry.size }
-        entries.removeFirst(count)
+        for entry in entries[head..<(head + count)] { bytes -= entry.size }
+        head += count
         base += count
     }
 
     @inlinable
     mutating func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
         let position = decodeIndex - base
-        guard position >= 0, position < entries.count else { return }
-        entries[position].presentation = presentation
+        guard position >= 0, position < count else { return }
+        entries[head + position].presentation = presentation
     }
 }
