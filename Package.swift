@@ -67,8 +67,11 @@ let package = Package(
             // against the dynamic runtime; lld because gold prints glibc's link-time "mktemp is
             // dangerous" warning for it. (`swift test -c release` would link this into the test
             // bundle and fail: release tests are not run here.)
+            // The C++ runtime that the static Swift runtime needs is linked statically too, through
+            // the linker script in Link/static-libstdc++ (so libstdc++.so.6 is not DT_NEEDED).
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(platforms: [.linux], configuration: .release)),
+                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-L", Context.packageDirectory + "/Link/static-libstdc++"],
+                             .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),

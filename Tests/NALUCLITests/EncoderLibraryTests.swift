@@ -5,8 +5,9 @@ import Testing
 /// first use): no `DT_NEEDED` entry names them, a missing one is `nalu: error: …` with exit 69
 /// (EX_UNAVAILABLE) and the package to install, and `nalu doctor --encoders` reports each.
 @Suite struct EncoderLibraryTests {
-    /// Libraries only the encoders need: loading them costs every run ~1 ms (Docs/performance.md).
-    static let encoderLibraries = ["libx264", "libx265", "libopenh264", "libnuma"]
+    /// Libraries only the encoders need (loading them cost every run ~1 ms; Docs/performance.md),
+    /// and libstdc++, which libx265 needs and the release build links statically.
+    static let encoderLibraries = ["libx264", "libx265", "libopenh264", "libnuma", "libstdc++"]
 
     #if os(Linux)
     @Test func naluNeedsNoEncoderLibraryAtStart() throws {
