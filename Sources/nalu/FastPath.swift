@@ -6,7 +6,8 @@ import ArgumentParser
 /// tree, generic metadata for each `@Option`, protocol-conformance scans (and the same again for
 /// its `--generate-completion-script` check). That is ~1.3 ms of the ~4.7 ms `nalu info clip.h264`
 /// takes (Docs/performance.md, "Startup"). These exact shapes are what it would parse into; every
-/// other command line, including any with another option, goes to ArgumentParser unchanged.
+/// other command line, including any with another option, goes to ArgumentParser: from the
+/// subcommand (``parseSubcommand(_:)``), or from `nalu` when that does not parse.
 enum FastPath {
     /// What `arguments` (without the program name) mean, when they are one of the fast shapes.
     enum Parsed {
