@@ -6,6 +6,16 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+/// The pkg-config name for an encoder library's headers: none on Linux (see the systemLibrary
+/// targets below).
+func encoderPkgConfig(_ name: String) -> String? {
+    #if os(Linux)
+    return nil
+    #else
+    return name
+    #endif
+}
+
 let package = Package(
     name: "nalu",
     platforms: [.macOS(.v13), .iOS(.v16)],
@@ -57,8 +67,11 @@ let package = Package(
             // against the dynamic runtime; lld because gold prints glibc's link-time "mktemp is
             // dangerous" warning for it. (`swift test -c release` would link this into the test
             // bundle and fail: release tests are not run here.)
+            // The C++ runtime that the static Swift runtime needs is linked statically too, through
+            // the linker script in Link/static-libstdc++ (so libstdc++.so.6 is not DT_NEEDED).
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-use-ld=lld"], .when(platforms: [.linux], configuration: .release)),
+                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-L", Context.packageDirectory + "/Link/static-libstdc++"],
+                             .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),
@@ -78,17 +91,21 @@ let package = Package(
 
         // Encoder sessions (issue 4): backend-neutral session, x264/x265 backends, sample.
         .target(name: "NALUEncoder", dependencies: ["NALU"], swiftSettings: strictSettings),
-        // No pkgConfig for x264: x264.pc's Cflags carry -DX264_API_IMPORTS (a Windows dllimport
-        // switch), which SwiftPM rejects with a warning on every build. The headers and library
-        // are in the default search paths of the apt package.
+        // The encoder libraries are not linked: the backends dlopen them at first use (Startup,
+        // Docs/performance.md), so these modules give only the headers (their module maps have no
+        // `link`). No pkgConfig on Linux, as its Libs would add -lx265/-lopenh264 to the link
+        // (the apt packages' headers are in the default search paths); elsewhere pkg-config finds
+        // the headers (Homebrew) and the extra link is harmless. None for x264 anywhere: x264.pc's
+        // Cflags carry -DX264_API_IMPORTS (a Windows dllimport switch), which SwiftPM rejects with
+        // a warning on every build.
         .systemLibrary(name: "CX264", providers: [.apt(["libx264-dev"])]),
-        .systemLibrary(name: "CX265", pkgConfig: "x265", providers: [.apt(["libx265-dev"])]),
+        .systemLibrary(name: "CX265", pkgConfig: encoderPkgConfig("x265"), providers: [.apt(["libx265-dev"])]),
         .target(name: "NALUX264", dependencies: ["NALUEncoder", "CX264", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictSettings),
         .target(name: "NALUX265", dependencies: ["NALUEncoder", "CX265", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictSettings),
         // Issue 17: OpenH264 (BSD-2-Clause), the backend for apps that cannot ship GPL code.
-        .systemLibrary(name: "COpenH264", pkgConfig: "openh264", providers: [.apt(["libopenh264-dev"])]),
+        .systemLibrary(name: "COpenH264", pkgConfig: encoderPkgConfig("openh264"), providers: [.apt(["libopenh264-dev"])]),
         .target(name: "NALUOpenH264", dependencies: ["NALUEncoder", "COpenH264", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictSettings),
         .executableTarget(

@@ -5,8 +5,12 @@
 #include <stdbool.h>
 #include <wels/codec_api.h>
 
-static inline int nalu_oh264_create(ISVCEncoder **encoder) { return WelsCreateSVCEncoder(encoder); }
-static inline void nalu_oh264_destroy(ISVCEncoder *encoder) { WelsDestroySVCEncoder(encoder); }
+// libopenh264 is not linked: NALUOpenH264 opens it with dlopen at first use (OpenH264Library.swift)
+// and resolves its three exported functions as these pointer types (from codec_api.h's own
+// prototypes); everything else goes through the encoder's table, below.
+typedef __typeof__(WelsCreateSVCEncoder) *nalu_oh264_create_fn;
+typedef __typeof__(WelsDestroySVCEncoder) *nalu_oh264_destroy_fn;
+typedef __typeof__(WelsGetCodecVersion) *nalu_oh264_version_fn;
 
 static inline int nalu_oh264_default_params(ISVCEncoder *encoder, SEncParamExt *param) {
     return (*encoder)->GetDefaultParams(encoder, param);

@@ -6,11 +6,21 @@
 #include <stdio.h>
 #include <x264.h>
 
-// x264_encoder_open is a macro naming x264_encoder_open_<X264_BUILD>; wrap it so Swift sees one
-// stable function.
-static inline x264_t *nalu_x264_encoder_open(x264_param_t *param) {
-    return x264_encoder_open(param);
-}
+// libx264 is not linked: NALUX264 opens it with dlopen at first use (X264Library.swift) and
+// calls it through these pointer types, declared from x264.h's own prototypes so they cannot
+// drift. x264_encoder_open is a macro naming x264_encoder_open_<X264_BUILD>; the loader asks for
+// that versioned symbol.
+typedef __typeof__(x264_param_default_preset) *nalu_x264_param_default_preset_fn;
+typedef __typeof__(x264_param_cleanup) *nalu_x264_param_cleanup_fn;
+typedef __typeof__(x264_param_parse) *nalu_x264_param_parse_fn;
+typedef __typeof__(x264_param_apply_profile) *nalu_x264_param_apply_profile_fn;
+typedef __typeof__(x264_picture_init) *nalu_x264_picture_init_fn;
+typedef __typeof__(x264_encoder_open) *nalu_x264_encoder_open_fn;
+typedef __typeof__(x264_encoder_headers) *nalu_x264_encoder_headers_fn;
+typedef __typeof__(x264_encoder_encode) *nalu_x264_encoder_encode_fn;
+typedef __typeof__(x264_encoder_delayed_frames) *nalu_x264_encoder_delayed_frames_fn;
+typedef __typeof__(x264_encoder_reconfig) *nalu_x264_encoder_reconfig_fn;
+typedef __typeof__(x264_encoder_close) *nalu_x264_encoder_close_fn;
 
 static inline int nalu_x264_build(void) { return X264_BUILD; }
 

@@ -23,6 +23,11 @@ public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
         public static let invalidConfiguration = Code("invalid configuration")
         /// The backend does not support the requested feature, codec or pixel format.
         public static let unsupported = Code("unsupported")
+        /// The encoder library cannot be loaded (not installed, or another version): the backends
+        /// open libx264, libx265 and libopenh264 with `dlopen` at first use. ``EncoderError/field``
+        /// names the file (e.g. `libx264.so.164`), ``EncoderError/detail`` the loader's reason and
+        /// the package to install. Not retried.
+        public static let libraryUnavailable = Code("library unavailable")
         /// The backend could not be created (for example the library returned no handle).
         public static let backendCreationFailed = Code("backend creation failed")
         /// The backend reports that its session is no longer valid; the session rebuilds it.

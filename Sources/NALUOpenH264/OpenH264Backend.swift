@@ -37,14 +37,27 @@ public struct OpenH264BackendFactory: EncoderBackendFactory {
 
     public var name: String { "openh264" }
 
-    /// The OpenH264 library version, e.g. `"2.3.1"` (`WelsGetCodecVersion`).
+    /// The OpenH264 library version, e.g. `"2.3.1"` (`WelsGetCodecVersion`); empty when the
+    /// library cannot be loaded (it is opened at first use).
     public static var version: String {
-        let version = WelsGetCodecVersion()
+        guard let library = try? OpenH264Library.load() else { return "" }
+        let version = library.codecVersion()
         return "\(version.uMajor).\(version.uMinor).\(version.uRevision)"
+    }
+
+    /// Loads libopenh264 if not yet loaded, and says whether it could be (`nalu doctor --encoders`).
+    package static var libraryStatus: EncoderLibraryStatus {
+        do throws(EncoderError) {
+            let library = try OpenH264Library.load()
+            return EncoderLibraryStatus(encoder: "openh264", fileName: library.fileName, version: version)
+        } catch {
+            return EncoderLibraryStatus(encoder: "openh264", fileName: error.field, error: error)
+        }
     }
 
     public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
         _ = try OpenH264Encoder.makeParameters(configuration)
+        _ = try OpenH264Library.load()
     }
 
     public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
@@ -53,8 +66,10 @@ public struct OpenH264BackendFactory: EncoderBackendFactory {
 }
 
 /// One open OpenH264 encoder. Owns the `ISVCEncoder`; `deinit` uninitialises and destroys it.
-/// Every OpenH264 call of the package is in this file.
+/// Every OpenH264 call of the package is in this file (the library's own functions through
+/// ``OpenH264Library``, loaded at first use).
 final class OpenH264Encoder: EncoderBackend {
+    private let library: OpenH264Library
     private let encoder: UnsafeMutablePointer<ISVCEncoder?>
     private let configuration: EncoderConfiguration
     private let logRelay: OpenH264LogRelay
@@ -72,10 +87,12 @@ final class OpenH264Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logger: Logger) throws(EncoderError) {
         var param = try Self.makeParameters(configuration)
+        let library = try OpenH264Library.load()
+        self.library = library
         self.configuration = configuration
         logRelay = OpenH264LogRelay(logger: logger)
         var created: UnsafeMutablePointer<ISVCEncoder?>?
-        let status = nalu_oh264_create(&created)
+        let status = library.createEncoder(&created)
         guard status == 0, let created, created.pointee != nil else {
             throw EncoderError(.backendCreationFailed, context: "WelsCreateSVCEncoder", libraryStatus: status)
         }
@@ -87,7 +104,7 @@ final class OpenH264Encoder: EncoderBackend {
         param = Self.merge(defaults: defaults, param, configuration)
         let initStatus = nalu_oh264_initialize(encoder, &param)
         guard initStatus == Int32(cmResultSuccess.rawValue) else {
-            nalu_oh264_destroy(encoder)
+            library.destroyEncoder(encoder)
             // OpenH264 refuses parameters it cannot encode (e.g. a size beyond its levels): final.
             guard initStatus == Int32(cmInitParaError.rawValue) else {
                 throw EncoderError(.backendCreationFailed, context: "OpenH264 InitializeExt", libraryStatus: initStatus)
@@ -103,7 +120,7 @@ final class OpenH264Encoder: EncoderBackend {
         parameterSets = EncoderFraming.parameterSets(units.map { Array($0) }, codec: .h264)
         guard !parameterSets.isEmpty else {
             _ = nalu_oh264_uninitialize(encoder)
-            nalu_oh264_destroy(encoder)
+            library.destroyEncoder(encoder)
             throw EncoderError(.backendCreationFailed, context: "OpenH264 EncodeParameterSets", libraryStatus: headerStatus)
         }
 
@@ -119,7 +136,7 @@ final class OpenH264Encoder: EncoderBackend {
 
     deinit {
         _ = nalu_oh264_uninitialize(encoder)
-        nalu_oh264_destroy(encoder)
+        library.destroyEncoder(encoder)
     }
 
     /// OpenH264's parameters for `c`, or the setting it cannot honour as a typed error.

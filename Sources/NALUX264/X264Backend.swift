@@ -35,13 +35,24 @@ public struct X264BackendFactory: EncoderBackendFactory {
     /// The libx264 API build number this module was compiled against (`X264_BUILD`).
     public static var build: Int { Int(nalu_x264_build()) }
 
+    /// Loads libx264 if not yet loaded, and says whether it could be (`nalu doctor --encoders`).
+    package static var libraryStatus: EncoderLibraryStatus {
+        do throws(EncoderError) {
+            let library = try X264Library.load()
+            return EncoderLibraryStatus(encoder: "x264", fileName: library.fileName, version: "API build \(build)")
+        } catch {
+            return EncoderLibraryStatus(encoder: "x264", fileName: error.field, error: error)
+        }
+    }
+
     public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
         guard configuration.codec == .h264 else {
             throw EncoderError(.unsupported, field: "codec", detail: "x264 encodes H.264, not \(configuration.codec)")
         }
         try configuration.validate()
-        var param = try X264Encoder.makeParameters(configuration)
-        x264_param_cleanup(&param)
+        let library = try X264Library.load()
+        var param = try X264Encoder.makeParameters(configuration, library: library)
+        library.paramCleanup(&param)
     }
 
     public func makeBackend(for configuration: EncoderConfiguration) throws(EncoderError) -> any EncoderBackend {
@@ -51,8 +62,9 @@ public struct X264BackendFactory: EncoderBackendFactory {
 }
 
 /// One open libx264 encoder. Owns the `x264_t` handle; `deinit` closes it. Every x264 call of
-/// the package is in this file.
+/// the package is in this file, through ``X264Library`` (loaded at first use).
 final class X264Encoder: EncoderBackend {
+    private let library: X264Library
     private let handle: OpaquePointer
     private var param: x264_param_t
     private var picture = x264_picture_t()
@@ -76,17 +88,19 @@ final class X264Encoder: EncoderBackend {
 
     init(configuration: EncoderConfiguration, logger: Logger) throws(EncoderError) {
         self.configuration = configuration
+        let library = try X264Library.load()
+        self.library = library
         converter = configuration.pixelFormat == .p010le
             ? try PlanarConverter(format: .p010le, width: configuration.width, height: configuration.height) : nil
         let logRelay = X264LogRelay(logger: logger)
         self.logRelay = logRelay
-        var param = try Self.makeParameters(configuration)
+        var param = try Self.makeParameters(configuration, library: library)
         logRelay.attach(to: &param)
         // x264 turns PSNR/SSIM off below log level info (x264_validate_parameters); ask for info
         // then, and let the logger's level drop the lines it does not keep.
         if configuration.computePSNR || configuration.computeSSIM { param.i_log_level = max(param.i_log_level, X264_LOG_INFO) }
-        guard let handle = nalu_x264_encoder_open(&param) else {
-            x264_param_cleanup(&param)
+        guard let handle = library.encoderOpen(&param) else {
+            library.paramCleanup(&param)
             throw EncoderError(.backendCreationFailed, field: "x264_encoder_open", detail: "libx264 returned no encoder (its reason went to the factory's logger)")
         }
         self.handle = handle
@@ -94,7 +108,7 @@ final class X264Encoder: EncoderBackend {
 
         var nals: UnsafeMutablePointer<x264_nal_t>?
         var count: Int32 = 0
-        let status = x264_encoder_headers(handle, &nals, &count)
+        let status = library.encoderHeaders(handle, &nals, &count)
         var units: [[UInt8]] = []
         if status >= 0, let nals {
             for index in 0..<Int(max(0, count)) {
@@ -106,13 +120,13 @@ final class X264Encoder: EncoderBackend {
         }
         parameterSets = EncoderFraming.parameterSets(units, codec: .h264)
         guard status >= 0, !parameterSets.isEmpty else {
-            x264_encoder_close(handle)
-            x264_param_cleanup(&self.param)
+            library.encoderClose(handle)
+            library.paramCleanup(&self.param)
             throw EncoderError(.backendCreationFailed, field: "x264_encoder_headers", libraryStatus: status)
         }
 
-        x264_picture_init(&picture)
-        x264_picture_init(&pictureOut)
+        library.pictureInit(&picture)
+        library.pictureInit(&pictureOut)
         let depthFlag = configuration.pixelFormat.bitDepth > 8 ? X264_CSP_HIGH_DEPTH : 0
         if configuration.pixelFormat == .nv12 {
             picture.img.i_csp = X264_CSP_NV12
@@ -124,19 +138,19 @@ final class X264Encoder: EncoderBackend {
     }
 
     deinit {
-        x264_encoder_close(handle)
-        x264_param_cleanup(&param)
+        library.encoderClose(handle)
+        library.paramCleanup(&param)
     }
 
     /// preset/tune defaults → configuration fields → profile, as x264.h prescribes.
-    static func makeParameters(_ c: EncoderConfiguration) throws(EncoderError) -> x264_param_t {
+    static func makeParameters(_ c: EncoderConfiguration, library: X264Library) throws(EncoderError) -> x264_param_t {
         var p = x264_param_t()
         let preset = (c.preset ?? "medium").lowercased()
         let status: Int32 = preset.withCString { presetName in
             if let tune = c.tune?.lowercased() {
-                return tune.withCString { x264_param_default_preset(&p, presetName, $0) }
+                return tune.withCString { library.paramDefaultPreset(&p, presetName, $0) }
             }
-            return x264_param_default_preset(&p, presetName, nil)
+            return library.paramDefaultPreset(&p, presetName, nil)
         }
         guard status >= 0 else {
             throw EncoderError(.invalidConfiguration, field: "preset/tune", detail: "x264 rejects preset \"\(preset)\"\(c.tune.map { " with tune \"\($0)\"" } ?? "")", libraryStatus: status)
@@ -185,18 +199,18 @@ final class X264Encoder: EncoderBackend {
 
         // --x264-params: after nalu's settings, before the profile (as the x264 CLI orders them).
         for parameter in c.extraParameters {
-            let result = parameter.name.withCString { name in parameter.value.withCString { x264_param_parse(&p, name, $0) } }
+            let result = parameter.name.withCString { name in parameter.value.withCString { library.paramParse(&p, name, $0) } }
             guard result == 0 else {
-                x264_param_cleanup(&p)
+                library.paramCleanup(&p)
                 let detail = result == X264_PARAM_BAD_NAME ? "unknown option \"\(parameter.name)\""
                     : "bad value \"\(parameter.value)\" for \"\(parameter.name)\""
                 throw EncoderError(.invalidConfiguration, context: "x264-params", detail: detail, libraryStatus: result)
             }
         }
         let profile = c.effectiveProfile
-        let profileStatus = profile.withCString { x264_param_apply_profile(&p, $0) }
+        let profileStatus = profile.withCString { library.paramApplyProfile(&p, $0) }
         guard profileStatus >= 0 else {
-            x264_param_cleanup(&p)
+            library.paramCleanup(&p)
             throw EncoderError(.invalidConfiguration, field: "profile", detail: "x264 cannot apply profile \"\(profile)\" to these settings", libraryStatus: profileStatus)
         }
         return p
@@ -238,7 +252,7 @@ final class X264Encoder: EncoderBackend {
         picture.i_pts = frame.pts
         var nals: UnsafeMutablePointer<x264_nal_t>?
         var count: Int32 = 0
-        let size = x264_encoder_encode(handle, &nals, &count, &picture, &pictureOut)
+        let size = library.encoderEncode(handle, &nals, &count, &picture, &pictureOut)
         // Do not keep pointers to the caller's memory.
         picture.img.plane = (nil, nil, nil, nil)
         guard size >= 0 else {
@@ -249,11 +263,11 @@ final class X264Encoder: EncoderBackend {
 
     func flush(into packets: inout [EncodedPacket]) throws(EncoderError) {
         var guardCount = 0
-        while x264_encoder_delayed_frames(handle) > 0 && guardCount < 100_000 {
+        while library.encoderDelayedFrames(handle) > 0 && guardCount < 100_000 {
             guardCount += 1
             var nals: UnsafeMutablePointer<x264_nal_t>?
             var count: Int32 = 0
-            let size = x264_encoder_encode(handle, &nals, &count, nil, &pictureOut)
+            let size = library.encoderEncode(handle, &nals, &count, nil, &pictureOut)
             guard size >= 0 else {
                 throw EncoderError(.encodeFailed, field: "x264_encoder_encode (flush)", libraryStatus: size)
             }
@@ -272,7 +286,7 @@ final class X264Encoder: EncoderBackend {
             updated.rc.i_vbv_max_bitrate = Int32(max(1, maxRate / 1000))
             updated.rc.i_vbv_buffer_size = Int32(max(1, buffer / 1000))
         }
-        guard x264_encoder_reconfig(handle, &updated) == 0 else { return false }
+        guard library.encoderReconfig(handle, &updated) == 0 else { return false }
         param.rc = updated.rc
         return true
     }

@@ -47,9 +47,24 @@ public struct X265BackendFactory: EncoderBackendFactory {
     /// The libx265 API build number this module was compiled against (`X265_BUILD`).
     public static var build: Int { Int(nalu_x265_build()) }
 
-    /// Whether the linked libx265 can encode at `bitDepth` (8, 10 or 12).
+    /// Whether libx265 can encode at `bitDepth` (8, 10 or 12); `false` when the library cannot be
+    /// loaded (it is opened at first use).
     public static func supports(bitDepth: Int) -> Bool {
-        nalu_x265_api_get(Int32(bitDepth)) != nil
+        guard let library = try? X265Library.load() else { return false }
+        return library.apiGet(Int32(bitDepth)) != nil
+    }
+
+    /// Loads libx265 if not yet loaded, and says whether it could be and at which bit depths it
+    /// encodes (`nalu doctor --encoders`).
+    package static var libraryStatus: EncoderLibraryStatus {
+        do throws(EncoderError) {
+            let library = try X265Library.load()
+            let depths = [8, 10, 12].filter { library.apiGet(Int32($0)) != nil }.map { "\($0)" }
+            return EncoderLibraryStatus(encoder: "x265", fileName: library.fileName,
+                                        version: "API build \(build), \(depths.joined(separator: "/"))-bit")
+        } catch {
+            return EncoderLibraryStatus(encoder: "x265", fileName: error.field, error: error)
+        }
     }
 
     public func validate(_ configuration: EncoderConfiguration) throws(EncoderError) {
@@ -69,7 +84,8 @@ public struct X265BackendFactory: EncoderBackendFactory {
 }
 
 /// One open libx265 encoder. Owns the `x265_encoder` handle, its parameters and pictures;
-/// `deinit` closes and frees them. Every x265 call of the package is in this file.
+/// `deinit` closes and frees them. Every x265 call of the package is in this file, through the
+/// `x265_api` table of ``X265Library`` (loaded at first use).
 final class X265Encoder: EncoderBackend {
     private let api: UnsafePointer<x265_api>
     private let encoder: OpaquePointer
@@ -92,8 +108,8 @@ final class X265Encoder: EncoderBackend {
     }
 
     static func api(bitDepth: Int) throws(EncoderError) -> UnsafePointer<x265_api> {
-        guard let api = nalu_x265_api_get(Int32(bitDepth)) else {
-            throw EncoderError(.unsupported, field: "x265_api_get", detail: "the linked libx265 has no \(bitDepth)-bit encoder")
+        guard let api = try X265Library.load().apiGet(Int32(bitDepth)) else {
+            throw EncoderError(.unsupported, field: "x265_api_get", detail: "libx265 has no \(bitDepth)-bit encoder")
         }
         return api
     }

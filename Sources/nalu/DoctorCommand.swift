@@ -37,10 +37,20 @@ struct DoctorCommand: ParsableCommand {
     @Option(help: "Add the checks of a destination: apple (hvc1, levels, profiles), web (browser profiles), broadcast (AUDs, fixed frame rate).")
     var target: DoctorTargetOption?
 
+    @Flag(help: "Check the encoder libraries instead of a stream: whether libx264, libx265 and libopenh264 load (nalu encode opens them at first use), and what to install when one does not.")
+    var encoders = false
+
     /// The exit status when at least one error is found.
     static let errorsFound: Int32 = 3
 
+    func validate() throws {
+        if encoders, inputOptions.inputArgument != nil || target != nil {
+            throw ValidationError("--encoders checks the encoder libraries; it takes no input and no --target.")
+        }
+    }
+
     func run() throws {
+        if encoders { return try EncoderLibraryCheck.run(json: json) }
         let source = try inputOptions.openSource()
         let findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
             .examine(source)
@@ -101,6 +111,8 @@ extension DoctorFinding {
 
 extension DoctorCommand: CommandIO {
     var inputArgument: String? { inputOptions.inputArgument }
+    /// `--encoders` reads nothing.
+    var inputIsOptional: Bool { !encoders }
     var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }

@@ -14,6 +14,8 @@ enum ExitStatus {
     static let usage: Int32 = 64
     static let dataError: Int32 = 65
     static let noInput: Int32 = 66
+    /// EX_UNAVAILABLE: an encoder library cannot be loaded.
+    static let unavailable: Int32 = 69
     static let cannotCreate: Int32 = 73
     static let ioError: Int32 = 74
 }
@@ -129,6 +131,12 @@ enum Failure {
             var text = "nalu: error: --\(optionName(error.field)): \(what)\n"
             if let hint { text += "hint: \(hint)\n" }
             return (text + usageLine(), ExitStatus.usage)
+        case .libraryUnavailable:
+            // "libx264.so.164: cannot open shared object file: …", then "hint: install libx264-164 (…)"
+            let (reason, fix) = EncoderLibraryCheck.explanation(error)
+            var text = "nalu: error: \(error.field): \(reason ?? error.code.rawValue)\n"
+            if let fix { text += "hint: \(fix)\n" }
+            return (text, ExitStatus.unavailable)
         case .truncated, .invalidInput:
             let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
             return ("nalu: error: \(prefix)\(error)\n", ExitStatus.dataError)

@@ -39,6 +39,13 @@ struct Nalu: ParsableCommand {
             FastPath.check(parsed, arguments: arguments)
             #endif
         case nil:
+            if let parsed = FastPath.parseSubcommand(arguments) {
+                command = parsed
+                #if DEBUG
+                FastPath.check(parsed, arguments: arguments)
+                #endif
+                break
+            }
             do {
                 command = try parseAsRoot(arguments)
             } catch {

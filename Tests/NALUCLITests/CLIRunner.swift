@@ -29,9 +29,9 @@ struct CLIRunner {
 
     static func fixture(_ name: String) -> String { fixtures.appendingPathComponent(name).path }
 
-    /// Runs `nalu` with `arguments`, feeding `stdin` if given. Output goes through temporary
-    /// files, so no pipe can fill up and block the child.
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    /// Runs `nalu` with `arguments`, feeding `stdin` if given, with `environment` added to the
+    /// test's own. Output goes through temporary files, so no pipe can fill up and block the child.
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("nalu-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -46,6 +46,9 @@ struct CLIRunner {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: outURL)
         process.standardError = try FileHandle(forWritingTo: errURL)
         process.standardInput = try FileHandle(forReadingFrom: inURL)

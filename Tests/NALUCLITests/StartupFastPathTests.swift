@@ -48,6 +48,26 @@ import Testing
         #expect(mixed.stdout.hasPrefix("OVERVIEW: "))
     }
 
+    /// Every other subcommand is parsed by ArgumentParser with the subcommand as root (debug
+    /// builds check it against the full parse, so every CLI test checks that path); errors, help
+    /// and usage lines still come from the full tree.
+    @Test func subcommandErrorsAndHelpComeFromTheWholeTree() throws {
+        let path = CLIRunner.fixture("hevc_open_gop.h265")
+        let unknown = try CLIRunner.run(["convert", path, "--to", "avcc", "--no-such-option"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("Usage: nalu convert"))
+        let help = try CLIRunner.run(["convert", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE: nalu convert"))
+        let invalid = try CLIRunner.run(["doctor", "--target", "nowhere", path])
+        #expect(invalid.status == 64)
+        #expect(invalid.stderr.hasPrefix("nalu: error: "))
+        #expect(invalid.stderr.contains("Usage: nalu doctor"))
+        let extradata = try CLIRunner.run(["extradata", path, "--format", "annexb"])
+        #expect(extradata.status == 0)
+        #expect(!extradata.stdoutBytes.isEmpty)
+    }
+
     @Test func helpIsNotAnInput() throws {
         // `nalu info help` and `nalu info -` are left to ArgumentParser; they must not trap.
         for arguments in [["info", "help"], ["info", "-"]] {
