@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["Link"],
             swiftSettings: strictSettings,
             // Startup (Docs/performance.md, "Startup"): the release CLI links the Swift runtime
             // statically on Linux, as `--static-swift-stdlib` would (−1.5 to −1.7 ms a run: no
@@ -68,9 +69,9 @@ let package = Package(
             // dangerous" warning for it. (`swift test -c release` would link this into the test
             // bundle and fail: release tests are not run here.)
             // The C++ runtime that the static Swift runtime needs is linked statically too, through
-            // the linker script in Link/static-libstdc++ (so libstdc++.so.6 is not DT_NEEDED).
+            // the linker script in Sources/nalu/Link (so libstdc++.so.6 is not DT_NEEDED).
             linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-L", Context.packageDirectory + "/Link/static-libstdc++"],
+                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-L", Context.packageDirectory + "/Sources/nalu/Link"],
                              .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
                 .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
