@@ -352,14 +352,13 @@ public final class MP4Muxer<Sink: ByteSink> {
             units.append((position..<end, key))
             position = end
         }
-        var stale = 0
-        for (index, unit) in units.enumerated() {
-            if let key = unit.key, last[key] != index || stored(key) == nil { stale += 1 }
+        let isStale = units.indices.map { index in
+            units[index].key.map { last[$0] != index || stored($0) == nil } ?? false
         }
+        let stale = isStale.count { $0 }
         guard stale > 0 else { return }
         var kept = start
-        for (index, unit) in units.enumerated() {
-            if let key = unit.key, last[key] != index || stored(key) == nil { continue }
+        for (index, unit) in units.enumerated() where !isStale[index] {
             if unit.range.lowerBound != kept {
                 buffer.withUnsafeMutableBytes { bytes in
                     guard let base = bytes.baseAddress else { return }

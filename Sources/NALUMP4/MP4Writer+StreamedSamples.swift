@@ -133,13 +133,8 @@ extension MP4Writer {
     func appendNALUnit(_ unit: NALUnitView) throws {
         if streamed.sampleBegun, streamed.direct != nil {
             let count = 4 + unit.count
-            if let run = unit.lendablePrefixAndBytes(prefixLength: 4), let prefix = run.baseAddress {
-                let length = UInt32(truncatingIfNeeded: unit.count)
-                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 24), toByteOffset: 0, as: UInt8.self)
-                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 16), toByteOffset: 1, as: UInt8.self)
-                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length >> 8), toByteOffset: 2, as: UInt8.self)
-                prefix.storeBytes(of: UInt8(truncatingIfNeeded: length), toByteOffset: 3, as: UInt8.self)
-                try sink.write(lent: UnsafeRawBufferPointer(run))
+            if let run = unit.lentRun(overwritingPrefixWith: UInt32(truncatingIfNeeded: unit.count)) {
+                try sink.write(lent: run)
             } else {
                 var length = UInt32(truncatingIfNeeded: unit.count).bigEndian
                 try withUnsafeBytes(of: &length) { try sink.write($0) }

@@ -114,15 +114,9 @@ public struct AnnexBToLengthPrefixed {
         guard count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "NAL unit length", byteOffset: unit.offset, detail: "\(count) bytes")
         }
-        if lengthSize == 4, let run = unit.lendablePrefixAndBytes(prefixLength: 4), let prefix = run.baseAddress {
-            // The four-byte start code before a lent NAL unit becomes its length, and prefix and
-            // NAL unit go to the sink as one lent run: consecutive units are adjacent in the
-            // reader's buffer, so the sink writes them without a copy.
-            prefix.storeBytes(of: UInt8(truncatingIfNeeded: count >> 24), toByteOffset: 0, as: UInt8.self)
-            prefix.storeBytes(of: UInt8(truncatingIfNeeded: count >> 16), toByteOffset: 1, as: UInt8.self)
-            prefix.storeBytes(of: UInt8(truncatingIfNeeded: count >> 8), toByteOffset: 2, as: UInt8.self)
-            prefix.storeBytes(of: UInt8(truncatingIfNeeded: count), toByteOffset: 3, as: UInt8.self)
-            try sink.write(lent: UnsafeRawBufferPointer(run))
+        if lengthSize == 4, let run = unit.lentRun(overwritingPrefixWith: UInt32(truncatingIfNeeded: count)) {
+            // The four-byte start code before a lent NAL unit becomes its length.
+            try sink.write(lent: run)
         } else {
             var prefix: UInt32 = UInt32(count).bigEndian
             try withUnsafeBytes(of: &prefix) { bytes in

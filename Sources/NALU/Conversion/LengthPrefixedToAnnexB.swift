@@ -118,15 +118,9 @@ public struct LengthPrefixedToAnnexB {
                 prefixWritten = true
             }
             if prefixWritten {
-                if let run = unit.lendablePrefixAndBytes(prefixLength: 4), let prefix = run.baseAddress {
-                    // The four-byte length before a lent NAL unit becomes its start code, and
-                    // prefix and NAL unit go to the sink as one lent run: consecutive units are
-                    // adjacent in the reader's buffer, so the sink writes them without a copy.
-                    prefix.storeBytes(of: 0, toByteOffset: 0, as: UInt8.self)
-                    prefix.storeBytes(of: 0, toByteOffset: 1, as: UInt8.self)
-                    prefix.storeBytes(of: 0, toByteOffset: 2, as: UInt8.self)
-                    prefix.storeBytes(of: 1, toByteOffset: 3, as: UInt8.self)
-                    try sink.write(lent: UnsafeRawBufferPointer(run))
+                if let run = unit.lentRun(overwritingPrefixWith: 1) {
+                    // The four-byte length before a lent NAL unit becomes its start code.
+                    try sink.write(lent: run)
                 } else {
                     try writeStartCode(to: &sink)
                     try sink.write(unit.bytes)

@@ -32,9 +32,23 @@ public struct NALUnitView {
 
     /// The prefix bytes and the NAL unit together, writable, when the view ``isLendable`` and
     /// its prefix is `length` bytes long; else `nil`.
-    package func lendablePrefixAndBytes(prefixLength length: Int) -> UnsafeMutableRawBufferPointer? {
+    private func lendablePrefixAndBytes(prefixLength length: Int) -> UnsafeMutableRawBufferPointer? {
         guard isLendable, prefixLength == length, let base = bytes.baseAddress else { return nil }
         return UnsafeMutableRawBufferPointer(start: UnsafeMutableRawPointer(mutating: base - length), count: length + bytes.count)
+    }
+
+    /// The NAL unit and the 4 bytes before it, with `prefix` written over them big-endian
+    /// (`0x00000001`, a start code; or the NAL unit's length), when the view ``isLendable`` with
+    /// a 4-byte prefix; else `nil`. The converters and the MP4 writer hand the run to
+    /// ``ByteSink/write(lent:)``: consecutive units are adjacent in the reader's buffer, so the
+    /// sink writes them without a copy.
+    package func lentRun(overwritingPrefixWith prefix: UInt32) -> UnsafeRawBufferPointer? {
+        guard let run = lendablePrefixAndBytes(prefixLength: 4), let base = run.baseAddress else { return nil }
+        base.storeBytes(of: UInt8(truncatingIfNeeded: prefix >> 24), toByteOffset: 0, as: UInt8.self)
+        base.storeBytes(of: UInt8(truncatingIfNeeded: prefix >> 16), toByteOffset: 1, as: UInt8.self)
+        base.storeBytes(of: UInt8(truncatingIfNeeded: prefix >> 8), toByteOffset: 2, as: UInt8.self)
+        base.storeBytes(of: UInt8(truncatingIfNeeded: prefix), toByteOffset: 3, as: UInt8.self)
+        return UnsafeRawBufferPointer(run)
     }
 
     /// Number of bytes in the NAL unit.
