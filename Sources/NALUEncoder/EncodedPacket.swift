@@ -85,7 +85,7 @@ public enum EncoderFraming {
 
     /// The parameter sets among `nalUnits` (H.264 SPS/PPS; H.265 VPS/SPS/PPS), in stream order.
     public static func parameterSets(_ nalUnits: [[UInt8]], codec: Codec) -> [[UInt8]] {
-        nalUnits.filter { unit in unit.first.map { codec.isParameterSet(firstByte: $0) } ?? false }
+        nalUnits.filter { codec.isParameterSet($0) }
     }
 
     /// The keyframe class of an access unit from its NAL unit types (H.264: IDR slice; H.265:

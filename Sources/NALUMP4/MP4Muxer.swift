@@ -249,7 +249,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// sample entry).
     private func append(_ unit: NALUnitView, firstVCL: Bool) throws {
         if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
-        if codec.isParameterSet(firstByte: unit.firstByte) {
+        if codec.isParameterSet(firstByte: unit.firstByte, secondByte: unit.secondByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
@@ -279,7 +279,7 @@ public final class MP4Muxer<Sink: ByteSink> {
                     inBandFromNow = true
                     inBand = true
                 }
-            case .unchanged:
+            case .unchanged, .otherLayer:
                 if descriptionPending { inBand = true }
             }
             if inBand && !sampleEntry.allowsInBandParameterSets { keptInBand += 1 }
@@ -345,7 +345,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             let end = position + 4 + length
             guard end <= buffer.count else { break }
             var key: ParameterSetKey?
-            if length > 0, codec.isParameterSet(firstByte: buffer[position + 4]) {
+            if length > 0, codec.isParameterSet(firstByte: buffer[position + 4], secondByte: length > 1 ? buffer[position + 5] : 0) {
                 key = try ParameterSetKey(Array(buffer[(position + 4)..<end]), codec: codec, offset: 0)
                 if let key { last[key] = units.count }
             }

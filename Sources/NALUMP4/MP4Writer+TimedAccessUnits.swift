@@ -93,7 +93,7 @@ extension MP4Writer {
         sample.reserveCapacity(unit.bytes.count + 16)
         func add(_ nal: UnsafeRawBufferPointer) throws {
             guard !nal.isEmpty else { return }
-            if store.isParameterSet(nal[0]), !carriage.keepsInAccessUnit(nal, record: record.sets) { return }
+            if store.isParameterSet(firstByte: nal[0], secondByte: nal.count > 1 ? nal[1] : 0), !carriage.keepsInAccessUnit(nal, record: record.sets) { return }
             guard record.lengthSize == 4 || nal.count < 1 << (8 * record.lengthSize) else {
                 throw NALUError(.doesNotFit, field: "NAL unit length", detail: "\(nal.count) bytes in \(record.lengthSize) bytes")
             }

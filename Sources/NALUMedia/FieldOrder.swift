@@ -23,8 +23,8 @@ struct FieldOrder {
 
     /// Takes the NAL units (escaped, header included) up to the first slice, which decides.
     mutating func add(_ nalUnit: ArraySlice<UInt8>) {
-        guard !isDone, let first = nalUnit.first, let type = try? AVCNALUnitHeader(nalUnit).nalUnitType else { return }
-        if store.isParameterSet(first) {
+        guard !isDone, let type = try? AVCNALUnitHeader(nalUnit).nalUnitType else { return }
+        if type == .sps || type == .pps {
             _ = try? store.add(Array(nalUnit))
             return
         }

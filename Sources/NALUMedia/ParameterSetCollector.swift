@@ -36,7 +36,7 @@ public struct ParameterSetCollector: Sendable {
                     // Same id, new content: the latest version, in the place of the first.
                     let current = Set(store.nalUnits)
                     parameterSets = parameterSets.map { current.contains($0) ? $0 : bytes }
-                case .unchanged: break
+                case .unchanged, .otherLayer: break
                 }
             } catch {
                 throw error.offset(by: unit.offset)

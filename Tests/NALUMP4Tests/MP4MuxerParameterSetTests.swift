@@ -38,6 +38,44 @@ import NALU
                             frameRate: facts.r_frame_rate ?? "", keyframes: try keyframeIndices(original, codec: codec))
     }
 
+    /// An H.265 PPS of layer 1 with the id of the stream's own PPS 0 (the PPS of `hevc_wpp_aud`,
+    /// with wavefront entry points, its header's `nuh_layer_id` set to 1) ahead of the first
+    /// picture: a base-layer decoder ignores it (7.4.2.2), so the record keeps the base layer's
+    /// sets, the slices are read with them, and the layer-1 PPS stays in the sample where it
+    /// was. The file converts back to the input less the record's sets, and ffmpeg decodes it to
+    /// the frames of the untouched stream. (The mp4 fuzz target's find: the layer-1 PPS replaced
+    /// PPS 0 in the muxer's store, and the file it wrote did not convert back.)
+    @Test func parameterSetOfAnotherLayerStaysInBand() throws {
+        let fixture = RemuxFixture(name: "hevc_main")
+        let original = try fixture.bytes(fixture.streamExtension)
+        let units = annexBNALUnits(original)
+        let wppPPS = try #require(annexBNALUnits(try RemuxFixture(name: "hevc_wpp_aud").bytes("h265")).first { $0[0] >> 1 == 34 })
+        let layerOnePPS = HEVCNALUnitHeader(nalUnitType: .pps, nuhLayerId: 1).bytes + wppPPS.dropFirst(2)
+        #expect(!Codec.hevc.isParameterSet(layerOnePPS))
+        #expect(Codec.hevc.isParameterSet(firstByte: layerOnePPS[0]))
+        var store = ParameterSetStore(codec: .hevc)
+        #expect(try store.add(layerOnePPS) == .otherLayer)
+        #expect(store.isEmpty)
+
+        let firstSlice = try #require(units.firstIndex { $0[0] >> 1 < 32 })
+        let input = Array(units[..<firstSlice]) + [layerOnePPS] + Array(units[firstSlice...])
+        let (bytes, summary) = try mux(annexB(input), codec: .hevc)
+        let reader = try MP4VideoTrackReader(MemoryRandomAccessSource(bytes))
+        var baseSets: [[UInt8]] = []
+        for unit in units where isParameterSet(unit, .hevc) && !baseSets.contains(unit) { baseSets.append(unit) }
+        #expect(reader.track.decoderConfiguration.parameterSets == baseSets)
+        #expect(summary.parameterSetsKeptInBand == 0)
+        let samples = try sampleNALUnits(reader)
+        #expect(samples == input.filter { !isParameterSet($0, .hevc) })
+        #expect(samples.filter { $0 == layerOnePPS }.count == 1)
+        var sink = MemorySink()
+        try MP4ToAnnexB.convert(reader, to: &sink)
+        #expect(annexBNALUnits(sink.bytes).filter { $0 == layerOnePPS }.count == 1)
+        let facts = try fixture.facts()
+        try checkWithFFmpeg(bytes, source: fixture.url(fixture.streamExtension).path, codec: .hevc, frames: facts.frames,
+                            frameRate: facts.r_frame_rate ?? "", keyframes: try keyframeIndices(original, codec: .hevc))
+    }
+
     /// The mp4 fuzz target's find: a 4:4:4 SPS replaced by a 4:2:0 one (same id) before the PPS.
     /// The record holds the 4:2:0 SPS the PPS was parsed with, so the file converts back; with
     /// the 4:4:4 SPS last instead, the PPS (8x8 scaling lists for two chroma components, not

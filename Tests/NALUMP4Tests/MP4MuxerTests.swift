@@ -66,9 +66,9 @@ func sampleNALUnits<S: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<S>)
     return units
 }
 
+/// Whether `unit` is a parameter set of the base layer (the ones that move to a record).
 func isParameterSet(_ unit: [UInt8], _ codec: Codec) -> Bool {
-    guard let first = unit.first else { return false }
-    return codec == .h264 ? [7, 8].contains(first & 0x1F) : (32...34).contains((first >> 1) & 0x3F)
+    codec.isParameterSet(unit)
 }
 
 @Suite struct MP4MuxerTests {

@@ -20,7 +20,7 @@ import NALU
         bytes.withUnsafeBytes { buffer in
             AnnexB.forEachNALUnit(in: buffer) { range in
                 let nalUnit = Array(buffer[range])
-                guard let first = nalUnit.first, store.isParameterSet(first) else { return }
+                guard let first = nalUnit.first, store.codec.isParameterSet(nalUnit) else { return }
                 let before = store.avcPPS.count
                 guard (try? store.add(nalUnit)) != nil else { return }
                 added += 1

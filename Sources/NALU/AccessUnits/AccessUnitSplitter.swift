@@ -137,7 +137,9 @@ public struct AccessUnitSplitter: Sendable {
             if isVCL {
                 let firstSliceSegment = nalUnit.count > 2 && nalUnit[2] & 0x80 != 0
                 if firstSliceSegment && currentHasVCL && baseLayer { startsNew = true }
-                let slice = try parseHEVCSlice(nalUnit)
+                // A slice of another layer has that layer's parameter sets and syntax (Annex F):
+                // the base layer's sets do not describe it, and it decides nothing here.
+                let slice = baseLayer ? try parseHEVCSlice(nalUnit) : nil
                 hevcSliceSegmentHeader = slice
                 if let type = slice?.pictureType {
                     sliceType = switch type {
@@ -152,7 +154,7 @@ public struct AccessUnitSplitter: Sendable {
                 let startsUnit = type == .vps || type == .sps || type == .pps || type == .accessUnitDelimiter || type == .prefixSEI
                     || (41...44).contains(type.rawValue) || (48...55).contains(type.rawValue)
                 if currentHasVCL && baseLayer && startsUnit { startsNew = true }
-                if type == .vps || type == .sps || type == .pps { try parameterSets.add(Array(nalUnit)) }
+                if header.isParameterSet { try parameterSets.add(Array(nalUnit)) }
                 if type == .prefixSEI && (!currentHasVCL || startsNew) {
                     if let count = try recoveryPoint(in: nalUnit) { pendingRecovery = count }
                 }

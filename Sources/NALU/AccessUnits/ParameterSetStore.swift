@@ -18,6 +18,10 @@ public struct ParameterSetStore: Sendable {
         case unchanged
         /// Same id, different bytes: the stored one was replaced.
         case changed
+        /// An H.265 parameter set of a layer above the base (`nuh_layer_id` > 0): not stored.
+        /// Pictures of the base layer never use it (7.4.2.2); it is carried like any other NAL
+        /// unit (``Codec/isParameterSet(firstByte:secondByte:)``).
+        case otherLayer
     }
 
     public let codec: Codec
@@ -41,12 +45,14 @@ public struct ParameterSetStore: Sendable {
         }
     }
 
-    /// Whether `nalUnit` (escaped, header included) is a parameter set of this store's codec.
-    public func isParameterSet(_ firstByte: UInt8) -> Bool {
-        codec.isParameterSet(firstByte: firstByte)
+    /// Whether the NAL unit whose header starts with `firstByte`, `secondByte` is a parameter set
+    /// this store keeps: one of the base layer (``Codec/isParameterSet(firstByte:secondByte:)``).
+    public func isParameterSet(firstByte: UInt8, secondByte: UInt8) -> Bool {
+        codec.isParameterSet(firstByte: firstByte, secondByte: secondByte)
     }
 
     /// Parses and stores a VPS, SPS or PPS NAL unit. Errors carry offsets inside the NAL unit.
+    /// An H.265 set of another layer than the base is left alone (``Update/otherLayer``).
     @discardableResult
     public mutating func add(_ nalUnit: [UInt8]) throws(NALUError) -> Update {
         guard let first = nalUnit.first else { throw NALUError.truncated("nal_unit_header", byteOffset: 0) }
@@ -81,6 +87,10 @@ public struct ParameterSetStore: Sendable {
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
         case .hevc:
+            if nalUnit.count > 1, !codec.isParameterSet(firstByte: first, secondByte: nalUnit[1]),
+               codec.isParameterSet(firstByte: first) {
+                return .otherLayer
+            }
             switch HEVCNALUnitType(rawValue: first >> 1) {
             case .vps:
                 if Self.storedID(ofSame: nalUnit, in: hevcVPS) != nil { return .unchanged }

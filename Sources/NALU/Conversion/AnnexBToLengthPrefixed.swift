@@ -82,7 +82,7 @@ public struct AnnexBToLengthPrefixed {
             statistics.delimitersStripped += 1
             return
         }
-        if parameterSets.isParameterSet(first) {
+        if parameterSets.isParameterSet(firstByte: first, secondByte: unit.secondByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do {
@@ -93,7 +93,7 @@ public struct AnnexBToLengthPrefixed {
             switch update {
             case .new: parameterSetOrder.append(bytes)
             case .changed: statistics.parameterSetUpdates += 1
-            case .unchanged: break
+            case .unchanged, .otherLayer: break
             }
             if !options.keepParameterSets && update != .changed {
                 statistics.parameterSetsRemoved += 1

@@ -165,6 +165,16 @@ public struct LengthPrefixedToAnnexB {
         return codec.nalUnitType(firstByte: first)
     }
 
+    /// The rank (``parameterSetRank(_:)``) of held-back NAL unit `index` when it is a parameter
+    /// set of the base layer (``Codec/isParameterSet(firstByte:secondByte:)``); an H.265 set of
+    /// another layer is carried like any other NAL unit.
+    private func parameterSetRank(at index: Int) -> Int? {
+        let start = units[index].start
+        let second = units[index].end - start > 1 ? unitBytes[start + 1] : 0
+        guard codec.isParameterSet(firstByte: unitBytes[start], secondByte: second) else { return nil }
+        return parameterSetRank(type(at: index))
+    }
+
     /// Order of parameter set types: VPS, SPS, PPS.
     private func parameterSetRank(_ type: UInt8) -> Int? {
         switch codec {
@@ -201,7 +211,7 @@ public struct LengthPrefixedToAnnexB {
             }
             insertedBeforeFirstKeyframe = true
             if wanted {
-                let present = Set(types.compactMap(parameterSetRank))
+                let present = Set(units.indices.compactMap(parameterSetRank(at:)))
                 for bytes in active.nalUnits {
                     guard let first = bytes.first else { continue }
                     let rank = parameterSetRank(codec.nalUnitType(firstByte: first)) ?? 0
@@ -213,7 +223,7 @@ public struct LengthPrefixedToAnnexB {
             }
         }
         // In-band parameter sets replace what is active for later access units.
-        for (index, type) in types.enumerated() where parameterSetRank(type) != nil {
+        for index in units.indices where parameterSetRank(at: index) != nil {
             try active.add(Array(unitBytes[units[index].start..<units[index].end]))
         }
 
@@ -252,7 +262,7 @@ public struct LengthPrefixedToAnnexB {
         // Parameter sets first, by kind, in-band ones in their order, then everything else.
         var parameterSets: [(rank: Int, order: Int, source: Int?, bytes: [UInt8])] = []
         for index in rest {
-            if let rank = parameterSetRank(types[index]) { parameterSets.append((rank, index, index, [])) }
+            if let rank = parameterSetRank(at: index) { parameterSets.append((rank, index, index, [])) }
         }
         for (order, item) in inserted.enumerated() { parameterSets.append((item.rank, units.count + order, nil, item.bytes)) }
         parameterSets.sort { ($0.rank, $0.order) < ($1.rank, $1.order) }
@@ -264,7 +274,7 @@ public struct LengthPrefixedToAnnexB {
                 if item.rank <= 3 { statistics.parameterSetsInserted += 1 }
             }
         }
-        for index in rest where parameterSetRank(types[index]) == nil { try write(index: index, to: &sink) }
+        for index in rest where parameterSetRank(at: index) == nil { try write(index: index, to: &sink) }
     }
 
     private mutating func writeInserted(_ items: [(rank: Int, bytes: [UInt8])], to sink: inout some ByteSink) throws {

@@ -6,7 +6,10 @@ extension Codec {
         self == .h264 ? AVCNALUnitType(rawValue: firstByte).rawValue : HEVCNALUnitType(rawValue: firstByte >> 1).rawValue
     }
 
-    /// Whether the NAL unit is a parameter set: H.264 SPS/PPS (7, 8), H.265 VPS/SPS/PPS (32–34).
+    /// Whether the NAL unit's type is a parameter set's: H.264 SPS/PPS (7, 8), H.265 VPS/SPS/PPS
+    /// (32–34), of any layer. What moves to a record, replaces a stored set or is inserted before
+    /// a keyframe is decided by ``isParameterSet(firstByte:secondByte:)``, which also reads the
+    /// H.265 layer.
     public func isParameterSet(firstByte: UInt8) -> Bool {
         switch self {
         case .h264:
@@ -16,6 +19,32 @@ extension Codec {
             let type = HEVCNALUnitType(rawValue: firstByte >> 1)
             return type == .vps || type == .sps || type == .pps
         }
+    }
+
+    /// Whether the NAL unit whose header starts with `firstByte`, `secondByte` is a parameter set
+    /// of the base layer: an H.264 SPS or PPS, an H.265 VPS, SPS or PPS with `nuh_layer_id` 0.
+    ///
+    /// An H.265 parameter set of another layer (`nuh_layer_id` > 0, multi-layer extensions,
+    /// Annex F) is for decoders of that layer: a decoder of the base layer ignores every NAL unit
+    /// with `nuh_layer_id` > 0 (7.4.2.2), so its ids do not replace the base layer's sets. nalu
+    /// carries such a set like any other NAL unit: it stays where it is, never moves to a record.
+    @inline(__always)
+    public func isParameterSet(firstByte: UInt8, secondByte: UInt8) -> Bool {
+        switch self {
+        case .h264:
+            let type = AVCNALUnitType(rawValue: firstByte)
+            return type == .sps || type == .pps
+        case .hevc:
+            let type = HEVCNALUnitType(rawValue: firstByte >> 1)
+            return (type == .vps || type == .sps || type == .pps) && firstByte & 1 == 0 && secondByte >> 3 == 0
+        }
+    }
+
+    /// ``isParameterSet(firstByte:secondByte:)`` of a NAL unit's bytes (header included).
+    public func isParameterSet(_ nalUnit: some Collection<UInt8>) -> Bool {
+        var bytes = nalUnit.makeIterator()
+        guard let first = bytes.next() else { return false }
+        return isParameterSet(firstByte: first, secondByte: bytes.next() ?? 0)
     }
 
     /// Whether the NAL unit is an access unit delimiter (H.264 type 9, H.265 type 35).

@@ -35,11 +35,12 @@ public enum NALUnitHeader: Hashable, Sendable {
         }
     }
 
-    /// Whether the NAL unit is a VPS, SPS or PPS.
+    /// Whether the NAL unit is a parameter set of the base layer: an H.264 SPS or PPS, an H.265
+    /// VPS, SPS or PPS with `nuh_layer_id` 0 (``Codec/isParameterSet(firstByte:secondByte:)``).
     public var isParameterSet: Bool {
         switch self {
         case .avc(let header): header.nalUnitType == .sps || header.nalUnitType == .pps
-        case .hevc(let header): (32...34).contains(header.nalUnitType.rawValue)
+        case .hevc(let header): (32...34).contains(header.nalUnitType.rawValue) && header.nuhLayerId == 0
         }
     }
 
