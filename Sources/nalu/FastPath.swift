@@ -14,7 +14,8 @@ enum FastPath {
         /// `nalu --version`: print the version, exit 0.
         case version(String)
         /// `nalu info|nals|keyframes [--json] FILE` (`--json` before or after FILE), FILE not an
-        /// option, not `-` and not `help`.
+        /// option, not `-` and not `help`; `nalu convert` with only `--to`, `-o` and FILE
+        /// (``parseConvert(_:)``).
         case command(any ParsableCommand)
     }
 
@@ -33,6 +34,7 @@ enum FastPath {
         if arguments == ["--version"], let version = Nalu.configuration.version.nonEmpty {
             return .version(version)
         }
+        if arguments.first == "convert" { return parseConvert(arguments.dropFirst()).map { .command($0) } }
         guard let name = arguments.first, let command = inputCommand(name) else { return nil }
         var rest = arguments.dropFirst()
         let json = rest.count == 2 && (rest.first == "--json" || rest.last == "--json")

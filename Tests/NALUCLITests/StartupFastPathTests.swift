@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// `nalu --version` and `nalu info|nals|keyframes [--json] FILE` skip ArgumentParser
+/// `nalu --version`, `nalu info|nals|keyframes [--json] FILE` and `nalu convert [--to X] FILE
+/// [-o OUT]` skip ArgumentParser
 /// (Sources/nalu/FastPath.swift, for start time): what they print, on which stream, and the exit
 /// status must be what ArgumentParser's path gives. `info -- FILE` is the same command line but not
 /// a fast shape, so it is the reference.
@@ -35,6 +36,31 @@ import Testing
             #expect(fast.stderr == reference.stderr)
             #expect(fast.stdout.hasPrefix("{") == json)
         }
+    }
+
+    /// `nalu convert [--to X] FILE [-o OUT]` skips ArgumentParser too; `convert … -- FILE` is the
+    /// same command line through ArgumentParser. Same output bytes, standard error and status,
+    /// for every output framing, the framing from the output's name, and the refusals.
+    @Test(arguments: [
+        ("hevc_open_gop.h265", ["--to", "avcc"], "avcc", 0), ("hevc_open_gop.h265", [], "mp4", 0),
+        ("hevc_open_gop.h265", ["--to", "ts"], "ts", 0), ("avc_baseline.mp4", ["--to", "annexb"], "h264", 0),
+        ("avc_baseline.mp4", [], "xyz", 64), ("no-such-file.h264", ["--to", "avcc"], "lp", 66),
+        ("avc_baseline.lp", ["--extradata", CLIRunner.fixture("avc_baseline.avcC"), "--to", "annexb"], "h264", 0),
+        ("avc_baseline.lp", ["--extradata", CLIRunner.fixture("avc_baseline.avcC"), "--to", "avcc"], "lp", 0),
+        ("avc_baseline.h264", ["--to", "avcc", "--extradata-out", "/dev/null"], "lp", 0),
+        ("avc_baseline.h264", ["--to", "annexb", "--extradata-out", "/dev/null"], "h264", 64),
+    ] as [(String, [String], String, Int32)]) func convertMatchesArgumentParser(name: String, options: [String], outputExtension: String, expected: Int32) throws {
+        let path = CLIRunner.fixture(name)
+        let fastOutput = temporaryPath("fast.\(outputExtension)"), referenceOutput = temporaryPath("reference.\(outputExtension)")
+        defer { for output in [fastOutput, referenceOutput] { try? FileManager.default.removeItem(atPath: output) } }
+        let fast = try CLIRunner.run(["convert"] + options + [path, "-o", fastOutput])
+        let reference = try CLIRunner.run(["convert"] + options + ["-o", referenceOutput, "--", path])
+        #expect(!fast.signalled)
+        #expect(fast.status == reference.status)
+        #expect(fast.stderr.replacingOccurrences(of: fastOutput, with: "OUT") == reference.stderr.replacingOccurrences(of: referenceOutput, with: "OUT"))
+        #expect(FileManager.default.contents(atPath: fastOutput) == FileManager.default.contents(atPath: referenceOutput))
+        #expect(fast.status == expected)
+        if expected == 0 { #expect((FileManager.default.contents(atPath: fastOutput)?.count ?? 0) > 0) }
     }
 
     @Test func versionPrintsTheVersionAlone() throws {
