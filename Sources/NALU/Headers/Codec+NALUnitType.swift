@@ -30,14 +30,8 @@ extension Codec {
     /// carries such a set like any other NAL unit: it stays where it is, never moves to a record.
     @inline(__always)
     public func isParameterSet(firstByte: UInt8, secondByte: UInt8) -> Bool {
-        switch self {
-        case .h264:
-            let type = AVCNALUnitType(rawValue: firstByte)
-            return type == .sps || type == .pps
-        case .hevc:
-            let type = HEVCNALUnitType(rawValue: firstByte >> 1)
-            return (type == .vps || type == .sps || type == .pps) && firstByte & 1 == 0 && secondByte >> 3 == 0
-        }
+        isParameterSet(firstByte: firstByte)
+            && (self == .h264 || HEVCNALUnitHeader.nuhLayerId(firstByte: firstByte, secondByte: secondByte) == 0)
     }
 
     /// ``isParameterSet(firstByte:secondByte:)`` of a NAL unit's bytes (header included).

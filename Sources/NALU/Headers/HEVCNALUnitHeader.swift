@@ -101,6 +101,13 @@ public struct HEVCNALUnitHeader: Hashable, Sendable {
         self.nuhTemporalIdPlus1 = nuhTemporalIdPlus1 & 0x07
     }
 
+    /// `nuh_layer_id` of the header whose two bytes are `firstByte`, `secondByte` (7.3.1.2): the
+    /// last bit of the first, the first five of the second.
+    @inline(__always)
+    public static func nuhLayerId(firstByte: UInt8, secondByte: UInt8) -> UInt8 {
+        (firstByte & 0x01) << 5 | secondByte >> 3
+    }
+
     /// Parses the header at the start of `bytes`, an escaped NAL unit.
     public init(_ bytes: some Collection<UInt8>) throws(NALUError) {
         var iterator = bytes.makeIterator()
@@ -108,7 +115,7 @@ public struct HEVCNALUnitHeader: Hashable, Sendable {
         guard let second = iterator.next() else { throw NALUError.truncated("nal_unit_header", byteOffset: 1) }
         guard first & 0x80 == 0 else { throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: 0) }
         nalUnitType = HEVCNALUnitType(rawValue: (first >> 1) & 0x3F)
-        nuhLayerId = (first & 0x01) << 5 | second >> 3
+        nuhLayerId = Self.nuhLayerId(firstByte: first, secondByte: second)
         nuhTemporalIdPlus1 = second & 0x07
         guard nuhTemporalIdPlus1 != 0 else {
             throw NALUError(.invalidValue, field: "nuh_temporal_id_plus1", byteOffset: 1, detail: "must not be 0")
