@@ -96,6 +96,7 @@ for name in sorted(os.listdir(fixtures)):
         flags = cbit << 1
         write("mp4", base + ".mux", bytes([1 | flags]) + annexb(small))
         write("mp4", base + ".mux-frag-inband", bytes([1 | flags | 4 | 16]) + annexb(small))
+        write("mp4", base + ".mux-faststart", bytes([1 | flags | 32]) + annexb(small))
     elif ext in (".mp4", ".mov"):
         write("mp4", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
     elif ext in (".ts", ".m2ts"):

@@ -1,8 +1,9 @@
 // The MP4/MOV reader and writer. The first byte picks the mode; the rest is the input.
 // Read (bit 0 clear): the input is a file; opening it, walking every sample and converting the
 // track to Annex-B give values or typed errors, and every sample handed out lies inside the file,
-// numbered in order. Mux (bit 0 set): the input is an Annex-B stream (codec from bit 1, layout
-// from bits 2–3, in-band parameter sets from bit 4); when the muxer accepts it, the file it
+// numbered in order. Mux (bit 0 set): the input is an Annex-B stream (codec from bit 1; layout
+// fragmented with bit 2, else faststart with bit 5, else moov at the end; negative composition
+// offsets from bit 3; in-band parameter sets from bit 4); when the muxer accepts it, the file it
 // writes opens with the reader, holds as many samples (and sync samples) as the muxer says it
 // wrote, and converts back to Annex-B.
 import NALU
@@ -61,11 +62,12 @@ enum MP4Harness {
 
     static func mux(_ bytes: [UInt8], mode: UInt8) throws(FuzzPropertyViolation) {
         let codec: Codec = mode & 2 == 0 ? .h264 : .hevc
-        let layout: MP4Layout = mode & 4 != 0 ? .fragmented : .moovAtEnd
+        let layout: MP4Layout = mode & 4 != 0 ? .fragmented : mode & 32 != 0 ? .faststart : .moovAtEnd
         let options = MP4MuxerOptions(sampleEntry: MP4SampleEntryType(codec: codec, inBandParameterSets: mode & 16 != 0),
                                       layout: layout, frameRate: Rational(25, 1),
                                       negativeCompositionOffsets: mode & 8 != 0, chunkSize: 4096)
-        guard let muxer = try? MP4Muxer(codec: codec, sink: MemorySink(), options: options) else { return }
+        let spool = layout == .faststart ? MemorySpool() : nil
+        guard let muxer = try? MP4Muxer(codec: codec, sink: MemorySink(), options: options, spool: spool) else { return }
         var pushed = true
         bytes.withUnsafeBytes { buffer in
             AnnexB.forEachNALUnit(in: buffer) { range in
@@ -85,5 +87,15 @@ enum MP4Harness {
         try fuzzCheck(seen.samples == summary.writer.samples, "\(seen.samples) samples read back, \(summary.writer.samples) written")
         try fuzzCheck(seen.sync == summary.writer.syncSamples, "\(seen.sync) sync samples read back, \(summary.writer.syncSamples) written")
         try fuzzCheck(seen.converted, "the muxer's file does not convert back to Annex-B")
+    }
+}
+
+/// Where the faststart layout keeps the media data until `moov` is written: memory.
+final class MemorySpool: ByteSink, RandomAccessByteSource {
+    private(set) var bytes: [UInt8] = []
+    var size: Int64 { Int64(bytes.count) }
+    func write(_ buffer: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: buffer) }
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try MemoryRandomAccessSource(bytes).read(at: offset, into: buffer)
     }
 }

@@ -65,6 +65,7 @@ import FuzzHarness
             ("mp4", [0] + (try fixture.bytes("mp4"))),
             ("mp4", [1 | codecBit << 1] + stream),
             ("mp4", [1 | codecBit << 1 | 4 | 16] + stream),
+            ("mp4", [1 | codecBit << 1 | 32] + stream),
         ]
         for (target, bytes) in runs {
             let harness = try #require(FuzzHarnesses.all[target])
