@@ -92,7 +92,6 @@ public final class MP4Muxer<Sink: ByteSink> {
     // method holds one of them across a call that can reach back into this muxer (the writer
     // and `willAppendVideoSample` see only the writer), so the run-time check per access
     // (`swift_beginAccess`, ~10% of the time on small NAL units) finds nothing.
-    private var sink: Sink?
     private let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) private var writer: MP4Writer<Sink>?
     /// ``writer`` while samples are streamed (``streaming``), unmanaged: the per-NAL-unit and
@@ -153,6 +152,11 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// The new sample entries of queued access units (buffered path), in decoding order.
     private var queuedDescriptions: [NewDescription] = []
     @exclusivity(unchecked) private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
+    /// The sink until the writer takes it. (The one stored property whose size depends on the
+    /// generic parameter, declared last: the properties before it then sit at offsets fixed at
+    /// compile time, instead of offsets read from the type's metadata at every access in this
+    /// unspecialized generic code.)
+    private var sink: Sink?
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
@@ -238,8 +242,17 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// `sps_max_num_reorder_pics` of the highest sub-layer. Both from what the splitter already
     /// read (no second parse); `nil` without a slice header (the picture then keeps its
     /// decoding position).
-    private func pictureOrderCount(_ step: AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
-        try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset).map { ($0.0, $0.reorderLimit) }
+    /// (H.264 asks the splitter directly: going through `pictureOrderCount(after:)` copied the
+    /// large `Step` twice per picture.)
+    private func pictureOrderCount(_ step: borrowing AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
+        if codec == .h264 {
+            do throws(NALUError) {
+                return try splitter.avcPictureOrderCount(&counter).map { ($0.0, $0.reorderLimit) }
+            } catch {
+                throw error.offset(by: offset)
+            }
+        }
+        return try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset).map { ($0.0, $0.reorderLimit) }
     }
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
