@@ -325,16 +325,17 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
     /// sets changed, then the NAL units that waited.
     private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws {
-        var description: (record: [UInt8], width: Int, height: Int)?
         if descriptionPending {
             descriptionPending = false
             try dropStaleParameterSets(from: 0)
             let new = try currentDescription()
-            description = (new.record, new.width, new.height)
+            try writer.beginSample(description: (new.record, new.width, new.height))
+            sampleDescriptions += 1
+        } else {
+            // (No optional description kept in a local: nothing to release per sample.)
+            try writer.beginSample()
         }
-        try writer.beginSample(description: description)
         sampleBegun = true
-        if description != nil { sampleDescriptions += 1 }
         if !buffer.isEmpty {
             try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
             buffer.removeAll(keepingCapacity: true)
@@ -409,24 +410,27 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
-        var description: NewDescription?
-        let size: Int
         if let streamedWriter {
             // The bytes are with the writer; the entry waits for its composition offset. (A
             // sample entry started at the first VCL NAL unit; a parameter set changed after it
             // in the same access unit, which only a non-base layer's can, starts one with the
-            // next sample.)
-            size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
+            // next sample.) Apart from the buffered path below: no optional description to
+            // release per sample.
+            let size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
             sampleBegun = false
-        } else {
-            if descriptionPending {
-                descriptionPending = false
-                try dropStaleParameterSets(from: sampleStart)
-                description = try currentDescription()
-            }
-            size = buffer.count - sampleStart
-            sampleStart = buffer.count
+            sampleBytes = 0
+            queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: false), size: size, poc: currentPOC,
+                         reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
+            return try drain()
         }
+        var description: NewDescription?
+        if descriptionPending {
+            descriptionPending = false
+            try dropStaleParameterSets(from: sampleStart)
+            description = try currentDescription()
+        }
+        let size = buffer.count - sampleStart
+        sampleStart = buffer.count
         sampleBytes = 0
         if let description { queuedDescriptions.append(description) }
         queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,

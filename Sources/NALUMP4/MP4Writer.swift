@@ -406,8 +406,14 @@ public final class MP4Writer<Sink: ByteSink> {
                          colourBoxes: configuration.colourBoxes)
     }
 
+    /// Writes what precedes the first sample, once. (The check is inlined into the per-sample
+    /// callers; the work is not.)
+    @inline(__always)
     func startIfNeeded() throws {
-        guard !started else { return }
+        if !started { try start() }
+    }
+
+    private func start() throws {
         started = true
         switch configuration.layout {
         case .moovAtEnd:
