@@ -100,7 +100,7 @@
     }
 
     /// Drops the first `count` access units (written).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
         // By index: a slice of `entries` would retain and release its storage.
@@ -109,7 +109,7 @@
         base += count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
         let position = decodeIndex - base
         guard position >= 0, position < count else { return }
