@@ -152,7 +152,10 @@ struct BigEndianTable: Sendable {
     @inline(__always)
     func u32(_ index: Int, field: Int = 0) -> UInt32 {
         let at = start + index * stride + field
-        return UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+        // One bounds check (the one of `bytes[at..<at + 4]`) and one load, not four of each:
+        // the sample table cursor reads two or three fields per sample.
+        precondition(at >= 0 && at <= bytes.count - 4, "BigEndianTable index out of range")
+        return bytes.withUnsafeBytes { UInt32(bigEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
     }
 
     /// File offset of entry `index`.

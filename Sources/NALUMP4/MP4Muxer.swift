@@ -92,7 +92,6 @@ public final class MP4Muxer<Sink: ByteSink> {
     // method holds one of them across a call that can reach back into this muxer (the writer
     // and `willAppendVideoSample` see only the writer), so the run-time check per access
     // (`swift_beginAccess`, ~10% of the time on small NAL units) finds nothing.
-    private var sink: Sink?
     private let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) private var writer: MP4Writer<Sink>?
     /// ``writer`` while samples are streamed (``streaming``), unmanaged: the per-NAL-unit and
@@ -153,6 +152,11 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// The new sample entries of queued access units (buffered path), in decoding order.
     private var queuedDescriptions: [NewDescription] = []
     @exclusivity(unchecked) private var timing: (rate: Rational, timescale: UInt32, duration: UInt32)?
+    /// The sink until the writer takes it. (The one stored property whose size depends on the
+    /// generic parameter, declared last: the properties before it then sit at offsets fixed at
+    /// compile time, instead of offsets read from the type's metadata at every access in this
+    /// unspecialized generic code.)
+    private var sink: Sink?
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
@@ -238,8 +242,17 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// `sps_max_num_reorder_pics` of the highest sub-layer. Both from what the splitter already
     /// read (no second parse); `nil` without a slice header (the picture then keeps its
     /// decoding position).
-    private func pictureOrderCount(_ step: AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
-        try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset).map { ($0.0, $0.reorderLimit) }
+    /// (H.264 asks the splitter directly: going through `pictureOrderCount(after:)` copied the
+    /// large `Step` twice per picture.)
+    private func pictureOrderCount(_ step: borrowing AccessUnitSplitter.Step, offset: Int64) throws(NALUError) -> (PictureOrderCount, Int)? {
+        if codec == .h264 {
+            do throws(NALUError) {
+                return try splitter.avcPictureOrderCount(&counter).map { ($0.0, $0.reorderLimit) }
+            } catch {
+                throw error.offset(by: offset)
+            }
+        }
+        return try splitter.pictureOrderCount(after: step, counter: &counter, offset: offset).map { ($0.0, $0.reorderLimit) }
     }
 
     /// Adds a NAL unit to the access unit being assembled, length-prefixed, unless it moves to
@@ -312,16 +325,17 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
     /// sets changed, then the NAL units that waited.
     private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws {
-        var description: (record: [UInt8], width: Int, height: Int)?
         if descriptionPending {
             descriptionPending = false
             try dropStaleParameterSets(from: 0)
             let new = try currentDescription()
-            description = (new.record, new.width, new.height)
+            try writer.beginSample(description: (new.record, new.width, new.height))
+            sampleDescriptions += 1
+        } else {
+            // (No optional description kept in a local: nothing to release per sample.)
+            try writer.beginSample()
         }
-        try writer.beginSample(description: description)
         sampleBegun = true
-        if description != nil { sampleDescriptions += 1 }
         if !buffer.isEmpty {
             try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
             buffer.removeAll(keepingCapacity: true)
@@ -396,24 +410,27 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         carriedNALUnits = 0
         if writer == nil { try createWriter() }
-        var description: NewDescription?
-        let size: Int
         if let streamedWriter {
             // The bytes are with the writer; the entry waits for its composition offset. (A
             // sample entry started at the first VCL NAL unit; a parameter set changed after it
             // in the same access unit, which only a non-base layer's can, starts one with the
-            // next sample.)
-            size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
+            // next sample.) Apart from the buffered path below: no optional description to
+            // release per sample.
+            let size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
             sampleBegun = false
-        } else {
-            if descriptionPending {
-                descriptionPending = false
-                try dropStaleParameterSets(from: sampleStart)
-                description = try currentDescription()
-            }
-            size = buffer.count - sampleStart
-            sampleStart = buffer.count
+            sampleBytes = 0
+            queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: false), size: size, poc: currentPOC,
+                         reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
+            return try drain()
         }
+        var description: NewDescription?
+        if descriptionPending {
+            descriptionPending = false
+            try dropStaleParameterSets(from: sampleStart)
+            description = try currentDescription()
+        }
+        let size = buffer.count - sampleStart
+        sampleStart = buffer.count
         sampleBytes = 0
         if let description { queuedDescriptions.append(description) }
         queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,

@@ -37,6 +37,10 @@ struct MP4SampleWindow {
     /// `body`'s second argument says whether they stay valid until the hook runs (they came from
     /// the window).
     /// - Throws: ``NALUError`` for a sample outside the file or a short read, or what `body` throws.
+    ///
+    /// (Always inlined into its one per-sample caller: called, it ran as unspecialized generic
+    /// code, with `body` and its generic result behind a closure call per sample.)
+    @inline(__always)
     mutating func withSample<R>(_ sample: MP4Sample, from source: some RandomAccessByteSource, beforeReuse: (() throws -> Void)? = nil,
                                 _ body: (UnsafeRawBufferPointer, Bool) throws -> R) throws -> R {
         let (end, overflow) = sample.offset.addingReportingOverflow(Int64(sample.size))

@@ -12,10 +12,27 @@ struct SampleTableState {
     private(set) var sizes: [UInt32] = []
     /// The size of every sample so far, while they are all the same.
     private(set) var uniformSize: UInt32?
-    var durations: [(count: UInt32, delta: UInt32)] = []
-    /// `ctts` runs. Offsets are kept in 32 bits, as `ctts` and `trun` write them (every caller
-    /// checks that they fit): 8 bytes a run, and with B-frames most runs are one sample long.
-    var offsets: [(count: UInt32, offset: Int32)] = []
+    /// `stts` runs but the last, which is ``openDuration`` (count 0 before the first sample):
+    /// extending a run is then a change of a stored value, not of an array element.
+    private(set) var closedDurations: [(count: UInt32, delta: UInt32)] = []
+    private(set) var openDuration: (count: UInt32, delta: UInt32) = (0, 0)
+    /// `ctts` runs but the last, ``openOffset``. Offsets are kept in 32 bits, as `ctts` and
+    /// `trun` write them (every caller checks that they fit): 8 bytes a run, and with B-frames
+    /// most runs are one sample long.
+    private(set) var closedOffsets: [(count: UInt32, offset: Int32)] = []
+    private(set) var openOffset: (count: UInt32, offset: Int32) = (0, 0)
+
+    /// The `stts` runs.
+    var durations: [(count: UInt32, delta: UInt32)] { openDuration.count == 0 ? closedDurations : closedDurations + [openDuration] }
+    var durationRunCount: Int { closedDurations.count + (openDuration.count == 0 ? 0 : 1) }
+    /// The `ctts` runs (a copy of the table: for a few samples; see ``offsetRunCount`` and
+    /// ``offsetRun(_:)``).
+    var offsets: [(count: UInt32, offset: Int32)] { openOffset.count == 0 ? closedOffsets : closedOffsets + [openOffset] }
+    var offsetRunCount: Int { closedOffsets.count + (openOffset.count == 0 ? 0 : 1) }
+    /// The `index`-th `ctts` run (`index < offsetRunCount`).
+    func offsetRun(_ index: Int) -> (count: UInt32, offset: Int32) {
+        index < closedOffsets.count ? closedOffsets[index] : openOffset
+    }
     /// `stss` sample numbers, once a sample is not a sync sample (``allSync`` false).
     private(set) var syncSamples: [UInt32] = []
     private(set) var syncCount = 0
@@ -27,6 +44,7 @@ struct SampleTableState {
 
     /// Adds one sample: its size, duration, composition offset (within 32 bits, which the
     /// callers check) and whether it is a sync sample.
+    @inline(__always)
     mutating func record(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
         count += 1
         if !sizes.isEmpty {
@@ -39,15 +57,17 @@ struct SampleTableState {
             sizes.append(size)
             uniformSize = nil
         }
-        if let last = durations.last, last.delta == duration, last.count < UInt32.max {
-            durations[durations.count - 1].count += 1
+        if openDuration.count != 0, openDuration.delta == duration, openDuration.count < UInt32.max {
+            openDuration.count += 1
         } else {
-            durations.append((1, duration))
+            if openDuration.count != 0 { closedDurations.append(openDuration) }
+            openDuration = (1, duration)
         }
-        if let last = offsets.last, Int64(last.offset) == offset, last.count < UInt32.max {
-            offsets[offsets.count - 1].count += 1
+        if openOffset.count != 0, Int64(openOffset.offset) == offset, openOffset.count < UInt32.max {
+            openOffset.count += 1
         } else {
-            offsets.append((1, Int32(truncatingIfNeeded: offset)))
+            if openOffset.count != 0 { closedOffsets.append(openOffset) }
+            openOffset = (1, Int32(truncatingIfNeeded: offset))
         }
         minimumOffset = min(minimumOffset, offset)
         let presentation = Int64(clamping: totalDuration).addingReportingOverflow(offset).partialValue

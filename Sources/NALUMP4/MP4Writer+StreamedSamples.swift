@@ -213,6 +213,9 @@ extension MP4Writer {
     ///   - duration: its duration in the timescale.
     ///   - compositionOffset: presentation time minus decoding time.
     ///   - isSync: whether decoding can start here (`stss`).
+    ///
+    /// (Inlined into the muxer's commit loop, its one caller: no call per sample.)
+    @inline(__always)
     func commitSample(size: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
         guard tables.count + pendingSamples.count < streamed.ended else {
             throw NALUError(.missing, field: "sample", detail: "no streamed sample to commit")

@@ -109,7 +109,6 @@ public final class MP4Writer<Sink: ByteSink> {
     // of them across a call that can reach back into this writer (the sink and spool are
     // other objects), so the run-time check per access finds nothing.
     @exclusivity(unchecked) public private(set) var configuration: MP4WriterConfiguration
-    @exclusivity(unchecked) var sink: Sink
     let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) var position: Int64 = 0
     @exclusivity(unchecked) private var started = false
@@ -117,8 +116,6 @@ public final class MP4Writer<Sink: ByteSink> {
 
     // Sample tables.
     @exclusivity(unchecked) var tables = SampleTableState()
-    private var durations: [(count: UInt32, delta: UInt32)] { tables.durations }
-    private var offsets: [(count: UInt32, offset: Int32)] { tables.offsets }
     /// Chunks with their sample count and 1-based sample description index (8.7.4).
     @exclusivity(unchecked) var chunks: [(offset: Int64, samples: UInt32, description: UInt32)] = []
     /// Sample entries after the first, from ``startSampleDescription(record:width:height:)``.
@@ -146,6 +143,11 @@ public final class MP4Writer<Sink: ByteSink> {
     @exclusivity(unchecked) var chunkTrack = 0
     /// Bytes of passthrough data in the fragment being assembled.
     private var passthroughFragmentBytes = 0
+    /// The output. (The one stored property whose size depends on the generic parameter,
+    /// declared last: the properties before it then sit at offsets fixed at compile time,
+    /// instead of offsets read from the type's metadata at every access in this unspecialized
+    /// generic code.)
+    @exclusivity(unchecked) var sink: Sink
 
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data until `moov` is written (for example
@@ -381,6 +383,7 @@ public final class MP4Writer<Sink: ByteSink> {
         try sample.withUnsafeBytes { try append($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
     }
 
+    @inline(__always)
     func recordSample(size: UInt32, duration: UInt32, offset: Int64, isSync: Bool) {
         tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
@@ -403,8 +406,14 @@ public final class MP4Writer<Sink: ByteSink> {
                          colourBoxes: configuration.colourBoxes)
     }
 
+    /// Writes what precedes the first sample, once. (The check is inlined into the per-sample
+    /// callers; the work is not.)
+    @inline(__always)
     func startIfNeeded() throws {
-        guard !started else { return }
+        if !started { try start() }
+    }
+
+    private func start() throws {
         started = true
         switch configuration.layout {
         case .moovAtEnd:
@@ -613,7 +622,7 @@ public final class MP4Writer<Sink: ByteSink> {
     /// writes for them, without the box headers): the capacity of the movie box being built.
     private var sampleTableBytes: Int {
         func bytes(_ tables: SampleTableState, chunks: Int) -> Int {
-            tables.sizes.count * 4 + tables.offsets.count * 8 + tables.durations.count * 8 + tables.syncSamples.count * 4 + chunks * 20
+            tables.sizes.count * 4 + tables.offsetRunCount * 8 + tables.durationRunCount * 8 + tables.syncSamples.count * 4 + chunks * 20
         }
         var total = bytes(tables, chunks: chunks.count)
         for track in passthrough { total += bytes(track.tables, chunks: track.chunks.count) }
@@ -661,7 +670,8 @@ public final class MP4Writer<Sink: ByteSink> {
     private static func sampleTables(_ stbl: inout BoxBuilder, tables: SampleTableState,
                                      chunks: [(offset: Int64, samples: UInt32, description: UInt32)],
                                      signed: Bool, shift: Int64, chunkBase: Int64, large: Bool) {
-        let durations = tables.durations, offsets = tables.offsets
+        let durations = tables.durations
+        let offsetRuns = tables.offsetRunCount
         let minimumOffset = tables.minimumOffset
         stbl.fullBox(.stts) { box in
             box.u32(UInt32(durations.count))
@@ -669,11 +679,11 @@ public final class MP4Writer<Sink: ByteSink> {
                 index & 1 == 0 ? durations[index >> 1].count : durations[index >> 1].delta
             }
         }
-        if offsets.count > 1 || minimumOffset != 0 || (offsets.first?.offset ?? 0) != 0 {
+        if offsetRuns > 1 || minimumOffset != 0 || (offsetRuns > 0 && tables.offsetRun(0).offset != 0) {
             stbl.fullBox(.ctts, version: signed ? 1 : 0) { box in
-                box.u32(UInt32(offsets.count))
-                box.u32s(count: offsets.count * 2) { index in
-                    let entry = offsets[index >> 1]
+                box.u32(UInt32(offsetRuns))
+                box.u32s(count: offsetRuns * 2) { index in
+                    let entry = tables.offsetRun(index >> 1)
                     return index & 1 == 0 ? entry.count : UInt32(truncatingIfNeeded: Int64(entry.offset) + shift)
                 }
             }

@@ -74,6 +74,7 @@ public struct ParameterSetStore: Sendable {
                 reparsePPS(referringTo: sps.seqParameterSetId)
                 return update
             case .pps:
+                if Self.storedID(ofSame: nalUnit, in: avcPPS) != nil { return .unchanged }
                 let spsTable = avcSPS
                 let pps = try AVCPictureParameterSet(nalUnit: nalUnit[...], sps: { spsTable[$0]?.parsed })
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") {
@@ -107,6 +108,7 @@ public struct ParameterSetStore: Sendable {
                 lastSPSId = sps.spsSeqParameterSetId
                 return Self.store(&hevcSPS, id: sps.spsSeqParameterSetId, Entry(nalUnit: bytes, parsed: sps))
             case .pps:
+                if Self.storedID(ofSame: nalUnit, in: hevcPPS) != nil { return .unchanged }
                 let pps = try HEVCPictureParameterSet(nalUnit: nalUnit[...])
                 let bytes = try ParameterSetSize.bounded(nalUnit, field: "pic_parameter_set_rbsp") { (try? HEVCPictureParameterSet(nalUnit: $0)) == pps }
                 return Self.store(&hevcPPS, id: pps.ppsPicParameterSetId, Entry(nalUnit: bytes, parsed: pps))
@@ -137,8 +139,12 @@ public struct ParameterSetStore: Sendable {
     /// The id of the stored set whose bytes are exactly `nalUnit`, when it is short enough to be
     /// stored whole (``ParameterSetSize/trimThreshold``). A VPS or SPS parses from its bytes alone,
     /// so adding the same bytes again would give the same set, facts and id, and change nothing:
-    /// the repeat before every keyframe costs a comparison, not a parse. (Not for a PPS, whose
-    /// parse depends on its SPS, which may have changed since.)
+    /// the repeat before every keyframe costs a comparison, not a parse. So does a PPS: an H.264
+    /// PPS's parse depends on its SPS, but every stored PPS was parsed again under its SPS when
+    /// that changed (``reparsePPS(referringTo:)``; one that no longer parses was dropped), so the
+    /// stored set is what the same bytes parse to now. (Inlined: specialized for each table,
+    /// instead of walking a dictionary of a generic entry type.)
+    @inline(__always)
     private static func storedID<T>(ofSame nalUnit: [UInt8], in table: [Int: Entry<T>]) -> Int? {
         guard nalUnit.count <= ParameterSetSize.trimThreshold else { return nil }
         for (id, entry) in table where entry.nalUnit == nalUnit { return id }

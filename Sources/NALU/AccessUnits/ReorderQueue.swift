@@ -63,10 +63,14 @@
         entries.append(Entry(element: element, size: size, presentation: nil))
         bytes += size
         let poc = poc ?? PictureOrderCount(value: decodeIndex, startsCodedVideoSequence: false)
-        decided.removeAll(keepingCapacity: true)
-        orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: poc.startsCodedVideoSequence,
-                     reorderLimit: reorderLimit, into: &decided)
-        for (index, presentation) in decided { setPresentation(index, presentation) }
+        if poc.startsCodedVideoSequence {
+            decided.removeAll(keepingCapacity: true)
+            orderer.push(poc: poc.value, decodeIndex: decodeIndex, startsSequence: true, reorderLimit: reorderLimit, into: &decided)
+            for (index, presentation) in decided { setPresentation(index, presentation) }
+        } else if let (index, presentation) = orderer.pushContinuing(poc: poc.value, decodeIndex: decodeIndex, reorderLimit: reorderLimit) {
+            // Most pictures: at most one decided, no array emptied and filled.
+            setPresentation(index, presentation)
+        }
         if count > Self.maxPending || bytes > maxBytes, head < entries.count, entries[head].presentation == nil,
            let (index, presentation) = orderer.force(base) {
             setPresentation(index, presentation)
@@ -96,15 +100,16 @@
     }
 
     /// Drops the first `count` access units (written).
-    @inlinable
+    @inlinable @inline(__always)
     package mutating func removeFirst(_ count: Int) {
         guard count > 0 else { return }
-        for entry in entries[head..<(head + count)] { bytes -= entry.size }
+        // By index: a slice of `entries` would retain and release its storage.
+        for index in head..<(head + count) { bytes -= entries[index].size }
         head += count
         base += count
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     mutating func setPresentation(_ decodeIndex: Int, _ presentation: Int) {
         let position = decodeIndex - base
         guard position >= 0, position < count else { return }
