@@ -359,7 +359,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             let end = position + 4 + length
             guard end <= buffer.count else { break }
             var key: ParameterSetKey?
-            if length > 0, codec.isParameterSet(firstByte: buffer[position + 4], secondByte: length > 1 ? buffer[position + 5] : 0) {
+            if codec.isParameterSet(buffer[(position + 4)..<end]) {
                 key = try ParameterSetKey(Array(buffer[(position + 4)..<end]), codec: codec, offset: 0)
                 if let key { last[key] = units.count }
             }

@@ -22,12 +22,13 @@ struct SampleTableState {
     private(set) var closedOffsets: [(count: UInt32, offset: Int32)] = []
     private(set) var openOffset: (count: UInt32, offset: Int32) = (0, 0)
 
-    /// The `stts` runs.
-    var durations: [(count: UInt32, delta: UInt32)] { openDuration.count == 0 ? closedDurations : closedDurations + [openDuration] }
+    /// The number of `stts` runs.
     var durationRunCount: Int { closedDurations.count + (openDuration.count == 0 ? 0 : 1) }
-    /// The `ctts` runs (a copy of the table: for a few samples; see ``offsetRunCount`` and
-    /// ``offsetRun(_:)``).
-    var offsets: [(count: UInt32, offset: Int32)] { openOffset.count == 0 ? closedOffsets : closedOffsets + [openOffset] }
+    /// The `index`-th `stts` run (`index < durationRunCount`).
+    func durationRun(_ index: Int) -> (count: UInt32, delta: UInt32) {
+        index < closedDurations.count ? closedDurations[index] : openDuration
+    }
+    /// The number of `ctts` runs.
     var offsetRunCount: Int { closedOffsets.count + (openOffset.count == 0 ? 0 : 1) }
     /// The `index`-th `ctts` run (`index < offsetRunCount`).
     func offsetRun(_ index: Int) -> (count: UInt32, offset: Int32) {

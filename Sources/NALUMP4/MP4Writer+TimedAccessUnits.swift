@@ -88,12 +88,12 @@ extension MP4Writer {
         }
         let record = timedState.record ?? ([], 4)
         let carriage = ParameterSetCarriage(inBand: configuration.sampleEntry.allowsInBandParameterSets)
-        let store = ParameterSetStore(codec: configuration.sampleEntry.codec)
+        let codec = configuration.sampleEntry.codec
         var sample: [UInt8] = []
         sample.reserveCapacity(unit.bytes.count + 16)
         func add(_ nal: UnsafeRawBufferPointer) throws {
             guard !nal.isEmpty else { return }
-            if store.isParameterSet(firstByte: nal[0], secondByte: nal.count > 1 ? nal[1] : 0), !carriage.keepsInAccessUnit(nal, record: record.sets) { return }
+            if codec.isParameterSet(nal), !carriage.keepsInAccessUnit(nal, record: record.sets) { return }
             guard record.lengthSize == 4 || nal.count < 1 << (8 * record.lengthSize) else {
                 throw NALUError(.doesNotFit, field: "NAL unit length", detail: "\(nal.count) bytes in \(record.lengthSize) bytes")
             }

@@ -670,13 +670,14 @@ public final class MP4Writer<Sink: ByteSink> {
     private static func sampleTables(_ stbl: inout BoxBuilder, tables: SampleTableState,
                                      chunks: [(offset: Int64, samples: UInt32, description: UInt32)],
                                      signed: Bool, shift: Int64, chunkBase: Int64, large: Bool) {
-        let durations = tables.durations
+        let durationRuns = tables.durationRunCount
         let offsetRuns = tables.offsetRunCount
         let minimumOffset = tables.minimumOffset
         stbl.fullBox(.stts) { box in
-            box.u32(UInt32(durations.count))
-            box.u32s(count: durations.count * 2) { index in
-                index & 1 == 0 ? durations[index >> 1].count : durations[index >> 1].delta
+            box.u32(UInt32(durationRuns))
+            box.u32s(count: durationRuns * 2) { index in
+                let entry = tables.durationRun(index >> 1)
+                return index & 1 == 0 ? entry.count : entry.delta
             }
         }
         if offsetRuns > 1 || minimumOffset != 0 || (offsetRuns > 0 && tables.offsetRun(0).offset != 0) {

@@ -4,57 +4,53 @@ import NALU
 extension FastPath {
     /// `nalu convert [--to FRAMING] FILE [-o|--output OUT] [--extradata RECORD]
     /// [--extradata-out RECORD]` in any order, each at most once, every path a plain value (not
-    /// an option, not `-`, not `help`), FRAMING one of `--to`'s values: what ArgumentParser decodes from it, every other option at its default, checked
-    /// by the command's own `validate()`. `nil` for any other line (another option, a pipe, a
-    /// value ArgumentParser would refuse, a combination `validate()` refuses), which then goes
-    /// to ArgumentParser with its messages.
+    /// an option, not `-`, not `help`), FRAMING one of `--to`'s values: what ArgumentParser
+    /// decodes from it, every other option at its default, checked by the command's own
+    /// `validate()`. `nil` for any other line (another option, a pipe, a value ArgumentParser
+    /// would refuse, a combination `validate()` refuses), which then goes to ArgumentParser with
+    /// its messages.
     ///
     /// Convert is the command run most often on many files; this skips ArgumentParser's
     /// reflection over its 16 options (Docs/performance.md, "Startup").
     static func parseConvert(_ arguments: ArraySlice<String>) -> Convert? {
-        var input: String?
-        var output: String?
-        var framing: OutputFraming?
-        var extradata: String?
-        var extradataOut: String?
+        var command = Convert(defaults: ())
+        var framing: String?
         var rest = arguments
+        /// Takes the value after an option into `slot`, once.
+        func take(_ slot: inout String?) -> Bool {
+            guard slot == nil, let value = rest.popFirst(), isPlainValue(value) else { return false }
+            slot = value
+            return true
+        }
         while let argument = rest.popFirst() {
             switch argument {
-            case "--to":
-                guard framing == nil, let value = rest.popFirst(), isPlainValue(value),
-                      let parsed = OutputFraming(argument: value) else { return nil }
-                framing = parsed
-            case "-o", "--output":
-                guard output == nil, let value = rest.popFirst(), isPlainValue(value) else { return nil }
-                output = value
-            case "--extradata":
-                guard extradata == nil, let value = rest.popFirst(), isPlainValue(value) else { return nil }
-                extradata = value
-            case "--extradata-out":
-                guard extradataOut == nil, let value = rest.popFirst(), isPlainValue(value) else { return nil }
-                extradataOut = value
+            case "--to": guard take(&framing) else { return nil }
+            case "-o", "--output": guard take(&command.outputArgument) else { return nil }
+            case "--extradata": guard take(&command.extradata) else { return nil }
+            case "--extradata-out": guard take(&command.extradataOut) else { return nil }
             default:
-                guard input == nil, isPlainValue(argument) else { return nil }
-                input = argument
+                guard command.inputArgument == nil, isPlainValue(argument) else { return nil }
+                command.inputArgument = argument
             }
         }
-        guard let input else { return nil }
-        var command = Convert(input: input, to: framing, output: output)
-        command.extradata = extradata
-        command.extradataOut = extradataOut
+        if let framing {
+            guard let parsed = OutputFraming(argument: framing) else { return nil }
+            command.toOption = parsed
+        }
+        guard command.inputArgument != nil else { return nil }
         do { try command.validate(); try command.mp4.validate() } catch { return nil }
         return command
     }
 }
 
 extension Convert {
-    /// `nalu convert [--to framing] input [-o output]`, every other option at its default: what
-    /// ArgumentParser decodes from it.
-    init(input: String, to framing: OutputFraming?, output: String?) {
+    /// `nalu convert` with every option at its default (none given, no input): what
+    /// ArgumentParser decodes from an empty line.
+    init(defaults: Void) {
         self.init()
-        inputArgument = input
-        toOption = framing
-        outputArgument = output
+        inputArgument = nil
+        toOption = nil
+        outputArgument = nil
         codec = nil
         lengthSize = nil
         inputLengthSize = nil

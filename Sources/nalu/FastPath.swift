@@ -14,8 +14,8 @@ enum FastPath {
         /// `nalu --version`: print the version, exit 0.
         case version(String)
         /// `nalu info|nals|keyframes [--json] FILE` (`--json` before or after FILE), FILE not an
-        /// option, not `-` and not `help`; `nalu convert` with only `--to`, `-o` and FILE
-        /// (``parseConvert(_:)``).
+        /// option, not `-` and not `help`; `nalu convert` with only FILE, `--to`, `-o`,
+        /// `--extradata` and `--extradata-out` (``parseConvert(_:)``).
         case command(any ParsableCommand)
     }
 

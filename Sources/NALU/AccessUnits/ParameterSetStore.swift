@@ -45,12 +45,6 @@ public struct ParameterSetStore: Sendable {
         }
     }
 
-    /// Whether the NAL unit whose header starts with `firstByte`, `secondByte` is a parameter set
-    /// this store keeps: one of the base layer (``Codec/isParameterSet(firstByte:secondByte:)``).
-    public func isParameterSet(firstByte: UInt8, secondByte: UInt8) -> Bool {
-        codec.isParameterSet(firstByte: firstByte, secondByte: secondByte)
-    }
-
     /// Parses and stores a VPS, SPS or PPS NAL unit. Errors carry offsets inside the NAL unit.
     /// An H.265 set of another layer than the base is left alone (``Update/otherLayer``).
     @discardableResult
@@ -88,10 +82,8 @@ public struct ParameterSetStore: Sendable {
                 throw NALUError(.invalidValue, field: "nal_unit_type", byteOffset: 0, detail: "not a parameter set")
             }
         case .hevc:
-            if nalUnit.count > 1, !codec.isParameterSet(firstByte: first, secondByte: nalUnit[1]),
-               codec.isParameterSet(firstByte: first) {
-                return .otherLayer
-            }
+            // A parameter set's type, not of the base layer.
+            if codec.isParameterSet(firstByte: first), !codec.isParameterSet(nalUnit) { return .otherLayer }
             switch HEVCNALUnitType(rawValue: first >> 1) {
             case .vps:
                 if Self.storedID(ofSame: nalUnit, in: hevcVPS) != nil { return .unchanged }

@@ -82,7 +82,7 @@ public struct AnnexBToLengthPrefixed {
             statistics.delimitersStripped += 1
             return
         }
-        if parameterSets.isParameterSet(firstByte: first, secondByte: unit.secondByte) {
+        if codec.isParameterSet(firstByte: first, secondByte: unit.secondByte) {
             let bytes = unit.array
             let update: ParameterSetStore.Update
             do {

@@ -169,9 +169,7 @@ public struct LengthPrefixedToAnnexB {
     /// set of the base layer (``Codec/isParameterSet(firstByte:secondByte:)``); an H.265 set of
     /// another layer is carried like any other NAL unit.
     private func parameterSetRank(at index: Int) -> Int? {
-        let start = units[index].start
-        let second = units[index].end - start > 1 ? unitBytes[start + 1] : 0
-        guard codec.isParameterSet(firstByte: unitBytes[start], secondByte: second) else { return nil }
+        guard codec.isParameterSet(unitBytes[units[index].start..<units[index].end]) else { return nil }
         return parameterSetRank(type(at: index))
     }
 
