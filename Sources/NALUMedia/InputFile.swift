@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 public import NALU
+import NALUIO
 
 /// An input opened once: a regular file, a pipe, a FIFO or standard input (`"-"`).
 ///
@@ -22,6 +23,8 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     public let isRegularFile: Bool
     /// The size of a regular file; 0 for pipes and terminals.
     public let size: Int64
+    /// Set by ``startReadingAhead()``: stream reads come from it.
+    private var readAhead: ReadAhead?
 
     /// Opens `path` for reading; `"-"` is standard input.
     /// - Throws: ``NALUError`` `.io` naming the path, with the system's reason.
@@ -51,7 +54,19 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         if ownsDescriptor { close(descriptor) }
     }
 
+    /// From the next stream read on, reads the rest of the stream on a thread of its own, ahead
+    /// of the reader (``ReadAhead``), so reading and parsing overlap on two cores; with
+    /// `findingStartCodes`, that thread also finds the Annex-B start codes of what it read.
+    /// Positioned reads are not affected. Does nothing when the process may use only one CPU
+    /// (``ReadAhead/hasSecondCPU``) or the descriptor cannot be duplicated (reads stay on the
+    /// caller's thread).
+    public func readAheadFromNextRead(findingStartCodes: Bool) {
+        guard readAhead == nil, ReadAhead.hasSecondCPU, let source = DuplicatedDescriptorSource(duplicating: descriptor, path: path) else { return }
+        readAhead = ReadAhead(source, findsStartCodes: findingStartCodes)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        if let readAhead { return try readAhead.read(into: buffer) }
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)
@@ -97,6 +112,10 @@ private let systemRead = Musl.read
 private let systemRead = Darwin.read
 #endif
 
+
+extension InputFile: ChunkExchangingSource {
+    package var chunkExchanger: (any ChunkExchanger)? { readAhead }
+}
 
 /// Any ``RandomAccessByteSource`` behind one type: the input file itself, or the spool an
 /// MP4 read from a pipe is copied to.

@@ -129,7 +129,7 @@ public struct AnnexBReader<Source: ByteSource> {
             }
             // Each candidate is a start code `00 00 01` or a `00 00 00`, which ends the NAL unit
             // (its trailing zero bytes are skipped, not kept).
-            while let candidate = AnnexB.findStartCodeOrZeros(in: bytes, from: scan) {
+            while let candidate = buffer.findStartCodeOrZeros(in: bytes, from: scan) {
                 if bytes[candidate + 2] == 0 {
                     if nalStart >= 0 {
                         try emit(bytes, nalStart..<candidate, prefixLength: prefixLength, body)

@@ -122,7 +122,7 @@ private struct StopIteration: Error {}
 package struct ReplaySource<Source: ByteSource>: ByteSource {
     private let prefix: [UInt8]
     private var position = 0
-    private var source: Source
+    private(set) var source: Source
 
     /// Replays `prefix`, then reads on from `source` (which continues right after it).
     package init(prefix: [UInt8], source: Source) {
@@ -142,4 +142,7 @@ package struct ReplaySource<Source: ByteSource>: ByteSource {
         }
         return try source.read(into: buffer)
     }
+
+    /// Whether every replayed byte has been read.
+    var replayed: Bool { position >= prefix.count }
 }

@@ -1,0 +1,432 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+package import NALU
+
+/// Reads a ``ByteSource`` on a thread of its own, ahead of the parser, so the kernel's copy out
+/// of the page cache (a third of a conversion's time on small NAL units) runs on the other core.
+///
+/// The thread fills buffers of ``headroom`` + ``chunkSize`` bytes, one `read` call each (so a
+/// pipe's bytes are passed on as soon as they arrive, as without read-ahead), at offset
+/// ``headroom``; at most ``depth`` filled buffers wait for the reader. The reader takes them
+/// whole through ``ChunkExchanger`` (`ReadBuffer`), or `read(into:)` copies out of them.
+/// Memory is bounded: the waiting buffers, the one being read, and the reader's own buffer and
+/// a part-used one, `depth + 3` buffers of ``headroom`` + ``chunkSize`` bytes at most
+/// (3.75 MiB by default); a buffer the thread gets back is reused, never one more allocated
+/// while one is free.
+///
+/// After the end of the input or an error the thread stops; the error is reported once, in stream
+/// order, and later calls read the source directly on the caller's thread (a regular file that
+/// grew, a pipe read again, as without read-ahead).
+///
+/// The thread blocks every signal (the process's handlers run on its other threads) and is
+/// detached: when the reader is done with it, it stops at its next buffer. A thread blocked in
+/// `read` on a pipe that never delivers does not hold up the process's exit.
+package final class ReadAhead: ChunkExchanger, @unchecked Sendable {
+    /// Room left in front of the bytes of each buffer, for the reader's unfinished NAL unit.
+    package let headroom: Int
+    /// Bytes asked of the source per read.
+    package let chunkSize: Int
+    /// Filled buffers that may wait for the reader.
+    package let depth: Int
+
+    private let state: State
+    private var started = false
+    /// Set once the thread has stopped and its end or error was passed on: read directly.
+    private var direct = false
+    /// A chunk `read(into:)` has only partly copied out, or one put back.
+    private var pending: ExchangedChunk?
+
+    /// Reads `source` ahead once ``start()`` is called (or at the first read).
+    /// - Parameters:
+    ///   - source: read only by the thread while it runs, and on the caller's thread after it
+    ///     stopped; the caller must not read it otherwise.
+    ///   - findsStartCodes: whether the thread also finds the Annex-B start codes of each buffer
+    ///     (``StartCodeCandidates``), while its bytes are in that core's cache.
+    package init(_ source: any ByteSource, chunkSize: Int = 512 << 10, headroom: Int = 256 << 10, depth: Int = 2,
+                 findsStartCodes: Bool = false) {
+        self.chunkSize = max(1, chunkSize)
+        self.headroom = max(0, headroom)
+        self.depth = max(1, depth)
+        state = State(source: source, headroom: self.headroom, chunkSize: self.chunkSize, depth: self.depth,
+                      findsStartCodes: findsStartCodes)
+    }
+
+    deinit {
+        if started {
+            state.cancel()
+        } else {
+            state.releaseBuffers()
+        }
+        if let pending { pending.storage.deallocate() }
+    }
+
+    /// Starts the thread (once); until then nothing is read.
+    package func start() {
+        guard !started else { return }
+        started = true
+        state.start()
+    }
+
+    package func nextChunk() throws -> ExchangedChunk? {
+        if let chunk = pending {
+            pending = nil
+            return chunk
+        }
+        guard !direct else { return nil }
+        start()
+        switch try state.take() {
+        case .chunk(let chunk):
+            return chunk
+        case .stopped:
+            direct = true
+            return nil
+        }
+    }
+
+    package func giveBack(_ storage: UnsafeMutableRawBufferPointer) {
+        // A buffer of another size (the reader's first, or one it grew) is freed, not kept.
+        if direct || storage.count != state.bufferSize {
+            storage.deallocate()
+        } else {
+            state.recycle(storage)
+        }
+    }
+
+    package func putBack(_ chunk: ExchangedChunk) {
+        if let old = pending { giveBack(old.storage) }
+        pending = chunk
+    }
+
+    /// Copies the next bytes into `buffer`, from the buffers read ahead; after the thread
+    /// stopped, reads the source directly.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard buffer.count > 0, let to = buffer.baseAddress else { return 0 }
+        guard var chunk = try nextChunk() else { return try state.readDirectly(into: buffer) }
+        guard chunk.count > 0 else {
+            giveBack(chunk.storage)
+            return 0
+        }
+        let count = min(buffer.count, chunk.count)
+        if let from = chunk.storage.baseAddress {
+            to.copyMemory(from: UnsafeRawPointer(from + chunk.start), byteCount: count)
+        }
+        if count < chunk.count {
+            chunk.start += count
+            chunk.count -= count
+            pending = chunk
+        } else {
+            giveBack(chunk.storage)
+        }
+        return count
+    }
+}
+
+extension ReadAhead: ByteSource, ChunkExchangingSource {
+    package var chunkExchanger: (any ChunkExchanger)? { self }
+
+    /// Whether this process may run on two CPUs at once: read-ahead only pays when its thread
+    /// gets a core of its own. On Linux, from the affinity mask (`Cpus_allowed` in
+    /// `/proc/self/status`) and the cgroup's CPU quota (`/sys/fs/cgroup/cpu.max`): a Slurm job
+    /// or a container held to one CPU reads on one thread, as the two would share a core.
+    package static var hasSecondCPU: Bool {
+        #if os(Linux)
+        guard let status = smallFile("/proc/self/status") else { return false }
+        var allowed = 0
+        for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Cpus_allowed:".utf8)) {
+            for byte in line.dropFirst(13) {
+                if let digit = hexDigit(byte) { allowed += digit.nonzeroBitCount }
+            }
+        }
+        guard allowed >= 2 else { return false }
+        if let quota = smallFile("/sys/fs/cgroup/cpu.max") {
+            let fields = quota.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
+            if fields.count >= 2, let limit = decimal(fields[0]), let period = decimal(fields[1]), period > 0,
+               limit < 2 * period {
+                return false
+            }
+        }
+        return true
+        #else
+        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
+        #endif
+    }
+
+    /// The first 8 KiB of a file, or `nil`.
+    private static func smallFile(_ path: String) -> [UInt8]? {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        var filled = 0
+        while filled < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
+            }
+            if count <= 0 { break }
+            filled += count
+        }
+        return Array(bytes[0..<filled])
+    }
+
+    private static func hexDigit(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// A decimal field of at most 18 digits (`max` and anything else: `nil`).
+    private static func decimal(_ field: ArraySlice<UInt8>) -> Int? {
+        guard !field.isEmpty, field.count <= 18 else { return nil }
+        var value = 0
+        for byte in field {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}
+
+extension ReadAhead {
+    enum Taken {
+        case chunk(ExchangedChunk)
+        case stopped
+    }
+
+    /// What the thread and the reader share, under one mutex. The thread holds a reference to it
+    /// while it runs, so the reader may go away first.
+    final class State: @unchecked Sendable {
+        let headroom: Int
+        let bufferSize: Int
+        let depth: Int
+        /// Read by the thread while it runs; by the reader only after it stopped.
+        private var source: any ByteSource
+        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+        /// Signalled when a buffer is filled or the thread stops.
+        private let filledCondition: UnsafeMutablePointer<pthread_cond_t>
+        /// Signalled when a buffer comes back or the reader is gone.
+        private let freeCondition: UnsafeMutablePointer<pthread_cond_t>
+        // Guarded by `mutex`:
+        private var free: [UnsafeMutableRawBufferPointer] = []
+        /// Buffers the reader has not taken yet, oldest first; at most `depth`.
+        private var filled: [ExchangedChunk] = []
+        private var failure: (any Error)?
+        private var ended = false
+        private var cancelled = false
+
+        let findsStartCodes: Bool
+
+        init(source: any ByteSource, headroom: Int, chunkSize: Int, depth: Int, findsStartCodes: Bool) {
+            self.source = source
+            self.findsStartCodes = findsStartCodes
+            self.headroom = headroom
+            self.bufferSize = headroom + chunkSize
+            self.depth = depth
+            free.reserveCapacity(depth + 3)
+            filled.reserveCapacity(depth + 1)
+            mutex = .allocate(capacity: 1)
+            mutex.initialize(to: pthread_mutex_t())
+            pthread_mutex_init(mutex, nil)
+            filledCondition = .allocate(capacity: 1)
+            filledCondition.initialize(to: pthread_cond_t())
+            pthread_cond_init(filledCondition, nil)
+            freeCondition = .allocate(capacity: 1)
+            freeCondition.initialize(to: pthread_cond_t())
+            pthread_cond_init(freeCondition, nil)
+        }
+
+        deinit {
+            releaseBuffers()
+            pthread_cond_destroy(freeCondition)
+            freeCondition.deallocate()
+            pthread_cond_destroy(filledCondition)
+            filledCondition.deallocate()
+            pthread_mutex_destroy(mutex)
+            mutex.deallocate()
+        }
+
+        func start() {
+            let context = Unmanaged.passRetained(self).toOpaque()
+            #if canImport(Darwin)
+            var thread: pthread_t?
+            #else
+            var thread = pthread_t()
+            #endif
+            guard pthread_create(&thread, nil, readAheadThreadEntry, context) == 0 else {
+                // No thread: the reader reads directly, as without read-ahead.
+                Unmanaged<State>.fromOpaque(context).release()
+                lock()
+                ended = true
+                unlock()
+                return
+            }
+            #if canImport(Darwin)
+            if let thread { pthread_detach(thread) }
+            #else
+            pthread_detach(thread)
+            #endif
+        }
+
+        /// The thread's loop: fill a free buffer with one read, hand it over, until the end.
+        func run() {
+            var signals = sigset_t()
+            sigfillset(&signals)
+            pthread_sigmask(SIG_BLOCK, &signals, nil)
+            while true {
+                lock()
+                while !cancelled && filled.count >= depth {
+                    pthread_cond_wait(freeCondition, mutex)
+                }
+                if cancelled {
+                    unlock()
+                    return
+                }
+                let buffer: UnsafeMutableRawBufferPointer
+                if let recycled = free.popLast() {
+                    buffer = recycled
+                    unlock()
+                } else {
+                    unlock()
+                    buffer = .allocate(byteCount: bufferSize, alignment: 16)
+                }
+                var count = 0
+                var error: (any Error)?
+                do {
+                    count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]))
+                    if count < 0 || count > buffer.count - headroom {
+                        throw NALUError(.io, field: "read", detail: "source returned \(count) for \(buffer.count - headroom) bytes")
+                    }
+                } catch let caught {
+                    error = caught
+                }
+                var candidates = StartCodeCandidates()
+                if findsStartCodes, error == nil, count > 0 {
+                    candidates = StartCodeCandidates(of: UnsafeRawBufferPointer(rebasing: buffer[headroom..<(headroom + count)]))
+                }
+                lock()
+                if cancelled {
+                    unlock()
+                    buffer.deallocate()
+                    return
+                }
+                if let error {
+                    failure = error
+                    free.append(buffer)
+                    ended = true
+                } else {
+                    filled.append(ExchangedChunk(storage: buffer, start: headroom, count: count, candidates: candidates))
+                    if count == 0 { ended = true }
+                }
+                pthread_cond_signal(filledCondition)
+                let stop = ended
+                unlock()
+                if stop { return }
+            }
+        }
+
+        /// The reader's side: the next filled buffer, or the stop (rethrowing the error first).
+        func take() throws -> Taken {
+            lock()
+            defer { unlock() }
+            while filled.isEmpty && failure == nil && !ended {
+                pthread_cond_wait(filledCondition, mutex)
+            }
+            if !filled.isEmpty {
+                let chunk = filled.removeFirst()
+                // The thread may read again (it waits only while `depth` buffers are filled).
+                pthread_cond_signal(freeCondition)
+                return .chunk(chunk)
+            }
+            if let error = failure {
+                failure = nil
+                throw error
+            }
+            return .stopped
+        }
+
+        /// A buffer of `bufferSize` bytes the reader is done with.
+        func recycle(_ buffer: UnsafeMutableRawBufferPointer) {
+            lock()
+            if ended || cancelled { buffer.deallocate() } else { free.append(buffer) }
+            unlock()
+        }
+
+        /// Reads on the caller's thread once the thread has stopped.
+        func readDirectly(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            try source.read(into: buffer)
+        }
+
+        /// The reader is gone: the thread stops at its next buffer and frees what it holds.
+        func cancel() {
+            lock()
+            cancelled = true
+            for chunk in filled { chunk.storage.deallocate() }
+            filled.removeAll()
+            for buffer in free { buffer.deallocate() }
+            free.removeAll()
+            pthread_cond_signal(freeCondition)
+            unlock()
+        }
+
+        func releaseBuffers() {
+            lock()
+            for chunk in filled { chunk.storage.deallocate() }
+            filled.removeAll()
+            for buffer in free { buffer.deallocate() }
+            free.removeAll()
+            unlock()
+        }
+
+        private func lock() { pthread_mutex_lock(mutex) }
+        private func unlock() { pthread_mutex_unlock(mutex) }
+    }
+}
+
+#if canImport(Darwin)
+private func readAheadThreadEntry(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
+    let state = Unmanaged<ReadAhead.State>.fromOpaque(context).takeRetainedValue()
+    state.run()
+    return nil
+}
+#else
+private func readAheadThreadEntry(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    guard let context else { return nil }
+    let state = Unmanaged<ReadAhead.State>.fromOpaque(context).takeRetainedValue()
+    state.run()
+    return nil
+}
+#endif
+
+/// Reads a descriptor of its own (a `dup` of the input's), closed when the last user is done: a
+/// read-ahead thread still in `read` never reads a descriptor number the process reused.
+package final class DuplicatedDescriptorSource: ByteSource {
+    private let descriptor: Int32
+    private let path: String
+
+    /// Duplicates `descriptor`; `nil` when the system refuses.
+    package init?(duplicating descriptor: Int32, path: String) {
+        let copy = dup(descriptor)
+        guard copy >= 0 else { return nil }
+        self.descriptor = copy
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let count = systemRead(descriptor, base, buffer.count)
+            if count >= 0 { return count }
+            if errno == EINTR { continue }
+            throw NALUError(.io, field: path, detail: FileSource.errnoText())
+        }
+    }
+}
