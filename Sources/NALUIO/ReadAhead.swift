@@ -129,11 +129,21 @@ package final class ReadAhead: ChunkExchanger, @unchecked Sendable {
 extension ReadAhead: ByteSource, ChunkExchangingSource {
     package var chunkExchanger: (any ChunkExchanger)? { self }
 
-    /// Whether this process may run on two CPUs at once: read-ahead only pays when its thread
-    /// gets a core of its own. On Linux, from the affinity mask (`Cpus_allowed` in
-    /// `/proc/self/status`) and the cgroup's CPU quota (`/sys/fs/cgroup/cpu.max`): a Slurm job
-    /// or a container held to one CPU reads on one thread, as the two would share a core.
+    /// Whether a second CPU is likely free for the read-ahead thread: it only pays when the
+    /// thread gets a core of its own; sharing one, the two threads cost ~15–20% more time than
+    /// one. On Linux: the affinity mask (`Cpus_allowed` in `/proc/self/status`) and the cgroup's
+    /// CPU quota (`/sys/fs/cgroup/cpu.max`) must allow two CPUs (a Slurm job or a container held
+    /// to one CPU reads on one thread), and the last minute's load average
+    /// (`/proc/loadavg`) must leave at least half a CPU spare (a machine busy with other work).
+    /// The environment variable `NALU_READ_AHEAD` overrides the guess: `0` never, `1` always.
     package static var hasSecondCPU: Bool {
+        if let setting = getenv("NALU_READ_AHEAD") {
+            switch String(cString: setting) {
+            case "0": return false
+            case "1": return true
+            default: break
+            }
+        }
         #if os(Linux)
         guard let status = smallFile("/proc/self/status") else { return false }
         var allowed = 0
@@ -143,6 +153,10 @@ extension ReadAhead: ByteSource, ChunkExchangingSource {
             }
         }
         guard allowed >= 2 else { return false }
+        if let load = smallFile("/proc/loadavg"), let hundredths = hundredths(load.prefix { $0 != UInt8(ascii: " ") }),
+           hundredths > allowed * 100 - 50 {
+            return false
+        }
         if let quota = smallFile("/sys/fs/cgroup/cpu.max") {
             let fields = quota.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
             if fields.count >= 2, let limit = decimal(fields[0]), let period = decimal(fields[1]), period > 0,
@@ -180,6 +194,13 @@ extension ReadAhead: ByteSource, ChunkExchangingSource {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// `12.34` as 1234 (two decimals, as `/proc/loadavg` writes them), or `nil`.
+    private static func hundredths(_ field: ArraySlice<UInt8>) -> Int? {
+        guard let dot = field.firstIndex(of: UInt8(ascii: ".")), let whole = decimal(field[..<dot]),
+              let fraction = decimal(field[(dot + 1)...]), field.distance(from: dot, to: field.endIndex) == 3 else { return nil }
+        return whole * 100 + fraction
     }
 
     /// A decimal field of at most 18 digits (`max` and anything else: `nil`).
