@@ -24,6 +24,15 @@ import Testing
             #expect(!written.isEmpty)
             #expect(written == (try Data(contentsOf: URL(fileURLWithPath: without))), "\(arguments)")
         }
+        // Length-prefixed input, read ahead without the start-code search.
+        let samples = CLIRunner.fixture(name + ".lp")
+        let record = CLIRunner.fixture(name + (name.hasPrefix("hevc") ? ".hvcC" : ".avcC"))
+        let annexBOn = try CLIRunner.run(["convert", samples, "--extradata", record, "--to", "annexb", "-o", "-"], environment: Self.on)
+        let annexBOff = try CLIRunner.run(["convert", samples, "--extradata", record, "--to", "annexb", "-o", "-"], environment: Self.off)
+        #expect(annexBOn.status == 0, "\(annexBOn.stderr)")
+        #expect(!annexBOn.stdoutBytes.isEmpty)
+        #expect(annexBOn.stdoutBytes == annexBOff.stdoutBytes)
+
         let infoOn = try CLIRunner.run(["info", "--json", input], environment: Self.on)
         let infoOff = try CLIRunner.run(["info", "--json", input], environment: Self.off)
         #expect(infoOn.status == 0)

@@ -78,6 +78,28 @@ import NALUIO
         }
     }
 
+    static func readLengthPrefixed(_ source: some ByteSource, chunkSize: Int) throws -> Reading {
+        var reader = try LengthPrefixedReader(source, lengthSize: 4, chunkSize: chunkSize)
+        var reading = Reading()
+        try reader.forEachNALUnit(beforeReuse: {}) { unit in
+            reading.units.append([unit.offset, Int64(unit.prefixLength)])
+            reading.bytes.append(Array(unit.bytes))
+        }
+        reading.empty = reader.zeroLengthNALUnits
+        return reading
+    }
+
+    @Test(arguments: Fixture.all)
+    func lengthPrefixedFixturesReadTheSame(fixture: Fixture) throws {
+        let bytes = try fixture.lengthPrefixed()
+        let plain = try Self.readLengthPrefixed(MemorySource(bytes), chunkSize: 1 << 20)
+        #expect(plain.units.count > 0)
+        for (readSize, aheadChunk, headroom) in [(4093, 8192, 1024), (1 << 20, 1 << 16, 1 << 15), (100, 5000, 0), (7, 3, 2)] {
+            let ahead = ReadAhead(MemorySource(bytes, chunkSize: readSize), chunkSize: aheadChunk, headroom: headroom)
+            #expect(try Self.readLengthPrefixed(ahead, chunkSize: 1 << 14) == plain, "read \(readSize), chunk \(aheadChunk), headroom \(headroom)")
+        }
+    }
+
     /// A zero flood (legal trailing_zero_8bits) keeps the start-code list at its limit.
     @Test func zeroFloodStaysWithinTheListLimit() throws {
         var bytes: [UInt8] = [0, 0, 0, 1, 0x65, 0x88]
