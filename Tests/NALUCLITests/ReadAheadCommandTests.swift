@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// Reading Annex-B input on a second thread (`ReadAhead`, on by default when a second CPU is
+/// Reading raw and transport-stream input on a second thread (`ReadAhead`, on by default when a second CPU is
 /// free; `NALU_READ_AHEAD` forces it on or off) changes nothing in what the commands write.
 @Suite struct ReadAheadCommandTests {
     static let on = ["NALU_READ_AHEAD": "1"]
@@ -37,6 +37,19 @@ import Testing
         let infoOff = try CLIRunner.run(["info", "--json", input], environment: Self.off)
         #expect(infoOn.status == 0)
         #expect(infoOn.stdout == infoOff.stdout)
+    }
+
+    /// Transport stream input: the demultiplexer copies out of the buffers read ahead.
+    @Test(arguments: ["avc_main", "hevc_main"]) func transportStreamReadsTheSame(name: String) throws {
+        let transportStream = temporaryPath("\(name).ts")
+        defer { try? FileManager.default.removeItem(atPath: transportStream) }
+        let muxed = try CLIRunner.run(["convert", streamFile(name), "--to", "ts", "-o", transportStream], environment: Self.off)
+        #expect(muxed.status == 0, "\(muxed.stderr)")
+        let on = try CLIRunner.run(["convert", transportStream, "--to", "annexb", "-o", "-"], environment: Self.on)
+        let off = try CLIRunner.run(["convert", transportStream, "--to", "annexb", "-o", "-"], environment: Self.off)
+        #expect(on.status == 0, "\(on.stderr)")
+        #expect(!on.stdoutBytes.isEmpty)
+        #expect(on.stdoutBytes == off.stdoutBytes)
     }
 
     /// Standard input through a pipe: the thread reads what the pipe has, as it arrives.
