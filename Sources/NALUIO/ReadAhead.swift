@@ -241,6 +241,10 @@ extension ReadAhead {
         private var failure: (any Error)?
         private var ended = false
         private var cancelled = false
+        /// Whether the thread searches the next buffer for start codes (`findsStartCodes` only).
+        private var scanning = true
+        /// +1 for each buffer the reader found waiting, −1 for each it had to wait for, within ±4.
+        private var balance = 0
 
         let findsStartCodes: Bool
 
@@ -309,6 +313,7 @@ extension ReadAhead {
                     unlock()
                     return
                 }
+                let scan = findsStartCodes && scanning
                 let buffer: UnsafeMutableRawBufferPointer
                 if let recycled = free.popLast() {
                     buffer = recycled
@@ -328,7 +333,7 @@ extension ReadAhead {
                     error = caught
                 }
                 var candidates = StartCodeCandidates()
-                if findsStartCodes, error == nil, count > 0 {
+                if scan, error == nil, count > 0 {
                     candidates = StartCodeCandidates(of: UnsafeRawBufferPointer(rebasing: buffer[headroom..<(headroom + count)]))
                 }
                 lock()
@@ -356,6 +361,7 @@ extension ReadAhead {
         func take() throws -> Taken {
             lock()
             defer { unlock() }
+            balanceWork(readerWaits: filled.isEmpty && failure == nil && !ended)
             while filled.isEmpty && failure == nil && !ended {
                 pthread_cond_wait(filledCondition, mutex)
             }
@@ -370,6 +376,22 @@ extension ReadAhead {
                 throw error
             }
             return .stopped
+        }
+
+        /// Moves the start-code search to whichever thread has time for it: when the reader
+        /// keeps waiting for buffers, the thread is the slower one (little parsing per byte:
+        /// `info` on large NAL units) and the reader searches itself; when buffers keep waiting
+        /// for the reader, the thread searches. With the ±4 band the search moves every few
+        /// buffers when both are about as busy, which shares it between them. The list or its
+        /// absence changes nothing in the result (`ReadBuffer.findStartCodeOrZeros`).
+        private func balanceWork(readerWaits: Bool) {
+            guard findsStartCodes else { return }
+            balance = readerWaits ? max(-4, balance - 1) : min(4, balance + 1)
+            if balance <= -4 {
+                scanning = false
+            } else if balance >= 4 {
+                scanning = true
+            }
         }
 
         /// A buffer of `bufferSize` bytes the reader is done with.
