@@ -55,12 +55,18 @@ public final class FileSource: ByteSource {
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try Self.read(descriptor, into: buffer, path: path)
+    }
+
+    /// One `read(2)` of `descriptor` into `buffer`, again after `EINTR`; 0 at the end.
+    /// - Throws: ``NALUError`` `.io` naming `path`, with the system's reason.
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)
             if count >= 0 { return count }
             if errno == EINTR { continue }
-            throw NALUError(.io, field: path, detail: Self.errnoText())
+            throw NALUError(.io, field: path, detail: errnoText())
         }
     }
 

@@ -26,7 +26,7 @@ package import NALU
 /// The thread blocks every signal (the process's handlers run on its other threads) and is
 /// detached: when the reader is done with it, it stops at its next buffer. A thread blocked in
 /// `read` on a pipe that never delivers does not hold up the process's exit.
-package final class ReadAhead: ChunkExchanger, @unchecked Sendable {
+package final class ReadAhead: ChunkExchanger {
     /// Room left in front of the bytes of each buffer, for the reader's unfinished NAL unit.
     package let headroom: Int
     /// Bytes asked of the source per read.
@@ -98,6 +98,8 @@ package final class ReadAhead: ChunkExchanger, @unchecked Sendable {
     }
 
     package func putBack(_ chunk: ExchangedChunk) {
+        // Only the chunk `nextChunk()` just returned comes back, so nothing is pending.
+        assert(pending == nil, "putBack with a chunk pending")
         if let old = pending { giveBack(old.storage) }
         pending = chunk
     }
@@ -284,7 +286,15 @@ extension ReadAhead {
             #else
             var thread = pthread_t()
             #endif
-            guard pthread_create(&thread, nil, readAheadThreadEntry, context) == 0 else {
+            // The thread starts with every signal blocked (it inherits this thread's mask, so
+            // none can reach it before it runs): the process's handlers run on its other threads.
+            var all = sigset_t()
+            var previous = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_BLOCK, &all, &previous)
+            let created = pthread_create(&thread, nil, readAheadThreadEntry, context)
+            pthread_sigmask(SIG_SETMASK, &previous, nil)
+            guard created == 0 else {
                 // No thread: the reader reads directly, as without read-ahead.
                 Unmanaged<State>.fromOpaque(context).release()
                 lock()
@@ -301,9 +311,6 @@ extension ReadAhead {
 
         /// The thread's loop: fill a free buffer with one read, hand it over, until the end.
         func run() {
-            var signals = sigset_t()
-            sigfillset(&signals)
-            pthread_sigmask(SIG_BLOCK, &signals, nil)
             while true {
                 lock()
                 while !cancelled && filled.count >= depth {
@@ -464,12 +471,6 @@ package final class DuplicatedDescriptorSource: ByteSource {
     deinit { close(descriptor) }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        while true {
-            let count = systemRead(descriptor, base, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            throw NALUError(.io, field: path, detail: FileSource.errnoText())
-        }
+        try FileSource.read(descriptor, into: buffer, path: path)
     }
 }

@@ -67,13 +67,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let readAhead { return try readAhead.read(into: buffer) }
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        while true {
-            let count = systemRead(descriptor, base, buffer.count)
-            if count >= 0 { return count }
-            if errno == EINTR { continue }
-            throw NALUError(.io, field: path, detail: Self.errnoText())
-        }
+        return try FileSource.read(descriptor, into: buffer, path: path)
     }
 
     /// Positioned read; only for regular files (0 bytes otherwise).
@@ -103,15 +97,6 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         return String(cString: text)
     }
 }
-
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#endif
-
 
 extension InputFile: ChunkExchangingSource {
     package var chunkExchanger: (any ChunkExchanger)? { readAhead }

@@ -38,7 +38,8 @@ package protocol ChunkExchanger: AnyObject {
     func nextChunk() throws -> ExchangedChunk?
     /// Returns memory the reader no longer uses (a previous buffer, or a chunk it has copied).
     func giveBack(_ storage: UnsafeMutableRawBufferPointer)
-    /// Returns the part of a chunk the reader had no room for: it is the next chunk again.
+    /// Returns the part of the chunk ``nextChunk()`` just returned that the reader had no room
+    /// for: it is the next chunk again.
     func putBack(_ chunk: ExchangedChunk)
 }
 
