@@ -5,6 +5,7 @@
 #   Scripts/bench-convert.sh            # make the inputs (once, minutes), then measure (5 runs)
 #   Scripts/bench-convert.sh --make     # only make the inputs
 #   RUNS=9 Scripts/bench-convert.sh     # more runs per command
+#   NALU_READ_AHEAD=0 Scripts/bench-convert.sh   # one thread (1: read ahead whatever the load)
 #
 # Shapes (Benchmarks/data, gitignored):
 #   small.h264  320x240, B-frames, one ~800-byte NAL unit per picture (~250,000 NAL units)

@@ -120,6 +120,38 @@ import NALUIO
         #expect(many.covered == 4 * StartCodeCandidates.limit)
     }
 
+    /// A source that pauses (a read of 0, then more bytes: a file still being written) is read
+    /// with `forEachCompleteNALUnit` and `finish`: after the thread has seen the pause it stops,
+    /// and the reader reads on directly, with the same NAL units as without it.
+    @Test func pausingSourceResumesAfterTheThreadStopped() throws {
+        final class Pausing: ByteSource {
+            var parts: [[UInt8]]
+            init(_ parts: [[UInt8]]) { self.parts = parts }
+            func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+                guard !parts.isEmpty else { return 0 }
+                let part = parts.removeFirst()
+                buffer.copyBytes(from: part)
+                return part.count
+            }
+        }
+        let first: [UInt8] = [0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x68, 0xce, 0, 0, 1, 0x65, 0x88]
+        let second: [UInt8] = [0x84, 0, 0, 1, 0x41, 0x9a, 0x22]
+        func read(_ source: some ByteSource) throws -> [[Int64]] {
+            var reader = AnnexBReader(source, chunkSize: 4096)
+            var units: [[Int64]] = []
+            let body: (NALUnitView) throws -> Void = { units.append([$0.offset, Int64($0.bytes.count)]) }
+            try reader.forEachCompleteNALUnit(body)
+            units.append([-1])
+            try reader.forEachCompleteNALUnit(body)
+            try reader.finish(body)
+            return units
+        }
+        // `[]` is a read of 0: the pause.
+        let plain = try read(Pausing([first, [], second]))
+        #expect(plain == [[4, 2], [9, 2], [-1], [14, 3], [20, 3]])
+        #expect(try read(ReadAhead(Pausing([first, [], second]), findsStartCodes: true)) == plain)
+    }
+
     /// An error of the source reaches the reader in stream order, after the bytes before it.
     @Test func sourceErrorArrivesAfterTheBytesBeforeIt() throws {
         struct Failing: ByteSource {
