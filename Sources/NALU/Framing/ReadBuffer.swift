@@ -139,7 +139,12 @@ final class ReadBuffer {
         // A NAL unit larger than the room in front: copy what fits after it, keep the rest.
         let free = capacity - head - filled
         let count = min(free, chunk.count)
-        if count > 0, let to = storage.baseAddress, let from = chunk.storage.baseAddress {
+        guard count > 0 else {
+            // `grow` leaves room unless it fails; a 0 here would read as the end of the input.
+            exchanger.putBack(chunk)
+            throw NALUError(.tooLarge, field: "read buffer", byteOffset: baseOffset, detail: "no room for the next bytes (\(filled) bytes held)")
+        }
+        if let to = storage.baseAddress, let from = chunk.storage.baseAddress {
             (to + head + filled).copyMemory(from: UnsafeRawPointer(from + chunk.start), byteCount: count)
         }
         filled += count
