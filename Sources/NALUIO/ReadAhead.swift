@@ -10,12 +10,12 @@ package import NALU
 /// Reads a ``ByteSource`` on a thread of its own, ahead of the parser, so the kernel's copy out
 /// of the page cache (a third of a conversion's time on small NAL units) runs on the other core.
 ///
-/// The thread fills buffers of ``headroom`` + ``chunkSize`` bytes, one `read` call each (so a
+/// The thread fills buffers of `headroom` + `chunkSize` bytes, one `read` call each (so a
 /// pipe's bytes are passed on as soon as they arrive, as without read-ahead), at offset
-/// ``headroom``; at most ``depth`` filled buffers wait for the reader. The reader takes them
+/// `headroom`; at most `depth` filled buffers wait for the reader. The reader takes them
 /// whole through ``ChunkExchanger`` (`ReadBuffer`), or `read(into:)` copies out of them.
 /// Memory is bounded: the waiting buffers, the one being read, and the reader's own buffer and
-/// a part-used one, `depth + 3` buffers of ``headroom`` + ``chunkSize`` bytes at most
+/// a part-used one, `depth + 3` buffers of `headroom` + `chunkSize` bytes at most
 /// (3.75 MiB by default); a buffer the thread gets back is reused, never one more allocated
 /// while one is free.
 ///
@@ -28,11 +28,7 @@ package import NALU
 /// `read` on a pipe that never delivers does not hold up the process's exit.
 package final class ReadAhead: ChunkExchanger {
     /// Room left in front of the bytes of each buffer, for the reader's unfinished NAL unit.
-    package let headroom: Int
-    /// Bytes asked of the source per read.
-    package let chunkSize: Int
-    /// Filled buffers that may wait for the reader.
-    package let depth: Int
+    package var headroom: Int { state.headroom }
 
     private let state: State
     private var started = false
@@ -45,23 +41,19 @@ package final class ReadAhead: ChunkExchanger {
     /// - Parameters:
     ///   - source: read only by the thread while it runs, and on the caller's thread after it
     ///     stopped; the caller must not read it otherwise.
+    ///   - chunkSize: bytes asked of the source per read.
+    ///   - headroom: room left in front of the bytes of each buffer.
+    ///   - depth: filled buffers that may wait for the reader.
     ///   - findsStartCodes: whether the thread also finds the Annex-B start codes of each buffer
     ///     (``StartCodeCandidates``), while its bytes are in that core's cache.
     package init(_ source: any ByteSource, chunkSize: Int = 512 << 10, headroom: Int = 256 << 10, depth: Int = 2,
                  findsStartCodes: Bool = false) {
-        self.chunkSize = max(1, chunkSize)
-        self.headroom = max(0, headroom)
-        self.depth = max(1, depth)
-        state = State(source: source, headroom: self.headroom, chunkSize: self.chunkSize, depth: self.depth,
+        state = State(source: source, headroom: max(0, headroom), chunkSize: max(1, chunkSize), depth: max(1, depth),
                       findsStartCodes: findsStartCodes)
     }
 
     deinit {
-        if started {
-            state.cancel()
-        } else {
-            state.releaseBuffers()
-        }
+        state.cancel()
         if let pending { pending.storage.deallocate() }
     }
 
@@ -147,24 +139,21 @@ extension ReadAhead: ByteSource, ChunkExchangingSource {
             }
         }
         #if os(Linux)
-        guard let status = smallFile("/proc/self/status") else { return false }
-        var allowed = 0
-        for line in status.split(separator: UInt8(ascii: "\n")) where line.starts(with: Array("Cpus_allowed:".utf8)) {
-            for byte in line.dropFirst(13) {
-                if let digit = hexDigit(byte) { allowed += digit.nonzeroBitCount }
-            }
-        }
+        // "Cpus_allowed:\tff,ffffffff": a hexadecimal mask in comma-separated groups.
+        guard let status = smallFile("/proc/self/status"),
+              let mask = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return false }
+        let allowed = mask.dropFirst("Cpus_allowed:".count).split(separator: ",")
+            .reduce(0) { $0 + (UInt64(String($1.filter { !$0.isWhitespace }), radix: 16)?.nonzeroBitCount ?? 0) }
         guard allowed >= 2 else { return false }
-        if let load = smallFile("/proc/loadavg"), let hundredths = hundredths(load.prefix { $0 != UInt8(ascii: " ") }),
-           hundredths > allowed * 100 - 50 {
+        // "2.31 1.80 …": the first figure is the last minute's load average.
+        if let load = smallFile("/proc/loadavg")?.split(separator: " ").first.flatMap({ Double($0) }),
+           load > Double(allowed) - 0.5 {
             return false
         }
-        if let quota = smallFile("/sys/fs/cgroup/cpu.max") {
-            let fields = quota.split(whereSeparator: { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\n") })
-            if fields.count >= 2, let limit = decimal(fields[0]), let period = decimal(fields[1]), period > 0,
-               limit < 2 * period {
-                return false
-            }
+        // "max 100000" or "150000 100000": a quota under two periods allows less than two CPUs.
+        if let quota = smallFile("/sys/fs/cgroup/cpu.max")?.split(whereSeparator: \.isWhitespace),
+           quota.count >= 2, let limit = Int(quota[0]), let period = Int(quota[1]), period > 0, limit / 2 < period {
+            return false
         }
         return true
         #else
@@ -172,48 +161,21 @@ extension ReadAhead: ByteSource, ChunkExchangingSource {
         #endif
     }
 
-    /// The first 8 KiB of a file, or `nil`.
-    private static func smallFile(_ path: String) -> [UInt8]? {
+    /// The first 8 KiB of a small system file as text, or `nil`.
+    private static func smallFile(_ path: String) -> String? {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes = [UInt8](repeating: 0, count: 8192)
         var filled = 0
         while filled < bytes.count {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                systemRead(descriptor, buffer.baseAddress.map { $0 + filled }, buffer.count - filled)
-            }
+            let count = (try? bytes.withUnsafeMutableBytes {
+                try FileSource.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), path: path)
+            }) ?? 0
             if count <= 0 { break }
             filled += count
         }
-        return Array(bytes[0..<filled])
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
-    /// `12.34` as 1234 (two decimals, as `/proc/loadavg` writes them), or `nil`.
-    private static func hundredths(_ field: ArraySlice<UInt8>) -> Int? {
-        guard let dot = field.firstIndex(of: UInt8(ascii: ".")), let whole = decimal(field[..<dot]),
-              let fraction = decimal(field[(dot + 1)...]), field.distance(from: dot, to: field.endIndex) == 3 else { return nil }
-        return whole * 100 + fraction
-    }
-
-    /// A decimal field of at most 18 digits (`max` and anything else: `nil`).
-    private static func decimal(_ field: ArraySlice<UInt8>) -> Int? {
-        guard !field.isEmpty, field.count <= 18 else { return nil }
-        var value = 0
-        for byte in field {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
+        return String(decoding: bytes[0..<filled], as: UTF8.self)
     }
 }
 
@@ -270,7 +232,7 @@ extension ReadAhead {
         }
 
         deinit {
-            releaseBuffers()
+            freeHeldBuffers()
             pthread_cond_destroy(freeCondition)
             freeCondition.deallocate()
             pthread_cond_destroy(filledCondition)
@@ -413,25 +375,22 @@ extension ReadAhead {
             try source.read(into: buffer)
         }
 
-        /// The reader is gone: the thread stops at its next buffer and frees what it holds.
+        /// The reader is gone: the buffers waiting or free are freed, and the thread (if it was
+        /// started) stops at its next buffer and frees the one it holds.
         func cancel() {
             lock()
             cancelled = true
-            for chunk in filled { chunk.storage.deallocate() }
-            filled.removeAll()
-            for buffer in free { buffer.deallocate() }
-            free.removeAll()
+            freeHeldBuffers()
             pthread_cond_signal(freeCondition)
             unlock()
         }
 
-        func releaseBuffers() {
-            lock()
+        /// Frees the filled and free buffers (under `mutex`, or when no thread can run).
+        private func freeHeldBuffers() {
             for chunk in filled { chunk.storage.deallocate() }
             filled.removeAll()
             for buffer in free { buffer.deallocate() }
             free.removeAll()
-            unlock()
         }
 
         private func lock() { pthread_mutex_lock(mutex) }

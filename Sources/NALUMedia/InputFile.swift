@@ -23,7 +23,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     public let isRegularFile: Bool
     /// The size of a regular file; 0 for pipes and terminals.
     public let size: Int64
-    /// Set by ``startReadingAhead()``: stream reads come from it.
+    /// Set by ``readAheadFromNextRead(findingStartCodes:)``: stream reads come from it.
     private var readAhead: ReadAhead?
 
     /// Opens `path` for reading; `"-"` is standard input.

@@ -67,10 +67,10 @@ public struct MediaSourceOptions: Sendable {
     /// ``MediaSource/reportedWarningLimit``; the counts have them all).
     public var onTransportStreamWarning: (@Sendable (TransportStreamWarning) -> Void)?
     /// Whether a raw stream (Annex-B or length-prefixed) or a transport stream is read on a
-    /// second thread ahead of the parser, which for Annex-B also finds the start codes (the default; only when a second
-    /// CPU is likely free, ``NALUIO/ReadAhead/hasSecondCPU``). Wall time drops by 5–25%; CPU
-    /// time rises by 10–30% (the bytes cross between cores). `false` keeps every read on the
-    /// caller's thread.
+    /// second thread ahead of the parser, which for Annex-B also finds the start codes (the
+    /// default; only when a second CPU is likely free, ``NALUIO/ReadAhead/hasSecondCPU``). Wall
+    /// time drops by 5–25%; CPU time rises by 10–40% (the bytes cross between cores). `false`
+    /// keeps every read on the caller's thread.
     public var readsAhead = true
 
     public init(codec: Codec? = nil, lengthSize: Int? = nil, record: DecoderConfigurationRecord? = nil, spoolDirectory: String? = nil,
