@@ -31,6 +31,10 @@ final class ReadBuffer {
     private var candidatesTo: Int64 = 0
     /// Index of the first position not yet passed by a search.
     private var candidateCursor = 0
+    /// Candidates before this index have had their first bytes loaded (``touchAhead(_:origin:bytes:)``).
+    private var touchedUpTo = 0
+    /// Where the touched bytes are folded, so the loads are not optimised away.
+    private var touchSink: UInt8 = 0
 
     init(capacity: Int) {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, capacity), alignment: 16)
@@ -133,6 +137,7 @@ final class ReadBuffer {
                 candidatesTo = candidatesOrigin + Int64(chunk.candidates.covered)
                 candidates = chunk.candidates
                 candidateCursor = 0
+                touchedUpTo = 0
             }
             return chunk.count
         }
@@ -167,6 +172,30 @@ final class ReadBuffer {
         return findWithCandidates(in: bytes, from: start)
     }
 
+    /// Candidates whose bytes are loaded together, ahead of the search.
+    private static let touchBatch = 16
+    /// How many candidates ahead of the search the loaded ones start.
+    private static let touchDistance = 8
+
+    /// Loads the first byte of the next ``touchBatch`` NAL units past the search at once.
+    ///
+    /// The source's thread wrote these bytes, so each first look at a NAL unit here misses the
+    /// cache (about a tenth of a microsecond, a quarter of this thread's work on 800-byte NAL units);
+    /// independent loads issued together wait for memory once for the whole batch.
+    private func touchAhead(_ positions: [UInt32], from cursor: Int, origin: Int, bytes: UnsafeRawBufferPointer) {
+        let first = max(touchedUpTo, cursor)
+        let last = min(positions.count, cursor &+ Self.touchDistance &+ Self.touchBatch)
+        var folded = touchSink
+        var index = first
+        while index < last {
+            let offset = origin &+ Int(positions[index]) &+ 3
+            if offset >= 0, offset < bytes.count { folded |= bytes[offset] }
+            index &+= 1
+        }
+        touchSink = folded
+        touchedUpTo = last
+    }
+
     private func findWithCandidates(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         let from = Int(candidatesFrom - baseOffset)
         let to = min(Int(candidatesTo - baseOffset), bytes.count)
@@ -188,7 +217,10 @@ final class ReadBuffer {
         candidateCursor = cursor
         if cursor < positions.count {
             let found = origin + Int(positions[cursor])
-            if found < to { return found }
+            if found < to {
+                if cursor &+ Self.touchDistance >= touchedUpTo { touchAhead(positions, from: cursor, origin: origin, bytes: bytes) }
+                return found
+            }
         }
         return AnnexB.findStartCodeOrZeros(in: bytes, from: to)
     }
