@@ -46,10 +46,13 @@ package final class ReadAhead: ChunkExchanger {
     ///   - depth: filled buffers that may wait for the reader.
     ///   - findsStartCodes: whether the thread also finds the Annex-B start codes of each buffer
     ///     (``StartCodeCandidates``), while its bytes are in that core's cache.
+    ///   - searchedEighths: with `findsStartCodes`, how much of each buffer the thread searches
+    ///     (0–8 eighths, from its first byte) for good; `nil` lets it move with the load
+    ///     (``State/balanceWork(threadWaits:)``).
     package init(_ source: any ByteSource, chunkSize: Int = 512 << 10, headroom: Int = 256 << 10, depth: Int = 2,
-                 findsStartCodes: Bool = false) {
+                 findsStartCodes: Bool = false, searchedEighths: Int? = nil) {
         state = State(source: source, headroom: max(0, headroom), chunkSize: max(1, chunkSize), depth: max(1, depth),
-                      findsStartCodes: findsStartCodes)
+                      findsStartCodes: findsStartCodes, searchedEighths: searchedEighths.map { min(8, max(0, $0)) })
     }
 
     deinit {
@@ -205,16 +208,19 @@ extension ReadAhead {
         private var failure: (any Error)?
         private var ended = false
         private var cancelled = false
-        /// Whether the thread searches the next buffer for start codes (`findsStartCodes` only).
-        private var scanning = true
-        /// +1 for each buffer the reader found waiting, −1 for each it had to wait for, within ±4.
-        private var balance = 0
+        /// Eighths of each buffer the thread searches for start codes, from its first byte
+        /// (`findsStartCodes` only); the reader searches the rest (``balanceWork(threadWaits:)``).
+        private var searchedEighths: Int
+        /// Whether `searchedEighths` follows the load.
+        private let balances: Bool
 
         let findsStartCodes: Bool
 
-        init(source: any ByteSource, headroom: Int, chunkSize: Int, depth: Int, findsStartCodes: Bool) {
+        init(source: any ByteSource, headroom: Int, chunkSize: Int, depth: Int, findsStartCodes: Bool, searchedEighths: Int?) {
             self.source = source
             self.findsStartCodes = findsStartCodes
+            self.searchedEighths = searchedEighths ?? 8
+            balances = searchedEighths == nil
             self.headroom = headroom
             self.bufferSize = headroom + chunkSize
             self.depth = depth
@@ -275,6 +281,7 @@ extension ReadAhead {
         func run() {
             while true {
                 lock()
+                if filled.count >= depth { balanceWork(threadWaits: true) }
                 while !cancelled && filled.count >= depth {
                     pthread_cond_wait(freeCondition, mutex)
                 }
@@ -282,7 +289,7 @@ extension ReadAhead {
                     unlock()
                     return
                 }
-                let scan = findsStartCodes && scanning
+                let searched = findsStartCodes ? searchedEighths : 0
                 let buffer: UnsafeMutableRawBufferPointer
                 if let recycled = free.popLast() {
                     buffer = recycled
@@ -302,8 +309,9 @@ extension ReadAhead {
                     error = caught
                 }
                 var candidates = StartCodeCandidates()
-                if scan, error == nil, count > 0 {
-                    candidates = StartCodeCandidates(of: UnsafeRawBufferPointer(rebasing: buffer[headroom..<(headroom + count)]))
+                if searched > 0, error == nil, count > 0 {
+                    let end = headroom + (searched == 8 ? count : count / 8 * searched)
+                    candidates = StartCodeCandidates(of: UnsafeRawBufferPointer(rebasing: buffer[headroom..<end]))
                 }
                 lock()
                 if cancelled {
@@ -330,7 +338,7 @@ extension ReadAhead {
         func take() throws -> Taken {
             lock()
             defer { unlock() }
-            balanceWork(readerWaits: filled.isEmpty && failure == nil && !ended)
+            if filled.isEmpty && failure == nil && !ended { balanceWork(threadWaits: false) }
             while filled.isEmpty && failure == nil && !ended {
                 pthread_cond_wait(filledCondition, mutex)
             }
@@ -347,20 +355,18 @@ extension ReadAhead {
             return .stopped
         }
 
-        /// Moves the start-code search to whichever thread has time for it: when the reader
-        /// keeps waiting for buffers, the thread is the slower one (little parsing per byte:
-        /// `info` on large NAL units) and the reader searches itself; when buffers keep waiting
-        /// for the reader, the thread searches. With the ±4 band the search moves every few
-        /// buffers when both are about as busy, which shares it between them. The list or its
-        /// absence changes nothing in the result (`ReadBuffer.findStartCodeOrZeros`).
-        private func balanceWork(readerWaits: Bool) {
-            guard findsStartCodes else { return }
-            balance = readerWaits ? max(-4, balance - 1) : min(4, balance + 1)
-            if balance <= -4 {
-                scanning = false
-            } else if balance >= 4 {
-                scanning = true
-            }
+        /// Moves the start-code search toward whichever thread has time for it, an eighth of a
+        /// buffer at a time: when the thread has to wait for the reader (`depth` buffers are
+        /// waiting), it searches more of each buffer; when the reader has to wait for a buffer,
+        /// the thread searches less and the reader the rest (everything past the list's
+        /// ``StartCodeCandidates/covered``). Conversions keep the whole search on the thread
+        /// (their reader rarely waits); `info` on large NAL units, little work per byte for the
+        /// reader, moves it to the reader; on small NAL units it settles where both are equally
+        /// busy. The list or its absence changes nothing in the result
+        /// (`ReadBuffer.findStartCodeOrZeros`).
+        private func balanceWork(threadWaits: Bool) {
+            guard balances else { return }
+            searchedEighths = threadWaits ? min(8, searchedEighths + 1) : max(0, searchedEighths - 1)
         }
 
         /// A buffer of `bufferSize` bytes the reader is done with.

@@ -78,6 +78,28 @@ import NALUIO
         }
     }
 
+    /// The thread may search only the first eighths of each buffer (the search moves between
+    /// the threads with the load); the reader searches the rest: every split gives the same NAL units.
+    @Test(arguments: 0...8)
+    func partlySearchedBuffersReadTheSame(searchedEighths: Int) throws {
+        for seed in 7...9 as ClosedRange<UInt64> {
+            let bytes = Self.awkwardStream(seed: seed, count: 150_000)
+            let plain = try Self.read(MemorySource(bytes, chunkSize: 1000), chunkSize: 1 << 12)
+            for (aheadChunk, headroom) in [(997, 64), (8192, 1024), (1 << 16, 0)] {
+                let ahead = ReadAhead(MemorySource(bytes, chunkSize: 1 << 16), chunkSize: aheadChunk, headroom: headroom,
+                                      findsStartCodes: true, searchedEighths: searchedEighths)
+                #expect(try Self.read(ahead, chunkSize: 1 << 12) == plain, "seed \(seed), chunk \(aheadChunk), headroom \(headroom)")
+            }
+        }
+        for fixture in Fixture.all {
+            let bytes = try fixture.annexB()
+            let plain = try Self.read(MemorySource(bytes), chunkSize: 1 << 20)
+            let ahead = ReadAhead(MemorySource(bytes, chunkSize: 4093), chunkSize: 8192, headroom: 1024,
+                                  findsStartCodes: true, searchedEighths: searchedEighths)
+            #expect(try Self.read(ahead, chunkSize: 1 << 14) == plain, "\(fixture)")
+        }
+    }
+
     static func readLengthPrefixed(_ source: some ByteSource, chunkSize: Int) throws -> Reading {
         var reader = try LengthPrefixedReader(source, lengthSize: 4, chunkSize: chunkSize)
         var reading = Reading()
