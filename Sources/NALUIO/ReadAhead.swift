@@ -126,60 +126,11 @@ package final class ReadAhead: ChunkExchanger {
 extension ReadAhead: ByteSource, ChunkExchangingSource {
     package var chunkExchanger: (any ChunkExchanger)? { self }
 
-    /// Whether a second CPU is likely free for the read-ahead thread: it only pays when the
-    /// thread gets a core of its own; sharing one, the two threads cost ~15–20% more time than
-    /// one. On Linux: the affinity mask (`Cpus_allowed` in `/proc/self/status`) and the cgroup's
-    /// CPU quota (`/sys/fs/cgroup/cpu.max`) must allow two CPUs (a Slurm job or a container held
-    /// to one CPU reads on one thread), and the last minute's load average
-    /// (`/proc/loadavg`) must leave at least half a CPU spare (a machine busy with other work).
-    /// The environment variable `NALU_READ_AHEAD` overrides the guess: `0` never, `1` always.
-    package static var hasSecondCPU: Bool {
-        if let setting = getenv("NALU_READ_AHEAD") {
-            switch String(cString: setting) {
-            case "0": return false
-            case "1": return true
-            default: break
-            }
-        }
-        #if os(Linux)
-        // "Cpus_allowed:\tff,ffffffff": a hexadecimal mask in comma-separated groups.
-        guard let status = smallFile("/proc/self/status"),
-              let mask = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed:") }) else { return false }
-        let allowed = mask.dropFirst("Cpus_allowed:".count).split(separator: ",")
-            .reduce(0) { $0 + (UInt64(String($1.filter { !$0.isWhitespace }), radix: 16)?.nonzeroBitCount ?? 0) }
-        guard allowed >= 2 else { return false }
-        // "2.31 1.80 …": the first figure is the last minute's load average.
-        if let load = smallFile("/proc/loadavg")?.split(separator: " ").first.flatMap({ Double($0) }),
-           load > Double(allowed) - 0.5 {
-            return false
-        }
-        // "max 100000" or "150000 100000": a quota under two periods allows less than two CPUs.
-        if let quota = smallFile("/sys/fs/cgroup/cpu.max")?.split(whereSeparator: \.isWhitespace),
-           quota.count >= 2, let limit = Int(quota[0]), let period = Int(quota[1]), period > 0, limit / 2 < period {
-            return false
-        }
-        return true
-        #else
-        return sysconf(Int32(_SC_NPROCESSORS_ONLN)) >= 2
-        #endif
-    }
-
-    /// The first 8 KiB of a small system file as text, or `nil`.
-    private static func smallFile(_ path: String) -> String? {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var bytes = [UInt8](repeating: 0, count: 8192)
-        var filled = 0
-        while filled < bytes.count {
-            let count = (try? bytes.withUnsafeMutableBytes {
-                try FileSource.read(descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), path: path)
-            }) ?? 0
-            if count <= 0 { break }
-            filled += count
-        }
-        return String(decoding: bytes[0..<filled], as: UTF8.self)
-    }
+    /// Whether a second CPU is likely free for the read-ahead thread (``SecondCPU``): it only
+    /// pays when the thread gets a core of its own; sharing one, the two threads cost ~15–20%
+    /// more time than one. The environment variable `NALU_READ_AHEAD` overrides the guess: `0`
+    /// never, `1` always.
+    package static var hasSecondCPU: Bool { SecondCPU.isLikelyFree(unless: "NALU_READ_AHEAD") }
 }
 
 extension ReadAhead {
