@@ -46,13 +46,17 @@ package final class ReadAhead: ChunkExchanger {
     ///   - depth: filled buffers that may wait for the reader.
     ///   - findsStartCodes: whether the thread also finds the Annex-B start codes of each buffer
     ///     (``StartCodeCandidates``), while its bytes are in that core's cache.
+    ///   - lengthSize: for a length-prefixed stream, its length size: the thread also follows
+    ///     the lengths through each buffer (``LengthChain``), so the reader can load its next NAL
+    ///     units ahead.
     ///   - searchedEighths: with `findsStartCodes`, how much of each buffer the thread searches
     ///     (0–8 eighths, from its first byte) for good; `nil` lets it move with the load
     ///     (``State/balanceWork(threadWaits:)``).
     package init(_ source: any ByteSource, chunkSize: Int = 512 << 10, headroom: Int = 256 << 10, depth: Int = 2,
-                 findsStartCodes: Bool = false, searchedEighths: Int? = nil) {
+                 findsStartCodes: Bool = false, lengthSize: Int? = nil, searchedEighths: Int? = nil) {
         state = State(source: source, headroom: max(0, headroom), chunkSize: max(1, chunkSize), depth: max(1, depth),
-                      findsStartCodes: findsStartCodes, searchedEighths: searchedEighths.map { min(8, max(0, $0)) })
+                      findsStartCodes: findsStartCodes, searchedEighths: searchedEighths.map { min(8, max(0, $0)) },
+                      chain: lengthSize.map { LengthChain(lengthSize: $0) })
     }
 
     deinit {
@@ -164,11 +168,15 @@ extension ReadAhead {
         private var searchedEighths: Int
         /// Whether `searchedEighths` follows the load.
         private let balances: Bool
+        /// The length fields followed through the buffers (length-prefixed input); the thread's.
+        private var chain: LengthChain?
 
         let findsStartCodes: Bool
 
-        init(source: any ByteSource, headroom: Int, chunkSize: Int, depth: Int, findsStartCodes: Bool, searchedEighths: Int?) {
+        init(source: any ByteSource, headroom: Int, chunkSize: Int, depth: Int, findsStartCodes: Bool, searchedEighths: Int?,
+             chain: LengthChain?) {
             self.source = source
+            self.chain = chain
             self.findsStartCodes = findsStartCodes
             self.searchedEighths = searchedEighths ?? 8
             balances = searchedEighths == nil
@@ -264,6 +272,10 @@ extension ReadAhead {
                     let end = headroom + (searched == 8 ? count : count / 8 * searched)
                     candidates = StartCodeCandidates(of: UnsafeRawBufferPointer(rebasing: buffer[headroom..<end]))
                 }
+                var unitHints: [UInt32] = []
+                if chain != nil, error == nil, count > 0 {
+                    unitHints = chain?.positions(in: UnsafeRawBufferPointer(rebasing: buffer[headroom..<(headroom + count)])) ?? []
+                }
                 lock()
                 if cancelled {
                     unlock()
@@ -275,7 +287,9 @@ extension ReadAhead {
                     free.append(buffer)
                     ended = true
                 } else {
-                    filled.append(ExchangedChunk(storage: buffer, start: headroom, count: count, candidates: candidates))
+                    var chunk = ExchangedChunk(storage: buffer, start: headroom, count: count, candidates: candidates)
+                    chunk.unitHints = unitHints
+                    filled.append(chunk)
                     if count == 0 { ended = true }
                 }
                 pthread_cond_signal(filledCondition)

@@ -56,13 +56,14 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
 
     /// From the next stream read on, reads the rest of the stream on a thread of its own, ahead
     /// of the reader (``ReadAhead``), so reading and parsing overlap on two cores; with
-    /// `findingStartCodes`, that thread also finds the Annex-B start codes of what it read.
+    /// `findingStartCodes`, that thread also finds the Annex-B start codes of what it read, and
+    /// with `lengthSize` it follows the length fields of a length-prefixed stream.
     /// Positioned reads are not affected. Does nothing when the process may use only one CPU
     /// (``ReadAhead/hasSecondCPU``) or the descriptor cannot be duplicated (reads stay on the
     /// caller's thread).
-    public func readAheadFromNextRead(findingStartCodes: Bool) {
+    public func readAheadFromNextRead(findingStartCodes: Bool, lengthSize: Int? = nil) {
         guard readAhead == nil, ReadAhead.hasSecondCPU, let source = DuplicatedDescriptorSource(duplicating: descriptor, path: path) else { return }
-        readAhead = ReadAhead(source, findsStartCodes: findingStartCodes)
+        readAhead = ReadAhead(source, findsStartCodes: findingStartCodes, lengthSize: lengthSize)
     }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -249,7 +249,8 @@ public final class MediaSource {
         if options.readsAhead {
             // Read (and search for start codes) on a second thread; the reader replays the
             // bytes it read to detect the format first.
-            input.readAheadFromNextRead(findingStartCodes: reader.format == .annexB)
+            input.readAheadFromNextRead(findingStartCodes: reader.format == .annexB,
+                                        lengthSize: reader.format == .lengthPrefixed ? reader.lengthSize : nil)
         }
         elementary = reader
         codec = reader.codec

@@ -117,8 +117,12 @@ import NALUIO
         let plain = try Self.readLengthPrefixed(MemorySource(bytes), chunkSize: 1 << 20)
         #expect(plain.units.count > 0)
         for (readSize, aheadChunk, headroom) in [(4093, 8192, 1024), (1 << 20, 1 << 16, 1 << 15), (100, 5000, 0), (7, 3, 2)] {
-            let ahead = ReadAhead(MemorySource(bytes, chunkSize: readSize), chunkSize: aheadChunk, headroom: headroom)
-            #expect(try Self.readLengthPrefixed(ahead, chunkSize: 1 << 14) == plain, "read \(readSize), chunk \(aheadChunk), headroom \(headroom)")
+            for lengthSize in [nil, 4] as [Int?] {
+                let ahead = ReadAhead(MemorySource(bytes, chunkSize: readSize), chunkSize: aheadChunk, headroom: headroom,
+                                      lengthSize: lengthSize)
+                #expect(try Self.readLengthPrefixed(ahead, chunkSize: 1 << 14) == plain,
+                        "read \(readSize), chunk \(aheadChunk), headroom \(headroom), lengths followed: \(lengthSize != nil)")
+            }
         }
     }
 

@@ -12,6 +12,9 @@ package struct ExchangedChunk {
     package var candidates: StartCodeCandidates
     /// The index in `storage` the candidates' offsets count from.
     package var candidatesOrigin: Int
+    /// For a length-prefixed stream, where its length fields start (``LengthChain``), at offsets
+    /// from ``candidatesOrigin``: hints for loading ahead, empty when not followed.
+    package var unitHints: [UInt32] = []
 
     package init(storage: UnsafeMutableRawBufferPointer, start: Int, count: Int,
                  candidates: StartCodeCandidates = StartCodeCandidates()) {

@@ -50,9 +50,13 @@ public struct LengthPrefixedReader<Source: ByteSource> {
             // Every complete length + NAL unit in the buffer; the walk stops at a partial one or
             // at a length above the limit, which is an error even before its bytes are in.
             let bytes = buffer.bytes
+            let readBuffer = buffer
             try LengthPrefixed.forEachCompleteNALUnit(in: bytes, position: &position, lengthSize: lengthSize,
                                                       baseOffset: buffer.baseOffset, maxNALUnitSize: maxNALUnitSize,
-                                                      zeroLengthNALUnits: &zeroLengthNALUnits, lendable: lendable, body)
+                                                      zeroLengthNALUnits: &zeroLengthNALUnits, lendable: lendable) { unit in
+                readBuffer.touchUnitsAhead(after: unit.offset)
+                try body(unit)
+            }
             if bytes.count - position >= lengthSize {
                 let length = LengthPrefixed.length(in: bytes, at: position, lengthSize: lengthSize)
                 if length > maxNALUnitSize {

@@ -35,6 +35,13 @@ final class ReadBuffer {
     private var touchedUpTo = 0
     /// Where the touched bytes are folded, so the loads are not optimised away.
     private var touchSink: UInt8 = 0
+    /// Where the length fields of the last exchanged chunk start (``ExchangedChunk/unitHints``),
+    /// at offsets from stream offset `hintsOrigin`.
+    private var unitHints: [UInt32] = []
+    private var hintsOrigin: Int64 = 0
+    /// Index of the first hint past the last NAL unit read, and of the first not yet loaded.
+    private var hintCursor = 0
+    private var hintsTouchedUpTo = 0
 
     init(capacity: Int) {
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, capacity), alignment: 16)
@@ -139,6 +146,10 @@ final class ReadBuffer {
                 candidateCursor = 0
                 touchedUpTo = 0
             }
+            unitHints = chunk.unitHints
+            hintsOrigin = chunkOffset - Int64(chunk.start - chunk.candidatesOrigin)
+            hintCursor = 0
+            hintsTouchedUpTo = 0
             return chunk.count
         }
         // A NAL unit larger than the room in front: copy what fits after it, keep the rest.
@@ -194,6 +205,31 @@ final class ReadBuffer {
         }
         touchSink = folded
         touchedUpTo = last
+    }
+
+    /// Loads ahead the first bytes of the length-prefixed NAL units after the one at stream
+    /// offset `offset` (its first byte after the length), as ``touchAhead(_:from:origin:bytes:)``
+    /// does for start codes: the source's thread followed the lengths (``LengthChain``) where
+    /// it read them, so the lengths this reader reads next are in this core's cache.
+    func touchUnitsAhead(after offset: Int64) {
+        guard !unitHints.isEmpty else { return }
+        var cursor = hintCursor
+        while cursor < unitHints.count, hintsOrigin &+ Int64(unitHints[cursor]) < offset { cursor &+= 1 }
+        hintCursor = cursor
+        guard cursor &+ Self.touchDistance >= hintsTouchedUpTo else { return }
+        let bytes = self.bytes
+        let origin = Int(hintsOrigin - baseOffset)
+        let first = max(hintsTouchedUpTo, cursor)
+        let last = min(unitHints.count, cursor &+ Self.touchDistance &+ Self.touchBatch)
+        var folded = touchSink
+        var index = first
+        while index < last {
+            let position = origin &+ Int(unitHints[index])
+            if position >= 0, position < bytes.count { folded |= bytes[position] }
+            index &+= 1
+        }
+        touchSink = folded
+        hintsTouchedUpTo = last
     }
 
     private func findWithCandidates(in bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
