@@ -1,6 +1,7 @@
 // Length-prefixed reader: LengthPrefixedReader (streaming) against LengthPrefixed.forEachNALUnit
 // (in memory). The first byte picks the length size (1, 2, 4, or the invalid 3); the rest is the
-// stream. Property: both give the same NAL units, and fail together, whatever the read chunking.
+// stream. Property: both give the same NAL units, and fail together, whatever the read chunking;
+// the read-ahead's LengthChain gives positions inside each buffer, ascending.
 import NALU
 
 enum LengthPrefixedHarness {
@@ -37,6 +38,20 @@ enum LengthPrefixedHarness {
             }
             try fuzzCheck(failed == referenceFailed, "reader failed: \(failed), in memory failed: \(referenceFailed), chunks \(chunks)")
             try fuzzCheck(units == reference, "reader and in-memory units differ, chunks \(chunks)")
+        }
+
+        // The read-ahead thread's length chain (hints for loading ahead): whatever the bytes,
+        // its positions lie inside the buffer they are for, ascending, at most the limit each.
+        var chain = LengthChain(lengthSize: lengthSize)
+        let step = max(1, random.below(bytes.count + 1))
+        var start = 0
+        while start < bytes.count {
+            let end = min(bytes.count, start + step)
+            let positions = bytes[start..<end].withUnsafeBytes { chain.positions(in: $0) }
+            try fuzzCheck(positions.count <= LengthChain.limit, "\(positions.count) positions in one buffer")
+            try fuzzCheck(zip(positions, positions.dropFirst()).allSatisfy { $0 < $1 }, "positions not ascending")
+            try fuzzCheck(positions.allSatisfy { Int($0) + lengthSize <= end - start }, "a position past its buffer")
+            start = end
         }
     }
 }
