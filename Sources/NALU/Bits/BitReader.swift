@@ -95,13 +95,25 @@ public struct BitReader: Sendable {
     /// rejected, so the value always fits in `UInt32` (at most 2^32 − 2).
     public mutating func ue(_ field: StaticString) throws(NALUError) -> UInt32 {
         let start = position
+        let bytes = rbsp.bytes
+        let end = bytes.count * 8
         var leadingZeros = 0
+        // The leading zero bits a byte at a time: the rest of the current byte, shifted up.
         while true {
-            guard bitsLeft > 0 else { position = start; throw error(.truncated, field) }
-            let bit = try u(1, field)
-            if bit == 1 { break }
-            leadingZeros += 1
+            guard position < end else { position = start; throw error(.truncated, field) }
+            let used = position & 7
+            let rest = bytes[bytes.startIndex + position >> 3] << UInt8(used)
+            if rest == 0 {
+                leadingZeros += 8 - used
+                position += 8 - used
+                if leadingZeros > 31 { position = start; throw error(.expGolombOverflow, field) }
+                continue
+            }
+            let zeros = rest.leadingZeroBitCount
+            leadingZeros += zeros
             if leadingZeros > 31 { position = start; throw error(.expGolombOverflow, field) }
+            position += zeros + 1 // and the 1 bit
+            break
         }
         if leadingZeros == 0 { return 0 }
         guard leadingZeros <= bitsLeft else { position = start; throw error(.truncated, field) }

@@ -42,16 +42,16 @@ public struct BitWriter: Sendable {
     /// `u(n)`: the low `count` bits (0...64) of `value`, most significant first.
     public mutating func u(_ count: Int, _ value: UInt64) {
         var remaining = min(max(count, 0), 64)
+        // As many bits as the current byte has room for at a time (whole bytes when aligned).
         while remaining > 0 {
-            if bitCount & 7 == 0 && remaining >= 8 {
-                // Whole bytes while aligned.
-                remaining -= 8
-                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(remaining)))
-                bitCount += 8
-                continue
-            }
-            remaining -= 1
-            bit((value >> UInt64(remaining)) & 1 == 1)
+            let used = bitCount & 7
+            if used == 0 { bytes.append(0) }
+            let room = 8 - used
+            let take = min(room, remaining)
+            remaining -= take
+            let chunk = UInt8(truncatingIfNeeded: (value >> UInt64(remaining)) & ((1 << UInt64(take)) - 1))
+            bytes[bytes.count - 1] |= chunk << UInt8(room - take)
+            bitCount += take
         }
     }
 
@@ -142,15 +142,27 @@ extension BitReader {
         let bytes = rbsp.bytes
         let begin = max(0, min(start, position))
         let count = position - begin
-        var out = [UInt8](repeating: 0, count: (count + 7) / 8)
-        var index = 0
-        while index < count {
-            let source = begin + index
-            let byte = bytes[bytes.startIndex + source / 8]
-            if byte >> UInt8(7 - source & 7) & 1 == 1 {
-                out[index / 8] |= 0x80 >> UInt8(index & 7)
+        let outCount = (count + 7) / 8
+        guard outCount > 0 else { return .empty }
+        // Each output byte is the 16 source bits from `begin`'s byte, shifted by its bit offset.
+        // Source bytes `first ..< first + outCount` hold the bits (`position` is inside `bytes`);
+        // the byte after them is read only when there is one.
+        let shift = UInt16(begin & 7)
+        let first = begin >> 3
+        let out = bytes.withUnsafeBufferPointer { source in
+            [UInt8](unsafeUninitializedCapacity: outCount) { buffer, initialized in
+                guard let from = source.baseAddress, let to = buffer.baseAddress, first &+ outCount <= source.count else { return }
+                var word = UInt16(from[first]) << 8
+                for index in 0..<outCount {
+                    let next = index &+ 1 < outCount || first &+ outCount < source.count ? from[first &+ index &+ 1] : 0
+                    word |= UInt16(next)
+                    to[index] = UInt8(truncatingIfNeeded: (word << shift) >> 8)
+                    word = UInt16(next) << 8
+                }
+                // Bits past `count` are zero.
+                if count & 7 != 0 { to[outCount &- 1] &= UInt8(truncatingIfNeeded: 0xFF00 >> (count & 7)) }
+                initialized = outCount
             }
-            index += 1
         }
         return RBSPBits(bytes: out, bitCount: count)
     }
