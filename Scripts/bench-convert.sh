@@ -5,6 +5,7 @@
 #   Scripts/bench-convert.sh            # make the inputs (once, minutes), then measure (5 runs)
 #   Scripts/bench-convert.sh --make     # only make the inputs
 #   RUNS=9 Scripts/bench-convert.sh     # more runs per command
+#   SHAPES=small.h264 Scripts/bench-convert.sh   # measure only these shapes (space-separated)
 #   NALU_READ_AHEAD=0 Scripts/bench-convert.sh   # one thread (1: read ahead whatever the load)
 #
 # Shapes (Benchmarks/data, gitignored):
@@ -100,7 +101,8 @@ row() { # job, input, nalu command, ffmpeg command or ""
     rm -f "$out"/*
 }
 
-for name in small.h264 cavlc.h264 hevc.h265; do
+for name in ${SHAPES:-small.h264 cavlc.h264 hevc.h265}; do
+    [ -s "$data/$name" ] || { echo "bench-convert.sh: unknown shape $name (small.h264, cavlc.h264, hevc.h265)" >&2; exit 64; }
     in=$data/$name
     case $name in *.h264) bsf=h264_mp4toannexb fmt=h264 ;; *) bsf=hevc_mp4toannexb fmt=hevc ;; esac
     echo
