@@ -64,6 +64,9 @@ package final class ReadAhead: ChunkExchanger {
         if let pending { pending.storage.deallocate() }
     }
 
+    /// Whether the thread was started (a read happened).
+    package var hasStarted: Bool { started }
+
     /// Starts the thread (once); until then nothing is read.
     package func start() {
         guard !started else { return }

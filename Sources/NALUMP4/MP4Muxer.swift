@@ -203,6 +203,31 @@ public final class MP4Muxer<Sink: ByteSink> {
         try append(unit, firstVCL: step.isFirstVCL)
     }
 
+    /// Feeds the next NAL unit with what the stream's access-unit splitter and picture order
+    /// counter made of it, run elsewhere (a thread reading ahead, ``NALUMedia``'s
+    /// `ParsingAhead`): the access unit it completed, whether it is its access unit's first VCL
+    /// NAL unit, and then the picture order count and reorder limit
+    /// (``NALU/AccessUnitSplitter/pictureOrderCount(after:counter:offset:)``, the counter told of
+    /// each end of sequence). A muxer fed this way is fed only this way; end with
+    /// ``finish(lastAccessUnit:)``.
+    package func push(_ unit: NALUnitView, completed: AccessUnitSummary?, isFirstVCL: Bool,
+                      pictureOrder: (PictureOrderCount, reorderLimit: Int)?) throws {
+        if let completed { try complete(completed) }
+        if isFirstVCL, let (poc, limit) = pictureOrder {
+            currentPOC = poc
+            currentReorderLimit = limit
+        }
+        try append(unit, firstVCL: isFirstVCL)
+    }
+
+    /// ``finish()`` for a muxer fed with the splitter's results (``push(_:completed:isFirstVCL:pictureOrder:)``):
+    /// `lastAccessUnit` is the splitter's ``NALU/AccessUnitSplitter/finish()``.
+    @discardableResult
+    package func finish(lastAccessUnit: AccessUnitSummary?) throws -> MP4MuxerSummary {
+        if let lastAccessUnit { try complete(lastAccessUnit) }
+        return try finish()
+    }
+
     /// Writes out what the output still points to in NAL units pushed as lent
     /// (``NALU/NALUnitView/isLendable``, from a reader given a `beforeReuse` hook): call it from
     /// that hook, before the reader reuses their memory. Only the streamed path to an

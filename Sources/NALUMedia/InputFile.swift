@@ -66,6 +66,16 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         readAhead = ReadAhead(source, findsStartCodes: findingStartCodes, lengthSize: lengthSize)
     }
 
+    /// Gives up reading ahead (``readAheadFromNextRead(findingStartCodes:lengthSize:)``) when its
+    /// thread has not started: stream reads then stay on the caller's thread. Returns whether no
+    /// read-ahead thread runs.
+    package func dropIdleReadAhead() -> Bool {
+        guard let readAhead else { return true }
+        guard !readAhead.hasStarted else { return false }
+        self.readAhead = nil
+        return true
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         if let readAhead { return try readAhead.read(into: buffer) }
         return try FileSource.read(descriptor, into: buffer, path: path)

@@ -21,6 +21,7 @@ extension MediaSink {
     /// (``NALU/NALUnitView/isLendable``): a sink may keep pointers into the reader's buffer until
     /// ``returnLent()``, which the reader calls before reusing it.
     public func write(_ source: MediaSource) throws -> MediaSinkReport {
+        if let sink = self as? MP4FileSink, let report = try sink.writeParsingAhead(source) { return report }
         try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
         return try finish()
     }
@@ -213,7 +214,11 @@ public final class MP4FileSink: MediaSink {
     }
 
     public func finish() throws -> MediaSinkReport {
-        let summary = try muxer.finish()
+        report(try muxer.finish())
+    }
+
+    /// The report of a finished muxer.
+    func report(_ summary: MP4MuxerSummary) -> MediaSinkReport {
         var notes: [String] = []
         if summary.parameterSetsInBandAfterChange {
             notes.append("the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on")

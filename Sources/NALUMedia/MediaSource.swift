@@ -111,6 +111,8 @@ public final class MediaSource {
     /// Whether an MP4 input came through a pipe and was spooled.
     public let spooled: Bool
     private var elementary: ElementaryStreamReader<ReplaySource<InputFile>>?
+    /// The input file, for a raw elementary stream (``readsOnOneThread()``).
+    private var elementaryInput: InputFile?
     /// The demultiplexer of a transport stream input, and the reader of its video payload.
     private let transportReader: TransportStreamReader<ReplaySource<InputFile>>?
     private var transportElementary: ElementaryStreamReader<ReplaySource<TransportStreamReader<ReplaySource<InputFile>>>>?
@@ -253,6 +255,7 @@ public final class MediaSource {
                                         lengthSize: reader.format == .lengthPrefixed ? reader.lengthSize : nil)
         }
         elementary = reader
+        elementaryInput = input
         codec = reader.codec
         container = reader.format == .annexB ? .annexB : .lengthPrefixed(lengthSize: reader.lengthSize ?? 4)
         outOfBandParameterSets = record?.parameterSets ?? []
@@ -316,6 +319,26 @@ public final class MediaSource {
             defer { transportElementary = reader }
             try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         }
+    }
+
+    /// Whether the NAL units can be read on one other thread with a ``NALU/BufferRetirement``
+    /// (``forEachNALUnit(beforeReuse:retirement:_:)``): a raw Annex-B stream without out-of-band
+    /// parameter sets, whose input reads on the caller's thread (an idle read-ahead is dropped,
+    /// so only the thread reading the NAL units reads the file).
+    package func readsOnOneThread() -> Bool {
+        guard let elementary, elementary.format == .annexB, outOfBandParameterSets.isEmpty,
+              let elementaryInput else { return false }
+        return elementaryInput.dropIdleReadAhead()
+    }
+
+    /// As ``forEachNALUnit(sampleStarts:beforeReuse:_:)`` for a source that
+    /// ``readsOnOneThread()``: the reader's buffers go to `retirement`.
+    package func forEachNALUnit(beforeReuse: @escaping () throws -> Void, retirement: any BufferRetirement,
+                                _ body: (NALUnitView) throws -> Void) throws {
+        guard var reader = elementary else { return }
+        elementary = nil
+        defer { elementary = reader }
+        try reader.forEachNALUnit(beforeReuse: beforeReuse, retirement: retirement, body)
     }
 
     /// An access unit as ``forEachAccessUnit(_:)`` yields it.

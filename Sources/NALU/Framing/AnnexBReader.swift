@@ -42,8 +42,15 @@ public struct AnnexBReader<Source: ByteSource> {
     ///   - chunkSize: how much to read at a time.
     ///   - maxNALUnitSize: a NAL unit larger than this is an error (memory stays bounded).
     public init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30) {
+        self.init(source, chunkSize: chunkSize, maxNALUnitSize: maxNALUnitSize, retirement: nil)
+    }
+
+    /// A reader whose buffers, once NAL units were delivered from them, go to `retirement`
+    /// instead of being reused (``BufferRetirement``): lent views then stay valid after the
+    /// `beforeReuse` hook, until the retirement lets their buffer go.
+    package init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30, retirement: (any BufferRetirement)?) {
         self.source = source
-        self.buffer = ReadBuffer(capacity: max(64, chunkSize))
+        self.buffer = ReadBuffer(capacity: max(64, chunkSize), retirement: retirement)
         self.maxNALUnitSize = max(64, maxNALUnitSize)
     }
 

@@ -79,9 +79,17 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     /// Calls `body` for every NAL unit in stream order; with a `beforeReuse` hook the views are
     /// lendable (``NALUnitView/isLendable``; ``AnnexBReader/forEachNALUnit(beforeReuse:_:)``).
     package mutating func forEachNALUnit(beforeReuse: (() throws -> Void)?, _ body: (NALUnitView) throws -> Void) throws {
+        try forEachNALUnit(beforeReuse: beforeReuse, retirement: nil, body)
+    }
+
+    /// As ``forEachNALUnit(beforeReuse:_:)``; an Annex-B stream's buffers go to `retirement`
+    /// (``BufferRetirement``), so lent views outlive the hook. Length-prefixed streams ignore it:
+    /// check ``format`` first.
+    package mutating func forEachNALUnit(beforeReuse: (() throws -> Void)?, retirement: (any BufferRetirement)?,
+                                         _ body: (NALUnitView) throws -> Void) throws {
         switch format {
         case .annexB:
-            var reader = AnnexBReader(source, chunkSize: chunkSize)
+            var reader = AnnexBReader(source, chunkSize: chunkSize, retirement: retirement)
             defer {
                 leadingGarbageBytes = reader.leadingGarbageBytes
                 emptyNALUnits = reader.emptyNALUnits

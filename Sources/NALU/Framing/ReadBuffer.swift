@@ -43,11 +43,17 @@ final class ReadBuffer {
     private var hintCursor = 0
     private var hintsTouchedUpTo = 0
 
-    init(capacity: Int) {
+    /// Where buffers that held delivered bytes go (``BufferRetirement``); `nil`: they are reused.
+    private let retirement: (any BufferRetirement)?
+
+    init(capacity: Int, retirement: (any BufferRetirement)? = nil) {
+        self.retirement = retirement
         storage = UnsafeMutableRawBufferPointer.allocate(byteCount: max(16, capacity), alignment: 16)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        if let retirement { retirement.retire(storage) } else { storage.deallocate() }
+    }
 
     var capacity: Int { storage.count }
 
@@ -61,7 +67,8 @@ final class ReadBuffer {
         head += dropped
         filled -= dropped
         baseOffset += Int64(dropped)
-        if filled == 0 { head = 0 }
+        // (With a retirement the bytes before `head` may still be read: never written again.)
+        if filled == 0 && retirement == nil { head = 0 }
     }
 
     /// Makes room to read into. When less than a quarter of the buffer is free after the data,
@@ -76,6 +83,7 @@ final class ReadBuffer {
 
     private func makeRoom(limit: Int) -> Bool {
         guard capacity - head - filled < max(1, capacity / 4) else { return true }
+        if let retirement { return moveToNewBuffer(limit: limit, retirement) }
         if head > 0, let base = storage.baseAddress {
             if filled > 0 { base.copyMemory(from: UnsafeRawPointer(base + head), byteCount: filled) }
             head = 0
@@ -89,6 +97,27 @@ final class ReadBuffer {
         }
         storage.deallocate()
         storage = bigger
+        return true
+    }
+
+    /// ``makeRoom(limit:)`` with a ``BufferRetirement``: the bytes go to the front of another
+    /// buffer (of twice the capacity, up to `limit`, when they take more than three quarters of
+    /// one), and this one is retired, never written again.
+    private func moveToNewBuffer(limit: Int, _ retirement: any BufferRetirement) -> Bool {
+        var newCapacity = capacity
+        if capacity - filled < max(1, capacity / 4) && capacity < limit {
+            newCapacity = min(limit, capacity * 2)
+        }
+        // Nothing to gain from a buffer of the same size when the bytes are at its front already.
+        guard head > 0 || newCapacity > capacity else { return filled < capacity }
+        let fresh = retirement.reusableBuffer(byteCount: newCapacity)
+            ?? UnsafeMutableRawBufferPointer.allocate(byteCount: newCapacity, alignment: 16)
+        if let to = fresh.baseAddress, let from = storage.baseAddress, filled > 0 {
+            to.copyMemory(from: UnsafeRawPointer(from + head), byteCount: filled)
+        }
+        retirement.retire(storage)
+        storage = fresh
+        head = 0
         return true
     }
 
@@ -133,7 +162,7 @@ final class ReadBuffer {
             if filled > 0 {
                 (to + chunk.start - filled).copyMemory(from: UnsafeRawPointer(from + head), byteCount: filled)
             }
-            exchanger.giveBack(storage)
+            if let retirement { retirement.retire(storage) } else { exchanger.giveBack(storage) }
             storage = chunk.storage
             head = chunk.start - filled
             let chunkOffset = baseOffset + Int64(filled)
