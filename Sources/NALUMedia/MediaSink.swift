@@ -21,7 +21,12 @@ extension MediaSink {
     /// (``NALU/NALUnitView/isLendable``): a sink may keep pointers into the reader's buffer until
     /// ``returnLent()``, which the reader calls before reusing it.
     public func write(_ source: MediaSource) throws -> MediaSinkReport {
-        if let sink = self as? MP4FileSink, let report = try sink.writeParsingAhead(source) { return report }
+        if let sink = self as? MP4FileSink, let report = try sink.writeParsingAhead(source, always: false) { return report }
+        return try writeOnOneThread(source)
+    }
+
+    /// ``write(_:)`` with every NAL unit read and pushed on the caller's thread.
+    package func writeOnOneThread(_ source: MediaSource) throws -> MediaSinkReport {
         try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
         return try finish()
     }

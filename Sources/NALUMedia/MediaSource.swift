@@ -69,8 +69,9 @@ public struct MediaSourceOptions: Sendable {
     /// Whether a raw stream (Annex-B or length-prefixed) or a transport stream is read on a
     /// second thread ahead of the parser, which for Annex-B also finds the start codes (the
     /// default; only when a second CPU is likely free, ``NALUIO/ReadAhead/hasSecondCPU``). Wall
-    /// time drops by 5–25%; CPU time rises by 10–40% (the bytes cross between cores). `false`
-    /// keeps every read on the caller's thread.
+    /// time drops by 5–25%; CPU time rises by 10–40% (the bytes cross between cores). An
+    /// Annex-B stream muxed to MP4 is instead read and split into access units on the second
+    /// thread (``MP4FileSink``). `false` keeps every read on the caller's thread.
     public var readsAhead = true
 
     public init(codec: Codec? = nil, lengthSize: Int? = nil, record: DecoderConfigurationRecord? = nil, spoolDirectory: String? = nil,
@@ -113,6 +114,8 @@ public final class MediaSource {
     private var elementary: ElementaryStreamReader<ReplaySource<InputFile>>?
     /// The input file, for a raw elementary stream (``readsOnOneThread()``).
     private var elementaryInput: InputFile?
+    /// ``MediaSourceOptions/readsAhead``.
+    private var readsAhead = true
     /// The demultiplexer of a transport stream input, and the reader of its video payload.
     private let transportReader: TransportStreamReader<ReplaySource<InputFile>>?
     private var transportElementary: ElementaryStreamReader<ReplaySource<TransportStreamReader<ReplaySource<InputFile>>>>?
@@ -130,6 +133,7 @@ public final class MediaSource {
     ///   record or length size for a file that has its own).
     public init(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws {
         self.path = path
+        readsAhead = options.readsAhead
         let input = try InputFile(path: path)
         var prefix = [UInt8](repeating: 0, count: Self.sniffLength)
         let filled = try prefix.withUnsafeMutableBytes { try input.readFully(into: $0) }
@@ -323,10 +327,11 @@ public final class MediaSource {
 
     /// Whether the NAL units can be read on one other thread with a ``NALU/BufferRetirement``
     /// (``forEachNALUnit(beforeReuse:retirement:_:)``): a raw Annex-B stream without out-of-band
-    /// parameter sets, whose input reads on the caller's thread (an idle read-ahead is dropped,
-    /// so only the thread reading the NAL units reads the file).
+    /// parameter sets, opened with ``MediaSourceOptions/readsAhead``, whose input is not read
+    /// ahead yet (its idle read-ahead is dropped: only the thread reading the NAL units reads
+    /// the file).
     package func readsOnOneThread() -> Bool {
-        guard let elementary, elementary.format == .annexB, outOfBandParameterSets.isEmpty,
+        guard readsAhead, let elementary, elementary.format == .annexB, outOfBandParameterSets.isEmpty,
               let elementaryInput else { return false }
         return elementaryInput.dropIdleReadAhead()
     }

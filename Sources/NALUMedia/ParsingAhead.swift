@@ -28,7 +28,7 @@ import NALUMP4
 /// last batch and is thrown by the caller after it pushed the NAL units before it, where the
 /// one-thread path throws it. An error of the caller (a write) stops the thread at its next
 /// batch; the caller waits for it before returning, so the source is never used by two threads.
-final class ParsingAhead: @unchecked Sendable {
+package final class ParsingAhead: @unchecked Sendable {
     /// A NAL unit and what the splitter made of it.
     struct Record {
         var unit: NALUnitView
@@ -200,13 +200,13 @@ final class ParsingAhead: @unchecked Sendable {
 }
 
 extension ParsingAhead: BufferRetirement {
-    func retire(_ buffer: UnsafeMutableRawBufferPointer) {
+    package func retire(_ buffer: UnsafeMutableRawBufferPointer) {
         lock()
         retired.append(buffer)
         unlock()
     }
 
-    func reusableBuffer(byteCount: Int) -> UnsafeMutableRawBufferPointer? {
+    package func reusableBuffer(byteCount: Int) -> UnsafeMutableRawBufferPointer? {
         lock()
         defer { unlock() }
         guard let index = reusable.lastIndex(where: { $0.count == byteCount }) else { return nil }
@@ -215,10 +215,13 @@ extension ParsingAhead: BufferRetirement {
 }
 
 extension MP4FileSink {
-    /// ``MediaSink/write(_:)`` with the parsing on a second thread (``ParsingAhead``), where it
-    /// applies; `nil` (nothing read) where it does not.
-    func writeParsingAhead(_ source: MediaSource) throws -> MediaSinkReport? {
-        guard ParsingAhead.applies(to: source), let summary = try ParsingAhead.mux(source, into: muxer) else { return nil }
+    /// ``MediaSink/write(_:)`` with the parsing on a second thread (``ParsingAhead``): where it
+    /// pays (`always` false: ``ParsingAhead/applies(to:)``) or wherever the source allows it
+    /// (`always` true: ``MediaSource/readsOnOneThread()``, whatever the CPUs); `nil`, nothing
+    /// read, where it does not apply or no thread can be started.
+    package func writeParsingAhead(_ source: MediaSource, always: Bool) throws -> MediaSinkReport? {
+        guard always ? source.readsOnOneThread() : ParsingAhead.applies(to: source),
+              let summary = try ParsingAhead.mux(source, into: muxer) else { return nil }
         return report(summary)
     }
 }
