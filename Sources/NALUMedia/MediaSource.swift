@@ -327,12 +327,13 @@ public final class MediaSource {
 
     /// Whether the NAL units can be read on one other thread with a ``NALU/BufferRetirement``
     /// (``forEachNALUnit(beforeReuse:retirement:_:)``): a raw Annex-B stream without out-of-band
-    /// parameter sets, opened with ``MediaSourceOptions/readsAhead``, whose input is not read
-    /// ahead yet (its idle read-ahead is dropped: only the thread reading the NAL units reads
-    /// the file).
+    /// parameter sets, opened with ``MediaSourceOptions/readsAhead``, from a regular file (a
+    /// read never waits for more bytes, so the thread always comes back: a caller that fails
+    /// waits for it) whose input is not read ahead yet (its idle read-ahead is dropped: only the
+    /// thread reading the NAL units reads the file).
     package func readsOnOneThread() -> Bool {
         guard readsAhead, let elementary, elementary.format == .annexB, outOfBandParameterSets.isEmpty,
-              let elementaryInput else { return false }
+              let elementaryInput, elementaryInput.isRegularFile else { return false }
         return elementaryInput.dropIdleReadAhead()
     }
 

@@ -16,13 +16,14 @@ import NALUMP4
 ///
 /// The thread runs the stream's one reader, splitter and picture order counter, and hands the
 /// caller batches: each NAL unit's view with what the splitter made of it
-/// (``Record``), one batch per buffer the reader read, at most ``depth`` waiting. The reader
-/// never reuses a buffer it delivered NAL units from: it retires it here
-/// (``NALU/BufferRetirement``), and a retired buffer is handed out again (or freed) only once
-/// the caller has written the batches that point into it. Memory is bounded: the waiting
-/// batches, their buffers and the reader's own, about `depth + 2` buffers of the reader's chunk
-/// size (512 KiB) plus the records (~100 bytes a NAL unit); a NAL unit larger than a buffer
-/// grows the reader's as without this thread.
+/// (``Record``), one batch per buffer the reader read (or per ``maxRecords`` NAL units), at
+/// most ``depth`` waiting. The reader never reuses a buffer it delivered NAL units from: it
+/// retires it here (``NALU/BufferRetirement``), and a retired buffer is handed out again (or
+/// freed) only once the caller has written the batches that point into it. Memory is bounded:
+/// the waiting batches' buffers and the reader's own, about `depth + 2` buffers of the reader's
+/// chunk size (512 KiB; ``keptBuffers`` are kept for reuse, the rest freed), and at most
+/// `depth` × ``maxRecords`` records of ~150 bytes; a NAL unit larger than a buffer grows the
+/// reader's buffer as without this thread (each larger buffer a new one, the old retired).
 ///
 /// Errors stay in stream order: the thread's error (reading, framing, a slice header) ends the
 /// last batch and is thrown by the caller after it pushed the NAL units before it, where the
@@ -51,6 +52,9 @@ package final class ParsingAhead: @unchecked Sendable {
 
     /// Batches waiting for the caller at most.
     static let depth = 4
+    /// NAL units per batch at most (a buffer of tiny NAL units is handed over in parts), so the
+    /// waiting records stay under ~3 MiB whatever the stream.
+    static let maxRecords = 4096
     /// Buffers kept for reuse at most (the rest are freed).
     static let keptBuffers = depth + 2
 
@@ -136,6 +140,9 @@ package final class ParsingAhead: @unchecked Sendable {
                 }
                 if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
                 records.append(Record(unit: unit, completed: step.completed, isFirstVCL: step.isFirstVCL, pictureOrder: order))
+                // A buffer of tiny NAL units: hand over part of it (its delivered bytes are
+                // never written by the reader again, retired or not).
+                if records.count >= Self.maxRecords { try handOver(&records) }
             }
             try handOver(&records, end: true, lastAccessUnit: splitter.finish())
         } catch is Stopped {
@@ -155,9 +162,11 @@ package final class ParsingAhead: @unchecked Sendable {
     /// batches wait. Throws ``Stopped`` once the caller stopped.
     private func handOver(_ records: inout [Record], end: Bool = false, lastAccessUnit: AccessUnitSummary? = nil,
                           error: (any Error)? = nil) throws {
-        guard !records.isEmpty || end else { return }
         lock()
         defer { unlock() }
+        // (Retired buffers go with a batch of their own when no NAL unit came: a large NAL unit
+        // growing the reader's buffer.)
+        guard !records.isEmpty || end || !retired.isEmpty else { return }
         while queue.count >= Self.depth && !stopped { pthread_cond_wait(condition, mutex) }
         if stopped { throw Stopped() }
         queue.append(Batch(records: records, retired: retired, end: end, lastAccessUnit: lastAccessUnit, error: error))

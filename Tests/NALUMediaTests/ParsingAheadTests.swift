@@ -88,6 +88,36 @@ import Testing
         #expect(text.hasPrefix("missing pic_parameter_set_id \(cut + 5) "), "\(text)")
     }
 
+    /// 20,000 filler-data NAL units of 4 bytes after one picture: one read buffer holds more NAL
+    /// units than a batch takes, so the thread hands the buffer over in parts; same file.
+    @Test func tinyNALUnitsHandedOverInParts() throws {
+        let stream = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("avc_main.h264")))
+        var starts: [Int] = []
+        var index = 0
+        while index + 3 < stream.count, starts.count < 12 {
+            if stream[index] == 0, stream[index + 1] == 0, stream[index + 2] == 1 { starts.append(index) }
+            index += 1
+        }
+        let cut = try #require(starts.last)
+        // filler_data_rbsp (7.3.2.7): nal_unit_type 12, 0xFF bytes, rbsp_trailing_bits.
+        let filler: [UInt8] = [0, 0, 1, 0x0C, 0xFF, 0xFF, 0x80]
+        var padded = Array(stream[..<cut])
+        for _ in 0..<20_000 { padded += filler }
+        padded += stream[cut...]
+        let path = Self.temporaryPath() + ".h264"
+        defer { unlink(path) }
+        try Data(padded).write(to: URL(fileURLWithPath: path))
+        let one = Self.convert(path, parsingAhead: false)
+        let ahead = Self.convert(path, parsingAhead: true)
+        #expect(ahead == one)
+        guard case .file(let bytes) = one else {
+            Issue.record("the padded stream did not convert: \(one)")
+            return
+        }
+        // Every filler NAL unit is in a sample, with its 4-byte length.
+        #expect(bytes.count > 20_000 * 7)
+    }
+
     /// The caller's muxer fails midway (an access unit over the size limit): the thread stops,
     /// the call returns the muxer's error, as on one thread.
     @Test func callerErrorStopsTheThread() throws {
