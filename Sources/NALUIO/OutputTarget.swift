@@ -258,11 +258,25 @@ public enum TemporaryFileRegistry {
         return slots
     }()
 
+    /// Serialises ``register(_:)`` and ``unregister(_:)`` between threads (outputs opened on
+    /// several threads at once must not take the same slot); ``removeAll()`` takes no lock.
+    nonisolated(unsafe) private static let registration: UnsafeMutablePointer<pthread_mutex_t> = {
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        return mutex
+    }()
+
     /// Makes the slots ready (call before installing a signal handler that uses ``removeAll()``).
-    public static func prepare() { _ = slots }
+    public static func prepare() {
+        _ = slots
+        _ = registration
+    }
 
     /// Lists `path`; returns its slot, or `nil` when every slot is taken.
     static func register(_ path: String) -> Int? {
+        pthread_mutex_lock(registration)
+        defer { pthread_mutex_unlock(registration) }
         for index in 0..<capacity where slots[index] == nil {
             slots[index] = strdup(path)
             return index
@@ -273,6 +287,8 @@ public enum TemporaryFileRegistry {
     /// Takes the path in `slot` off the list. Its copy is not freed: a signal handler may be
     /// reading it at this moment, and a run lists only a few paths.
     static func unregister(_ slot: Int) {
+        pthread_mutex_lock(registration)
+        defer { pthread_mutex_unlock(registration) }
         slots[slot] = nil
     }
 
