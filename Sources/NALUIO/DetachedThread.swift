@@ -6,10 +6,10 @@ import Musl
 import Darwin
 #endif
 
-/// Starts the helper threads of ``ReadAhead`` and ``OutputPreallocator``: detached (nothing
-/// waits for them at exit) and with every signal blocked, so the process's handlers run on its
-/// other threads (the thread inherits the mask set around its creation: no signal can reach it
-/// before it runs).
+/// Starts the helper threads of ``ReadAhead`` and of NALUMedia's `ParsingAhead`: detached
+/// (nothing joins them; a caller that must wait for one does so itself) and with every signal
+/// blocked, so the process's handlers run on its other threads (the thread inherits the mask
+/// set around its creation: no signal can reach it before it runs).
 package enum DetachedThread {
     /// Runs `body` on a new thread; `false` when none could be created.
     package static func start(_ body: @escaping @Sendable () -> Void) -> Bool {

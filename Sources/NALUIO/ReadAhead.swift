@@ -210,33 +210,13 @@ extension ReadAhead {
         }
 
         func start() {
-            let context = Unmanaged.passRetained(self).toOpaque()
-            #if canImport(Darwin)
-            var thread: pthread_t?
-            #else
-            var thread = pthread_t()
-            #endif
-            // The thread starts with every signal blocked (it inherits this thread's mask, so
-            // none can reach it before it runs): the process's handlers run on its other threads.
-            var all = sigset_t()
-            var previous = sigset_t()
-            sigfillset(&all)
-            pthread_sigmask(SIG_BLOCK, &all, &previous)
-            let created = pthread_create(&thread, nil, readAheadThreadEntry, context)
-            pthread_sigmask(SIG_SETMASK, &previous, nil)
-            guard created == 0 else {
+            guard DetachedThread.start({ [self] in run() }) else {
                 // No thread: the reader reads directly, as without read-ahead.
-                Unmanaged<State>.fromOpaque(context).release()
                 lock()
                 ended = true
                 unlock()
                 return
             }
-            #if canImport(Darwin)
-            if let thread { pthread_detach(thread) }
-            #else
-            pthread_detach(thread)
-            #endif
         }
 
         /// The thread's loop: fill a free buffer with one read, hand it over, until the end.
@@ -371,21 +351,6 @@ extension ReadAhead {
         private func unlock() { pthread_mutex_unlock(mutex) }
     }
 }
-
-#if canImport(Darwin)
-private func readAheadThreadEntry(_ context: UnsafeMutableRawPointer) -> UnsafeMutableRawPointer? {
-    let state = Unmanaged<ReadAhead.State>.fromOpaque(context).takeRetainedValue()
-    state.run()
-    return nil
-}
-#else
-private func readAheadThreadEntry(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    guard let context else { return nil }
-    let state = Unmanaged<ReadAhead.State>.fromOpaque(context).takeRetainedValue()
-    state.run()
-    return nil
-}
-#endif
 
 /// Reads a descriptor of its own (a `dup` of the input's), closed when the last user is done: a
 /// read-ahead thread still in `read` never reads a descriptor number the process reused.
