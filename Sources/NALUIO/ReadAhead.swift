@@ -154,12 +154,12 @@ extension ReadAhead {
         let depth: Int
         /// Read by the thread while it runs; by the reader only after it stopped.
         private var source: any ByteSource
-        private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-        /// Signalled when a buffer is filled or the thread stops.
-        private let filledCondition: UnsafeMutablePointer<pthread_cond_t>
-        /// Signalled when a buffer comes back or the reader is gone.
-        private let freeCondition: UnsafeMutablePointer<pthread_cond_t>
-        // Guarded by `mutex`:
+        /// The mutex, and two conditions: ``filledCondition`` (a buffer is filled or the thread
+        /// stops) and ``freedCondition`` (a buffer comes back or the reader is gone).
+        private let monitor = ThreadMonitor(conditions: 2)
+        private static let filledCondition = 0
+        private static let freedCondition = 1
+        // Guarded by `monitor`:
         private var free: [UnsafeMutableRawBufferPointer] = []
         /// Buffers the reader has not taken yet, oldest first; at most `depth`.
         private var filled: [ExchangedChunk] = []
@@ -188,25 +188,10 @@ extension ReadAhead {
             self.depth = depth
             free.reserveCapacity(depth + 3)
             filled.reserveCapacity(depth + 1)
-            mutex = .allocate(capacity: 1)
-            mutex.initialize(to: pthread_mutex_t())
-            pthread_mutex_init(mutex, nil)
-            filledCondition = .allocate(capacity: 1)
-            filledCondition.initialize(to: pthread_cond_t())
-            pthread_cond_init(filledCondition, nil)
-            freeCondition = .allocate(capacity: 1)
-            freeCondition.initialize(to: pthread_cond_t())
-            pthread_cond_init(freeCondition, nil)
         }
 
         deinit {
             freeHeldBuffers()
-            pthread_cond_destroy(freeCondition)
-            freeCondition.deallocate()
-            pthread_cond_destroy(filledCondition)
-            filledCondition.deallocate()
-            pthread_mutex_destroy(mutex)
-            mutex.deallocate()
         }
 
         func start() {
@@ -225,7 +210,7 @@ extension ReadAhead {
                 lock()
                 if filled.count >= depth { balanceWork(threadWaits: true) }
                 while !cancelled && filled.count >= depth {
-                    pthread_cond_wait(freeCondition, mutex)
+                    monitor.wait(Self.freedCondition)
                 }
                 if cancelled {
                     unlock()
@@ -275,7 +260,7 @@ extension ReadAhead {
                     filled.append(chunk)
                     if count == 0 { ended = true }
                 }
-                pthread_cond_signal(filledCondition)
+                monitor.signal(Self.filledCondition)
                 let stop = ended
                 unlock()
                 if stop { return }
@@ -288,12 +273,12 @@ extension ReadAhead {
             defer { unlock() }
             if filled.isEmpty && failure == nil && !ended { balanceWork(threadWaits: false) }
             while filled.isEmpty && failure == nil && !ended {
-                pthread_cond_wait(filledCondition, mutex)
+                monitor.wait(Self.filledCondition)
             }
             if !filled.isEmpty {
                 let chunk = filled.removeFirst()
                 // The thread may read again (it waits only while `depth` buffers are filled).
-                pthread_cond_signal(freeCondition)
+                monitor.signal(Self.freedCondition)
                 return .chunk(chunk)
             }
             if let error = failure {
@@ -335,11 +320,11 @@ extension ReadAhead {
             lock()
             cancelled = true
             freeHeldBuffers()
-            pthread_cond_signal(freeCondition)
+            monitor.signal(Self.freedCondition)
             unlock()
         }
 
-        /// Frees the filled and free buffers (under `mutex`, or when no thread can run).
+        /// Frees the filled and free buffers (under `monitor`, or when no thread can run).
         private func freeHeldBuffers() {
             for chunk in filled { chunk.storage.deallocate() }
             filled.removeAll()
@@ -347,8 +332,8 @@ extension ReadAhead {
             free.removeAll()
         }
 
-        private func lock() { pthread_mutex_lock(mutex) }
-        private func unlock() { pthread_mutex_unlock(mutex) }
+        private func lock() { monitor.lock() }
+        private func unlock() { monitor.unlock() }
     }
 }
 

@@ -112,7 +112,7 @@ public final class MediaSource {
     /// Whether an MP4 input came through a pipe and was spooled.
     public let spooled: Bool
     private var elementary: ElementaryStreamReader<ReplaySource<InputFile>>?
-    /// The input file, for a raw elementary stream (``readsOnOneThread()``).
+    /// The input file, for a raw elementary stream (``prepareToReadOnOneThread()``).
     private var elementaryInput: InputFile?
     /// ``MediaSourceOptions/readsAhead``.
     private var readsAhead = true
@@ -325,20 +325,21 @@ public final class MediaSource {
         }
     }
 
-    /// Whether the NAL units can be read on one other thread with a ``NALU/BufferRetirement``
-    /// (``forEachNALUnit(beforeReuse:retirement:_:)``): a raw Annex-B stream without out-of-band
+    /// Readies the source to be read by one other thread with a ``NALU/BufferRetirement``
+    /// (``forEachNALUnit(beforeReuse:retirement:_:)``), and says whether it can be: a raw
+    /// Annex-B stream without out-of-band
     /// parameter sets, opened with ``MediaSourceOptions/readsAhead``, from a regular file (a
     /// read never waits for more bytes, so the thread always comes back: a caller that fails
     /// waits for it) whose input is not read ahead yet (its idle read-ahead is dropped: only the
     /// thread reading the NAL units reads the file).
-    package func readsOnOneThread() -> Bool {
+    package func prepareToReadOnOneThread() -> Bool {
         guard readsAhead, let elementary, elementary.format == .annexB, outOfBandParameterSets.isEmpty,
               let elementaryInput, elementaryInput.isRegularFile else { return false }
         return elementaryInput.dropIdleReadAhead()
     }
 
     /// As ``forEachNALUnit(sampleStarts:beforeReuse:_:)`` for a source that
-    /// ``readsOnOneThread()``: the reader's buffers go to `retirement`.
+    /// ``prepareToReadOnOneThread()``: the reader's buffers go to `retirement`.
     package func forEachNALUnit(beforeReuse: @escaping () throws -> Void, retirement: any BufferRetirement,
                                 _ body: (NALUnitView) throws -> Void) throws {
         guard var reader = elementary else { return }

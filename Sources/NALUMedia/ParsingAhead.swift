@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import NALU
 import NALUIO
 import NALUMP4
@@ -58,10 +51,10 @@ package final class ParsingAhead: @unchecked Sendable {
     /// Buffers kept for reuse at most (the rest are freed).
     static let keptBuffers = depth + 2
 
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    /// Signalled when a batch is handed over or taken, the caller stops, or the thread ends.
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
-    // Guarded by `mutex`:
+    /// Its condition is signalled when a batch is handed over or taken, the caller stops, or the
+    /// thread ends.
+    private let monitor = ThreadMonitor()
+    // Guarded by `monitor`:
     private var queue: [Batch] = []
     private var retired: [UnsafeMutableRawBufferPointer] = []
     private var reusable: [UnsafeMutableRawBufferPointer] = []
@@ -69,12 +62,6 @@ package final class ParsingAhead: @unchecked Sendable {
     private var running = false
 
     private init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        pthread_mutex_init(mutex, nil)
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        pthread_cond_init(condition, nil)
         queue.reserveCapacity(Self.depth + 1)
     }
 
@@ -82,17 +69,14 @@ package final class ParsingAhead: @unchecked Sendable {
         for batch in queue { for buffer in batch.retired { buffer.deallocate() } }
         for buffer in retired { buffer.deallocate() }
         for buffer in reusable { buffer.deallocate() }
-        pthread_cond_destroy(condition)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
     }
 
     /// Whether parsing ahead pays for `source` in this process: a second CPU is likely free
     /// (``NALUIO/ReadAhead/hasSecondCPU``; `NALU_READ_AHEAD=0` keeps one thread) and the source
-    /// ``MediaSource/readsOnOneThread()``.
+    /// can be read on one other thread (``MediaSource/prepareToReadOnOneThread()``, which readies
+    /// it).
     static func applies(to source: MediaSource) -> Bool {
-        ReadAhead.hasSecondCPU && source.readsOnOneThread()
+        ReadAhead.hasSecondCPU && source.prepareToReadOnOneThread()
     }
 
     /// Pushes every NAL unit of `source` into `muxer`, the parsing on a second thread, and
@@ -151,7 +135,7 @@ package final class ParsingAhead: @unchecked Sendable {
         }
         lock()
         running = false
-        pthread_cond_broadcast(condition)
+        monitor.broadcast()
         unlock()
     }
 
@@ -167,11 +151,11 @@ package final class ParsingAhead: @unchecked Sendable {
         // (Retired buffers go with a batch of their own when no NAL unit came: a large NAL unit
         // growing the reader's buffer.)
         guard !records.isEmpty || end || !retired.isEmpty else { return }
-        while queue.count >= Self.depth && !stopped { pthread_cond_wait(condition, mutex) }
+        while queue.count >= Self.depth && !stopped { monitor.wait() }
         if stopped { throw Stopped() }
         queue.append(Batch(records: records, retired: retired, end: end, lastAccessUnit: lastAccessUnit, error: error))
         retired.removeAll(keepingCapacity: true)
-        pthread_cond_broadcast(condition)
+        monitor.broadcast()
         records.removeAll(keepingCapacity: true)
     }
 
@@ -179,9 +163,9 @@ package final class ParsingAhead: @unchecked Sendable {
     private func take() -> Batch {
         lock()
         defer { unlock() }
-        while queue.isEmpty { pthread_cond_wait(condition, mutex) }
+        while queue.isEmpty { monitor.wait() }
         let batch = queue.removeFirst()
-        pthread_cond_broadcast(condition)
+        monitor.broadcast()
         return batch
     }
 
@@ -200,12 +184,12 @@ package final class ParsingAhead: @unchecked Sendable {
         lock()
         defer { unlock() }
         stopped = true
-        pthread_cond_broadcast(condition)
-        while running { pthread_cond_wait(condition, mutex) }
+        monitor.broadcast()
+        while running { monitor.wait() }
     }
 
-    private func lock() { pthread_mutex_lock(mutex) }
-    private func unlock() { pthread_mutex_unlock(mutex) }
+    private func lock() { monitor.lock() }
+    private func unlock() { monitor.unlock() }
 }
 
 extension ParsingAhead: BufferRetirement {
@@ -226,10 +210,10 @@ extension ParsingAhead: BufferRetirement {
 extension MP4FileSink {
     /// ``MediaSink/write(_:)`` with the parsing on a second thread (``ParsingAhead``): where it
     /// pays (`always` false: ``ParsingAhead/applies(to:)``) or wherever the source allows it
-    /// (`always` true: ``MediaSource/readsOnOneThread()``, whatever the CPUs); `nil`, nothing
+    /// (`always` true: ``MediaSource/prepareToReadOnOneThread()``, whatever the CPUs); `nil`, nothing
     /// read, where it does not apply or no thread can be started.
     package func writeParsingAhead(_ source: MediaSource, always: Bool) throws -> MediaSinkReport? {
-        guard always ? source.readsOnOneThread() : ParsingAhead.applies(to: source),
+        guard always ? source.prepareToReadOnOneThread() : ParsingAhead.applies(to: source),
               let summary = try ParsingAhead.mux(source, into: muxer) else { return nil }
         return report(summary)
     }

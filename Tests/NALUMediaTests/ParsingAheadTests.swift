@@ -58,27 +58,40 @@ import Testing
         if case .file(let bytes) = one { #expect(bytes.count > 1000) }
     }
 
+    /// `avc_main.h264` with `inserted` placed at the `n`th three-byte start code prefix (found by
+    /// `AnnexB.findStartCode`), and where that is.
+    static func mainStream(inserting inserted: [UInt8], atStartCode n: Int) throws -> (stream: [UInt8], cut: Int) {
+        let stream = try [UInt8](Data(contentsOf: fixtures.appendingPathComponent("avc_main.h264")))
+        var cut: Int?
+        var from = 0
+        stream.withUnsafeBytes { bytes in
+            for _ in 0..<n {
+                guard let found = AnnexB.findStartCode(in: bytes, from: from) else { return }
+                cut = found
+                from = found + 3
+            }
+        }
+        let at = try #require(cut)
+        return (Array(stream[..<at]) + inserted + Array(stream[at...]), at)
+    }
+
+    /// Converts `stream` from a file on one thread and parsing ahead.
+    static func convertBothWays(_ stream: [UInt8]) throws -> (one: Outcome, ahead: Outcome) {
+        let path = temporaryPath() + ".h264"
+        defer { unlink(path) }
+        try Data(stream).write(to: URL(fileURLWithPath: path))
+        return (convert(path, parsingAhead: false), convert(path, parsingAhead: true))
+    }
+
     /// A slice naming a picture parameter set the stream never sent, in the middle of a real
     /// stream: the splitter (on the thread) fails there, and the error reaches the caller after
     /// the NAL units before it, with the same offset as on one thread.
     @Test func threadErrorInStreamOrder() throws {
-        let stream = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("avc_main.h264")))
         // The start code of the 40th NAL unit, or so: past several buffers of pictures.
-        var starts: [Int] = []
-        var index = 0
-        while index + 3 < stream.count, starts.count < 40 {
-            if stream[index] == 0, stream[index + 1] == 0, stream[index + 2] == 1 { starts.append(index) }
-            index += 1
-        }
-        let cut = try #require(starts.last)
         // nal_ref_idc 2, type 1; first_mb_in_slice 0, slice_type 0 (P), pic_parameter_set_id 5.
         let badSlice: [UInt8] = [0, 0, 0, 1, 0x41, 0xCD, 0x80]
-        let damaged = Array(stream[..<cut]) + badSlice + Array(stream[cut...])
-        let path = Self.temporaryPath() + ".h264"
-        defer { unlink(path) }
-        try Data(damaged).write(to: URL(fileURLWithPath: path))
-        let one = Self.convert(path, parsingAhead: false)
-        let ahead = Self.convert(path, parsingAhead: true)
+        let (damaged, cut) = try Self.mainStream(inserting: badSlice, atStartCode: 40)
+        let (one, ahead) = try Self.convertBothWays(damaged)
         #expect(ahead == one)
         guard case .failure(let text) = one else {
             Issue.record("the damaged stream converted")
@@ -91,24 +104,12 @@ import Testing
     /// 20,000 filler-data NAL units of 4 bytes after one picture: one read buffer holds more NAL
     /// units than a batch takes, so the thread hands the buffer over in parts; same file.
     @Test func tinyNALUnitsHandedOverInParts() throws {
-        let stream = try [UInt8](Data(contentsOf: Self.fixtures.appendingPathComponent("avc_main.h264")))
-        var starts: [Int] = []
-        var index = 0
-        while index + 3 < stream.count, starts.count < 12 {
-            if stream[index] == 0, stream[index + 1] == 0, stream[index + 2] == 1 { starts.append(index) }
-            index += 1
-        }
-        let cut = try #require(starts.last)
         // filler_data_rbsp (7.3.2.7): nal_unit_type 12, 0xFF bytes, rbsp_trailing_bits.
         let filler: [UInt8] = [0, 0, 1, 0x0C, 0xFF, 0xFF, 0x80]
-        var padded = Array(stream[..<cut])
-        for _ in 0..<20_000 { padded += filler }
-        padded += stream[cut...]
-        let path = Self.temporaryPath() + ".h264"
-        defer { unlink(path) }
-        try Data(padded).write(to: URL(fileURLWithPath: path))
-        let one = Self.convert(path, parsingAhead: false)
-        let ahead = Self.convert(path, parsingAhead: true)
+        var fillers: [UInt8] = []
+        for _ in 0..<20_000 { fillers += filler }
+        let (padded, _) = try Self.mainStream(inserting: fillers, atStartCode: 12)
+        let (one, ahead) = try Self.convertBothWays(padded)
         #expect(ahead == one)
         guard case .file(let bytes) = one else {
             Issue.record("the padded stream did not convert: \(one)")
@@ -136,12 +137,12 @@ import Testing
     /// What does not apply: an MP4 input, a source opened without read-ahead.
     @Test func appliesOnlyToAnnexBWithReadAhead() throws {
         let mp4 = try MediaSource(path: Self.fixtures.appendingPathComponent("avc_main.mp4").path)
-        #expect(!mp4.readsOnOneThread())
+        #expect(!mp4.prepareToReadOnOneThread())
         var options = MediaSourceOptions()
         options.readsAhead = false
         let oneThread = try MediaSource(path: Self.fixtures.appendingPathComponent("avc_main.h264").path, options: options)
-        #expect(!oneThread.readsOnOneThread())
+        #expect(!oneThread.prepareToReadOnOneThread())
         let annexB = try MediaSource(path: Self.fixtures.appendingPathComponent("avc_main.h264").path)
-        #expect(annexB.readsOnOneThread())
+        #expect(annexB.prepareToReadOnOneThread())
     }
 }
