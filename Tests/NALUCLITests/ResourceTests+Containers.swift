@@ -41,3 +41,37 @@ extension ResourceTests {
         }
     }
 }
+
+extension ResourceTests {
+    // Row 17 (issue 32 item 11): `concat` of 100 and 1,100 one-picture Annex-B inputs with at
+    // most 64 descriptors (`ulimit -n 64`). Every input used to stay open for the whole run: the
+    // 61st failed ("Too many open files", exit 74), and memory grew by ~140 KB per input. Now
+    // each is opened when its turn comes: both joins succeed and the peak RSS does not follow
+    // the number of inputs.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg"), "needs ffmpeg"))
+    func concatOfManyInputsOpensOneAtATime() throws {
+        let directory = try Self.scratchDirectory("concat-many")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let input = directory.appendingPathComponent("one.h264").path
+        let ffmpeg = Process()
+        ffmpeg.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        ffmpeg.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=64x64:rate=25", "-frames:v", "1",
+                            "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", input]
+        try ffmpeg.run()
+        ffmpeg.waitUntilExit()
+        try #require(ffmpeg.terminationStatus == 0)
+        let output = directory.appendingPathComponent("joined.h264").path
+        var peaks: [Int] = []
+        for count in [100, 1_100] {
+            let result = try ResourceRunner.run(["concat"] + Array(repeating: input, count: count) + ["-o", output], openFiles: 64)
+            #expect(result.signal == nil && result.status == 0, "\(count) inputs: exit \(result.status); \(result.stderr)")
+            let info = try CLIRunner.run(["info", output])
+            #expect(info.stdout.contains("access units:  \(count) "), "\(info.stdout)")
+            peaks.append(result.peakRSS)
+            print("resource concat-many: \(count) inputs under ulimit -n 64 → \(result.peakRSS / 1024) KiB, \(result.cpuSeconds) s")
+        }
+        // 1,000 more inputs: a few KiB each at most (their paths, the report), not ~140 KB.
+        #expect(peaks[1] <= peaks[0] + 8 * Self.mib, "\(peaks[0] / 1024) KiB → \(peaks[1] / 1024) KiB")
+        #expect(peaks[1] <= 64 * Self.mib)
+    }
+}
