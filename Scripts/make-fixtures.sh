@@ -205,6 +205,8 @@ make hevc_slices         hevc 320x180 30 12 -pix_fmt yuv420p -preset ultrafast -
 colour_fixtures
 trim_fixtures
 ts_fixtures
+# Damaged and unusual MPEG-TS made from ffmpeg's TS of avc_main.mp4 (issue 32 item 5).
+python3 Scripts/make-ts-damage.py --out "$out"
 
 # AAC in ADTS (issue 15, MPEG-TS output): ffmpeg's native AAC encoder, LC, 44.1 kHz stereo, 0.5 s
 # of a sine. The TS muxer's ADTS framing is checked against ffmpeg's headers, frame by frame.

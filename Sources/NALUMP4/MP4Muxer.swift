@@ -58,12 +58,18 @@ public struct MP4MuxerSummary: Hashable, Sendable {
     public var parameterSetsKeptInBand: Int
     /// Non-picture NAL units after the last picture, which belong to no sample and were dropped.
     public var trailingNALUnitsDropped: Int
-    /// Sample entries written: 1, plus one for each change of the stream's parameter sets after
-    /// the first picture (resolution, profile, a set re-sent with new content).
+    /// Sample entries written: 1, plus one for each distinct set of parameter sets the stream
+    /// changes to after the first picture (resolution, profile, a set re-sent with new content);
+    /// a change back to the sets of an earlier entry reuses it. At most
+    /// ``MP4Muxer/maxSampleDescriptions``.
     public var sampleDescriptions: Int
     /// Whether, after a parameter-set change the layout could not give a new sample entry
     /// (fragmented: `moov` is written first), every later parameter set was kept in band.
     public var parameterSetsInBandAfterChange: Bool
+    /// Whether the stream changed to more distinct parameter sets than
+    /// ``MP4Muxer/maxSampleDescriptions`` entries hold: the entries became `avc3`/`hev1`
+    /// (``sampleEntry``) and every parameter set from then on was kept in band.
+    public var sampleDescriptionLimitReached = false
 }
 
 /// Muxes an H.264/H.265 elementary stream into MP4: NAL units in (from an Annex-B reader, an
@@ -77,15 +83,24 @@ public struct MP4MuxerSummary: Hashable, Sendable {
 ///   change, a set re-sent with the same id and new content) starts a new sample entry whose
 ///   record holds every current set (ISO/IEC 14496-12 8.5.2, 8.7.4 `sample_description_index`),
 ///   so each sample decodes with the sets it was coded with (the access unit that carries the
-///   change keeps its sets in band as well). Where the layout cannot add an
+///   change keeps its sets in band as well). A change back to the sets of an earlier entry
+///   reuses that entry. Where the layout cannot add an
 ///   entry (fragmented: `moov` is out already), every parameter set from the change on stays
-///   in band (``MP4MuxerSummary/parameterSetsInBandAfterChange``).
+///   in band (``MP4MuxerSummary/parameterSetsInBandAfterChange``); past
+///   ``maxSampleDescriptions`` distinct entries, so do they, and the entries become
+///   `avc3`/`hev1` (``MP4MuxerSummary/sampleDescriptionLimitReached``).
 /// - Sync samples are the access units with a keyframe class (IDR, CRA, BLA, recovery point).
 /// - Timing is constant-frame-rate: the i-th access unit in decoding order decodes at
 ///   i·duration; its presentation time is its index in presentation order (by picture order
 ///   count, ``PictureOrderCounter``, within each coded video sequence) times the duration, so
 ///   B-frames present in order. The composition offsets become `ctts`/`trun` entries.
 public final class MP4Muxer<Sink: ByteSink> {
+    /// Sample entries a track gets at most (64): past them a stream that keeps changing its
+    /// parameter sets carries them in band (`avc3`/`hev1`). ISO/IEC 14496-12 sets no limit;
+    /// FFmpeg refuses more than 1,024 ("invalid STSD entries"), and every entry is kept in
+    /// memory until `moov` is written.
+    public static var maxSampleDescriptions: Int { 64 }
+
     public let codec: Codec
     public let options: MP4MuxerOptions
     // The properties touched for every NAL unit or sample are `@exclusivity(unchecked)`: no
@@ -117,6 +132,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     @exclusivity(unchecked) private var sampleDescriptions = 1
     /// Every parameter set stays in band from a change on (layouts that cannot add an entry).
     @exclusivity(unchecked) private var inBandFromNow = false
+    /// ``maxSampleDescriptions`` was reached: the entries became `avc3`/`hev1`.
+    private var descriptionLimitReached = false
 
     /// Buffered path (passthrough tracks, and until the writer exists): the
     /// length-prefixed bytes of the queued access units (from ``bufferHead``, contiguous, in
@@ -256,7 +273,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
                                frameDuration: timing.duration, parameterSetsKeptInBand: keptInBand,
                                trailingNALUnitsDropped: carriedNALUnits, sampleDescriptions: sampleDescriptions,
-                               parameterSetsInBandAfterChange: inBandFromNow)
+                               parameterSetsInBandAfterChange: inBandFromNow, sampleDescriptionLimitReached: descriptionLimitReached)
     }
 
     // MARK: - Access units
@@ -306,7 +323,7 @@ public final class MP4Muxer<Sink: ByteSink> {
                 recordChanged = true
             case .new, .changed:
                 // After the first picture: the record no longer describes the stream.
-                if sampleEntry.allowsInBandParameterSets { break }
+                if sampleEntry.allowsInBandParameterSets || inBandFromNow { break }
                 if options.layout != .fragmented {
                     // A new entry from this access unit on; its sets stay in band there too, for
                     // parsers that read the samples without following the entries (FFmpeg's).
@@ -353,9 +370,8 @@ public final class MP4Muxer<Sink: ByteSink> {
         if descriptionPending {
             descriptionPending = false
             try dropStaleParameterSets(from: 0)
-            let new = try currentDescription()
-            try writer.beginSample(description: (new.record, new.width, new.height))
-            sampleDescriptions += 1
+            try start(try currentDescription(), writer)
+            try writer.beginSample()
         } else {
             // (No optional description kept in a local: nothing to release per sample.)
             try writer.beginSample()
@@ -480,9 +496,7 @@ public final class MP4Muxer<Sink: ByteSink> {
                 recordChanged = false
             }
             if entry.element.startsDescription, !queuedDescriptions.isEmpty {
-                let description = queuedDescriptions.removeFirst()
-                try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
-                sampleDescriptions += 1
+                try start(queuedDescriptions.removeFirst(), writer)
             }
             let (start, size) = (bufferHead, entry.size)
             if let willAppendVideoSample {
@@ -498,6 +512,25 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         queue.removeFirst(written)
         if !streaming { compactBuffer() }
+    }
+
+    /// Starts the sample entry `description` (an identical earlier one is reused), or, when
+    /// ``maxSampleDescriptions`` entries exist and it is a new one, makes the entries
+    /// `avc3`/`hev1` and keeps every parameter set in band from here on (the access unit that
+    /// changed them carries them already).
+    private func start(_ description: NewDescription, _ writer: MP4Writer<Sink>) throws {
+        if !descriptionLimitReached,
+           writer.sampleDescriptionIndex(record: description.record, width: description.width, height: description.height) != nil
+            || writer.sampleDescriptionCount < Self.maxSampleDescriptions {
+            try writer.startSampleDescription(record: description.record, width: description.width, height: description.height)
+            sampleDescriptions = writer.sampleDescriptionCount
+            return
+        }
+        guard !descriptionLimitReached else { return }
+        try writer.useInBandParameterSetEntries()
+        sampleEntry = writer.configuration.sampleEntry
+        descriptionLimitReached = true
+        inBandFromNow = true
     }
 
     /// Streamed path: commits the table entries of the access units at the head of the queue

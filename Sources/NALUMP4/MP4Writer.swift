@@ -201,7 +201,50 @@ public final class MP4Writer<Sink: ByteSink> {
     static var maxSampleDescriptionBytes: Int { 16 << 20 }
 
     /// The 1-based index of the sample entry the next sample uses.
-    var currentDescription: UInt32 { UInt32(truncatingIfNeeded: laterEntries.count + 1) }
+    private(set) var currentDescription: UInt32 = 1
+
+    /// Sample entries so far (the first and those ``startSampleDescription(record:width:height:)`` added).
+    public var sampleDescriptionCount: Int { laterEntries.count + 1 }
+
+    /// The 1-based index of the sample entry with exactly `record` and this size, if there is one.
+    public func sampleDescriptionIndex(record: [UInt8], width: Int, height: Int) -> Int? {
+        if record == configuration.decoderConfigurationRecord && width == configuration.width && height == configuration.height { return 1 }
+        return laterEntries.firstIndex { $0.record == record && $0.width == width && $0.height == height }.map { $0 + 2 }
+    }
+
+    /// Makes every sample entry `avc3`/`hev1` (parameter sets in band as well, ISO/IEC 14496-15
+    /// 5.4.2, 8.4.1), their `hvcC` arrays with `array_completeness` 0: for a stream whose
+    /// parameter sets change more often than sample entries are added (``MP4Muxer``).
+    /// Possible until `moov` is written (``canStartSampleDescription``).
+    public func useInBandParameterSetEntries() throws {
+        guard canStartSampleDescription else {
+            throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+        }
+        let codec = configuration.sampleEntry.codec
+        configuration.sampleEntry = MP4SampleEntryType(codec: codec, inBandParameterSets: true)
+        guard codec == .hevc else { return }
+        configuration.decoderConfigurationRecord = Self.clearingArrayCompleteness(configuration.decoderConfigurationRecord)
+        for index in laterEntries.indices { laterEntries[index].record = Self.clearingArrayCompleteness(laterEntries[index].record) }
+    }
+
+    /// An `hvcC` record (ISO/IEC 14496-15 8.3.3.1) with every `array_completeness` bit 0; a
+    /// record that does not parse that far is returned as it is.
+    static func clearingArrayCompleteness(_ record: [UInt8]) -> [UInt8] {
+        var bytes = record
+        guard bytes.count > 22 else { return record }
+        var position = 23
+        for _ in 0..<Int(bytes[22]) {
+            guard position + 3 <= bytes.count else { return record }
+            bytes[position] &= 0x7F
+            let count = Int(bytes[position + 1]) << 8 | Int(bytes[position + 2])
+            position += 3
+            for _ in 0..<count {
+                guard position + 2 <= bytes.count else { return record }
+                position += 2 + (Int(bytes[position]) << 8 | Int(bytes[position + 1]))
+            }
+        }
+        return position <= bytes.count ? bytes : record
+    }
 
     /// Whether ``startSampleDescription(record:width:height:)`` is possible: the sample tables
     /// are still to be written (not the fragmented layout, whose `moov` goes out first).
@@ -211,9 +254,17 @@ public final class MP4Writer<Sink: ByteSink> {
     /// from now on refer to it, in chunks of their own (8.7.4: a chunk has one sample
     /// description). For a stream whose parameter sets change (resolution, profile, a set
     /// re-sent with new content), so that every sample decodes with the sets it was coded with.
+    /// An entry with the same record and size is reused instead of added again
+    /// (``sampleDescriptionIndex(record:width:height:)``).
     public func startSampleDescription(record: [UInt8], width: Int, height: Int) throws {
         guard canStartSampleDescription else {
             throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+        }
+        if let index = sampleDescriptionIndex(record: record, width: width, height: height) {
+            guard UInt32(index) != currentDescription else { return }
+            try startChunkForDescription()
+            currentDescription = UInt32(index)
+            return
         }
         guard laterEntries.count < Int(UInt16.max) else {
             throw NALUError(.tooLarge, field: "entry_count", detail: "more than \(UInt16.max) sample descriptions")
@@ -225,12 +276,18 @@ public final class MP4Writer<Sink: ByteSink> {
             throw NALUError(.tooLarge, field: "stsd", detail: "sample descriptions over \(Self.maxSampleDescriptionBytes) bytes")
         }
         laterEntryBytes = total
+        try startChunkForDescription()
+        laterEntries.append(MP4SampleDescriptionEntry(record: record, width: width, height: height))
+        currentDescription = UInt32(truncatingIfNeeded: laterEntries.count + 1)
+    }
+
+    /// Ends the chunk in progress: the next sample, of another sample entry, starts one.
+    private func startChunkForDescription() throws {
         switch configuration.layout {
         case .moovAtEnd: try flushChunk()
         case .faststart: chunkBytes = 0
         case .fragmented: break
         }
-        laterEntries.append(MP4SampleDescriptionEntry(record: record, width: width, height: height))
     }
 
     /// The sink, for example to commit a file after ``finish()``.

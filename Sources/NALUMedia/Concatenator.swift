@@ -23,12 +23,24 @@ public import NALUTS
 ///
 /// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
 /// outputs carry the video only (the report lists the other tracks).
+///
+/// **Inputs open one at a time**: a first pass opens each input to learn what must be known up
+/// front (its codec, container and other tracks; the first one's frame rate) and closes it; each
+/// is opened again when its turn comes and closed when it is done, so memory and descriptors do
+/// not grow with the number of inputs (issue 32: ~140 KB and a descriptor per input, and 1,020
+/// inputs failed under `ulimit -n 1024`). What cannot be read twice — standard input, a pipe, any
+/// input that is not a regular file — stays open from the first pass. Joining the audio of MP4
+/// inputs keeps each one's audio track (and its file) open for the whole run (``ConcatAudio``).
 public final class Concatenator {
-    /// The inputs, opened (``MediaSource``), in order.
-    public let sources: [MediaSource]
+    /// The inputs in order, as the first pass found them.
+    public let inputs: [ConcatInput]
     public let codec: Codec
+    /// The first input's frame rate (``frameRate(of:)``), read in the first pass.
+    private let firstFrameRate: Rational?
+    /// Inputs that cannot be opened again (not regular files), open since the first pass.
+    private var kept: [Int: MediaSource] = [:]
 
-    /// Opens every input and checks they share a codec.
+    /// Opens every input once, in turn, and checks they share a codec.
     /// - Parameter options: per input (`options[i]` for `paths[i]`), or one for all when it has one
     ///   element.
     /// - Throws: what ``MediaSource/init(path:options:)`` throws; ``NALUError`` `.unsupported`
@@ -40,7 +52,8 @@ public final class Concatenator {
     public init(paths: [String], options: [MediaSourceOptions] = [MediaSourceOptions()],
                 lengthPrefixedRecord: DecoderConfigurationRecord? = nil) throws {
         guard !paths.isEmpty else { throw NALUError(.missing, field: "concat", detail: "no input") }
-        var sources: [MediaSource] = []
+        var inputs: [ConcatInput] = []
+        var firstFrameRate: Rational?
         for (position, path) in paths.enumerated() {
             var option = options.count == paths.count ? options[position] : options.first ?? MediaSourceOptions()
             if let record = lengthPrefixedRecord, path == "-" { option.record = record }
@@ -49,15 +62,42 @@ public final class Concatenator {
                 option.record = record
                 source = try MediaSource(path: path, options: option)
             }
-            sources.append(source)
+            if let first = inputs.first, source.codec != first.codec {
+                throw NALUError(.unsupported, field: "concat",
+                                detail: "\(first.path) is \(Self.name(first.codec)) and \(path) is \(Self.name(source.codec))")
+            }
+            let identity = path == "-" ? nil : FileIdentity(path: path)
+            if identity?.isRegularFile != true { kept[position] = source }
+            if position == 0 { firstFrameRate = try Self.frameRate(of: source) }
+            inputs.append(ConcatInput(path: path, codec: source.codec, container: source.container, otherTracks: source.otherTracks,
+                                      options: option, identity: identity))
         }
-        let first = sources[0]
-        if let other = sources.first(where: { $0.codec != first.codec }) {
-            throw NALUError(.unsupported, field: "concat",
-                            detail: "\(first.path) is \(Self.name(first.codec)) and \(other.path) is \(Self.name(other.codec))")
+        self.inputs = inputs
+        self.firstFrameRate = firstFrameRate
+        codec = inputs[0].codec
+    }
+
+    /// Input `position` for its turn: the one kept from the first pass, else the file opened again
+    /// (and checked to be the same file with the same codec).
+    private func open(_ position: Int, keeping: Bool = false) throws -> MediaSource {
+        if let source = kept[position] {
+            if !keeping { kept[position] = nil }
+            return source
         }
-        self.sources = sources
-        codec = first.codec
+        let input = inputs[position]
+        let source = try MediaSource(path: input.path, options: input.options)
+        guard FileIdentity(path: input.path) == input.identity, source.codec == input.codec, source.container == input.container else {
+            throw NALUError(.unsupported, field: "concat", detail: "\(input.path) changed while the inputs were joined")
+        }
+        return source
+    }
+
+    /// The join of the inputs' audio (``ConcatAudio/plan(_:)``), when some input has a sound
+    /// track: every input is MP4/MOV and opened for it (their sound tracks stay open).
+    private func planAudio() throws -> (audio: ConcatAudio?, reason: String?) {
+        guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return (nil, nil) }
+        if let other = inputs.first(where: { !$0.container.isMP4 }) { return (nil, "\(other.path) is not MP4/MOV") }
+        return try ConcatAudio.plan(inputs.indices.map { try open($0, keeping: true) })
     }
 
     /// `H.264` / `H.265`.
@@ -74,7 +114,7 @@ public final class Concatenator {
 
     /// The frame rate of each input: its MP4 track's, else its SPS VUI's (from the parameter sets
     /// read so far: the record's, or `nil` for an elementary stream until it is read).
-    private func frameRate(of source: MediaSource) throws -> Rational? {
+    private static func frameRate(of source: MediaSource) throws -> Rational? {
         if let rate = try source.containerFrameRate() { return rate.reduced }
         var store = ParameterSetStore(codec: source.codec)
         for unit in source.outOfBandParameterSets { try store.add(unit) }
@@ -89,7 +129,9 @@ public final class Concatenator {
         var report = ConcatReport()
         var current: (any MediaSink)?
         var lastReport: MediaSinkReport?
-        for (position, source) in sources.enumerated() {
+        for position in inputs.indices {
+            // Opened now, closed at the end of its turn.
+            let source = try open(position)
             let sink = try sinkFor(position, source)
             if let current, current !== sink { lastReport = try current.finish() }
             current = sink
@@ -104,11 +146,11 @@ public final class Concatenator {
             try filter.finish(to: sink)
             report.droppedLeadingPictures.append(filter.droppedPictures)
             pictures -= filter.droppedPictures
-            if position + 1 < sources.count {
+            if position + 1 < inputs.count {
                 try NALUnitView.withNALUnit(Self.endOfSequence(codec)) { try sink.push($0) }
             }
             report.pictures.append(pictures)
-            report.frameRates.append(try frameRate(of: source) ?? splitter.parameterSets.streamDescription?.frameRate?.reduced)
+            report.frameRates.append(try Self.frameRate(of: source) ?? splitter.parameterSets.streamDescription?.frameRate?.reduced)
             report.otherTracks.append(source.otherTracks)
         }
         if let current { lastReport = try current.finish() }
@@ -125,12 +167,10 @@ public final class Concatenator {
     /// whether, and ``ConcatReport/audioNotJoined`` why not.
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil, let sources = sources.first { options.frameRate = try frameRate(of: sources) }
+        if options.frameRate == nil { options.frameRate = firstFrameRate }
         var joined: ConcatAudio?
         var reason: String?
-        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
-            (joined, reason) = try ConcatAudio.plan(sources)
-        }
+        if audio { (joined, reason) = try planAudio() }
         if let joined {
             options.passthroughTracks = [joined.track]
             options.movieTimescale = joined.movieTimescale
@@ -164,13 +204,11 @@ public final class Concatenator {
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil, let first = sources.first { options.frameRate = try frameRate(of: first) }
+        if options.frameRate == nil { options.frameRate = firstFrameRate }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
         var joined: ConcatAudio?
         var reason: String?
-        if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
-            (joined, reason) = try ConcatAudio.plan(sources)
-        }
+        if audio { (joined, reason) = try planAudio() }
         var feeder: ConcatTransportStreamAudioFeeder?
         if let plan = joined {
             if let entry = plan.track.sampleEntries.first, plan.track.sampleEntries.count == 1,
@@ -215,6 +253,20 @@ public final class Concatenator {
             return sink
         }
     }
+}
+
+/// One input of a ``Concatenator``, as its first pass found it.
+public struct ConcatInput: Sendable {
+    /// The path given, or `"-"`.
+    public let path: String
+    public let codec: Codec
+    public let container: MediaContainer
+    /// Tracks of an MP4/MOV input other than the video track read.
+    public let otherTracks: [MP4OtherTrack]
+    /// The options it is opened with (the record, when it is length-prefixed).
+    let options: MediaSourceOptions
+    /// The file, to check that the one opened for its turn is the one the first pass read.
+    let identity: FileIdentity?
 }
 
 /// What a ``Concatenator`` joined.

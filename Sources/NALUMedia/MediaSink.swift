@@ -226,7 +226,9 @@ public final class MP4FileSink: MediaSink {
     func report(_ summary: MP4MuxerSummary) -> MediaSinkReport {
         var notes: [String] = []
         if summary.parameterSetsInBandAfterChange {
-            notes.append("the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on")
+            notes.append(summary.sampleDescriptionLimitReached
+                         ? "the parameter sets change to more than \(MP4Muxer<FileSink>.maxSampleDescriptions) distinct sets; past that many sample entries they are kept in band, and the entries are \(summary.sampleEntry)"
+                         : "the parameter sets change midway; fragmented MP4 cannot add a sample entry, so they are kept in band from the change on")
         }
         return MediaSinkReport(mp4: summary, notes: notes)
     }

@@ -92,7 +92,7 @@ struct Concat: ParsableCommand {
         // The tracks left out: with the audio joined (or dropped by --no-audio), the others.
         let skipAudio = report.audioJoined != nil || noAudio
         let withOthers = report.otherTracks.enumerated()
-            .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.sources[$0.offset].path }
+            .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.inputs[$0.offset].path }
         if let reason = report.audioNotJoined, !noAudio {
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): audio is not joined (\(reason)); the output has the video only\n")
         } else if !withOthers.isEmpty {
@@ -103,11 +103,11 @@ struct Concat: ParsableCommand {
         if let rate = report.outputFrameRate, fps == nil {
             for position in report.inputsAtAnotherRate {
                 let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
-                StandardError.write("nalu: warning: \(joiner.sources[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")
+                StandardError.write("nalu: warning: \(joiner.inputs[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")
             }
         }
         if verbose {
-            let parts = zip(joiner.sources, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }
+            let parts = zip(joiner.inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }
             var line = "nalu: joined " + parts.joined(separator: " + ")
             if let summary = report.sink?.mp4 {
                 line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"

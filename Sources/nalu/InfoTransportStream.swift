@@ -25,6 +25,7 @@ extension StreamSummary {
             ("warnings", .number(ts.counts.totalWarnings)),
         ]
         if ts.counts.skippedBytes > 0 { members.append(("skipped_bytes", .number(Int(ts.counts.skippedBytes)))) }
+        if ts.counts.duplicatePackets > 0 { members.append(("duplicate_packets", .number(ts.counts.duplicatePackets))) }
         return .object(members)
     }
 
@@ -47,6 +48,7 @@ extension StreamSummary {
         let others = ts.counts.totalWarnings - ts.counts.continuityErrors
         if others > 0 { damage += ", \(others) other warnings" }
         if ts.counts.skippedBytes > 0 { damage += ", \(ts.counts.skippedBytes) bytes skipped to regain sync" }
+        if ts.counts.duplicatePackets > 0 { damage += ", \(ts.counts.duplicatePackets) duplicate packets dropped" }
         lines.append(("damage", damage))
         return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
     }

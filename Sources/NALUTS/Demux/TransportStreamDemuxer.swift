@@ -8,6 +8,18 @@
 /// gaps, `transport_error_indicator`, adaptation fields or PES headers that run past their
 /// bytes, payload with no PES start. Memory is constant: one PSI section per PMT PID being
 /// read, one PES header, and the time-stamp queue (``PESTimestampQueue``).
+///
+/// - **Continuity** (2.4.3.3): only a packet that repeats the previous one of its PID byte for
+///   byte (its PCR aside) is a duplicate, and dropped (``TransportStreamCounts/duplicatePackets``).
+///   Any other packet whose `continuity_counter` is not the next one is a discontinuity: it is
+///   counted and reported, and its payload kept. (Packets of PIDs whose payload is not read are
+///   not kept to compare: a repeated counter there is taken for a duplicate.)
+/// - **Program changes**: the PMT of the program read is followed after the video was chosen; a
+///   new version that moves the video to another PID of the same `stream_type` is followed (the
+///   PES packet in progress ends), anything else is reported (``TransportStreamWarning/Kind/programMap``).
+/// - **Time stamps** are unwrapped (``PESTimestamps``): each PTS/DTS is taken as the 64-bit value
+///   nearest to the previous decoding time that is congruent to it modulo 2^33, so a clock that
+///   passes 2^33 (26.5 h at 90 kHz) gives increasing times.
 public struct TransportStreamDemuxer {
     /// The PID asked for, if any (`--pid`).
     public let requestedPID: UInt16?
@@ -26,6 +38,15 @@ public struct TransportStreamDemuxer {
     public var onWarning: ((TransportStreamWarning) -> Void)?
 
     private var continuity = [UInt8](repeating: 0xFF, count: 8192)
+    /// The last packet of the video PID (when ``lastVideoPacketValid``) and of each PSI PID read,
+    /// to tell a duplicate from a discontinuity.
+    private var lastVideoPacket = [UInt8](repeating: 0, count: TransportStream.packetSize)
+    private var lastVideoPacketValid = false
+    private var lastTablePackets: [UInt16: [UInt8]] = [:]
+    /// The PMT PID of the program read, followed after the video was chosen.
+    private var programMapPID: UInt16 = 0xFFFF
+    /// The last unwrapped decoding time (DTS, else PTS), that the next time stamps are unwrapped near.
+    private var timestampReference: Int64?
     private var mapPIDs: [UInt16] = []
     private var sections: [UInt16: PSISectionAssembler] = [:]
     private var videoPID: UInt16 = 0xFFFF
@@ -67,15 +88,21 @@ public struct TransportStreamDemuxer {
         if parsed.adaptationFieldControl & 1 != 0 {
             let last = continuity[Int(pid)]
             if last != 0xFF && !parsed.discontinuityIndicator {
-                // 2.4.3.3: one duplicate (same counter) may follow a packet; it is dropped.
-                if parsed.continuityCounter == last { return 0..<0 }
                 let expected = (last &+ 1) & 0x0F
-                if parsed.continuityCounter != expected {
+                if parsed.continuityCounter == last {
+                    // 2.4.3.3: a duplicate repeats the previous packet byte for byte; it is dropped.
+                    if isDuplicate(packet, pid: pid) {
+                        counts.duplicatePackets += 1
+                        return 0..<0
+                    }
+                    warn(.continuity, pid, offset, "continuity_counter \(last) repeated by a packet that is no duplicate of the last (expected \(expected)); its payload is kept")
+                } else if parsed.continuityCounter != expected {
                     let lost = (Int(parsed.continuityCounter) - Int(expected) + 16) % 16
                     warn(.continuity, pid, offset, "continuity_counter \(parsed.continuityCounter), expected \(expected) (\(lost) packet\(lost == 1 ? "" : "s") lost?)")
                 }
             }
             continuity[Int(pid)] = parsed.continuityCounter
+            remember(packet, pid: pid)
         }
         guard parsed.hasPayload else { return 0..<0 }
         if pid == videoPID {
@@ -86,8 +113,35 @@ public struct TransportStreamDemuxer {
             }
             return videoPayload(parsed, packet, at: offset)
         }
-        if video == nil { readTable(parsed, packet, at: offset) }
+        if video == nil || pid == programMapPID { readTable(parsed, packet, at: offset) }
         return 0..<0
+    }
+
+    // MARK: Continuity
+
+    /// Whether `packet` repeats the last packet kept of `pid` byte for byte, the PCR aside
+    /// (2.4.3.3: a duplicate's PCR may be a new valid value). A PID whose packets are not kept
+    /// (its payload is not read) takes any repeated counter for a duplicate; the video PID
+    /// without one (just chosen) takes none.
+    private func isDuplicate(_ packet: UnsafeRawBufferPointer, pid: UInt16) -> Bool {
+        let pcr = packet[3] & 0x20 != 0 && packet[4] >= 7 && packet[5] & 0x10 != 0 ? 6..<12 : 0..<0
+        let same = { (last: UnsafeRawBufferPointer) -> Bool in
+            for index in 0..<TransportStream.packetSize where !pcr.contains(index) && last[index] != packet[index] { return false }
+            return true
+        }
+        if pid == videoPID { return lastVideoPacketValid && lastVideoPacket.withUnsafeBytes(same) }
+        if let last = lastTablePackets[pid] { return last.withUnsafeBytes(same) }
+        return true
+    }
+
+    /// Keeps `packet` as the last of `pid` when its payload is read (the video and PSI PIDs).
+    private mutating func remember(_ packet: UnsafeRawBufferPointer, pid: UInt16) {
+        if pid == videoPID {
+            lastVideoPacket.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: packet[0..<TransportStream.packetSize])) }
+            lastVideoPacketValid = true
+        } else if pid == TransportStream.programAssociationPID || pid == programMapPID || (video == nil && mapPIDs.contains(pid)) {
+            lastTablePackets[pid] = Array(packet[0..<TransportStream.packetSize])
+        }
     }
 
     /// Ends the stream at input offset `offset`: checks the last PES packet.
@@ -141,7 +195,7 @@ public struct TransportStreamDemuxer {
                 pesExpected = pes.packetLength == 0 ? nil : pes.packetLength + 6 - pes.headerLength
                 pesReceived = 0
                 if pes.presentationTimestamp != nil {
-                    let stamps = PESTimestamps(presentation: pes.presentationTimestamp, decoding: pes.decodingTimestamp)
+                    let stamps = unwrapped(PESTimestamps(presentation: pes.presentationTimestamp, decoding: pes.decodingTimestamp))
                     timestamps.append(stamps, at: counts.elementaryBytes)
                     if firstTimestamps.count < 32 { firstTimestamps.append(stamps) }
                 }
@@ -166,6 +220,29 @@ public struct TransportStreamDemuxer {
             break
         }
         state = .idle
+    }
+
+    /// `stamps` (33-bit) as the 64-bit times nearest to the previous decoding time; the new
+    /// decoding time (DTS, else PTS) becomes the reference.
+    private mutating func unwrapped(_ stamps: PESTimestamps) -> PESTimestamps {
+        guard let reference = timestampReference else {
+            timestampReference = stamps.effectiveDecoding
+            return stamps
+        }
+        let result = PESTimestamps(presentation: stamps.presentation.map { Self.unwrap($0, near: reference) },
+                                   decoding: stamps.decoding.map { Self.unwrap($0, near: reference) })
+        timestampReference = result.effectiveDecoding
+        return result
+    }
+
+    /// The value congruent to `value` modulo 2^33 nearest to `reference`; `value` itself when
+    /// that does not fit 64 bits.
+    static func unwrap(_ value: Int64, near reference: Int64) -> Int64 {
+        let modulus = TransportStream.timestampModulus
+        var step = value - (reference % modulus + modulus) % modulus
+        if step > modulus / 2 { step -= modulus } else if step < -modulus / 2 { step += modulus }
+        let (result, overflow) = reference.addingReportingOverflow(step)
+        return overflow ? value : result
     }
 
     // MARK: PSI
@@ -219,6 +296,10 @@ public struct TransportStreamDemuxer {
             warn(.section, pid, offset, "PMT \(error); ignored")
             return
         }
+        if let current = video {
+            follow(table, from: current, pid: pid, at: offset)
+            return
+        }
         for element in table.elements where !streamsSeen.contains(element) && streamsSeen.count < 256 { streamsSeen.append(element) }
         let chosen: ProgramElement?
         if let requestedPID {
@@ -235,7 +316,33 @@ public struct TransportStreamDemuxer {
         video = chosen
         program = table
         videoPID = chosen.pid
+        programMapPID = pid
+        lastVideoPacketValid = false
         sections = [:]
+        lastTablePackets = lastTablePackets.filter { $0.key == pid }
+    }
+
+    /// A PMT of the program read after the video was chosen: a new version that moves the video
+    /// to another PID of the same `stream_type` is followed; one that drops it or changes its
+    /// type is reported, and the PID read stays.
+    private mutating func follow(_ table: ProgramMapTable, from current: ProgramElement, pid: UInt16, at offset: Int64) {
+        guard table.programNumber == program?.programNumber, table != program else { return }
+        program = table
+        let next = requestedPID.map { wanted in table.elements.first { $0.pid == wanted } } ?? table.elements.first(where: \.isReadableVideo)
+        guard let next, next.isReadableVideo else {
+            warn(.programMap, pid, offset, "a new PMT of program \(table.programNumber) has no \(requestedPID == nil ? "H.264/H.265 stream" : "\(current)"); still reading \(current)")
+            return
+        }
+        guard next.streamType == current.streamType else {
+            warn(.programMap, pid, offset, "a new PMT of program \(table.programNumber) puts the video on \(next), another codec than \(current): not followed")
+            return
+        }
+        guard next.pid != current.pid else { return }
+        finishPES(at: offset)
+        warn(.programMap, pid, offset, "a new PMT of program \(table.programNumber) moves the video from \(current) to PID 0x\(String(next.pid, radix: 16)); followed")
+        video = next
+        videoPID = next.pid
+        lastVideoPacketValid = false
     }
 
     /// Counts and reports damage the reader found (lost sync, a cut packet).

@@ -24,6 +24,40 @@ public enum TransportStreamDetection {
                 if first + size >= prefix.count { break }
             }
         }
+        return damagedPacketSize(of: prefix)
+    }
+
+    /// Packets looked at when the first ones are damaged (``damagedPacketSize(of:)``).
+    public static let packetsToCheckWhenDamaged = 64
+
+    /// The packet size of a transport stream with a few damaged packets near the start (issue 32):
+    /// at one offset in the first packet, at least 7 of every 8 of the first
+    /// ``packetsToCheckWhenDamaged`` packets in `prefix` (at least 16) have their `sync_byte`, and
+    /// 5 in a row. Random bytes or an elementary stream do not (each position is 0x47 one time
+    /// in 256).
+    static func damagedPacketSize(of prefix: UnsafeRawBufferPointer) -> Int? {
+        for size in [TransportStream.packetSize, TransportStream.timestampedPacketSize] {
+            let syncOffset = size - TransportStream.packetSize
+            let available = min(packetsToCheckWhenDamaged, (prefix.count - syncOffset) / size)
+            guard available >= 16 else { continue }
+            for first in 0..<size {
+                var found = 0
+                var run = 0
+                var longest = 0
+                for index in 0..<available {
+                    let position = first + syncOffset + index * size
+                    guard position < prefix.count else { break }
+                    if prefix[position] == TransportStream.syncByte {
+                        found += 1
+                        run += 1
+                        longest = max(longest, run)
+                    } else {
+                        run = 0
+                    }
+                }
+                if found * 8 >= available * 7 && longest >= packetsToCheck { return size }
+            }
+        }
         return nil
     }
 

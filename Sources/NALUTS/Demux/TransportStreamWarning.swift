@@ -19,6 +19,9 @@ public struct TransportStreamWarning: Sendable, Hashable, CustomStringConvertibl
         case adaptationField = "adaptation_field_length"
         /// A PAT/PMT section that does not parse or fails its `CRC_32`.
         case section = "section"
+        /// A new PMT of the program read moved the video to another PID (followed), or dropped
+        /// it or changed its codec (not followed).
+        case programMap = "program_map_section"
         /// A scrambled packet (`transport_scrambling_control` ≠ 0) of the video PID: dropped.
         case scrambled = "transport_scrambling_control"
         /// The input ended inside a packet.
@@ -58,6 +61,9 @@ public struct TransportStreamCounts: Sendable, Hashable {
     public var warnings: [TransportStreamWarning.Kind: Int] = [:]
     /// Input bytes skipped to regain sync.
     public var skippedBytes: Int64 = 0
+    /// Duplicate packets dropped: repeats of the previous packet of their PID, byte for byte
+    /// (ISO/IEC 13818-1 2.4.3.3).
+    public var duplicatePackets = 0
 
     public init() {}
 
@@ -67,8 +73,12 @@ public struct TransportStreamCounts: Sendable, Hashable {
     public var totalWarnings: Int { warnings.values.reduce(0, +) }
 }
 
-/// The presentation and decoding time of a PES packet's first access unit (90 kHz, 33 bits as
-/// in the stream, not unwrapped).
+/// The presentation and decoding time of a PES packet's first access unit, in 90 kHz ticks.
+///
+/// From ``TransportStreamDemuxer`` they are unwrapped: 64-bit values that go on past 2^33 where
+/// the stream's 33-bit clock wraps (ISO/IEC 13818-1 2.4.3.7), so decoding times increase. The
+/// first is the stream's own value; a later one may be negative when it comes before a first
+/// value near 0.
 public struct PESTimestamps: Sendable, Hashable {
     /// `PTS`.
     public var presentation: Int64?

@@ -149,22 +149,6 @@ final class TransportPacketizer {
         }
     }
 
-    /// Writes a packet with only an adaptation field carrying `pcr` (2.4.3.4
-    /// `adaptation_field_control` `'10'`): no payload, so the continuity counter stays.
-    func writePCROnly(pid: UInt16, slot: Int, pcr: Int64, flush: (UnsafeRawBufferPointer) throws -> Void) rethrows {
-        let out = buffer
-        let start = try nextPacket(flush)
-        out[start] = TransportStream.syncByte
-        out[start + 1] = UInt8((pid >> 8) & 0x1F)
-        out[start + 2] = UInt8(pid & 0xFF)
-        out[start + 3] = 0x20 | continuity[slot]
-        out[start + 4] = 183
-        out[start + 5] = 0x10
-        Self.writePCR(pcr, into: out, at: start + 6)
-        UnsafeMutableRawBufferPointer(rebasing: out[(start + 12)..<(start + TransportStream.packetSize)])
-            .initializeMemory(as: UInt8.self, repeating: 0xFF)
-    }
-
     /// `program_clock_reference_base` (33 bits), 6 reserved bits, `program_clock_reference_extension` 0 (2.4.3.5).
     private static func writePCR(_ pcr: Int64, into out: UnsafeMutableRawBufferPointer, at position: Int) {
         let base = UInt64(bitPattern: pcr) & UInt64(TransportStream.timestampModulus - 1)

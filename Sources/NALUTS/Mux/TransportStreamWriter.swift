@@ -18,8 +18,8 @@ public struct TransportStreamWriterConfiguration: Sendable, Hashable {
     public var audioPID: UInt16 = 0x101
     /// Most 90 kHz ticks of PCR time between two PAT/PMT pairs (100 ms).
     public var psiInterval: Int64 = 9_000
-    /// Most 90 kHz ticks between two PCRs (40 ms): a frame interval longer than this gets
-    /// PCR-only packets in between.
+    /// 90 kHz ticks of PCR interval the table repetition allows for (40 ms): PAT/PMT go with
+    /// an access unit whose PCR is more than ``psiInterval`` minus this past the last pair.
     public var pcrInterval: Int64 = 3_600
     /// How far the PCR runs behind each video access unit's DTS (0.7 s, FFmpeg's `max_delay`).
     public var pcrDelay: Int64 = 63_000
@@ -49,15 +49,20 @@ public struct TransportStreamWriterSummary: Sendable, Hashable {
 /// Writes a one-program MPEG-2 transport stream (ISO/IEC 13818-1) of one video stream and
 /// optionally one ADTS AAC stream: timed access units in, 188-byte packets out.
 ///
-/// - PAT and PMT go first and again whenever 60 ms of PCR time have passed since the last pair
-///   (with PCRs at most 40 ms apart, no two pairs are more than 100 ms apart).
+/// - PAT and PMT go first and again before the first access unit written when 60 ms of PCR
+///   time have passed since the last pair (at 10 fps or more, no two pairs are more than 100 ms
+///   apart).
 /// - Each video access unit is one PES packet (`stream_id` 0xE0, PTS and DTS,
 ///   `data_alignment_indicator`), whose first transport packet carries the PCR (DTS minus
 ///   ``TransportStreamWriterConfiguration/pcrDelay``) and, for a random access point, the
 ///   `random_access_indicator` and `elementary_stream_priority_indicator` (2.4.3.5).
 ///   `PES_packet_length` is 0 past 65535 bytes (video only, 2.4.3.7).
-/// - Where two access units are more than 40 ms apart in DTS, packets with only a PCR keep the
-///   PCR interval at 40 ms.
+/// - Tables and PCR are repeated with the packets written, never to fill time: as FFmpeg's
+///   `mpegts` muxer does in its default variable-rate mode, where a PCR goes with each access
+///   unit (and PAT/PMT with an access unit when they are due). The output is then the input
+///   plus a bounded overhead per access unit (at most 2 table packets, the PES header and
+///   one packet of stuffing), whatever timing the stream claims; the price is that access
+///   units more than 100 ms apart (below 10 fps) have their PCRs as far apart as they are.
 /// - Each AAC frame is one PES packet (`stream_id` 0xC0, PTS) holding the frame with its ADTS
 ///   header (``ADTSHeader``).
 ///
@@ -115,17 +120,11 @@ public final class TransportStreamWriter<Sink: ByteSink> {
             throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) after PTS \(pts)")
         }
         let pcr = dts - configuration.pcrDelay
-        if let lastPCR {
-            guard pcr >= lastPCR else { throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) before the previous access unit's") }
-            // PCR-only packets every 40 ms across a long frame interval.
-            var time = lastPCR + configuration.pcrInterval
-            while time < pcr {
-                setArrivalTime(time)
-                try writeTablesIfDue(at: time)
-                try packetizer.writePCROnly(pid: configuration.videoPID, slot: Self.videoSlot, pcr: time) { try sink.write($0) }
-                time += configuration.pcrInterval
-            }
+        if let lastPCR, pcr < lastPCR {
+            throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) before the previous access unit's")
         }
+        // No packets fill a long frame interval (a VUI claiming 0.01 fps would make 100 s of
+        // PCR-only packets per picture): the tables and the PCR go with the access units.
         setArrivalTime(pcr)
         try writeTablesIfDue(at: pcr)
         lastPCR = pcr
