@@ -408,6 +408,9 @@ public final class MediaSource {
         transportReader?.demuxer.timestamps(forAccessUnitAt: offset + 4)
     }
 
+    /// ``timestamps(at:)`` for a ``SampleClock``.
+    func pesTimestamps(at offset: Int64) -> PESTimestamps? { timestamps(at: offset) }
+
     /// A splitter that knows the out-of-band parameter sets.
     public func splitter() throws -> AccessUnitSplitter {
         var splitter = AccessUnitSplitter(codec: codec)

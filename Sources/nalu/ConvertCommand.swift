@@ -228,11 +228,11 @@ struct Convert: ParsableCommand {
             }()
         case .mp4:
             try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters),
+                            options: mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters),
                             passthrough: passthrough, movieTimescale: movieTimescale)
         case .ts, .m2ts:
             try {
-                var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
+                var options = TransportStreamMuxerOptions(frameRate: try sinkFrameRate(source),
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
@@ -259,6 +259,14 @@ struct Convert: ParsableCommand {
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
+    }
+
+    /// The frame rate MP4 and MPEG-TS output are timed at: `--fps`, else none for an input with
+    /// its own times (MP4/MOV, MPEG-TS: they are kept, ``SampleClock``), else the container's or
+    /// (`nil`) the SPS VUI's.
+    private func sinkFrameRate(_ source: MediaSource) throws -> Rational? {
+        if let fps { return fps.rational }
+        return source.sampleClock() == nil ? try source.containerFrameRate() : nil
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {
