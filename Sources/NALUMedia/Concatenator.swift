@@ -86,17 +86,23 @@ public final class Concatenator {
     /// the input's NAL units, then an end of sequence unless it is the last, and is finished when
     /// the next input has another sink (or at the end).
     public func write(sinkFor: (Int, MediaSource) throws -> any MediaSink) throws -> ConcatReport {
+        try write(timing: nil, sinkFor: sinkFor)
+    }
+
+    /// ``write(sinkFor:)``, each input's MP4 samples noted in `timing`.
+    private func write(timing: ConcatTiming?, sinkFor: (Int, MediaSource) throws -> any MediaSink) throws -> ConcatReport {
         var report = ConcatReport()
         var current: (any MediaSink)?
         var lastReport: MediaSinkReport?
         for (position, source) in sources.enumerated() {
+            timing?.begin(position)
             let sink = try sinkFor(position, source)
             if let current, current !== sink { lastReport = try current.finish() }
             current = sink
             var splitter = try source.splitter()
             var filter = LeadingPictureFilter(codec: codec, follows: position > 0)
             var pictures = 0
-            try source.forEachNALUnit { unit in
+            try source.forEachNALUnit(sampleStarts: { timing?.add($0) }) { unit in
                 let step = try splitter.push(unit)
                 if step.isFirstVCL { pictures += 1 }
                 try filter.push(unit, step: step, to: sink)
@@ -125,24 +131,33 @@ public final class Concatenator {
     /// whether, and ``ConcatReport/audioNotJoined`` why not.
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil, let sources = sources.first { options.frameRate = try frameRate(of: sources) }
         var joined: ConcatAudio?
         var reason: String?
         if audio, sources.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) {
             (joined, reason) = try ConcatAudio.plan(sources)
+        }
+        // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
+        let timing = options.frameRate == nil ? try ConcatTiming(sources, movieTimescale: joined?.movieTimescale) : nil
+        if let timing {
+            options.editList = timing.editList
+            options.editListFollowsSampleTimes = true
+            options.movieTimescale = timing.movieTimescale
+        } else if options.frameRate == nil, let sources = sources.first {
+            options.frameRate = try frameRate(of: sources)
         }
         if let joined {
             options.passthroughTracks = [joined.track]
             options.movieTimescale = joined.movieTimescale
         }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
+        if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
         let feeder = joined.map(ConcatAudioFeeder.init)
         if let feeder {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
                 try feeder.advance(to: time, timescale: timescale, writer: writer)
             }
         }
-        var report = try write { _, source in
+        var report = try write(timing: timing) { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
             return sink
