@@ -288,7 +288,13 @@ public final class MP4Muxer<Sink: ByteSink> {
         if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
-        return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
+        var rate = timing.rate
+        if sourceTiming != nil, summary.duration > 0, summary.duration <= UInt64(Int64.max) {
+            // The average rate of the source's times.
+            let (ticks, overflow) = Int64(summary.samples).multipliedReportingOverflow(by: Int64(timing.timescale))
+            if !overflow { rate = Rational(ticks, Int64(summary.duration)).reduced }
+        }
+        return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: rate, timescale: timing.timescale,
                                frameDuration: timing.duration, parameterSetsKeptInBand: keptInBand,
                                trailingNALUnitsDropped: carriedNALUnits, sampleDescriptions: sampleDescriptions,
                                parameterSetsInBandAfterChange: inBandFromNow)

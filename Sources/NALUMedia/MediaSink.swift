@@ -183,20 +183,33 @@ public final class MP4FileSink: MediaSink {
     /// input's (unless `options` give one). An elementary stream is timed at the frame rate of
     /// `options`, else its SPS VUI's.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions) throws {
+        let (timed, clock) = try Self.options(options, keepingTimesOf: source)
+        try self.init(codec: source.codec, output: output, options: timed)
+        if let clock { try keepTimes(clock) }
+        for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
+    }
+
+    /// `options` for an output that keeps `source`'s times, and the clock to give
+    /// ``keepTimes(_:)``: without a frame rate in `options`, an MP4/MOV or transport stream
+    /// input's (an MP4's edit list too, unless `options` give one); else `options` unchanged
+    /// and no clock.
+    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws -> (MP4MuxerOptions, SampleClock?) {
         var options = options
-        let clock = options.frameRate == nil ? source.sampleClock() : nil
-        if clock != nil, let track = source.mp4?.track, options.editList == nil {
+        guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
+        if let track = source.mp4?.track, options.editList == nil {
             let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
             options.movieTimescale = movieTimescale
             options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
             options.editListFollowsSampleTimes = true
         }
-        try self.init(codec: source.codec, output: output, options: options)
-        if let clock {
-            try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
-            sampleClock = clock
-        }
-        for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
+        return (options, clock)
+    }
+
+    /// Times the samples from `clock` (``MP4Muxer/useSourceTiming(timescale:lookup:)``), which
+    /// ``MediaSink/write(_:)`` feeds: before the first NAL unit.
+    public func keepTimes(_ clock: SampleClock) throws {
+        try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
+        sampleClock = clock
     }
 
     /// The passthrough tracks' copier, when there are any.

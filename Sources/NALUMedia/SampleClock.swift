@@ -77,6 +77,16 @@ public final class SampleClock {
     /// The lookup a sink takes (``NALU/SampleTimingLookup``).
     public var lookup: SampleTimingLookup { { [self] offset in timing(at: offset) } }
 
+    /// ``lookup`` with every decoding time `advance` ticks earlier (``MediaSource/decodeAdvance()``).
+    public func lookup(decodingEarlierBy advance: Int64) -> SampleTimingLookup {
+        guard advance > 0 else { return lookup }
+        return { [self] offset in
+            guard var timing = timing(at: offset) else { return nil }
+            timing.decode &-= advance
+            return timing
+        }
+    }
+
     /// `value` (33 bits, ISO/IEC 13818-1 2.4.3.7) plus the multiple of 2^33 that brings it
     /// nearest `reference`.
     static func unwrap(_ value: Int64, near reference: Int64) -> Int64 {
@@ -123,6 +133,15 @@ extension MediaSource {
         guard product.high < UInt64(from) else { return nil }
         let (quotient, remainder) = UInt64(from).dividingFullWidth(product)
         return remainder == 0 ? quotient : quotient == .max ? nil : quotient + 1
+    }
+
+    /// How far an MP4 track's signed composition offsets (`ctts` version 1) present a picture
+    /// before it decodes, at most (0 when none does): a transport stream (PTS ≥ DTS) decodes that
+    /// much earlier. 0 for other inputs.
+    public func decodeAdvance() throws -> Int64 {
+        var advance: Int64 = 0
+        try mp4?.forEachSample { advance = max(advance, $0.dts &- $0.pts) }
+        return advance
     }
 
     /// The first video sample's decoding time (MP4: a fragment's `tfdt` may start above 0).

@@ -29,11 +29,17 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         try self.init(codec: source.codec, output: output, options: options,
                       outOfBandParameterSets: source.outOfBandParameterSets, declarativeSEI: source.declarativeSEI)
-        if options.frameRate == nil, let clock = source.sampleClock() {
-            let origin: Int64? = source.mp4.map { editListStart($0.track.editList).mediaTime }
-            try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin, lookup: clock.lookup)
-            sampleClock = clock
-        }
+        if options.frameRate == nil { try keepTimes(of: source) }
+    }
+
+    /// Times the access units from `source`'s own times (MP4/MOV, MPEG-TS; nothing for an
+    /// elementary stream), as ``init(for:output:options:)`` describes: before the first NAL unit.
+    public func keepTimes(of source: MediaSource) throws {
+        guard let clock = source.sampleClock() else { return }
+        let origin: Int64? = source.mp4.map { editListStart($0.track.editList).mediaTime }
+        try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin,
+                                  lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
+        sampleClock = clock
     }
 
     /// The AAC track's feeder, when the output carries one.

@@ -65,6 +65,9 @@ public struct TrimPlan: Hashable, Sendable {
     /// ``TrimIndex/firstPictureTime``: added to ``presentedStart`` on the timeline other
     /// tracks share (``presentedRange(timescale:)``).
     public var firstPictureTime: Int64 = 0
+    /// Source-timed: the earliest presentation time among the pictures kept (the first
+    /// lead-in picture's, or the first shown), in ticks of ``timeBase``.
+    public var firstKeptTick: Int64 = 0
 
     /// Plans the cut of `[start, end)` on `index`; `end` `nil` runs to the end of the stream.
     /// - Throws: ``NALUError`` `.invalidValue` (field `--end`) when the end is not after the
@@ -155,6 +158,7 @@ public struct TrimPlan: Hashable, Sendable {
             presentedStart = min(startTick, firstShown)
             presentedDuration = max(0, end &- presentedStart)
             firstShownTick = firstShown
+            firstKeptTick = kept.map(\.time).min() ?? firstShown
             firstPictureTime = index.firstPictureTime
             firstShownSourceTime = firstShown &+ index.presentationOrigin
             firstDecodeSourceTime = entries[first].decodeTime

@@ -190,16 +190,23 @@ public final class Trimmer {
             let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
                                                declarativeSEI: source.declarativeSEI)
             if let clock {
-                // The range's start presents at the first PTS, where its audio starts: the
-                // lead-in pictures (no edit list to hide them) present before it.
-                let startSource = plan.firstShownSourceTime &- (plan.firstShownTick &- plan.presentedStart)
-                try sink.muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: startSource, lookup: clock.lookup)
+                // The first picture kept (a lead-in picture: no edit list hides them) presents at
+                // the first PTS; the range's start that much later, where its audio starts.
+                let firstKept = plan.firstShownSourceTime &- (plan.firstShownTick &- plan.firstKeptTick)
+                try sink.muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: firstKept,
+                                               lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
             }
             if let aac, let cut, let video = source.mp4, clock != nil {
                 try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
+                // The range's start on the audio's media timeline, less the lead-in's duration.
                 let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+                let scale = Int64(cut.reader.track.timescale)
+                let leadIn = plan.presentedStart &- plan.firstKeptTick
+                let (product, overflow) = leadIn.multipliedReportingOverflow(by: scale)
+                let leadInAudio = overflow || plan.timeBase.denominator <= 0 ? 0
+                    : product &* plan.timeBase.numerator / plan.timeBase.denominator
                 let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                                        decodeTimes: cut.decodeTimes, origin: start)
+                                                        decodeTimes: cut.decodeTimes, origin: start &- leadInAudio)
                 feeder.attach(to: sink.muxer)
             } else if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
                 try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)

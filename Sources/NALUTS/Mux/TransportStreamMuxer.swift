@@ -88,6 +88,8 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     private var sourceOrigin: Int64 = 0
     /// Source-timed: the offset of the first VCL NAL unit of the access unit being assembled.
     private var currentVCLOffset: Int64?
+    /// Source-timed: the first and last decoding times written and the pictures between.
+    private var timedSpan: (first: Int64, last: Int64, count: Int64)?
 
     private struct Timing {
         var rate: Rational
@@ -195,7 +197,13 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
         let summary = try writer.finish()
-        return TransportStreamMuxerSummary(writer: summary, frameRate: timing.rate, frameRateAssumed: timing.assumed,
+        var rate = timing.rate
+        if let span = timedSpan, let sourceTiming, span.count > 1, span.last > span.first {
+            // The average rate of the source's times.
+            let (ticks, overflow) = (span.count - 1).multipliedReportingOverflow(by: Int64(sourceTiming.timescale))
+            if !overflow { rate = Rational(ticks, span.last - span.first).reduced }
+        }
+        return TransportStreamMuxerSummary(writer: summary, frameRate: rate, frameRateAssumed: timing.assumed,
                                            firstPTS: timing.firstPTS, firstDTS: timing.origin, statistics: converter.statistics,
                                            trailingNALUnitsDropped: trailingDropped)
     }
@@ -247,6 +255,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         try pending.bytes.withUnsafeBytes { bytes in
             try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), pts: pts, dts: dts, randomAccess: randomAccess)
         }
+        timedSpan = (timedSpan?.first ?? times.decode, times.decode, (timedSpan?.count ?? 0) + 1)
         pending.head += size
         pending.compact()
     }
