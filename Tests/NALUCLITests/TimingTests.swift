@@ -141,6 +141,22 @@ import Testing
         #expect(abs(try Self.avSync(source: input, output: joined, at: "7.0")) <= 25)
     }
 
+    /// A transport stream whose PTS/DTS wrap past 2^33 in its first second (ffmpeg's
+    /// `-output_ts_offset`): the times are unwrapped, so the MP4 keeps every picture 1/30 s apart.
+    @Test func wrappedTransportStreamTimesAreUnwrapped() throws {
+        let folder = try Scratch()
+        let ffmpeg = try #require(ffmpegPath)
+        let wrapped = folder.file("wrap.ts"), output = folder.file("out.mp4")
+        let make = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-i", Self.realWorld("phone.ts"), "-c", "copy",
+                                           "-output_ts_offset", "95442", wrapped])
+        #expect(make.status == 0, "\(make.stderr)")
+        let run = try CLIRunner.run(["convert", wrapped, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let result = try Self.pictureOffsets(source: Self.realWorld("phone.ts"), output: output)
+        #expect(result.count == 300 && result.unknown == 0)
+        #expect(result.offsets.count == 1, "\(result.offsets)")
+    }
+
     /// `info` says when the frame rate varies, with the average and the spread.
     @Test func infoReportsVariableFrameRate() throws {
         let vfr = try CLIRunner.run(["info", "--json", Self.realWorld("vfr.mp4")])
