@@ -17,7 +17,10 @@ public import NALUTS
 ///   gets `NoRaslOutputFlag` 1) whatever it starts with. A CRA an H.265 input starts with
 ///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
 ///   which cannot decode, are dropped (``LeadingPictureFilter``).
-/// - **Timing**: MP4 output is timed at one constant frame rate (the option's, else the first
+/// - **Timing**: MP4 output of MP4/MOV inputs that share a video timescale keeps each input's
+///   sample times and edit list, laid end to end (``ConcatTiming``): every input shows exactly
+///   the pictures it shows alone. Otherwise (elementary inputs, mixed timescales, a rate given)
+///   MP4 output is timed at one constant frame rate (the option's, else the first
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
 ///
@@ -123,8 +126,9 @@ public final class Concatenator {
     }
 
     /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
-    /// change (or in band with `avc3`/`hev1`); timed at `options.frameRate`, else the first
-    /// input's rate.
+    /// change (or in band with `avc3`/`hev1`); MP4/MOV inputs of one video timescale keep their
+    /// times and edit lists (``ConcatTiming``) unless `options.frameRate` is given; others are
+    /// timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
     /// audio track of all their samples beside the video; ``ConcatReport/audioJoined`` says

@@ -118,7 +118,10 @@ public final class Trimmer {
     }
 
     /// Writes the cut as MP4 (``MP4FileSink``) with the edit list that shows exactly the presented
-    /// range. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
+    /// range. An input with its own times (MP4/MOV, MPEG-TS: ``TrimPlan/hasSourceTimes``) keeps
+    /// them, in its timescale, and the edit list shows exactly `[start, end)`
+    /// (``TrimPlan/sourceEditList(timescale:movieTimescale:)``); an elementary stream is timed at
+    /// the plan's frame rate. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
     /// MP4/MOV input's sound tracks are cut to the same range (``TrimAudioCut``): their samples
     /// copied unchanged, interleaved with the video, each with its own edit list; the movie then
     /// has the video's timescale. ``audioCuts`` tells what was kept.
