@@ -36,3 +36,26 @@ import NALUTS
 }
 
 struct PESTimestampsForTest { var pts: Int64; var dts: Int64 }
+
+/// ``MediaSource/forEachAccessUnit(nalUnit:_:)`` gives every access unit of a container its times.
+@Suite struct AccessUnitTimingTests {
+    /// The transport stream's 300 access units: DTS strictly rising 3000 apart (30 fps at
+    /// 90 kHz), PTS at or after DTS; the MP4 copy of the same clip: its `stts`/`ctts` times.
+    @Test func transportStreamAndMP4AccessUnitsCarryTheirTimes() throws {
+        var ts: [SampleTiming] = []
+        try MediaSource(path: MediaSourceTests.fixture("realworld/phone.ts")).forEachAccessUnit { unit in
+            if let timing = unit.timing { ts.append(timing) }
+        }
+        #expect(ts.count == 300)
+        #expect(zip(ts, ts.dropFirst()).allSatisfy { $1.decode - $0.decode == 3000 })
+        #expect(ts.allSatisfy { $0.presentation >= $0.decode && $0.timescale == 90_000 })
+        var mp4: [SampleTiming] = []
+        try MediaSource(path: MediaSourceTests.fixture("realworld/vfr.mp4")).forEachAccessUnit { unit in
+            if let timing = unit.timing { mp4.append(timing) }
+        }
+        #expect(mp4.count == 300)
+        // Variable frame rate: the durations of ffprobe's packets (256 and 1024 ticks of 1/15360 s).
+        #expect(Set(mp4.map(\.duration)).isSuperset(of: [256, 1024]))
+        #expect(zip(mp4, mp4.dropFirst()).allSatisfy { $1.decode == $0.decode + $0.duration })
+    }
+}
