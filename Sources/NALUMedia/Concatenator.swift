@@ -166,7 +166,8 @@ public final class Concatenator {
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
             return sink
         }
-        report.outputFrameRate = report.sink?.mp4?.frameRate
+        // With the inputs' own times there is no one rate to differ from.
+        report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.audioJoined = feeder?.appended
         report.audioNotJoined = reason
         return report

@@ -138,7 +138,28 @@ import Testing
         let output = try Self.shown(joined).map(\.md5)
         #expect(output.count == 300)
         #expect(output == source)
+        // Each at its source time, past the join too.
+        let result = try Self.pictureOffsets(source: input, output: joined)
+        #expect(result.offsets.count == 1 && abs(result.offsets.first ?? 1) < 0.0015, "\(result.offsets)")
         #expect(abs(try Self.avSync(source: input, output: joined, at: "7.0")) <= 25)
+    }
+
+    /// Three cuts of the variable-frame-rate clip, joined: every picture at its source time.
+    @Test func variableFrameRateCutsJoinBackExactly() throws {
+        let folder = try Scratch()
+        let input = Self.realWorld("vfr.mp4")
+        let pieces = [("0", "2.2"), ("2.2", "5.1"), ("5.1", "8")].enumerated().map { index, range in (folder.file("\(index).mp4"), range) }
+        for (path, range) in pieces {
+            #expect(try CLIRunner.run(["trim", input, "--start", range.0, "--end", range.1, "-o", path]).status == 0)
+        }
+        let joined = folder.file("joined.mp4")
+        let run = try CLIRunner.run(["concat"] + pieces.map(\.0) + ["-o", joined])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!run.stderr.contains("warning"), "\(run.stderr)")
+        let result = try Self.pictureOffsets(source: input, output: joined)
+        #expect(result.count == 300 && result.unknown == 0)
+        #expect(result.offsets.count == 1 && abs(result.offsets.first ?? 1) < 0.0015, "\(result.offsets)")
+        #expect(abs(try Self.avSync(source: input, output: joined, at: "6.0")) <= 25)
     }
 
     /// A transport stream whose PTS/DTS wrap past 2^33 in its first second (ffmpeg's
