@@ -128,7 +128,7 @@ struct MovieDescription {
     /// The video track's edit list: the explicit one, else the start delay's empty edit and the
     /// edit from `editMediaTime` (the whole media when there is a delay but no shift), else none.
     var videoEdits: [MP4EditListEntry]? {
-        if let editList { return editList }
+        if let editList { return editList.isEmpty ? nil : editList }
         var edits: [MP4EditListEntry] = []
         if startDelay > 0 { edits.append(MP4EditListEntry(segmentDuration: startDelay, mediaTime: -1)) }
         // Fragmented movies have no duration yet: progressive ones give the media's.

@@ -31,6 +31,9 @@ public struct MP4MuxerOptions: Sendable {
     public var movieTimescale: UInt32? = nil
     /// See ``MP4WriterConfiguration/videoStartDelay``.
     public var videoStartDelay: UInt64 = 0
+    /// See ``MP4WriterConfiguration/editListFollowsSampleTimes``: set for an ``editList`` in
+    /// the source's times (``MP4Muxer/useSourceTiming(timescale:lookup:)``).
+    public var editListFollowsSampleTimes = false
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -90,7 +93,9 @@ public struct MP4MuxerSummary: Hashable, Sendable {
 ///   ``maxSampleDescriptions`` distinct entries, so do they, and the entries become
 ///   `avc3`/`hev1` (``MP4MuxerSummary/sampleDescriptionLimitReached``).
 /// - Sync samples are the access units with a keyframe class (IDR, CRA, BLA, recovery point).
-/// - Timing is constant-frame-rate: the i-th access unit in decoding order decodes at
+/// - Timing is the source's when it has times (``useSourceTiming(timescale:lookup:)``: each
+///   sample's decoding time, composition offset and duration as the source gave them, in its
+///   timescale; nothing is invented), else constant-frame-rate: the i-th access unit in decoding order decodes at
 ///   i·duration; its presentation time is its index in presentation order (by picture order
 ///   count, ``PictureOrderCounter``, within each coded video sequence) times the duration, so
 ///   B-frames present in order. The composition offsets become `ctts`/`trun` entries.
@@ -175,6 +180,20 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// unspecialized generic code.)
     private var sink: Sink?
 
+    /// The source's times (``useSourceTiming(timescale:lookup:)``).
+    private var sourceTiming: (timescale: UInt32, lookup: SampleTimingLookup)?
+    /// Source-timed: the last access unit, written when the next one's decoding time gives its
+    /// duration (its bytes are with the writer, or at ``bufferHead``).
+    private var heldSample: HeldSample?
+    /// Source-timed: the first access unit's decoding time (the output's decoding time 0).
+    private var decodeOrigin: Int64 = 0
+    /// Source-timed: pictures completed.
+    private var timedCount = 0
+    /// Source-timed: the offset of the first VCL NAL unit of the access unit being assembled.
+    @exclusivity(unchecked) private var currentVCLOffset: Int64?
+    /// The previous duration written (the last sample's when its source gives none).
+    private var lastTimedDuration: UInt32 = 1
+
     /// - Parameters:
     ///   - spool: where `faststart` keeps the media data meanwhile (NALUIO's `SpoolFile`).
     public init(codec: Codec, sink: Sink, options: MP4MuxerOptions = MP4MuxerOptions(),
@@ -205,6 +224,19 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// as they arrive).
     public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
 
+    /// Times every access unit from its source instead of a frame rate: `lookup` gives the
+    /// ``NALU/SampleTiming`` of the access unit whose first NAL unit has the given offset, in
+    /// ticks of `1/timescale` s, which becomes the track's `mdhd` timescale. Decoding times are
+    /// kept as they are (counted from the first access unit's, which is 0 in the output; a
+    /// sample's duration is the distance to the next one's decoding time, so access units left
+    /// out do not move the others), and composition offsets are `presentation − decode`. Call
+    /// before the first NAL unit. An access unit without times is refused.
+    public func useSourceTiming(timescale: UInt32, lookup: @escaping SampleTimingLookup) throws(NALUError) {
+        guard timescale > 0 else { throw NALUError(.invalidValue, field: "timescale", detail: "0; must be positive") }
+        guard writer == nil else { throw NALUError(.invalidValue, field: "timescale", detail: "source timing set after the first picture") }
+        sourceTiming = (timescale, lookup)
+    }
+
     /// The writer's sink, once created (after the first access unit).
     public var output: Sink? { writer?.output ?? sink }
 
@@ -212,6 +244,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     public func push(_ unit: NALUnitView) throws {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
+        if step.isFirstVCL && sourceTiming != nil { currentVCLOffset = unit.offset }
         if step.isFirstVCL, let (poc, limit) = try pictureOrderCount(step, offset: unit.offset) {
             currentPOC = poc
             currentReorderLimit = limit
@@ -230,6 +263,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     package func push(_ unit: NALUnitView, completed: AccessUnitSummary?, isFirstVCL: Bool,
                       pictureOrder: (PictureOrderCount, reorderLimit: Int)?) throws {
         if let completed { try complete(completed) }
+        if isFirstVCL && sourceTiming != nil { currentVCLOffset = unit.offset }
         if isFirstVCL, let (poc, limit) = pictureOrder {
             currentPOC = poc
             currentReorderLimit = limit
@@ -264,13 +298,20 @@ public final class MP4Muxer<Sink: ByteSink> {
         if let last = splitter.finish() { try complete(last) }
         queue.flush()
         try drain()
+        try writeHeldSample(nextDecode: nil)
         guard let writer, let timing else {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
         if let willAppendVideoSample { try willAppendVideoSample(writer, nil, timing.timescale) }
         if recordChanged && !recordFrozen { try writer.updateDecoderConfigurationRecord(try record()) }
         let summary = try writer.finish()
-        return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: timing.rate, timescale: timing.timescale,
+        var rate = timing.rate
+        if sourceTiming != nil, summary.duration > 0, summary.duration <= UInt64(Int64.max) {
+            // The average rate of the source's times.
+            let (ticks, overflow) = Int64(summary.samples).multipliedReportingOverflow(by: Int64(timing.timescale))
+            if !overflow { rate = Rational(ticks, Int64(summary.duration)).reduced }
+        }
+        return MP4MuxerSummary(writer: summary, sampleEntry: sampleEntry, frameRate: rate, timescale: timing.timescale,
                                frameDuration: timing.duration, parameterSetsKeptInBand: keptInBand,
                                trailingNALUnitsDropped: carriedNALUnits, sampleDescriptions: sampleDescriptions,
                                parameterSetsInBandAfterChange: inBandFromNow, sampleDescriptionLimitReached: descriptionLimitReached)
@@ -310,12 +351,12 @@ public final class MP4Muxer<Sink: ByteSink> {
             do { update = try store.add(bytes) } catch { throw error.offset(by: unit.offset) }
             var inBand = sampleEntry.allowsInBandParameterSets || inBandFromNow
             switch update {
-            case .new where queue.decodeCount == 0 && !recordFrozen:
+            case .new where queue.decodeCount + timedCount == 0 && !recordFrozen:
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
                 recordOrder.append(stored(key) ?? bytes)
                 recordKeys.append(key)
                 recordChanged = true
-            case .changed where queue.decodeCount == 0 && !recordFrozen:
+            case .changed where queue.decodeCount + timedCount == 0 && !recordFrozen:
                 // Before the first picture the replaced version was never used: the record takes
                 // the new one in its place.
                 let key = try ParameterSetKey(bytes, codec: codec, offset: unit.offset)
@@ -442,6 +483,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             currentPOC = nil
             currentReorderLimit = nil
             currentNALUnits = 0
+            currentVCLOffset = nil
         }
         guard summary.vclNALUnitCount > 0 else {
             // No picture: its NAL units (SEI, parameter sets, end of sequence) go with the next one
@@ -450,7 +492,21 @@ public final class MP4Muxer<Sink: ByteSink> {
             return
         }
         carriedNALUnits = 0
-        if writer == nil { try createWriter() }
+        var times: SampleTiming?
+        if let sourceTiming {
+            guard let found = sourceTiming.lookup(currentVCLOffset ?? summary.offset) else {
+                throw NALUError(.missing, field: "sample time", byteOffset: summary.offset,
+                                detail: "access unit \(summary.index) has no time in the source")
+            }
+            times = found
+        }
+        if writer == nil { try createWriter(firstTimes: times) }
+        if let streamedWriter, let times {
+            let size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
+            sampleBegun = false
+            sampleBytes = 0
+            return try holdSample(HeldSample(size: size, sync: summary.keyframe != nil, description: nil, times: times))
+        }
         if let streamedWriter {
             // The bytes are with the writer; the entry waits for its composition offset. (A
             // sample entry started at the first VCL NAL unit; a parameter set changed after it
@@ -473,6 +529,9 @@ public final class MP4Muxer<Sink: ByteSink> {
         let size = buffer.count - sampleStart
         sampleStart = buffer.count
         sampleBytes = 0
+        if let times {
+            return try holdSample(HeldSample(size: size, sync: summary.keyframe != nil, description: description, times: times))
+        }
         if let description { queuedDescriptions.append(description) }
         queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: description != nil), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
@@ -531,6 +590,56 @@ public final class MP4Muxer<Sink: ByteSink> {
         sampleEntry = writer.configuration.sampleEntry
         descriptionLimitReached = true
         inBandFromNow = true
+    }
+
+    /// Source-timed: writes the held access unit (its duration now known) and holds `sample`.
+    private func holdSample(_ sample: HeldSample) throws {
+        timedCount += 1
+        try writeHeldSample(nextDecode: sample.times.decode)
+        heldSample = sample
+    }
+
+    /// Source-timed: writes the held access unit, lasting until `nextDecode` (the next one's
+    /// decoding time), or as its source says when it is the last (`nil`).
+    private func writeHeldSample(nextDecode: Int64?) throws {
+        guard let held = heldSample, let writer else { return }
+        heldSample = nil
+        let duration: Int64
+        if let nextDecode {
+            let (distance, overflow) = nextDecode.subtractingReportingOverflow(held.times.decode)
+            guard !overflow, distance > 0 else {
+                throw NALUError(.invalidValue, field: "decoding time",
+                                detail: "\(nextDecode) does not follow the previous access unit's \(held.times.decode) (timescale \(held.times.timescale))")
+            }
+            duration = distance
+        } else {
+            duration = held.times.duration > 0 ? held.times.duration : Int64(lastTimedDuration)
+        }
+        guard duration <= Int64(UInt32.max), let offset = held.times.compositionOffset, offset >= Int64(Int32.min), offset <= Int64(Int32.max) else {
+            throw NALUError(.doesNotFit, field: "sample_delta", detail: "duration \(duration) or composition offset of the sample at decoding time \(held.times.decode)")
+        }
+        lastTimedDuration = UInt32(duration)
+        if recordChanged && !recordFrozen {
+            try writer.updateDecoderConfigurationRecord(try record())
+            recordChanged = false
+        }
+        if streaming {
+            try writer.commitSample(size: held.size, duration: UInt32(duration), compositionOffset: offset, isSync: held.sync)
+            return
+        }
+        if let description = held.description {
+            try start(description, writer)
+        }
+        if let willAppendVideoSample {
+            try willAppendVideoSample(writer, held.times.decode &- decodeOrigin, held.times.timescale)
+        }
+        let (start, size) = (bufferHead, held.size)
+        try buffer.withUnsafeBytes { bytes in
+            try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: UInt32(duration),
+                              compositionOffset: offset, isSync: held.sync)
+        }
+        bufferHead += size
+        compactBuffer()
     }
 
     /// Streamed path: commits the table entries of the access units at the head of the queue
@@ -602,9 +711,16 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Creates the writer once the first picture is complete: its parameter sets give the record,
     /// the picture size and (without a given rate) the frame rate.
-    private func createWriter() throws {
+    private func createWriter(firstTimes: SampleTiming?) throws {
         guard let description = store.streamDescription ?? splitter.parameterSets.streamDescription else {
             throw NALUError(.missing, field: "sequence parameter set", detail: "the first picture has no SPS before it")
+        }
+        if let sourceTiming, let firstTimes {
+            // The source's timescale; the rate reported is the first sample's.
+            decodeOrigin = firstTimes.decode
+            let first = max(1, min(firstTimes.duration, Int64(UInt32.max)))
+            timing = (Rational(Int64(sourceTiming.timescale), first).reduced, sourceTiming.timescale, UInt32(first))
+            return try makeWriter(description: description, timescale: sourceTiming.timescale)
         }
         guard let rate = (options.frameRate ?? description.frameRate)?.reduced else {
             throw NALUError(.missing, field: "frame rate", detail: "the SPS has no VUI timing; give a frame rate")
@@ -623,6 +739,11 @@ public final class MP4Muxer<Sink: ByteSink> {
         let frameTiming = try MP4FrameTiming(frameRate: rate)
         let timescale = frameTiming.timescale
         timing = (rate, timescale, frameTiming.frameDuration)
+        try makeWriter(description: description, timescale: timescale)
+    }
+
+    /// Creates the writer at `timescale` for the first picture's parameter sets.
+    private func makeWriter(description: StreamDescription, timescale: UInt32) throws {
         guard let sink else { return }
         self.sink = nil
         var configuration = MP4WriterConfiguration(
@@ -633,6 +754,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         configuration.passthroughTracks = options.passthroughTracks
         configuration.movieTimescale = options.movieTimescale
         configuration.videoStartDelay = options.videoStartDelay
+        configuration.editListFollowsSampleTimes = options.editListFollowsSampleTimes
         let writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         self.writer = writer
         recordChanged = false
@@ -652,7 +774,15 @@ public final class MP4Muxer<Sink: ByteSink> {
     }
 }
 
-/// A parameter set's NAL unit type and id: which stored set a new one replaces.
+/// A source-timed access unit waiting for the next one's decoding time (its duration).
+private struct HeldSample {
+    var size: Int
+    var sync: Bool
+    /// The new sample entry it starts (buffered path).
+    var description: NewDescription?
+    var times: SampleTiming
+}
+
 /// A sample entry's record and picture size after a parameter-set change.
 private struct NewDescription {
     var record: [UInt8]

@@ -44,6 +44,12 @@ public struct MP4WriterConfiguration: Sendable {
     /// 0: `segmentDuration` in the movie timescale, `mediaTime` in the media timescale
     /// (``timescale``). The track header's duration is then the sum of the segment durations.
     public var editList: [MP4EditListEntry]? = nil
+    /// Whether ``editList``'s `media_time` values are times of the samples as given (decoding
+    /// time plus the composition offsets passed in), so that when `ctts` version 0 shifts every
+    /// offset up to make them non-negative (``negativeCompositionOffsets`` `false`), the
+    /// non-empty edits move by the same shift and still show the same pictures. An empty
+    /// ``editList`` then writes no edit list at all (the media timeline is the presentation).
+    public var editListFollowsSampleTimes = false
     /// An empty edit (ISO/IEC 14496-12 8.6.6, `media_time` −1) of this many movie-timescale
     /// ticks before the video's own edit: the video starts that late in the movie (a copy of an
     /// input whose video starts after its audio). Ignored when ``editList`` is set.
@@ -456,7 +462,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          width: configuration.width, height: configuration.height, laterEntries: laterEntries,
                          timescale: configuration.timescale,
                          movieTimescale: configuration.movieTimescale ?? configuration.timescale,
-                         duration: duration, editMediaTime: editMediaTime, editList: configuration.editList,
+                         duration: duration, editMediaTime: editMediaTime, editList: shiftedEditList,
                          startDelay: configuration.videoStartDelay,
                          fragmented: configuration.layout == .fragmented,
                          passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) },
@@ -663,6 +669,18 @@ public final class MP4Writer<Sink: ByteSink> {
                                 mediaDataBoxes: mediaDataBoxes, largeChunkOffsets: large, editMediaTime: editMediaTime)
     }
 
+    /// ``MP4WriterConfiguration/editList``, its non-empty edits moved by the `ctts` shift when
+    /// ``MP4WriterConfiguration/editListFollowsSampleTimes`` (progressive layouts).
+    private var shiftedEditList: [MP4EditListEntry]? {
+        guard let editList = configuration.editList, configuration.editListFollowsSampleTimes else { return configuration.editList }
+        let shift = configuration.layout == .fragmented ? 0 : offsetShift
+        return editList.map { edit in
+            var edit = edit
+            if edit.mediaTime >= 0 { edit.mediaTime &+= shift }
+            return edit
+        }
+    }
+
     /// What `ctts` version 0 adds to every offset so none is negative (0 with signed offsets).
     private var offsetShift: Int64 { configuration.negativeCompositionOffsets ? 0 : -minimumOffset }
 
@@ -670,7 +688,7 @@ public final class MP4Writer<Sink: ByteSink> {
     /// the media timeline as written, so playback starts with the first picture at time 0;
     /// `nil` (no edit list) when that is 0 already. A given edit list's first non-empty entry wins.
     private var compositionShift: Int64? {
-        if let editList = configuration.editList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
+        if let editList = shiftedEditList { return editList.first { $0.mediaTime >= 0 }?.mediaTime }
         let earliest = (earliestPresentation ?? 0) + offsetShift
         return earliest != 0 ? earliest : nil
     }

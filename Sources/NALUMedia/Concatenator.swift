@@ -17,7 +17,10 @@ public import NALUTS
 ///   gets `NoRaslOutputFlag` 1) whatever it starts with. A CRA an H.265 input starts with
 ///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
 ///   which cannot decode, are dropped (``LeadingPictureFilter``).
-/// - **Timing**: MP4 output is timed at one constant frame rate (the option's, else the first
+/// - **Timing**: MP4 output of MP4/MOV inputs that share a video timescale keeps each input's
+///   sample times and edit list, laid end to end (``ConcatTiming``): every input shows exactly
+///   the pictures it shows alone. Otherwise (elementary inputs, mixed timescales, a rate given)
+///   MP4 output is timed at one constant frame rate (the option's, else the first
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
 ///
@@ -126,10 +129,16 @@ public final class Concatenator {
     /// the input's NAL units, then an end of sequence unless it is the last, and is finished when
     /// the next input has another sink (or at the end).
     public func write(sinkFor: (Int, MediaSource) throws -> any MediaSink) throws -> ConcatReport {
+        try write(timing: nil, sinkFor: sinkFor)
+    }
+
+    /// ``write(sinkFor:)``, each input's MP4 samples noted in `timing`.
+    private func write(timing: ConcatTiming?, sinkFor: (Int, MediaSource) throws -> any MediaSink) throws -> ConcatReport {
         var report = ConcatReport()
         var current: (any MediaSink)?
         var lastReport: MediaSinkReport?
         for position in inputs.indices {
+            timing?.begin(position)
             // Opened now, closed at the end of its turn.
             let source = try open(position)
             let sink = try sinkFor(position, source)
@@ -138,7 +147,7 @@ public final class Concatenator {
             var splitter = try source.splitter()
             var filter = LeadingPictureFilter(codec: codec, follows: position > 0)
             var pictures = 0
-            try source.forEachNALUnit { unit in
+            try source.forEachNALUnit(sampleStarts: { timing?.add($0) }) { unit in
                 let step = try splitter.push(unit)
                 if step.isFirstVCL { pictures += 1 }
                 try filter.push(unit, step: step, to: sink)
@@ -159,35 +168,48 @@ public final class Concatenator {
     }
 
     /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
-    /// change (or in band with `avc3`/`hev1`); timed at `options.frameRate`, else the first
-    /// input's rate.
+    /// change (or in band with `avc3`/`hev1`); MP4/MOV inputs of one video timescale keep their
+    /// times and edit lists (``ConcatTiming``) unless `options.frameRate` is given; others are
+    /// timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
     /// audio track of all their samples beside the video; ``ConcatReport/audioJoined`` says
     /// whether, and ``ConcatReport/audioNotJoined`` why not.
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil { options.frameRate = firstFrameRate }
         var joined: ConcatAudio?
         var reason: String?
         if audio { (joined, reason) = try planAudio() }
+        // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
+        let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
+            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) }, movieTimescale: joined?.movieTimescale)
+            : nil
+        if let timing {
+            options.editList = timing.editList
+            options.editListFollowsSampleTimes = true
+            options.movieTimescale = timing.movieTimescale
+        } else if options.frameRate == nil {
+            options.frameRate = firstFrameRate
+        }
         if let joined {
             options.passthroughTracks = [joined.track]
             options.movieTimescale = joined.movieTimescale
         }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
+        if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
         let feeder = joined.map(ConcatAudioFeeder.init)
         if let feeder {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
                 try feeder.advance(to: time, timescale: timescale, writer: writer)
             }
         }
-        var report = try write { _, source in
+        var report = try write(timing: timing) { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
             return sink
         }
-        report.outputFrameRate = report.sink?.mp4?.frameRate
+        // With the inputs' own times there is no one rate to differ from.
+        report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.audioJoined = feeder?.appended
         report.audioNotJoined = reason
         return report

@@ -44,6 +44,9 @@ public final class EditingSink: MediaSink {
 
     public func finish() throws -> MediaSinkReport { try next.finish() }
 
+    /// The next sink's clock: edited NAL units keep their offsets, so the times still match.
+    public var sampleClock: SampleClock? { next.sampleClock }
+
     /// Units kept unchanged reach the next sink as lent: it returns them.
     public func returnLent() throws { try next.returnLent() }
 }

@@ -14,6 +14,9 @@ public protocol MediaSink: AnyObject {
     /// Writes out whatever the sink still points to in NAL units it was lent
     /// (``NALU/NALUnitView/isLendable``); called before the reader reuses that memory.
     func returnLent() throws
+    /// The clock of the source's times this sink writes (``SampleClock``), fed with the source's
+    /// MP4 samples as they are read; `nil` when the sink writes no times or makes its own.
+    var sampleClock: SampleClock? { get }
 }
 
 extension MediaSink {
@@ -27,12 +30,19 @@ extension MediaSink {
 
     /// ``write(_:)`` with every NAL unit read and pushed on the caller's thread.
     package func writeOnOneThread(_ source: MediaSource) throws -> MediaSinkReport {
-        try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
+        if let clock = sampleClock {
+            try source.forEachNALUnit(sampleStarts: { clock.add($0) }, beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
+        } else {
+            try source.forEachNALUnit(beforeReuse: { try self.returnLent() }) { unit in try push(unit) }
+        }
         return try finish()
     }
 
     /// Nothing lent is kept.
     public func returnLent() throws {}
+
+    /// No clock: the sink writes no times (Annex-B, length-prefixed).
+    public var sampleClock: SampleClock? { nil }
 }
 
 /// What a sink did.
@@ -163,10 +173,43 @@ public final class MP4FileSink: MediaSink {
         muxer = try MP4Muxer(codec: codec, sink: output, options: options, spool: spool)
     }
 
-    /// For `source`: its record's sets go in first.
+    /// The clock of the source's times, when the samples keep them (``init(for:output:options:)``).
+    public private(set) var sampleClock: SampleClock?
+
+    /// For `source`: its record's sets go in first. Without a frame rate in `options`, an MP4/MOV
+    /// or transport stream input keeps its own times (``SampleClock``,
+    /// ``MP4Muxer/useSourceTiming(timescale:lookup:)``): the track's timescale, every sample's
+    /// decoding time, composition offset and duration, and (MP4) an edit list equivalent to the
+    /// input's (unless `options` give one). An elementary stream is timed at the frame rate of
+    /// `options`, else its SPS VUI's.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions) throws {
-        try self.init(codec: source.codec, output: output, options: options)
+        let (timed, clock) = try Self.options(options, keepingTimesOf: source)
+        try self.init(codec: source.codec, output: output, options: timed)
+        if let clock { try keepTimes(clock) }
         for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
+    }
+
+    /// `options` for an output that keeps `source`'s times, and the clock to give
+    /// ``keepTimes(_:)``: without a frame rate in `options`, an MP4/MOV or transport stream
+    /// input's (an MP4's edit list too, unless `options` give one); else `options` unchanged
+    /// and no clock.
+    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws -> (MP4MuxerOptions, SampleClock?) {
+        var options = options
+        guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
+        if let track = source.mp4?.track, options.editList == nil {
+            let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
+            options.movieTimescale = movieTimescale
+            options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
+            options.editListFollowsSampleTimes = true
+        }
+        return (options, clock)
+    }
+
+    /// Times the samples from `clock` (``MP4Muxer/useSourceTiming(timescale:lookup:)``), which
+    /// ``MediaSink/write(_:)`` feeds: before the first NAL unit.
+    public func keepTimes(_ clock: SampleClock) throws {
+        try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
+        sampleClock = clock
     }
 
     /// The passthrough tracks' copier, when there are any.

@@ -357,6 +357,12 @@ public final class MediaSource {
         /// The PTS/DTS of the PES packet the access unit starts in (transport stream input;
         /// ISO/IEC 13818-1 2.4.3.7: the first access unit starting in a PES packet takes its time stamps).
         public var timestamps: PESTimestamps?
+        /// The access unit's times in its track's timescale (``NALU/SampleTiming``): an MP4
+        /// sample's, or a transport stream's PES time stamps unwrapped across 2^33 (90 kHz; the
+        /// duration is the distance from the previous access unit's decoding time, which the
+        /// next one's is not known yet). `nil` for an elementary stream (no times in it) and
+        /// for an access unit the container gives no time.
+        public var timing: SampleTiming?
     }
 
     /// Splits the stream into access units (H.264 7.4.1.2.3, H.265 7.4.2.4.4), the splitter
@@ -368,14 +374,29 @@ public final class MediaSource {
                                   _ body: (AccessUnit) throws -> Void) throws -> ParameterSetStore {
         var splitter = try splitter()
         var recent = SampleRing()
+        let timescale = mp4?.track.timescale ?? 90_000
+        var last: (decode: Int64, distance: Int64)?
+        func accessUnit(_ summary: AccessUnitSummary) -> AccessUnit {
+            let sample = recent.sample(at: summary.offset)
+            let stamps = timestamps(at: summary.offset)
+            var timing: SampleTiming?
+            if let sample {
+                timing = SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration), timescale: timescale)
+            } else if let decodeRaw = stamps?.effectiveDecoding, let presentationRaw = stamps?.presentation ?? stamps?.effectiveDecoding {
+                let decode = SampleClock.unwrap(decodeRaw, near: last?.decode ?? decodeRaw)
+                let distance = last.map { decode &- $0.decode } ?? 0
+                last = (decode, distance > 0 ? distance : last?.distance ?? 0)
+                timing = SampleTiming(decode: decode, presentation: SampleClock.unwrap(presentationRaw, near: decode),
+                                      duration: last?.distance ?? 0, timescale: timescale)
+            }
+            return AccessUnit(summary: summary, sample: sample, timestamps: stamps, timing: timing)
+        }
         try forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
             let step = try splitter.push(unit)
             try nalUnit(unit, step.header)
-            if let completed = step.completed {
-                try body(AccessUnit(summary: completed, sample: recent.sample(at: completed.offset), timestamps: timestamps(at: completed.offset)))
-            }
+            if let completed = step.completed { try body(accessUnit(completed)) }
         }
-        if let last = splitter.finish() { try body(AccessUnit(summary: last, sample: recent.sample(at: last.offset), timestamps: timestamps(at: last.offset))) }
+        if let last = splitter.finish() { try body(accessUnit(last)) }
         return splitter.parameterSets
     }
 
@@ -407,6 +428,9 @@ public final class MediaSource {
     private func timestamps(at offset: Int64) -> PESTimestamps? {
         transportReader?.demuxer.timestamps(forAccessUnitAt: offset + 4)
     }
+
+    /// ``timestamps(at:)`` for a ``SampleClock``.
+    func pesTimestamps(at offset: Int64) -> PESTimestamps? { timestamps(at: offset) }
 
     /// A splitter that knows the out-of-band parameter sets.
     public func splitter() throws -> AccessUnitSplitter {

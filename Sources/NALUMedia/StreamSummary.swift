@@ -82,6 +82,7 @@ public struct StreamSummary: Sendable {
             summary.bytes = mp4.source.size
             let totals = try MP4SampleTotals.of(mp4)
             var container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+            container.frameDurations = try FrameDurations.of(mp4)
             container.notes = ContainerSummary.disagreements(colour: container.colour, pixelAspectRatio: container.pixelAspectRatio,
                                                              signal: summary.signal)
             summary.container = container
@@ -147,6 +148,8 @@ public struct ContainerSummary: Sendable {
     public var pixelAspectRatio: MP4PixelAspectRatio?
     /// Where `colr`/`pasp` disagree with the VUI of the stream (``disagreements(colour:pixelAspectRatio:signal:)``).
     public var notes: [String] = []
+    /// The spread of the samples' durations (``FrameDurations``): whether the frame rate varies.
+    public var frameDurations: FrameDurations?
 
     public init(reader: MP4VideoTrackReader<some RandomAccessByteSource>, samples: Int, sampleDuration: UInt64?) {
         let track = reader.track
@@ -199,4 +202,44 @@ public struct ContainerSummary: Sendable {
 
     /// The duration in seconds (for display; `nil` when unknown).
     public var seconds: Double? { duration.map { Double($0) / Double(max(1, timescale)) } }
+}
+
+/// How long an MP4 track's samples last (`stts`, `trun`; ISO/IEC 14496-12 8.6.1.2): the
+/// shortest and the longest, and the average rate. The last sample is left out of the spread
+/// (muxers often give it a duration of their own). Different durations mean a variable frame
+/// rate: no single rate describes the track, and a remux keeps each sample's time.
+public struct FrameDurations: Hashable, Sendable {
+    /// Ticks of the track's timescale.
+    public var minimum: UInt32
+    public var maximum: UInt32
+    public var timescale: UInt32
+    /// Samples counted and the sum of their durations.
+    public var samples: Int
+    public var total: UInt64
+
+    /// Whether the durations differ.
+    public var isVariable: Bool { minimum != maximum }
+
+    /// Samples per second on average, or `nil` without a duration.
+    public var averageRate: Rational? {
+        guard total > 0, total <= UInt64(Int64.max), samples > 0 else { return nil }
+        let (numerator, overflow) = Int64(samples).multipliedReportingOverflow(by: Int64(timescale))
+        return overflow ? nil : Rational(numerator, Int64(total)).reduced
+    }
+
+    /// The durations of `reader`'s video samples, or `nil` for a track of fewer than 2.
+    public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws -> FrameDurations? {
+        var spread: (UInt32, UInt32)?
+        var previous: UInt32?
+        var samples = 0
+        var total: UInt64 = 0
+        try reader.forEachSample { sample in
+            if let previous { spread = (min(spread?.0 ?? previous, previous), max(spread?.1 ?? previous, previous)) }
+            previous = sample.duration
+            samples += 1
+            total &+= UInt64(sample.duration)
+        }
+        guard let spread else { return nil }
+        return FrameDurations(minimum: spread.0, maximum: spread.1, timescale: reader.track.timescale, samples: samples, total: total)
+    }
 }

@@ -14,13 +14,32 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
                                          outOfBandParameterSets: outOfBandParameterSets, declarativeSEI: declarativeSEI)
     }
 
+    /// The clock of the source's times, when the PES packets keep them (``init(for:output:options:)``).
+    public private(set) var sampleClock: SampleClock?
+
     /// For `source`: its record's parameter sets and SEI go in band before keyframes; for MP4
     /// input just before the first slice, as FFmpeg's h264_mp4toannexb/hevc_mp4toannexb place them.
+    /// Without a frame rate in `options`, an MP4/MOV or transport stream input keeps its own
+    /// times (``SampleClock``, ``NALUTS/TransportStreamMuxer/useSourceTiming(timescale:presentationOrigin:lookup:)``):
+    /// converted to 90 kHz, an MP4's edit list applied as a shift (the picture at the first
+    /// edit's `media_time` presents at the first PTS, where its audio starts too; pictures the
+    /// edit list hid stay before it, as a transport stream cannot hide them).
     public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws {
         var options = options
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         try self.init(codec: source.codec, output: output, options: options,
                       outOfBandParameterSets: source.outOfBandParameterSets, declarativeSEI: source.declarativeSEI)
+        if options.frameRate == nil { try keepTimes(of: source) }
+    }
+
+    /// Times the access units from `source`'s own times (MP4/MOV, MPEG-TS; nothing for an
+    /// elementary stream), as ``init(for:output:options:)`` describes: before the first NAL unit.
+    public func keepTimes(of source: MediaSource) throws {
+        guard let clock = source.sampleClock() else { return }
+        let origin: Int64? = source.mp4.map { editListStart($0.track.editList).mediaTime }
+        try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin,
+                                  lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
+        sampleClock = clock
     }
 
     /// The AAC track's feeder, when the output carries one.

@@ -13,7 +13,7 @@ import NALUMP4
 /// sequence pictures present in picture order count order, one frame period each, the sequences
 /// following each other (ticks of `1 / frameRate` seconds).
 ///
-/// Memory is 32 bytes per access unit (an hour at 60 fps: 7 MB), and 24 more while indexing an
+/// Memory is 40 bytes per access unit (an hour at 60 fps: 9 MB), and 24 more while indexing an
 /// elementary stream (its picture order counts).
 public struct TrimIndex: Sendable {
     /// One access unit.
@@ -25,7 +25,25 @@ public struct TrimIndex: Sendable {
         public var keyframe: KeyframeClass?
         /// The picture's coding type.
         public var pictureType: PictureType?
+        /// The source's decoding time (``TrimIndex/sourceTimescale`` ticks), for an input with
+        /// times (MP4/MOV, MPEG-TS); the decoding position for an elementary stream.
+        public var decodeTime: Int64 = 0
     }
+
+    /// Whether the times are the container's own (MP4/MOV, MPEG-TS: ``SampleClock``), so an
+    /// output keeps them; `false` for an elementary stream timed at ``frameRate``.
+    public let hasSourceTimes: Bool
+    /// Added to a ``Entry/presentationTime`` to give the source's presentation time (before
+    /// any edit list), in ticks of ``timeBase``.
+    public private(set) var presentationOrigin: Int64 = 0
+    /// Source-timed: where the last picture stops presenting (its presentation time plus its
+    /// duration), in ticks of ``timeBase`` like ``Entry/presentationTime``.
+    public private(set) var presentationEnd: Int64 = 0
+    /// Where the first picture presents on the track's presentation timeline (after its edit
+    /// list's `media_time`; an input without an edit list whose first picture has a
+    /// composition offset, as fragmented files often do), in ticks of ``timeBase``: times are
+    /// counted from that picture, other tracks from the timeline's start.
+    public private(set) var firstPictureTime: Int64 = 0
 
     public let codec: Codec
     /// Access units in decoding order.
@@ -52,14 +70,16 @@ public struct TrimIndex: Sendable {
         codec = source.codec
         var splitter = try source.splitter()
         var counter = PictureOrderCounter()
-        var recent = SampleRing()
         var entries: [Entry] = []
         // Per access unit, for streams without container timing: the picture order count.
         var counts: [(value: Int, startsSequence: Bool)?] = []
         var pendingCount: (value: Int, startsSequence: Bool)?
-        let isMP4 = source.mp4 != nil
+        let clock = source.sampleClock()
+        let isMP4 = clock != nil
         let editShift = source.mp4.map { Self.editShift($0.track) } ?? 0
         let codec = source.codec
+        var firstVCLOffset: Int64?
+        var lastEnd: Int64?
 
         func complete(_ summary: AccessUnitSummary) throws {
             guard entries.count < Self.maxAccessUnits else {
@@ -67,15 +87,18 @@ public struct TrimIndex: Sendable {
             }
             var entry = Entry(presentationTime: nil, keyframe: summary.keyframe, pictureType: summary.pictureType)
             if summary.vclNALUnitCount > 0 {
-                if isMP4 {
-                    guard let sample = recent.sample(at: summary.offset) else {
-                        throw NALUError(.unsupported, field: "sample", byteOffset: summary.offset,
-                                        detail: "an access unit that does not start an MP4 sample")
+                if let clock {
+                    guard let sample = clock.timing(at: firstVCLOffset ?? summary.offset) else {
+                        throw NALUError(.missing, field: "sample time", byteOffset: summary.offset,
+                                        detail: "access unit \(summary.index) has no time in the source")
                     }
-                    let (time, overflow) = sample.pts.subtractingReportingOverflow(editShift)
+                    entry.decodeTime = sample.decode
+                    let (time, overflow) = sample.presentation.subtractingReportingOverflow(editShift)
+                    let (end, endOverflow) = time.addingReportingOverflow(max(0, sample.duration))
+                    if !endOverflow { lastEnd = max(lastEnd ?? end, end) }
                     guard !overflow else {
                         throw NALUError(.doesNotFit, field: "sample time", byteOffset: summary.offset,
-                                        detail: "composition time \(sample.pts) less edit media_time \(editShift)")
+                                        detail: "composition time \(sample.presentation) less edit media_time \(editShift)")
                     }
                     entry.presentationTime = time
                 } else {
@@ -85,11 +108,13 @@ public struct TrimIndex: Sendable {
             entries.append(entry)
             counts.append(summary.vclNALUnitCount > 0 ? pendingCount ?? (entries.count - 1, false) : nil)
             pendingCount = nil
+            firstVCLOffset = nil
         }
 
-        try source.forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
+        try source.forEachNALUnit(sampleStarts: { clock?.add($0) }) { unit in
             let step = try splitter.push(unit)
             if let completed = step.completed { try complete(completed) }
+            if step.isFirstVCL { firstVCLOffset = unit.offset }
             if step.isFirstVCL && !isMP4 {
                 do throws(NALUError) {
                     if codec == .h264 {
@@ -114,17 +139,22 @@ public struct TrimIndex: Sendable {
         if let last = splitter.finish() { try complete(last) }
         parameterSets = splitter.parameterSets
 
-        if let mp4 = source.mp4 {
-            guard let rate = try frameRate ?? source.containerFrameRate() else {
-                throw NALUError(.missing, field: "frame rate", detail: "the MP4 track has no sample duration; give a frame rate (--fps)")
+        hasSourceTimes = clock != nil
+        if let clock {
+            let timescale = clock.timescale
+            guard let rate = try frameRate ?? source.containerFrameRate() ?? splitter.parameterSets.streamDescription?.frameRate?.reduced else {
+                throw NALUError(.missing, field: "frame rate", detail: "the track has no sample duration; give a frame rate (--fps)")
             }
             self.frameRate = rate
-            timeBase = Rational(1, Int64(mp4.track.timescale))
-            Self.countFromFirstPicture(&entries)
+            timeBase = Rational(1, Int64(timescale))
+            let origin = Self.countFromFirstPicture(&entries)
+            presentationOrigin = editShift &+ origin
+            firstPictureTime = origin
+            presentationEnd = (lastEnd ?? 0) &- origin
             // Ticks per frame at the track's rate (its first sample's duration, or from --fps).
-            let (ticks, overflow) = Int64(mp4.track.timescale).multipliedReportingOverflow(by: rate.denominator)
+            let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: rate.denominator)
             guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
-                throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(mp4.track.timescale)")
+                throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(timescale)")
             }
             frameDuration = max(1, ticks / rate.numerator)
         } else {
@@ -150,16 +180,18 @@ public struct TrimIndex: Sendable {
 
     /// Makes the earliest presentation time at or after 0 the origin (pictures before the edit
     /// list's `media_time` stay negative: they are not presented).
-    private static func countFromFirstPicture(_ entries: inout [Entry]) {
+    /// - Returns: what was subtracted.
+    private static func countFromFirstPicture(_ entries: inout [Entry]) -> Int64 {
         var origin: Int64?
         for entry in entries {
             guard let time = entry.presentationTime, time >= 0 else { continue }
             origin = min(origin ?? time, time)
         }
-        guard let origin, origin > 0 else { return }
+        guard let origin, origin > 0 else { return 0 }
         for index in entries.indices {
             if let time = entries[index].presentationTime { entries[index].presentationTime = time - origin }
         }
+        return origin
     }
 
     /// Presentation index of each picture: within a coded video sequence, by picture order count
@@ -189,6 +221,7 @@ public struct TrimIndex: Sendable {
     /// The presentation end of the last picture, in ticks (the stream's duration when it starts
     /// at 0).
     public var endTime: Int64 {
+        if hasSourceTimes { return presentationEnd }
         let last = entries.reduce(Int64?.none) { latest, entry in
             guard let time = entry.presentationTime else { return latest }
             return max(latest ?? time, time)

@@ -52,6 +52,22 @@ public struct TrimPlan: Hashable, Sendable {
     /// The largest (decoding position − presentation position) among the pictures kept: how
     /// far the output's decoding runs ahead of its presentation, in frames.
     public var decodeLead: Int
+    /// Whether the input has its own times (``TrimIndex/hasSourceTimes``): the output keeps
+    /// them, and the presented range is exactly `[start, end)` (clipped to the stream), the
+    /// first picture shown at its own distance from the start (``sourceEditList(movieTimescale:)``).
+    public var hasSourceTimes = false
+    /// Source-timed: the source's presentation time of the first picture shown and the
+    /// source's decoding time of the first access unit kept (the output's decoding time 0).
+    public var firstShownSourceTime: Int64 = 0
+    public var firstDecodeSourceTime: Int64 = 0
+    /// Source-timed: the first picture shown, in ticks of ``timeBase`` like ``presentedStart``.
+    public var firstShownTick: Int64 = 0
+    /// ``TrimIndex/firstPictureTime``: added to ``presentedStart`` on the timeline other
+    /// tracks share (``presentedRange(timescale:)``).
+    public var firstPictureTime: Int64 = 0
+    /// Source-timed: the earliest presentation time among the pictures kept (the first
+    /// lead-in picture's, or the first shown), in ticks of ``timeBase``.
+    public var firstKeptTick: Int64 = 0
 
     /// Plans the cut of `[start, end)` on `index`; `end` `nil` runs to the end of the stream.
     /// - Throws: ``NALUError`` `.invalidValue` (field `--end`) when the end is not after the
@@ -135,7 +151,45 @@ public struct TrimPlan: Hashable, Sendable {
         presentedDuration = duration
         frameRate = index.frameRate
         decodeLead = lead
+        if index.hasSourceTimes {
+            // Exactly [start, end): an empty edit until the first picture, whatever the frame rate.
+            hasSourceTimes = true
+            let end = min(endTick, index.endTime)
+            presentedStart = min(startTick, firstShown)
+            presentedDuration = max(0, end &- presentedStart)
+            firstShownTick = firstShown
+            firstKeptTick = kept.map(\.time).min() ?? firstShown
+            firstPictureTime = index.firstPictureTime
+            firstShownSourceTime = firstShown &+ index.presentationOrigin
+            firstDecodeSourceTime = entries[first].decodeTime
+        }
     }
+
+    /// Source-timed (``hasSourceTimes``): the MP4 edit list (ISO/IEC 14496-12 8.6.6) of the
+    /// cut with the source's sample times, decoding times counted from the first access unit
+    /// kept: an empty edit from the start to the first picture shown (a variable frame rate
+    /// need not have a picture at the start), then the media from that picture to the end, so
+    /// the cut lasts exactly ``presentedDuration``. Durations in `movieTimescale`; `media_time`
+    /// in ticks of ``timeBase`` (the source's timescale, `timescale`).
+    public func sourceEditList(timescale: UInt32, movieTimescale: UInt32) -> [MP4EditListEntry] {
+        func movie(_ ticks: Int64) -> UInt64 {
+            let value = UInt64(max(0, ticks))
+            guard timescale != movieTimescale, timescale > 0 else { return value }
+            let product = value.multipliedFullWidth(by: UInt64(movieTimescale))
+            guard product.high < UInt64(timescale) else { return value }
+            let (quotient, remainder) = UInt64(timescale).dividingFullWidth(product)
+            return remainder * 2 >= UInt64(timescale) ? quotient + 1 : quotient
+        }
+        // From the range's start to the first picture shown: nothing (an empty edit).
+        let gap = movie(firstShownTick &- presentedStart)
+        var edits: [MP4EditListEntry] = []
+        if gap > 0 { edits.append(MP4EditListEntry(segmentDuration: gap, mediaTime: -1)) }
+        let total = movie(presentedDuration)
+        let shown = total > gap ? total - gap : 0
+        edits.append(MP4EditListEntry(segmentDuration: shown, mediaTime: firstShownSourceTime &- firstDecodeSourceTime))
+        return edits
+    }
+
 
     /// Whether the access unit at decoding position `position` is written.
     public func keeps(_ position: Int) -> Bool {
@@ -155,8 +209,9 @@ public struct TrimPlan: Hashable, Sendable {
             let (quotient, remainder) = divisor.dividingFullWidth(product)
             return remainder * 2 >= divisor ? quotient + 1 : quotient
         }
-        let lower = convert(presentedStart)
-        let (end, overflow) = presentedStart.addingReportingOverflow(presentedDuration)
+        let start = presentedStart &+ firstPictureTime
+        let lower = convert(start)
+        let (end, overflow) = start.addingReportingOverflow(presentedDuration)
         return lower..<max(lower, overflow ? lower : convert(end))
     }
 

@@ -73,7 +73,14 @@ public final class Trimmer {
     /// then those the stream carried before, latest version of each id), which the sink must
     /// write or hold out of band; the sink is then fed the kept NAL units and finished.
     public func write(_ plan: TrimPlan, makeSink: ([[UInt8]]) throws -> any MediaSink) throws -> MediaSinkReport {
+        try write(plan) { sets, _ in try makeSink(sets) }
+    }
+
+    /// ``write(_:makeSink:)`` with the clock of the pass's input (``MediaSource/sampleClock()``,
+    /// fed with its MP4 samples as they are read), for a sink that keeps the source's times.
+    public func write(_ plan: TrimPlan, makeSink: ([[UInt8]], SampleClock?) throws -> any MediaSink) throws -> MediaSinkReport {
         let input = try sourceForPass()
+        let clock = plan.hasSourceTimes ? input.sampleClock() : nil
         var splitter = try input.splitter()
         var store = ParameterSetStore(codec: input.codec)
         for unit in input.outOfBandParameterSets { try store.add(unit) }
@@ -83,7 +90,7 @@ public final class Trimmer {
         var nextDropped = dropped.next()
         var droppingCurrent = false
         do {
-            try input.forEachNALUnit { unit in
+            try input.forEachNALUnit(sampleStarts: { clock?.add($0) }) { unit in
                 let step = try splitter.push(unit)
                 if step.startsAccessUnit {
                     position += 1
@@ -98,7 +105,7 @@ public final class Trimmer {
                     }
                     return
                 }
-                if sink == nil { sink = try makeSink(store.nalUnits) }
+                if sink == nil { sink = try makeSink(store.nalUnits, clock) }
                 // A dropped picture's parameter sets still pass: later pictures may use them.
                 if droppingCurrent && !step.header.isParameterSet { return }
                 try sink?.push(unit)
@@ -111,16 +118,32 @@ public final class Trimmer {
     }
 
     /// Writes the cut as MP4 (``MP4FileSink``) with the edit list that shows exactly the presented
-    /// range. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
+    /// range. An input with its own times (MP4/MOV, MPEG-TS: ``TrimPlan/hasSourceTimes``) keeps
+    /// them, in its timescale, and the edit list shows exactly `[start, end)`
+    /// (``TrimPlan/sourceEditList(timescale:movieTimescale:)``); an elementary stream is timed at
+    /// the plan's frame rate. `options.frameRate` and `options.editList` are set from the plan. With `audio`, an
     /// MP4/MOV input's sound tracks are cut to the same range (``TrimAudioCut``): their samples
     /// copied unchanged, interleaved with the video, each with its own edit list; the movie then
     /// has the video's timescale. ``audioCuts`` tells what was kept.
     public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
-        options.frameRate = plan.frameRate
-        let timing = try MP4FrameTiming(frameRate: plan.frameRate)
-        options.editList = plan.mp4EditList(timescale: timing.timescale, frameDuration: timing.frameDuration)
-        let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: options.editList?.first?.segmentDuration ?? 0) : []
+        let timing: (timescale: UInt32, frameDuration: UInt32)
+        if plan.hasSourceTimes {
+            // The source's timescale and times; the edit list shows exactly [start, end).
+            let timescale = UInt32(clamping: plan.timeBase.denominator)
+            timing = (timescale, 1)
+            options.frameRate = nil
+            options.movieTimescale = timescale
+            options.editList = plan.sourceEditList(timescale: timescale, movieTimescale: timescale)
+            options.editListFollowsSampleTimes = true
+        } else {
+            options.frameRate = plan.frameRate
+            let frameTiming = try MP4FrameTiming(frameRate: plan.frameRate)
+            timing = (frameTiming.timescale, frameTiming.frameDuration)
+            options.editList = plan.mp4EditList(timescale: timing.timescale, frameDuration: timing.frameDuration)
+        }
+        let videoDuration = options.editList?.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } ?? 0
+        let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: videoDuration) : []
         audioCuts = cuts
         if !cuts.isEmpty {
             options.movieTimescale = timing.timescale
@@ -130,8 +153,9 @@ public final class Trimmer {
                 return track
             }
         }
-        let report = try write(plan) { parameterSets in
+        let report = try write(plan) { parameterSets, clock in
             let sink = try MP4FileSink(codec: source.codec, output: output, options: options)
+            if let clock { try sink.muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup) }
             for unit in parameterSets { try sink.push(nalUnit: unit) }
             if !cuts.isEmpty {
                 let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
@@ -141,7 +165,7 @@ public final class Trimmer {
             }
             return sink
         }
-        guard let summary = report.mp4, summary.timescale == timing.timescale, summary.frameDuration == timing.frameDuration else {
+        guard let summary = report.mp4, summary.timescale == timing.timescale, plan.hasSourceTimes || summary.frameDuration == timing.frameDuration else {
             throw NALUError(.invalidValue, field: "timescale", detail: "the muxer chose another timescale than the edit list assumed")
         }
         return report
@@ -157,7 +181,7 @@ public final class Trimmer {
     public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
                                                        options: TransportStreamMuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
-        options.frameRate = options.frameRate ?? plan.frameRate
+        options.frameRate = plan.hasSourceTimes ? nil : options.frameRate ?? plan.frameRate
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         let aac = audio ? try source.transportStreamAudioTrack() : nil
         let cut = try aac.flatMap { aac in
@@ -165,10 +189,29 @@ public final class Trimmer {
         }
         audioCuts = cut.map { [$0] } ?? []
         let rate = (options.frameRate ?? plan.frameRate).reduced
-        return try write(plan) { parameterSets in
+        return try write(plan) { parameterSets, clock in
             let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
                                                declarativeSEI: source.declarativeSEI)
-            if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
+            if let clock {
+                // The first picture kept (a lead-in picture: no edit list hides them) presents at
+                // the first PTS; the range's start that much later, where its audio starts.
+                let firstKept = plan.firstShownSourceTime &- (plan.firstShownTick &- plan.firstKeptTick)
+                try sink.muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: firstKept,
+                                               lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
+            }
+            if let aac, let cut, let video = source.mp4, clock != nil {
+                try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
+                // The range's start on the audio's media timeline, less the lead-in's duration.
+                let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+                let scale = Int64(cut.reader.track.timescale)
+                let leadIn = plan.presentedStart &- plan.firstKeptTick
+                let (product, overflow) = leadIn.multipliedReportingOverflow(by: scale)
+                let leadInAudio = overflow || plan.timeBase.denominator <= 0 ? 0
+                    : product &* plan.timeBase.numerator / plan.timeBase.denominator
+                let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                        decodeTimes: cut.decodeTimes, origin: start &- leadInAudio)
+                feeder.attach(to: sink.muxer)
+            } else if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
                 try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
                 // The range's start on the audio's media timeline, less the lead-in's duration.
                 let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)

@@ -66,17 +66,19 @@ struct Convert: ParsableCommand {
         --to mp4 copies the other tracks (audio, subtitles; not other video tracks) unchanged beside \
         the video, with their timing and edit lists (--no-audio leaves the audio out). --to mp4 writes one video track (avc1/hvc1 by \
         default, --sample-entry to choose), moov at the end, or first with --faststart, or \
-        fragmented per GOP with --fragmented. Timestamps are constant-frame-rate from --fps, else \
-        the SPS VUI timing (or the input MP4's timing); presentation order comes from the slice \
-        headers' picture order counts, so B-frames play in order. A stream whose parameter sets \
+        fragmented per GOP with --fragmented. MP4/MOV and MPEG-TS input keep their own timestamps \
+        (every sample's decoding and presentation time, variable frame rates, the input's edit \
+        list); an elementary stream (or --fps) is timed at a constant rate from --fps, else the \
+        SPS VUI timing; presentation order comes from the slice headers' picture order counts, \
+        so B-frames play in order. A stream whose parameter sets \
         change (resolution, profile) gets a sample entry per record (fragmented: the sets stay in \
         band from the change on, with a note).
 
         --to ts (or -o x.ts) writes an MPEG-2 transport stream (--to m2ts or -o x.m2ts: 192-byte \
         packets with arrival time stamps): one program, the video on PID \
-        0x100 with the PCR, one PES packet per access unit with PTS/DTS from the picture order \
-        (the same constant-frame-rate timing as MP4: --fps, else the SPS VUI, else 25 with a \
-        note), an access unit delimiter at the start of every access unit, parameter sets in band \
+        0x100 with the PCR, one PES packet per access unit with PTS/DTS: the input's own times (MP4/MOV, MPEG-TS; \
+        shifted so that audio and video stay in sync after the edit list), else from the picture \
+        order at a constant rate (--fps, else the SPS VUI, else 25 with a note), an access unit delimiter at the start of every access unit, parameter sets in band \
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
         least every 100 ms. From MP4/MOV input the first AAC track goes along as ADTS (stream type \
         0x0F, PID 0x101), interleaved with the video by time and keeping the MP4's A/V offset \
@@ -228,11 +230,11 @@ struct Convert: ParsableCommand {
             }()
         case .mp4:
             try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters),
+                            options: mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters),
                             passthrough: passthrough, movieTimescale: movieTimescale)
         case .ts, .m2ts:
             try {
-                var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
+                var options = TransportStreamMuxerOptions(frameRate: try sinkFrameRate(source),
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
@@ -259,6 +261,14 @@ struct Convert: ParsableCommand {
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
+    }
+
+    /// The frame rate MP4 and MPEG-TS output are timed at: `--fps`, else none for an input with
+    /// its own times (MP4/MOV, MPEG-TS: they are kept, ``SampleClock``), else the container's or
+    /// (`nil`) the SPS VUI's.
+    private func sinkFrameRate(_ source: MediaSource) throws -> Rational? {
+        if let fps { return fps.rational }
+        return source.sampleClock() == nil ? try source.containerFrameRate() : nil
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {

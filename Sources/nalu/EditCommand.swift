@@ -208,7 +208,8 @@ struct Edit: ParsableCommand {
         case nil: .keep
         }
         let sink = try makeSink(to: to, source: source, file: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI,
-                                delimiters: delimiters, frameRate: try options.parameterSets.frameRate ?? source.containerFrameRate())
+                                delimiters: delimiters,
+                                frameRate: try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate()))
         let editing = EditingSink(editor: editor, next: sink)
         let result: MediaSinkReport
         do {
@@ -248,7 +249,10 @@ struct Edit: ParsableCommand {
         case .mp4:
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
-            let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
+            // An MP4/MOV or MPEG-TS input keeps its times (no --fps edit).
+            let (timed, clock) = try MP4FileSink.options(options, keepingTimesOf: source)
+            let sink = try MP4FileSink(codec: source.codec, output: file, options: timed)
+            if let clock { try sink.keepTimes(clock) }
             for unit in outOfBand { try sink.push(nalUnit: unit) }
             return sink
         case .ts, .m2ts:
@@ -257,8 +261,10 @@ struct Edit: ParsableCommand {
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
             if source.container.isMP4 { options.placement = .beforeFirstSlice }
-            return try TransportStreamSink(codec: source.codec, output: file, options: options,
-                                           outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+            let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
+                                               outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+            if frameRate == nil { try sink.keepTimes(of: source) }
+            return sink
         }
     }
 

@@ -57,6 +57,15 @@ extension ContainerSummary {
             .object([("segment_duration", .number(Int(clamping: edit.segmentDuration))), ("media_time", .number(Int(clamping: edit.mediaTime))),
                      ("media_rate", .number(Int(edit.mediaRateInteger)))])
         })))
+        if let frames = frameDurations {
+            members.append(("variable_frame_rate", .bool(frames.isVariable)))
+            if let rate = frames.averageRate {
+                members.append(("average_frame_rate", .string("\(rate.numerator)/\(rate.denominator)")))
+                members.append(("average_fps", .double(rate.doubleValue)))
+            }
+            members.append(("min_frame_duration", .number(Int(frames.minimum))))
+            members.append(("max_frame_duration", .number(Int(frames.maximum))))
+        }
         members += colourBoxesJSON
         return .object(members)
     }
@@ -72,6 +81,14 @@ extension ContainerSummary {
         for edit in editList {
             let start = edit.mediaTime < 0 ? "empty" : "from \(edit.mediaTime)"
             lines.append(("edit", "\(start), \(edit.segmentDuration) at movie timescale \(movieTimescale)"))
+        }
+        if let frames = frameDurations {
+            let scale = Double(max(1, frames.timescale))
+            let average = frames.averageRate.map { "\(formatFPS($0.doubleValue)) fps average" } ?? "no average"
+            let spread = frames.isVariable
+                ? "variable: \(average), frame durations \(frames.minimum)–\(frames.maximum) (\(formatSeconds(Double(frames.minimum) / scale * 1000))–\(formatSeconds(Double(frames.maximum) / scale * 1000)) ms)"
+                : "constant: \(average), frame duration \(frames.minimum) (\(formatSeconds(Double(frames.minimum) / scale * 1000)) ms)"
+            lines.append(("frame timing", spread))
         }
         lines += colourBoxesLines
         return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"

@@ -77,6 +77,7 @@ import Testing
             timescale:     12800
             duration:      15360 (1.2 s)
             edit:          from 1024, 15360 at movie timescale 12800
+            frame timing:  constant: 25 fps average, frame duration 512 (40 ms)
             format:        length-prefixed (4-byte lengths)
             codec:         H.264/AVC
 
@@ -92,6 +93,7 @@ import Testing
             timescale:     15360
             duration:      10240 (0.667 s)
             edit:          from 1024, 667 at movie timescale 1000
+            frame timing:  constant: 30 fps average, frame duration 512 (33.333 ms)
             pasp:          1:1
             format:        length-prefixed (4-byte lengths)
             codec:         H.264/AVC
@@ -134,6 +136,11 @@ import Testing
                 "samples": 30,
                 "fragmented": true,
                 "edit_list": [],
+                "variable_frame_rate": false,
+                "average_frame_rate": "30/1",
+                "average_fps": 30,
+                "min_frame_duration": 512,
+                "max_frame_duration": 512,
                 "pasp": "1:1"
               },
               "format": "length-prefixed",

@@ -154,7 +154,10 @@ import NALUMedia
         case .convertToAnnexB:
             _ = try source.copyElementaryStream(to: &sink)
         case .convertToMP4:
-            let muxer = try MP4Muxer(codec: source.codec, sink: MemorySink(), options: MP4MuxerOptions(frameRate: try source.containerFrameRate()))
+            // The PES times, kept (issue 31).
+            let muxer = try MP4Muxer(codec: source.codec, sink: MemorySink())
+            let clock = try #require(source.sampleClock())
+            try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
             try source.forEachNALUnit { unit in try muxer.push(unit) }
             try muxer.finish()
             return muxer.output?.bytes ?? []
@@ -174,13 +177,22 @@ import NALUMedia
         case .convertToAnnexB:
             try MP4ToAnnexB.convert(reader, to: &sink)
         case .convertToMP4:
-            // The input's timing: its timescale over the first sample's duration.
+            // The input's times and edit list, kept (issue 31).
             var samples = reader.samples()
-            let first = try samples.next()
-            let rate = first.flatMap { $0.duration > 0 ? Rational(Int64(track.timescale), Int64($0.duration)).reduced : nil }
-            let muxer = try MP4Muxer(codec: track.codec, sink: MemorySink(), options: MP4MuxerOptions(frameRate: rate))
+            let firstDecode = try samples.next()?.dts ?? 0
+            var options = MP4MuxerOptions()
+            if !track.editList.isEmpty { options.movieTimescale = track.movieTimescale }
+            options.editList = track.editList.map { edit in
+                var edit = edit
+                if edit.mediaTime >= 0 { edit.mediaTime &-= firstDecode }
+                return edit
+            }
+            options.editListFollowsSampleTimes = true
+            let muxer = try MP4Muxer(codec: track.codec, sink: MemorySink(), options: options)
+            let clock = SampleClock(timescale: track.timescale)
+            try muxer.useSourceTiming(timescale: track.timescale, lookup: clock.lookup)
             for unit in track.decoderConfiguration.parameterSets { try muxer.push(nalUnit: unit) }
-            try reader.forEachNALUnit { unit in try muxer.push(unit) }
+            try reader.forEachNALUnit(sampleStarts: { clock.add($0) }) { unit in try muxer.push(unit) }
             try muxer.finish()
             return muxer.output?.bytes ?? []
         default:

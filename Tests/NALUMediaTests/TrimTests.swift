@@ -60,7 +60,7 @@ import Testing
         #expect(index.frameDuration == 512)
         #expect(index.endTime == 3 * 12800)
         // The documented memory per access unit.
-        #expect(MemoryLayout<TrimIndex.Entry>.stride == 32)
+        #expect(MemoryLayout<TrimIndex.Entry>.stride == 40)
         let plan = try trimmer.plan(start: MediaTime(parsing: "1"), end: MediaTime(parsing: "2"))
         #expect(plan.keyframe == .idr)
         #expect(plan.firstAccessUnit == 24)

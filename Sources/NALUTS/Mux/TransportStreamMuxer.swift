@@ -82,6 +82,15 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     private var earlyAudio: [(frame: [UInt8], time: Int64, timescale: Int64)] = []
     private var earlyAudioBytes = 0
 
+    /// The source's times (``useSourceTiming(timescale:presentationOrigin:lookup:)``).
+    private var sourceTiming: (timescale: UInt32, origin: Int64?, lookup: SampleTimingLookup)?
+    /// Source-timed: the source time that presents at ``Timing/firstPTS``.
+    private var sourceOrigin: Int64 = 0
+    /// Source-timed: the offset of the first VCL NAL unit of the access unit being assembled.
+    private var currentVCLOffset: Int64?
+    /// Source-timed: the first and last decoding times written and the pictures between.
+    private var timedSpan: (first: Int64, last: Int64, count: Int64)?
+
     private struct Timing {
         var rate: Rational
         var assumed: Bool
@@ -123,11 +132,26 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         audio = try ADTSHeader(audioSpecificConfig: audioSpecificConfig)
     }
 
+    /// Times every access unit from its source instead of a frame rate: `lookup` gives the
+    /// ``NALU/SampleTiming`` (ticks of `1/timescale` s) of the access unit whose first NAL unit
+    /// has the given offset. PTS and DTS are those times converted to 90 kHz (each rounded
+    /// down on its own, so nothing drifts), shifted so that source time `presentationOrigin`
+    /// presents at ``TransportStreamMuxerSummary/firstPTS`` (the time 0 of
+    /// ``pushAudio(_:time:timescale:)``: an MP4 input's edit `media_time`); `nil` takes the first
+    /// access unit's presentation time. Pictures before the origin (an edit list hid them) keep
+    /// their earlier times. Call before the first NAL unit. An access unit without times is refused.
+    public func useSourceTiming(timescale: UInt32, presentationOrigin: Int64?, lookup: @escaping SampleTimingLookup) throws(NALUError) {
+        guard timescale > 0 else { throw NALUError(.invalidValue, field: "timescale", detail: "0; must be positive") }
+        guard writer == nil else { throw NALUError(.invalidValue, field: "timescale", detail: "source timing set after the first picture") }
+        sourceTiming = (timescale, presentationOrigin, lookup)
+    }
+
     /// Feeds the next NAL unit (escaped, header included) in decoding order.
     public func push(_ unit: NALUnitView) throws {
         let before = pending.bytes.count
         let step = try converter.push(unit, to: &pending)
         if let completed = step.completed { try complete(completed, from: before) }
+        if step.isFirstVCL && sourceTiming != nil { currentVCLOffset = unit.offset }
         if step.isFirstVCL, let (poc, limit) = try converter.pictureOrderCount(after: step, counter: &counter, offset: unit.offset) {
             currentPOC = poc
             currentReorderLimit = limit
@@ -173,7 +197,13 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
             throw NALUError(.missing, field: "access unit", detail: "the stream has no picture")
         }
         let summary = try writer.finish()
-        return TransportStreamMuxerSummary(writer: summary, frameRate: timing.rate, frameRateAssumed: timing.assumed,
+        var rate = timing.rate
+        if let span = timedSpan, let sourceTiming, span.count > 1, span.last > span.first {
+            // The average rate of the source's times.
+            let (ticks, overflow) = (span.count - 1).multipliedReportingOverflow(by: Int64(sourceTiming.timescale))
+            if !overflow { rate = Rational(ticks, span.last - span.first).reduced }
+        }
+        return TransportStreamMuxerSummary(writer: summary, frameRate: rate, frameRateAssumed: timing.assumed,
                                            firstPTS: timing.firstPTS, firstDTS: timing.origin, statistics: converter.statistics,
                                            trailingNALUnitsDropped: trailingDropped)
     }
@@ -185,6 +215,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         defer {
             currentPOC = nil
             currentReorderLimit = nil
+            currentVCLOffset = nil
         }
         guard summary.vclNALUnitCount > 0 else {
             // Non-picture NAL units at the end of the stream (the splitter starts an access
@@ -194,6 +225,14 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
             return
         }
         let size = pending.bytes.count - start
+        if let sourceTiming {
+            guard let times = sourceTiming.lookup(currentVCLOffset ?? summary.offset) else {
+                throw NALUError(.missing, field: "sample time", byteOffset: summary.offset,
+                                detail: "access unit \(summary.index) has no time in the source")
+            }
+            if writer == nil { try createWriter(firstTimes: times) }
+            return try writeTimed(size: size, times: times, randomAccess: summary.keyframe != nil)
+        }
         if writer == nil { try createWriter() }
         queue.append(QueuedAccessUnit(randomAccess: summary.keyframe != nil, shift: shift), size: size, poc: currentPOC,
                      reorderLimit: currentReorderLimit, maxBytes: options.maxAccessUnitSize)
@@ -201,6 +240,36 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         shift = max(shift, queue.window)
         queue.updateLast { $0.shift = shift }
         try drain()
+    }
+
+    /// Source-timed: writes the access unit just completed (the only one pending).
+    private func writeTimed(size: Int, times: SampleTiming, randomAccess: Bool) throws {
+        guard let writer, let timing else { return }
+        let dts = timing.firstPTS + (try Self.ninetyKilohertz(times.decode, origin: sourceOrigin, timescale: times.timescale))
+        let pts = timing.firstPTS + (try Self.ninetyKilohertz(times.presentation, origin: sourceOrigin, timescale: times.timescale))
+        guard dts >= 0, pts >= dts else {
+            throw NALUError(.invalidValue, field: "PTS", detail: "presentation time \(times.presentation) before decoding time \(times.decode) or before the stream's start")
+        }
+        try willWriteVideo?(dts - timing.firstPTS)
+        let start = pending.head
+        try pending.bytes.withUnsafeBytes { bytes in
+            try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), pts: pts, dts: dts, randomAccess: randomAccess)
+        }
+        timedSpan = (timedSpan?.first ?? times.decode, times.decode, (timedSpan?.count ?? 0) + 1)
+        pending.head += size
+        pending.compact()
+    }
+
+    /// `(time − origin) · 90000 / timescale`, rounded toward minus infinity.
+    static func ninetyKilohertz(_ time: Int64, origin: Int64, timescale: UInt32) throws(NALUError) -> Int64 {
+        let (difference, overflow1) = time.subtractingReportingOverflow(origin)
+        let (product, overflow2) = difference.multipliedReportingOverflow(by: 90_000)
+        guard !overflow1, !overflow2, timescale > 0 else {
+            throw NALUError(.doesNotFit, field: "timestamp", detail: "\(time) − \(origin) at timescale \(timescale) in 90 kHz")
+        }
+        let scale = Int64(timescale)
+        let quotient = product / scale
+        return product % scale < 0 ? quotient - 1 : quotient
     }
 
     /// Writes the access units at the head of the queue whose presentation index is known.
@@ -228,8 +297,17 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
 
     /// Creates the writer at the first picture: the frame rate, the timestamp origin, and the
     /// audio that waited for them.
-    private func createWriter() throws {
+    private func createWriter(firstTimes: SampleTiming? = nil) throws {
         guard let sink else { return }
+        if let sourceTiming, let firstTimes {
+            // The origin presents at firstPTS; the first DTS stays at or after the PCR delay.
+            sourceOrigin = sourceTiming.origin ?? firstTimes.presentation
+            let lead = try Self.ninetyKilohertz(sourceOrigin, origin: firstTimes.decode, timescale: sourceTiming.timescale)
+            let firstPTS = max(options.firstPresentationTime, lead + options.writer.pcrDelay)
+            let duration = max(1, min(firstTimes.duration, Int64(Int32.max)))
+            timing = Timing(rate: Rational(Int64(sourceTiming.timescale), duration).reduced, assumed: false, origin: firstPTS - lead, firstPTS: firstPTS)
+            return try startWriter(sink)
+        }
         var rate = options.frameRate
         var assumed = false
         if rate == nil, let vui = converter.parameterSets.streamDescription?.frameRate {
@@ -246,14 +324,19 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         let shiftTicks = try Self.ticks(reorder, numerator: 90_000 * rate.denominator, denominator: rate.numerator)
         let firstPTS = max(options.firstPresentationTime, shiftTicks + options.writer.pcrDelay)
         timing = Timing(rate: rate, assumed: assumed, origin: firstPTS - shiftTicks, firstPTS: firstPTS)
+        // The window the orderer starts with is this limit: the shift starts there.
+        shift = Int(reorder)
+        try startWriter(sink)
+    }
+
+    /// Creates the writer on `sink` and writes the audio that waited for the timing.
+    private func startWriter(_ sink: Sink) throws {
         self.sink = nil
         var configuration = options.writer
         configuration.videoStreamType = codec == .h264 ? .h264 : .hevc
         configuration.audio = audio
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
         self.writer = writer
-        // The window the orderer starts with is this limit: the shift starts there.
-        shift = Int(reorder)
         for item in earlyAudio {
             try item.frame.withUnsafeBytes { try pushAudio($0, time: item.time, timescale: item.timescale) }
         }
