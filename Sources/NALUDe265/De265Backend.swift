@@ -2,11 +2,6 @@ internal import CDe265
 public import NALU
 public import NALUDecoder
 import NALUEncoder
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Decodes H.265 (Main, Main 10, and the 4:2:2 / 4:4:4 RExt formats) with libde265, LGPL-3.0:
 /// the backend for apps that avoid GPL code. Opened at first use (`libde265-dev`).
@@ -45,6 +40,7 @@ final class De265Backend: DecoderBackend {
     private let context: UnsafeMutableRawPointer
     private var parameterSets: [[UInt8]]
     private var messages: [String] = []
+    private var annexB: [UInt8] = []
 
     init(configuration: DecoderConfiguration, library: De265Library) throws(DecoderError) {
         self.library = library
@@ -53,8 +49,10 @@ final class De265Backend: DecoderBackend {
             throw DecoderError(.backendCreationFailed, field: "de265_new_decoder")
         }
         self.context = context
-        var threads = configuration.threadCount
-        if threads == 0 { threads = min(16, max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))) }
+        // libde265 1.0.11's worker threads are not deterministic on every stream (open-GOP and
+        // WPP fixtures decode differently from run to run): the default (0) decodes on the
+        // calling thread, bit-exact; more threads only when asked for.
+        let threads = configuration.threadCount
         if threads > 1 {
             let status = library.startWorkerThreads(context, Int32(threads))
             if status != DE265_OK {
@@ -68,18 +66,26 @@ final class De265Backend: DecoderBackend {
     deinit { _ = library.freeDecoder(context) }
 
     func decode(_ nalUnits: [[UInt8]], tag: Int64, into pictures: inout [DecodedPicture]) throws(DecoderError) {
-        for unit in parameterSets + nalUnits {
-            guard unit.count <= Int(Int32.max) else {
-                throw DecoderError(.decodeFailed, field: "de265_push_NAL", detail: "NAL unit of \(unit.count) bytes")
-            }
-            let status = unit.withUnsafeBytes { bytes in library.pushNAL(context, bytes.baseAddress, Int32(bytes.count), tag, nil) }
-            if status != DE265_OK {
-                throw DecoderError(.invalidSession, field: "de265_push_NAL", detail: library.text(status),
-                                   libraryStatus: Int32(bitPattern: status.rawValue))
-            }
+        // The configuration's sets go first unless the access unit brings its own.
+        let carriesSets = nalUnits.contains { unit in unit.count > 1 && (32...34).contains((unit[0] >> 1) & 0x3F) }
+        annexB.removeAll(keepingCapacity: true)
+        for unit in (carriesSets ? [] : parameterSets) + nalUnits {
+            annexB.append(contentsOf: [0, 0, 0, 1])
+            annexB.append(contentsOf: unit)
         }
         parameterSets = []
-        library.pushEndOfFrame(context)
+        guard annexB.count <= Int(Int32.max) else {
+            throw DecoderError(.decodeFailed, field: "de265_push_data", detail: "access unit of \(annexB.count) bytes")
+        }
+        // Pushed as a byte stream, as dec265 does: libde265 completes a NAL unit when the next
+        // start code arrives, so the picture just pushed is decoded behind the next one's first
+        // NAL unit (fed whole NAL units with de265_push_NAL and decoded at once, it outputs in
+        // decoding order and loses references).
+        let status = annexB.withUnsafeBytes { bytes in library.pushData(context, bytes.baseAddress, Int32(bytes.count), tag, nil) }
+        if status != DE265_OK {
+            throw DecoderError(.invalidSession, field: "de265_push_data", detail: library.text(status),
+                               libraryStatus: Int32(bitPattern: status.rawValue))
+        }
         try run(into: &pictures)
     }
 

@@ -11,8 +11,7 @@ struct De265Library: Sendable {
     let newDecoder: nalu_de265_new_decoder_fn
     let startWorkerThreads: nalu_de265_start_worker_threads_fn
     let freeDecoder: nalu_de265_free_decoder_fn
-    let pushNAL: nalu_de265_push_NAL_fn
-    let pushEndOfFrame: nalu_de265_push_end_of_frame_fn
+    let pushData: nalu_de265_push_data_fn
     let flushData: nalu_de265_flush_data_fn
     let decode: nalu_de265_decode_fn
     let getNextPicture: nalu_de265_get_next_picture_fn
@@ -57,8 +56,7 @@ struct De265Library: Sendable {
             newDecoder = try library.function("de265_new_decoder")
             startWorkerThreads = try library.function("de265_start_worker_threads")
             freeDecoder = try library.function("de265_free_decoder")
-            pushNAL = try library.function("de265_push_NAL")
-            pushEndOfFrame = try library.function("de265_push_end_of_frame")
+            pushData = try library.function("de265_push_data")
             flushData = try library.function("de265_flush_data")
             decode = try library.function("de265_decode")
             getNextPicture = try library.function("de265_get_next_picture")
