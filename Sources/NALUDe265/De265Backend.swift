@@ -119,7 +119,7 @@ final class De265Backend: DecoderBackend {
                                            libraryStatus: Int32(bitPattern: status.rawValue))
                     break
                 }
-                messages.append(library.text(status))
+                if status != DE265_ERROR_IMAGE_BUFFER_FULL { messages.append(library.text(status)) }
             }
             if more == 0 { break }
         }
@@ -137,6 +137,7 @@ final class De265Backend: DecoderBackend {
         }
     }
 
+    /// Takes every picture ready for output.
     private func takePictures(into pictures: inout [DecodedPicture]) throws(DecoderError) {
         while let image = library.getNextPicture(context) {
             pictures.append(try copy(image))
