@@ -31,9 +31,9 @@ package final class ThreadLock: @unchecked Sendable {
     }
 
     /// Waits for ``signal()``; call with the lock held (inside ``withLock(_:)``).
-    func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
-    func signal() { pthread_cond_signal(condition) }
+    package func signal() { pthread_cond_signal(condition) }
 }
 
 /// A serial executor that runs every job on one thread of its own, outside Swift's cooperative
