@@ -104,7 +104,8 @@ struct Compare: ParsableCommand {
         }
     }
 
-    private static func number(_ value: Double) -> JSON { value.isFinite ? .double(value) : .null }
+    /// Six decimals (PSNR in dB, SSIM 0…1), or `null` for an infinite PSNR.
+    private static func number(_ value: Double) -> JSON { value.isFinite ? .decimal(text(value)) : .null }
 
     private static func text(_ value: Double) -> String {
         guard value.isFinite else { return value.isNaN ? "nan" : "inf" }
