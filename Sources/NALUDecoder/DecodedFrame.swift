@@ -50,9 +50,12 @@ public struct DecodedFrame: Sendable {
     public var colour: ColourDescription
     /// Sample aspect ratio from the SPS VUI (`nil`: unspecified).
     public var sampleAspectRatio: Rational?
+    /// `chroma_sample_loc_type_top_field` from the SPS VUI (H.264/H.265 E.2.1, Figure E-1), `nil`
+    /// when absent (the specs then mean 0: chroma co-sited with the left luma column).
+    public var chromaSampleLocation: Int?
 
     init(pixels: DecodedPixels, pts: Int64, accessUnitIndex: Int, pictureType: PictureType?, isKeyframe: Bool,
-         colour: ColourDescription, sampleAspectRatio: Rational?) {
+         colour: ColourDescription, sampleAspectRatio: Rational?, chromaSampleLocation: Int?) {
         self.pixels = pixels
         self.pts = pts
         self.accessUnitIndex = accessUnitIndex
@@ -60,6 +63,7 @@ public struct DecodedFrame: Sendable {
         self.isKeyframe = isKeyframe
         self.colour = colour
         self.sampleAspectRatio = sampleAspectRatio
+        self.chromaSampleLocation = chromaSampleLocation
     }
 
     /// The sample layout (chroma subsampling, 8 or 10 bits).

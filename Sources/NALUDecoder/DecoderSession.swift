@@ -105,6 +105,7 @@ public final class DecoderSession {
         var pictureType: PictureType?
         var colour: ColourDescription
         var sampleAspectRatio: Rational?
+        var chromaSampleLocation: Int?
     }
 
     public let codec: Codec
@@ -328,22 +329,25 @@ public final class DecoderSession {
     private func info(for accessUnit: CodedAccessUnit) -> UnitInfo {
         var colour = ColourDescription()
         var sar: Rational?
+        var location: Int?
         if let id = store.lastSPSId {
             switch codec {
             case .h264:
                 if let vui = store.avcSPS[id]?.parsed.vuiParameters {
                     colour = Self.colour(vui)
                     sar = vui.sampleAspectRatio
+                    if vui.chromaLocInfoPresentFlag { location = vui.chromaSampleLocTypeTopField }
                 }
             case .hevc:
                 if let vui = store.hevcSPS[id]?.parsed.vuiParameters {
                     colour = Self.colour(vui)
                     sar = vui.sampleAspectRatio
+                    if vui.chromaLocInfoPresentFlag { location = vui.chromaSampleLocTypeTopField }
                 }
             }
         }
         return UnitInfo(index: accessUnit.index, pts: accessUnit.pts, keyframe: accessUnit.keyframe != nil,
-                        pictureType: accessUnit.pictureType, colour: colour, sampleAspectRatio: sar)
+                        pictureType: accessUnit.pictureType, colour: colour, sampleAspectRatio: sar, chromaSampleLocation: location)
     }
 
     private static func colour(_ vui: some VUIVideoSignal) -> ColourDescription {
@@ -371,7 +375,8 @@ public final class DecoderSession {
             rawPTS += 1
             output.append(DecodedFrame(pixels: DecodedPixels(picture.buffer), pts: pts, accessUnitIndex: unit?.index ?? -1,
                                        pictureType: unit?.pictureType, isKeyframe: unit?.keyframe ?? false,
-                                       colour: unit?.colour ?? ColourDescription(), sampleAspectRatio: unit?.sampleAspectRatio))
+                                       colour: unit?.colour ?? ColourDescription(), sampleAspectRatio: unit?.sampleAspectRatio,
+                                       chromaSampleLocation: unit?.chromaSampleLocation))
             statistics.framesOut += 1
         }
         // Units whose picture never comes out (second fields, pictures a decoder drops): forget

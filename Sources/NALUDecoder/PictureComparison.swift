@@ -85,7 +85,11 @@ public struct PictureDistortion: Sendable, Hashable {
     public var weightedPeak: Int { Int((zip(weights, peaks).reduce(0) { $0 + $1.0 * Double($1.1) }).rounded()) }
 
     /// ffmpeg's per-frame "All" SSIM: the planes' SSIM weighted by their share of samples.
-    public var ssimAll: Double { zip(weights, ssim).reduce(0) { $0 + $1.0 * $1.1 } }
+    public var ssimAll: Double {
+        // Σ samples·ssim / Σ samples: exactly 1 for identical pictures.
+        let total = Double(samples.reduce(0, +))
+        return zip(samples, ssim).reduce(0) { $0 + Double($1.0) * $1.1 } / max(1, total)
+    }
 
     /// 10·log10(peak² / mse); `+inf` for 0.
     public static func psnr(mse: Double, peak: Int) -> Double {

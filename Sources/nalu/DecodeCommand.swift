@@ -110,8 +110,18 @@ enum FrameWriter {
             try frame.withBytes { try sink.write($0) }
             return
         }
-        // Semi-planar: Y, then U and V interleaved (10-bit: the sample in the high bits).
-        try frame.withPlane(0) { try sink.write($0) }
+        // Semi-planar: Y, then U and V interleaved (10-bit: every sample in the high bits).
+        if format.bitDepth == 8 {
+            try frame.withPlane(0) { try sink.write($0) }
+        } else {
+            var luma = frame.planeBytes(0)
+            for sample in 0..<(luma.count / 2) {
+                let value = (UInt16(luma[2 * sample]) | UInt16(luma[2 * sample + 1]) << 8) << 6
+                luma[2 * sample] = UInt8(truncatingIfNeeded: value)
+                luma[2 * sample + 1] = UInt8(truncatingIfNeeded: value >> 8)
+            }
+            try sink.write(luma)
+        }
         let u = frame.planeBytes(1)
         let v = frame.planeBytes(2)
         var interleaved = [UInt8](repeating: 0, count: u.count * 2)

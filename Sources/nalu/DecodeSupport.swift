@@ -55,7 +55,7 @@ enum DecodeFeed {
                     return StreamDescription(sps)
                 }
             case .hevc:
-                if unit.count > 1, HEVCNALUnitType(rawValue: unit[0]) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
+                if unit.count > 1, HEVCNALUnitType(rawValue: unit[0] >> 1) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
                     return StreamDescription(sps)
                 }
             }
@@ -76,6 +76,8 @@ extension DecoderError {
                                 status: ExitStatus.unavailable)
             }
             return CLIError(field, detail, status: ExitStatus.unavailable)
+        case .unsupported where field == "codec":
+            return CLIError.usage("--decoder", detail ?? description, hint: "--decoder avcodec decodes H.264 and H.265")
         default:
             return CLIError(input == "-" ? "standard input" : input, description, status: ExitStatus.dataError)
         }
@@ -156,12 +158,16 @@ enum Y4MWriter {
     static func header(for frame: DecodedFrame, format: PixelFormat, frameRate: Rational) -> String {
         let rate = frameRate.reduced
         let sar = frame.sampleAspectRatio.map { "\($0.numerator):\($0.denominator)" } ?? "0:0"
-        let tag = format.y4mColourSpace ?? "420jpeg"
-        let xyscss: String
-        switch format {
-        case .i420, .nv12: xyscss = "420JPEG"
-        default: xyscss = tag.uppercased()
+        var tag = format.y4mColourSpace ?? "420jpeg"
+        if format == .i420 {
+            // The chroma siting (H.264/H.265 E.2.1 chroma_sample_loc_type; 0, left, when absent).
+            switch frame.chromaSampleLocation ?? 0 {
+            case 1: tag = "420jpeg"
+            case 2: tag = "420paldv"
+            default: tag = "420mpeg2"
+            }
         }
+        let xyscss = tag.uppercased()
         var line = "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.numerator):\(rate.denominator) Ip A\(sar) C\(tag) XYSCSS=\(xyscss)"
         switch frame.colour.fullRange {
         case true?: line += " XCOLORRANGE=FULL"
