@@ -21,6 +21,14 @@ final class CompareInput {
     private var kind: Kind
     /// The frame handed out last (kept alive until the next call).
     private var current: DecodedFrame?
+    private var decoding: UncheckedBox<InputDecoder>?
+
+    /// The frame rate the decoded stream's SPS VUI gives (read after a frame came: the decoding
+    /// thread set it before handing the frame over, under the queue's lock).
+    var decoderFrameRate: Rational? {
+        guard current != nil, let rate = decoding?.value.description?.frameRate, rate.numerator > 0, rate.denominator > 0 else { return nil }
+        return rate
+    }
 
     init(path: String, decoder: DecoderName, options: MediaSourceOptions) throws {
         self.path = path
@@ -33,6 +41,7 @@ final class CompareInput {
         let decoding = try InputDecoder(path: path, source: source, decoder: decoder)
         let queue = DecodedFrameQueue(capacity: 4)
         let box = UncheckedBox(decoding)
+        self.decoding = box
         guard DetachedThread.start({
             do {
                 try box.value.run(problem: { error in StandardError.write("nalu: warning: \(path): \(error)\n") }) { frame in

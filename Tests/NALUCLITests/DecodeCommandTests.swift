@@ -134,3 +134,33 @@ import Testing
         #expect(result.stderr.contains("nalu: warning: \(cut.path): access unit 0 at byte 0: error while decoding MB"))
     }
 }
+
+/// `nalu encode IN` from a compressed input (issue 33, item 4): decoded on a thread of its own,
+/// every frame encoded once, in the decoded format.
+@Suite struct EncodeFromCompressedTests {
+    @Test func mp4AndElementaryInputs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-transcode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let cases = [("mp4_avc_bframes.mp4", "out.mp4", ["--codec", "hevc", "--crf", "26"], 30, "yuv420p"),
+                     ("hevc_main10.h265", "out.h264", ["--crf", "20"], 12, "yuv420p10le")]
+        for (fixture, name, options, frames, format) in cases {
+            let output = directory.appendingPathComponent(name).path
+            let result = try CLIRunner.run(["encode", CLIRunner.fixture(fixture), "-o", output, "--quiet"] + options)
+            #expect(result.status == 0, "\(result.stderr)")
+            let probed = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                                                 "-show_entries", "stream=nb_read_frames,pix_fmt", "-of", "csv=p=0", output])
+            #expect(probed.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "\(format),\(frames)")
+            let compared = try CLIRunner.run(["compare", CLIRunner.fixture(fixture), output, "--json"])
+            #expect(compared.status == 0, "\(compared.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(compared.stdout.utf8)) as? [String: Any])
+            let average = try #require((json["psnr"] as? [String: Any])?["average"] as? Double)
+            #expect(average > 30)
+        }
+    }
+
+    @Test func chunksNeedRawInput() throws {
+        let result = try CLIRunner.run(["encode", CLIRunner.fixture("mp4_avc_bframes.mp4"), "--chunk", "1/2", "-o", "/dev/null"])
+        #expect(result.status == 64)
+    }
+}
