@@ -128,6 +128,11 @@ public final class DecoderSession {
     private var nextTag: Int64 = 0
     private var units: [Int64: UnitInfo] = [:]
     private var rawPTS: Int64 = 0
+    /// The last pts handed out when the stream has pts, and the step between the last two.
+    private var lastPTS: Int64?
+    private var ptsStep: Int64 = 1
+    /// Where the last access unit decoded was, for messages that come with a drain.
+    private var lastUnit: (index: Int, byteOffset: Int64) = (0, 0)
     private var pending: [DecodedFrame] = []
     private var scratch: [DecodedPicture] = []
 
@@ -202,6 +207,7 @@ public final class DecoderSession {
         guard let current = backend else { return output }
         let tag = nextTag
         nextTag += 1
+        lastUnit = (accessUnit.index, accessUnit.byteOffset)
         units[tag] = info(for: accessUnit)
         scratch.removeAll(keepingCapacity: true)
         var failure: DecoderError?
@@ -307,8 +313,8 @@ public final class DecoderSession {
         }
         appendFrames(scratch, to: &output)
         let messages = current.takeMessages()
-        if !messages.isEmpty, let last = units[nextTag - 1] {
-            record(Problem(accessUnitIndex: last.index, byteOffset: -1, message: messages.joined(separator: "; ")))
+        if !messages.isEmpty {
+            record(Problem(accessUnitIndex: lastUnit.index, byteOffset: lastUnit.byteOffset, message: messages.joined(separator: "; ")))
         }
         backend = nil
     }
@@ -366,12 +372,18 @@ public final class DecoderSession {
     private func appendFrames(_ pictures: [DecodedPicture], to output: inout [DecodedFrame]) {
         for picture in pictures {
             let unit = units.removeValue(forKey: picture.tag)
+            // The access unit's pts; without one (a raw stream, or a TS access unit that shares
+            // its PES packet), the last pts plus the last step, or the frame's output index.
             let pts: Int64
             if let given = unit?.pts {
+                if let last = lastPTS, given > last { ptsStep = given - last }
                 pts = given
+            } else if let last = lastPTS {
+                pts = last &+ ptsStep
             } else {
                 pts = rawPTS
             }
+            if unit?.pts != nil || lastPTS != nil { lastPTS = pts }
             rawPTS += 1
             output.append(DecodedFrame(pixels: DecodedPixels(picture.buffer), pts: pts, accessUnitIndex: unit?.index ?? -1,
                                        pictureType: unit?.pictureType, isKeyframe: unit?.keyframe ?? false,

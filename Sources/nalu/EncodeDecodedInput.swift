@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NALU
 import NALUDecoder
 import NALUEncoder
@@ -59,9 +64,19 @@ final class DecodedEncodeInput {
 
     /// Whether `path` is an input nalu reads (told by content: MP4/MOV, MPEG-TS, Annex-B,
     /// length-prefixed H.264/H.265).
+    /// Raw video is refused as before (a usage error asking for its size): an elementary stream
+    /// must be named as one (.h264, .265…) or start with a start code; MP4/MOV and MPEG-TS are
+    /// told by their structure.
     static func isCompressed(_ path: String) -> Bool {
         var options = MediaSourceOptions()
         options.readsAhead = false
-        return (try? MediaSource(path: path, options: options)) != nil
+        guard let source = try? MediaSource(path: path, options: options) else { return false }
+        if source.container.isMP4 || source.container.isTransportStream { return true }
+        if Naming.codec(forExtensionOf: path) != nil { return true }
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var head = [UInt8](repeating: 0xFF, count: 4)
+        let count = fread(&head, 1, 4, file)
+        return count == 4 && head[0] == 0 && head[1] == 0 && (head[2] == 1 || (head[2] == 0 && head[3] == 1))
     }
 }
