@@ -30,6 +30,9 @@ let package = Package(
         .library(name: "NALUX264", targets: ["NALUX264"]),
         .library(name: "NALUX265", targets: ["NALUX265"]),
         .library(name: "NALUOpenH264", targets: ["NALUOpenH264"]),
+        .library(name: "NALUDecoder", targets: ["NALUDecoder"]),
+        .library(name: "NALUAVCodec", targets: ["NALUAVCodec"]),
+        .library(name: "NALUDe265", targets: ["NALUDe265"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -56,6 +59,7 @@ let package = Package(
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
+                "NALUDecoder", "NALUAVCodec", "NALUDe265",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -132,6 +136,20 @@ let package = Package(
             name: "NALUEncoderTests",
             dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264", "NALUMP4", "FuzzHarness",
                            .product(name: "Logging", package: "swift-log")],
+            swiftSettings: strictSettings
+        ),
+
+        // Issue 33: decoder sessions (backend-neutral, pure Swift, with the picture metrics of
+        // `nalu compare`), and the libavcodec and libde265 backends, opened with dlopen at first
+        // use like the encoders (the module maps give headers only).
+        .target(name: "NALUDecoder", dependencies: ["NALU", "NALUEncoder"], swiftSettings: strictSettings),
+        .systemLibrary(name: "CAVCodec", providers: [.apt(["libavcodec-dev"])]),
+        .systemLibrary(name: "CDe265", providers: [.apt(["libde265-dev"])]),
+        .target(name: "NALUAVCodec", dependencies: ["NALUDecoder", "NALUEncoder", "CAVCodec"], swiftSettings: strictSettings),
+        .target(name: "NALUDe265", dependencies: ["NALUDecoder", "NALUEncoder", "CDe265"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "NALUDecoderTests",
+            dependencies: ["NALU", "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUEncoder", "NALUMedia"],
             swiftSettings: strictSettings
         ),
     ],

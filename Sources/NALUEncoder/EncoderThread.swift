@@ -8,11 +8,11 @@ import Musl
 
 /// A mutex with a condition variable (POSIX threads), for the few places the package shares
 /// state between threads.
-final class ThreadLock: @unchecked Sendable {
+package final class ThreadLock: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    package init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -24,29 +24,29 @@ final class ThreadLock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<T>(_ body: () throws -> T) rethrows -> T {
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 
     /// Waits for ``signal()``; call with the lock held (inside ``withLock(_:)``).
-    func wait() { pthread_cond_wait(condition, mutex) }
+    package func wait() { pthread_cond_wait(condition, mutex) }
 
-    func signal() { pthread_cond_signal(condition) }
+    package func signal() { pthread_cond_signal(condition) }
 }
 
 /// A serial executor that runs every job on one thread of its own, outside Swift's cooperative
 /// thread pool: what ``AsyncEncoderSession`` runs on, so a blocking encoder call (x265 takes tens
 /// of milliseconds per frame) never holds a cooperative thread.
 @available(macOS 14.0, iOS 17.0, *)
-final class EncoderThread: SerialExecutor, @unchecked Sendable {
+package final class EncoderThread: SerialExecutor, @unchecked Sendable {
     private let lock = ThreadLock()
     // Guarded by `lock`.
     private var jobs: [UnownedJob] = []
     private var stopping = false
 
-    init() {
+    package init() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
         #if canImport(Darwin)
@@ -69,7 +69,7 @@ final class EncoderThread: SerialExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let runHere = lock.withLock { () -> Bool in
             if stopping { return true }
@@ -80,12 +80,12 @@ final class EncoderThread: SerialExecutor, @unchecked Sendable {
         if runHere { job.runSynchronously(on: asUnownedSerialExecutor()) }
     }
 
-    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+    package func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
     }
 
     /// Lets the thread end once its queue is empty.
-    func stop() {
+    package func stop() {
         lock.withLock {
             stopping = true
             lock.signal()

@@ -144,6 +144,15 @@ public final class FrameBuffer {
         return UnsafeMutableRawBufferPointer(rebasing: bytes[start..<end])
     }
 
+    /// A frame that keeps this buffer alive for as long as the frame (or a copy of it) exists:
+    /// what a decoder hands on to an encoder without copying the pixels. The buffer must not be
+    /// refilled meanwhile.
+    public func retainingFrame(pts: Int64) -> Frame {
+        var frame = frame(pts: pts)
+        frame.owner = self
+        return frame
+    }
+
     /// A frame borrowing this buffer, valid while the buffer lives and is not refilled.
     public func frame(pts: Int64) -> Frame {
         let base = UnsafeRawPointer(self.base)

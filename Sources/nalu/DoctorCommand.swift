@@ -40,6 +40,12 @@ struct DoctorCommand: ParsableCommand {
     @Flag(help: "Check the encoder libraries instead of a stream: whether libx264, libx265 and libopenh264 load (nalu encode opens them at first use), and what to install when one does not.")
     var encoders = false
 
+    @Flag(help: "Also decode every picture (libavcodec, one thread) and report the decoder's errors as decode-error findings: a slice cut short or damaged.")
+    var decode = false
+
+    @Option(help: "Decoder library for --decode: avcodec (default) or de265 (H.265 only).")
+    var decoder: DecoderName = .avcodec
+
     /// The exit status when at least one error is found.
     static let errorsFound: Int32 = 3
 
@@ -47,13 +53,18 @@ struct DoctorCommand: ParsableCommand {
         if encoders, inputOptions.inputArgument != nil || target != nil {
             throw ValidationError("--encoders checks the encoder libraries; it takes no input and no --target.")
         }
+        if decode, encoders { throw ValidationError("--decode checks a stream; --encoders takes none.") }
+        if decode, inputOptions.input == "-" {
+            throw ValidationError("--decode reads the input twice; give a file, not standard input.")
+        }
     }
 
     func run() throws {
         if encoders { return try EncoderLibraryCheck.run(json: json) }
         let source = try inputOptions.openSource()
-        let findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
+        var findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
             .examine(source)
+        if decode { findings += try DecodeCheck.run(inputOptions, decoder: decoder) }
         let out = try StandardOutput()
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.count - errors

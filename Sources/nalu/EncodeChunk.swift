@@ -102,7 +102,7 @@ extension EncodeInput {
             let count = try reader.frameCount()
             self = .y4m(reader)
             return count
-        case .pattern: return 0
+        case .pattern, .decoded: return 0
         }
     }
 
@@ -115,7 +115,7 @@ extension EncodeInput {
         case .y4m(var reader):
             try reader.seek(toFrame: index)
             self = .y4m(reader)
-        case .pattern: break
+        case .pattern, .decoded: break
         }
     }
 }

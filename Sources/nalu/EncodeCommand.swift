@@ -123,6 +123,9 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var encoderChoice: EncoderChoice
 
+    @Option(help: "Decoder library for a compressed input (MP4/MOV, TS, H.264/H.265 streams): avcodec (default) or de265.")
+    var decoder: DecoderName = .avcodec
+
     @OptionGroup var qualityOptions: QualityOptions
 
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
@@ -199,6 +202,11 @@ struct Encode: ParsableCommand {
             return (.y4m(reader), source)
         }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
+            // No size given or in the name: a compressed input (MP4/MOV, TS, Annex-B, length-
+            // prefixed) is decoded; anything else is raw video of unknown size.
+            if path != "-", DecodedEncodeInput.isCompressed(path) {
+                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder)), source)
+            }
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
         let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
@@ -219,6 +227,7 @@ struct Encode: ParsableCommand {
         // estimate for the progress line.
         var limit = frames.map(Int64.init) ?? Int64.max
         var chunkRange: FrameRange?
+        var decodedTimeBase: Rational?
         if usesTestPattern {
             if range.isSet { throw ValidationError("--chunk and --seek need an input file (raw or Y4M), not the test pattern.") }
             let size = size ?? FrameSize(width: 640, height: 360)
@@ -238,6 +247,13 @@ struct Encode: ParsableCommand {
                     totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
                 }
             case .pattern: break
+            case .decoded(let decoded):
+                // The source's own timing: each frame keeps its pts, in the container's time base.
+                frameRate = fps?.rational ?? decoded.frameRate()
+                decodedTimeBase = decoded.timeBase
+                if range.isSet {
+                    throw CLIError.usage(input ?? "-", "--chunk and --seek need raw or Y4M input; a compressed input is encoded whole")
+                }
             }
             let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
             if let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
@@ -252,6 +268,7 @@ struct Encode: ParsableCommand {
         var configuration = EncoderConfiguration(codec: codec, width: source.size.width, height: source.size.height)
         configuration.pixelFormat = source.pixelFormat
         configuration.frameRate = frameRate
+        if let decodedTimeBase { configuration.timeBase = decodedTimeBase }
         if let bitrate { configuration.rateControl = .bitrate(bitrate.bitsPerSecond) }
         if let crf { configuration.rateControl = .crf(crf) }
         if let qp { configuration.rateControl = .qp(qp) }

@@ -103,12 +103,15 @@ enum EncodeInput {
     case raw(RawVideoReader<EncodeSource>, EncodeSource)
     case y4m(Y4MReader<EncodeSource>)
     case pattern(TestPattern, next: Int64)
+    /// A compressed input, decoded (``DecodedEncodeInput``).
+    case decoded(DecodedEncodeInput)
 
     var pixelFormat: PixelFormat {
         switch self {
         case .raw(let reader, _): reader.buffer.pixelFormat
         case .y4m(let reader): reader.header.pixelFormat
         case .pattern(let pattern, _): pattern.buffer.pixelFormat
+        case .decoded(let input): input.pixelFormat
         }
     }
 
@@ -117,6 +120,7 @@ enum EncodeInput {
         case .raw(let reader, _): FrameSize(width: reader.buffer.width, height: reader.buffer.height)
         case .y4m(let reader): FrameSize(width: reader.header.width, height: reader.header.height)
         case .pattern(let pattern, _): FrameSize(width: pattern.buffer.width, height: pattern.buffer.height)
+        case .decoded(let input): input.size
         }
     }
 
@@ -134,6 +138,14 @@ enum EncodeInput {
         case .pattern(let pattern, let next):
             self = .pattern(pattern, next: next + 1)
             return pattern.frame(next)
+        case .decoded(let input):
+            do {
+                return try input.nextFrame()
+            } catch let error as EncoderError {
+                throw error
+            } catch {
+                throw EncoderError(.invalidInput, field: "decode", detail: "\(error)")
+            }
         }
     }
 

@@ -5,6 +5,8 @@ enum JSON {
     case double(Double)
     case bool(Bool)
     case null
+    /// A number already formatted (more digits than ``double``'s three).
+    case decimal(String)
     case array([JSON])
     case object([(String, JSON)])
 
@@ -37,6 +39,7 @@ enum JSON {
             }
         case .bool(let value): out += value ? "true" : "false"
         case .null: out += "null"
+        case .decimal(let text): out += text
         case .array(let values):
             out += "["
             for (index, value) in values.enumerated() {

@@ -32,6 +32,8 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     case nonMonotonicTimestamps = "non-monotonic-timestamps"
     case bFramesWithoutCtts = "b-frames-without-ctts"
     case malformed
+    /// The decoder reported an error inside a picture (`nalu doctor --decode`).
+    case decodeError = "decode-error"
     // Warnings.
     case hev1SampleEntry = "hev1-sample-entry"
     case noTiming = "no-timing"
@@ -47,7 +49,7 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     public var defaultSeverity: DoctorSeverity {
         switch self {
         case .noParameterSets, .missingReference, .startsWithoutKeyframe, .levelExceeded, .truncated, .forbiddenZeroBit,
-             .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed:
+             .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError:
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
              .targetUnsupported, .variableFrameRate:

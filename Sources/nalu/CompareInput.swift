@@ -1,0 +1,143 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALU
+import NALUDecoder
+import NALUEncoder
+import NALUIO
+import NALUMedia
+
+/// Frames of one `nalu compare` input in presentation order: a Y4M file read directly, or any
+/// compressed input decoded on a thread of its own (so two inputs go in step with bounded memory).
+final class CompareInput {
+    private enum Kind {
+        case y4m(Y4MReader<EncodeSource>)
+        case decoded(DecodedFrameQueue)
+    }
+
+    let path: String
+    private var kind: Kind
+    /// The frame handed out last (kept alive until the next call).
+    private var current: DecodedFrame?
+    private var decoding: UncheckedBox<InputDecoder>?
+
+    /// The frame rate the decoded stream's SPS VUI gives (read after a frame came: the decoding
+    /// thread set it before handing the frame over, under the queue's lock).
+    var decoderFrameRate: Rational? {
+        guard current != nil, let rate = decoding?.value.description?.frameRate, rate.numerator > 0, rate.denominator > 0 else { return nil }
+        return rate
+    }
+
+    init(path: String, decoder: DecoderName, options: MediaSourceOptions) throws {
+        self.path = path
+        if path.lowercased().hasSuffix(".y4m") {
+            kind = .y4m(try Y4MReader(EncodeSource(path: path)))
+            return
+        }
+        // Open once here so bad input and missing libraries fail before the thread starts.
+        let source = try openMediaSource(path, options)
+        let decoding = try InputDecoder(path: path, source: source, decoder: decoder)
+        let queue = DecodedFrameQueue(capacity: 4)
+        let box = UncheckedBox(decoding)
+        self.decoding = box
+        guard DetachedThread.start({
+            do {
+                try box.value.run(problem: { error in StandardError.write("nalu: warning: \(path): \(error)\n") }) { frame in
+                    queue.push(frame)
+                }
+                if let loss = box.value.lossSummary {
+                    queue.finish(CLIError(path, loss, status: ExitStatus.dataError))
+                } else {
+                    queue.finish(nil)
+                }
+            } catch {
+                queue.finish(error)
+            }
+        }) else {
+            throw CLIError(path, "cannot start a decoding thread", status: ExitStatus.failure)
+        }
+        kind = .decoded(queue)
+    }
+
+    /// The next frame, valid until the next call; `nil` at the end.
+    func next() throws -> Frame? {
+        switch kind {
+        case .y4m(var reader):
+            let frame = try reader.nextFrame()
+            kind = .y4m(reader)
+            return frame
+        case .decoded(let queue):
+            current = try queue.pop()
+            return current?.frame()
+        }
+    }
+
+    /// Stops a decoding thread early (the comparison ended).
+    func cancel() {
+        if case .decoded(let queue) = kind { queue.cancel() }
+    }
+}
+
+/// A value handed to one other thread, which alone uses it from then on.
+final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A bounded queue of decoded frames from one producer thread to one consumer.
+final class DecodedFrameQueue: @unchecked Sendable {
+    private let lock = ThreadLock()
+    // Guarded by `lock`.
+    private var frames: [DecodedFrame] = []
+    private var finished = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Adds a frame, waiting while the queue is full; `false` once cancelled.
+    @discardableResult
+    func push(_ frame: DecodedFrame) -> Bool {
+        lock.withLock {
+            while frames.count >= capacity && !cancelled { lock.wait() }
+            if cancelled { return false }
+            frames.append(frame)
+            lock.signal()
+            return true
+        }
+    }
+
+    func finish(_ error: (any Error)?) {
+        lock.withLock {
+            finished = true
+            failure = error
+            lock.signal()
+        }
+    }
+
+    func cancel() {
+        lock.withLock {
+            cancelled = true
+            frames.removeAll()
+            lock.signal()
+        }
+    }
+
+    /// The next frame, waiting for it; `nil` at the end; the producer's error when it failed.
+    func pop() throws -> DecodedFrame? {
+        let (frame, error): (DecodedFrame?, (any Error)?) = lock.withLock {
+            while frames.isEmpty && !finished { lock.wait() }
+            if !frames.isEmpty {
+                let frame = frames.removeFirst()
+                lock.signal()
+                return (frame, nil)
+            }
+            return (nil, failure)
+        }
+        if let error { throw error }
+        return frame
+    }
+}

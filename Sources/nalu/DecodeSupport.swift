@@ -1,0 +1,179 @@
+import ArgumentParser
+import NALU
+import NALUAVCodec
+import NALUDe265
+import NALUDecoder
+import NALUEncoder
+import NALUIO
+import NALUMedia
+
+/// `--decoder avcodec|de265` (issue 33): which library decodes.
+enum DecoderName: String, ExpressibleByArgument, CaseIterable {
+    /// libavcodec: H.264 and H.265 (the default).
+    case avcodec
+    /// libde265: H.265 only, LGPL.
+    case de265
+
+    var factory: any DecoderBackendFactory {
+        switch self {
+        case .avcodec: AVCodecDecoderFactory()
+        case .de265: De265DecoderFactory()
+        }
+    }
+}
+
+/// The access units of a ``MediaSource`` with their NAL units copied, as a decoder takes them:
+/// pts from the MP4 sample or the PES packet; raw streams have none.
+enum DecodeFeed {
+    static func forEachAccessUnit(_ source: MediaSource, _ body: (CodedAccessUnit) throws -> Void) throws {
+        var units: [(offset: Int64, bytes: [UInt8])] = []
+        var consumed = 0
+        try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }) { unit in
+            // The NAL units of the completed unit are those before its end (the one just read
+            // may start the next).
+            let end = unit.summary.offset + unit.summary.size
+            var split = consumed
+            while split < units.count && units[split].offset < end { split += 1 }
+            let nalUnits = units[consumed..<split].map(\.bytes)
+            consumed = split
+            if consumed > 64 {
+                units.removeFirst(consumed)
+                consumed = 0
+            }
+            let pts = unit.sample?.pts ?? unit.timestamps?.presentation
+            try body(CodedAccessUnit(nalUnits: nalUnits, index: unit.summary.index, byteOffset: unit.summary.offset, pts: pts,
+                                     keyframe: unit.summary.keyframe, pictureType: unit.summary.pictureType))
+        }
+    }
+
+    /// The first SPS's description among `nalUnits`, if any.
+    static func streamDescription(_ nalUnits: [[UInt8]], codec: Codec) -> StreamDescription? {
+        for unit in nalUnits where codec.isParameterSet(unit) {
+            switch codec {
+            case .h264:
+                if AVCNALUnitType(rawValue: unit[0]) == .sps, let sps = try? AVCSequenceParameterSet(nalUnit: unit[...]) {
+                    return StreamDescription(sps)
+                }
+            case .hevc:
+                if unit.count > 1, HEVCNALUnitType(rawValue: unit[0] >> 1) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
+                    return StreamDescription(sps)
+                }
+            }
+        }
+        return nil
+    }
+}
+
+extension DecoderError {
+    /// The command line's form: a missing library exits 69 with the package to install (as
+    /// encoders do), bad data 65, an unsupported stream 65 too (nothing decodable).
+    func cliError(input: String) -> CLIError {
+        switch code {
+        case .libraryUnavailable:
+            let detail = self.detail ?? code.rawValue
+            if let range = detail.firstRange(of: "; install ") {
+                return CLIError(field, String(detail[..<range.lowerBound]), hint: "install " + detail[range.upperBound...],
+                                status: ExitStatus.unavailable)
+            }
+            return CLIError(field, detail, status: ExitStatus.unavailable)
+        case .unsupported where field == "codec":
+            return CLIError.usage("--decoder", detail ?? description, hint: "--decoder avcodec decodes H.264 and H.265")
+        default:
+            return CLIError(input == "-" ? "standard input" : input, description, status: ExitStatus.dataError)
+        }
+    }
+}
+
+/// Decodes a whole input through a ``DecoderSession``, handing frames on in presentation order.
+final class InputDecoder {
+    let path: String
+    let source: MediaSource
+    let session: DecoderSession
+    /// The first SPS seen (frame rate, for Y4M).
+    private(set) var description: StreamDescription?
+
+    init(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws {
+        self.path = path
+        self.source = source
+        do {
+            session = try DecoderSession(codec: source.codec, parameterSets: source.outOfBandParameterSets, factory: decoder.factory,
+                                         threadCount: threadCount)
+        } catch {
+            throw error.cliError(input: path)
+        }
+        description = DecodeFeed.streamDescription(source.outOfBandParameterSets, codec: source.codec)
+    }
+
+    /// Frames per second: the container's, else the SPS VUI's, else 25.
+    func frameRate() -> Rational {
+        if let rate = try? source.containerFrameRate(), rate.numerator > 0, rate.denominator > 0 { return rate }
+        if let rate = description?.frameRate, rate.numerator > 0, rate.denominator > 0 { return rate }
+        return Rational(25, 1)
+    }
+
+    /// Decodes every access unit; `body` returns `false` to stop. Decoder errors that leave the
+    /// stream decodable (a rejected access unit) go to `problem`; others are thrown.
+    func run(problem: (DecoderError) -> Void, _ body: (DecodedFrame) throws -> Bool) throws {
+        var stopped = false
+        let session = self.session
+        do {
+            try DecodeFeed.forEachAccessUnit(source) { unit in
+                guard !stopped else { return }
+                if self.description == nil { self.description = DecodeFeed.streamDescription(unit.nalUnits, codec: source.codec) }
+                let frames: [DecodedFrame]
+                do {
+                    frames = try session.decode(unit)
+                } catch let error as DecoderError where error.code == .decodeFailed {
+                    problem(error)
+                    return
+                }
+                for frame in frames where !stopped {
+                    if try !body(frame) { stopped = true }
+                }
+            }
+        } catch let error as DecoderError {
+            throw error.cliError(input: path)
+        }
+        for frame in session.flush() where !stopped {
+            if try !body(frame) { stopped = true }
+        }
+    }
+
+    /// What was lost, for the final message: `nil` when nothing was.
+    var lossSummary: String? {
+        let statistics = session.statistics
+        var parts: [String] = []
+        if statistics.accessUnitsSkipped > 0 { parts.append("\(statistics.accessUnitsSkipped) access unit(s) before the first parameter sets") }
+        if statistics.backendFailures > 0 {
+            parts.append("\(statistics.accessUnitsLost) access unit(s) after \(statistics.backendFailures) decoder failure(s)")
+        }
+        if statistics.drainFailures > 0 { parts.append("the reordered frames of \(statistics.drainFailures) decoder(s) that could not be drained") }
+        return parts.isEmpty ? nil : "not decoded: " + parts.joined(separator: "; ")
+    }
+}
+
+/// Writes frames as YUV4MPEG2, as ffmpeg's `yuv4mpegpipe` muxer does: `YUV4MPEG2 W H F I A C
+/// XYSCSS [XCOLORRANGE]`, then `FRAME` and the planes for each frame.
+enum Y4MWriter {
+    static func header(for frame: DecodedFrame, format: PixelFormat, frameRate: Rational) -> String {
+        let rate = frameRate.reduced
+        let sar = frame.sampleAspectRatio.map { "\($0.numerator):\($0.denominator)" } ?? "0:0"
+        var tag = format.y4mColourSpace ?? "420jpeg"
+        if format == .i420 {
+            // The chroma siting (H.264/H.265 E.2.1 chroma_sample_loc_type; 0, left, when absent).
+            switch frame.chromaSampleLocation ?? 0 {
+            case 1: tag = "420jpeg"
+            case 2: tag = "420paldv"
+            default: tag = "420mpeg2"
+            }
+        }
+        let xyscss = tag.uppercased()
+        var line = "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.numerator):\(rate.denominator) Ip A\(sar) C\(tag) XYSCSS=\(xyscss)"
+        switch frame.colour.fullRange {
+        case true?: line += " XCOLORRANGE=FULL"
+        case false?: line += " XCOLORRANGE=LIMITED"
+        case nil: break
+        }
+        return line + "\n"
+    }
+}

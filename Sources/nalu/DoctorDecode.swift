@@ -1,0 +1,40 @@
+import NALU
+import NALUDecoder
+import NALUMedia
+
+/// `nalu doctor --decode` (issue 33): decodes every picture and turns the decoder's errors into
+/// `decode-error` findings, with the access unit, its byte offset and the decoder's words.
+enum DecodeCheck {
+    /// The findings of a decoding pass over `options`' input: one `decode-error` (the first,
+    /// counted) when the decoder reported any error.
+    static func run(_ options: InputOptions, decoder: DecoderName) throws -> [DoctorFinding] {
+        let source = try options.openSource()
+        // One thread: each message belongs to the access unit being decoded when it came.
+        let decoding = try InputDecoder(path: options.input, source: source, decoder: decoder, threadCount: 1)
+        var thrown: [DecoderSession.Problem] = []
+        try decoding.run(problem: { error in
+            thrown.append(DecoderSession.Problem(accessUnitIndex: error.accessUnitIndex ?? -1, byteOffset: error.byteOffset ?? -1,
+                                                 message: error.detail ?? error.description))
+        }) { _ in true }
+        var problems = (decoding.session.problems + thrown).sorted { $0.accessUnitIndex < $1.accessUnitIndex }
+        if let loss = decoding.lossSummary {
+            problems.append(DecoderSession.Problem(accessUnitIndex: -1, byteOffset: -1, message: loss))
+        }
+        guard let first = problems.first else { return [] }
+        let clause = source.codec == .h264 ? "H.264 7.3.4 slice_data()" : "H.265 7.3.8.1 slice_segment_data()"
+        return [DoctorFinding(severity: DoctorCode.decodeError.defaultSeverity, code: .decodeError,
+                              message: "the decoder (\(decoder.libraryName)) reports: \(first.message)",
+                              accessUnit: first.accessUnitIndex >= 0 ? first.accessUnitIndex : nil,
+                              byteOffset: first.byteOffset >= 0 ? first.byteOffset : nil, clause: clause, count: problems.count)]
+    }
+}
+
+extension DecoderName {
+    /// The library's name in messages.
+    var libraryName: String {
+        switch self {
+        case .avcodec: "libavcodec"
+        case .de265: "libde265"
+        }
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALU
+import NALUDecoder
+import NALUEncoder
+import NALUMedia
+
+/// `nalu encode IN` from a compressed input (issue 33, item 4): the frames decoded on a thread of
+/// their own (``CompareInput``), handed to the encoder in presentation order with their pts, no
+/// copy when the formats match.
+final class DecodedEncodeInput {
+    private let frames: CompareInput
+    /// The first frame, read ahead for the size and format.
+    private var first: Frame?
+    let pixelFormat: PixelFormat
+    let size: FrameSize
+    /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
+    /// streams, whose frames are numbered 0, 1, 2….
+    let timeBase: Rational?
+    private let source: MediaSource
+
+    init(path: String, decoder: DecoderName) throws {
+        let options = MediaSourceOptions()
+        // Opened twice: once here for the container's facts, once by the decoding thread.
+        source = try openMediaSource(path, options)
+        if let track = source.mp4?.track {
+            timeBase = Rational(1, Int64(track.timescale))
+        } else if source.container.isTransportStream {
+            timeBase = Rational(1, 90_000)
+        } else {
+            timeBase = nil
+        }
+        frames = try CompareInput(path: path, decoder: decoder, options: options)
+        guard let frame = try frames.next() else {
+            throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
+        }
+        guard !frame.pixelFormat.isSemiPlanar else {
+            throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
+        }
+        first = frame
+        pixelFormat = frame.pixelFormat
+        size = FrameSize(width: frame.width, height: frame.height)
+    }
+
+    /// Frames per second: the container's, else the SPS VUI's (known once a frame is decoded),
+    /// else 25.
+    func frameRate() -> Rational {
+        if let rate = try? source.containerFrameRate(), rate.numerator > 0, rate.denominator > 0 { return rate }
+        return frames.decoderFrameRate ?? Rational(25, 1)
+    }
+
+    func nextFrame() throws -> Frame? {
+        if let first {
+            self.first = nil
+            return first
+        }
+        return try frames.next()
+    }
+
+    func cancel() { frames.cancel() }
+
+    /// Whether `path` is an input nalu reads (told by content: MP4/MOV, MPEG-TS, Annex-B,
+    /// length-prefixed H.264/H.265).
+    /// Raw video is refused as before (a usage error asking for its size): an elementary stream
+    /// must be named as one (.h264, .265…) or start with a start code; MP4/MOV and MPEG-TS are
+    /// told by their structure.
+    static func isCompressed(_ path: String) -> Bool {
+        var options = MediaSourceOptions()
+        options.readsAhead = false
+        guard let source = try? MediaSource(path: path, options: options) else { return false }
+        if source.container.isMP4 || source.container.isTransportStream { return true }
+        if Naming.codec(forExtensionOf: path) != nil { return true }
+        guard let file = fopen(path, "rb") else { return false }
+        defer { fclose(file) }
+        var head = [UInt8](repeating: 0xFF, count: 4)
+        let count = fread(&head, 1, 4, file)
+        return count == 4 && head[0] == 0 && head[1] == 0 && (head[2] == 1 || (head[2] == 0 && head[3] == 1))
+    }
+}
