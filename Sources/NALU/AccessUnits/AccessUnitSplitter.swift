@@ -45,6 +45,8 @@ public struct AccessUnitSplitter: Sendable {
     /// switch PPS, so this is almost always the one needed.
     private var avcFacts: (pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts)?
     private var currentHasVCL = false
+    /// ``finish()`` was called: the next NAL unit or parameter set starts a new stream.
+    private var finished = false
 
     public init(codec: Codec) {
         self.codec = codec
@@ -54,6 +56,7 @@ public struct AccessUnitSplitter: Sendable {
     /// Stores a parameter set that arrived out of band (from an avcC/hvcC record), so slices that
     /// refer to it can be parsed.
     public mutating func addParameterSet(_ nalUnit: [UInt8]) throws(NALUError) {
+        if finished { startNewStream() }
         avcFacts = nil
         try parameterSets.add(nalUnit)
     }
@@ -66,6 +69,7 @@ public struct AccessUnitSplitter: Sendable {
 
     /// Feeds a NAL unit handed out by a reader.
     public mutating func push(_ unit: NALUnitView) throws(NALUError) -> Step {
+        if finished { startNewStream() }
         do {
             return try pushUnlocated(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
         } catch {
@@ -74,10 +78,21 @@ public struct AccessUnitSplitter: Sendable {
     }
 
     /// Ends the stream: returns the last access unit, if any.
+    ///
+    /// The splitter can then be used for another stream: the next ``push(_:)`` or
+    /// ``addParameterSet(_:)`` starts from the state of a new splitter (indexes from 0, no
+    /// parameter sets, no slice kept for comparison). Until then ``parameterSets`` and
+    /// ``completedCount`` still describe the stream that ended.
     public mutating func finish() -> AccessUnitSummary? {
         defer { current = nil }
+        finished = true
         if current != nil { completedCount += 1 }
         return current
+    }
+
+    /// Everything as ``init(codec:)`` leaves it.
+    private mutating func startNewStream() {
+        self = AccessUnitSplitter(codec: codec)
     }
 
     /// (Inlined into ``push(_:)``, its one caller, so the large ``Step`` is built in the caller's
