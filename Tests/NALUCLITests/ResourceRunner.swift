@@ -31,7 +31,11 @@ struct ResourceRunner {
     /// CPU seconds before the kernel kills the child.
     static let cpuSeconds = 60
 
-    static func run(_ arguments: [String], stdin: String = "/dev/null") throws -> Result {
+    /// - Parameters:
+    ///   - pipe: feed `stdin` through `cat |`, so standard input is a pipe whose size is unknown.
+    ///   - addressSpaceKiB: the `ulimit -v` (default ``addressSpaceKiB``).
+    static func run(_ arguments: [String], stdin: String = "/dev/null", pipe: Bool = false,
+                    addressSpaceKiB: Int = ResourceRunner.addressSpaceKiB) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-resource-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -39,7 +43,8 @@ struct ResourceRunner {
         let err = directory.appendingPathComponent("stderr").path
         let usage = directory.appendingPathComponent("usage").path
         let script = "ulimit -v $1 && ulimit -t $2 && in=$3 out=$4 err=$5 usage=$6 && shift 6 && "
-            + "exec \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" <\"$in\" >\"$out\" 2>\"$err\""
+            + (pipe ? "cat \"$in\" | \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" >\"$out\" 2>\"$err\""
+                    : "exec \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" <\"$in\" >\"$out\" 2>\"$err\"")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script, "sh", String(addressSpaceKiB), String(cpuSeconds), stdin, out, err, usage,
