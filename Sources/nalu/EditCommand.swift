@@ -227,6 +227,10 @@ struct Edit: ParsableCommand {
         }
         try file.commit()
         for warning in editing.editor.warnings { StandardError.write("nalu: warning: --level: \(warning)\n") }
+        let tooLarge = editing.editor.statistics.seiNALUnitsTooLarge
+        if tooLarge > 0 {
+            StandardError.write("nalu: warning: --sei: \(tooLarge) SEI NAL unit\(tooLarge == 1 ? "" : "s") with more than \(SEIMessage.defaultMessageLimit) messages kept unedited\n")
+        }
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { report(editing.editor.statistics, result: result, to: to) }
     }

@@ -35,6 +35,9 @@ public struct AccessUnitSplitter: Sendable {
     public private(set) var current: AccessUnitSummary?
     /// Access units completed so far.
     public private(set) var completedCount = 0
+    /// SEI NAL units not read for a recovery point because they hold more than
+    /// ``SEIMessage/defaultMessageLimit`` messages (their bytes pass through unchanged).
+    public private(set) var skippedSEINALUnits = 0
 
     private var previousAVCSlice: AVCSliceFields?
     /// The fields of the last H.264 slice pushed (for ``avcPictureOrderCount(_:)``).
@@ -260,9 +263,17 @@ public struct AccessUnitSplitter: Sendable {
         return try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { store.hevcSPS[$0]?.parsed }, pps: { store.hevcPPS[$0]?.parsed })
     }
 
-    /// The recovery count of a recovery point SEI message in `nalUnit`, if it has one.
-    private func recoveryPoint(in nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> Int? {
-        let messages = try SEIMessage.messages(inNALUnit: Array(nalUnit)[...], codec: codec)
+    /// The recovery count of a recovery point SEI message in `nalUnit`, if it has one. An SEI
+    /// NAL unit with more than ``SEIMessage/defaultMessageLimit`` messages is not read (issue 32
+    /// item 12: it rejected the whole stream): it counts in ``skippedSEINALUnits``.
+    private mutating func recoveryPoint(in nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> Int? {
+        let messages: [SEIMessage]
+        do {
+            messages = try SEIMessage.messages(inNALUnit: Array(nalUnit)[...], codec: codec)
+        } catch where error.code == .tooLarge {
+            skippedSEINALUnits += 1
+            return nil
+        }
         for message in messages where message.payloadType == 6 {
             switch codec {
             case .h264: return try AVCRecoveryPoint(message).recoveryFrameCnt
