@@ -41,8 +41,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
-        // Pure-Swift core: stdlib only.
-        .target(name: "NALU", swiftSettings: strictSettings),
+        // Pure-Swift core: stdlib only. libm for `squareRoot()` (level limits), which a debug build
+        // calls as `sqrt`: a program that imports only NALU (no Foundation) does not link libm otherwise.
+        .target(name: "NALU", swiftSettings: strictSettings, linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]),
         // POSIX file-descriptor sources and sinks for the core's streaming readers.
         .target(name: "NALUIO", dependencies: ["NALU"], swiftSettings: strictSettings),
         // ISO BMFF (MP4/MOV) read and write of one video track: stdlib and NALU only.
@@ -63,24 +64,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["Link"],
-            swiftSettings: strictSettings,
-            // Startup (Docs/performance.md, "Startup"): the release CLI links the Swift runtime
-            // statically on Linux, as `--static-swift-stdlib` would (−1.5 to −1.7 ms a run: no
-            // loading and binding of libswiftCore, Foundation, Dispatch). FoundationEssentials
-            // (ArgumentParser's) needs its three libraries named, as the modules were compiled
-            // against the dynamic runtime; lld because gold prints glibc's link-time "mktemp is
-            // dangerous" warning for it. (`swift test -c release` would link this into the test
-            // bundle and fail: release tests are not run here.)
-            // The C++ runtime that the static Swift runtime needs is linked statically too, through
-            // the linker script in Sources/nalu/Link (so libstdc++.so.6 is not DT_NEEDED).
-            linkerSettings: [
-                .unsafeFlags(["-static-stdlib", "-use-ld=lld", "-L", Context.packageDirectory + "/Sources/nalu/Link"],
-                             .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("_FoundationCollections", .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("_FoundationCShims", .when(platforms: [.linux], configuration: .release)),
-                .linkedLibrary("swiftSynchronization", .when(platforms: [.linux], configuration: .release)),
-            ]
+            swiftSettings: strictSettings
         ),
         // Samples: small programs that embed the libraries (not products).
         .executableTarget(name: "parameter-sets-sample", dependencies: ["NALU", "NALUIO"], path: "Samples/ParameterSets",
@@ -132,6 +116,8 @@ let package = Package(
                           dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", .product(name: "Logging", package: "swift-log")],
                           path: "Samples/AsyncEncode", swiftSettings: strictSettings),
         .executableTarget(name: "push-parse-sample", dependencies: ["NALU"], path: "Samples/PushParse", swiftSettings: strictSettings),
+        // Issue 32 item 15: NALU alone (no Foundation) links on Linux.
+        .executableTarget(name: "nalu-only-sample", dependencies: ["NALU"], path: "Samples/NALUOnly", swiftSettings: strictSettings),
         .testTarget(
             name: "NALUEncoderTests",
             dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264", "NALUMP4", "FuzzHarness",

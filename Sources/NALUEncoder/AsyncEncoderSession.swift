@@ -17,8 +17,9 @@ public import NALU
 ///   to do) as the actor's executor; it ends when the actor is released.
 /// - Calls are serialised like any actor's: frames from several tasks are encoded one at a time,
 ///   in the order their calls reach the actor. Give each stream its own session.
-/// - A frame is handed over with `sending`: a frame made from arrays (``Frame/init(i420:_:_:width:height:pts:)``)
-///   or ``Frame/copy()`` owns its memory and can be sent from any task. A frame borrowing memory
+/// - A frame is handed over with `sending`; ``Frame`` is `Sendable`: a frame made from arrays
+///   (``Frame/init(i420:_:_:width:height:pts:)``) or ``Frame/copy()`` owns its memory and can be
+///   sent from any task, including through an `AsyncStream<Frame>` (``packets(encoding:)``). A frame borrowing memory
 ///   must keep it valid until the call returns (the caller awaits it, so this holds as long as
 ///   no other task changes that memory meanwhile).
 /// - The synchronous ``EncoderSession`` stays available for code that has its own threads.
@@ -40,14 +41,43 @@ public actor AsyncEncoderSession {
     /// Runs the actor's methods on the session's own thread.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { thread.asUnownedSerialExecutor() }
 
-    /// Encodes `frame` and returns the packets that are ready (``EncoderSession/encode(_:)``).
-    public func encode(_ frame: sending Frame) throws -> [EncodedPacket] {
+    /// Encodes `frame` and returns the packets that are ready (``EncoderSession/encode(_:)``:
+    /// when it throws, the packets drained before the error come first from the next call).
+    public func encode(_ frame: sending Frame) throws(EncoderError) -> [EncodedPacket] {
         try session.encode(frame)
     }
 
     /// Drains every delayed picture (``EncoderSession/flush()``).
-    public func flush() throws -> [EncodedPacket] {
+    public func flush() throws(EncoderError) -> [EncodedPacket] {
         try session.flush()
+    }
+
+    /// The packets of every frame of `frames`, then those of the final flush, as one stream
+    /// (issue 32 item 13): what a pipeline of `AsyncSequence`s wants.
+    ///
+    /// ```swift
+    /// for try await packet in encoder.packets(encoding: frames) { try await sink.write(packet) }
+    /// ```
+    ///
+    /// The stream ends after the flush, or with the first error (an ``EncoderError``, or what
+    /// `frames` throws); ending the iteration early cancels the encoding task.
+    public nonisolated func packets<Frames: AsyncSequence & Sendable>(encoding frames: Frames)
+        -> AsyncThrowingStream<EncodedPacket, any Error> where Frames.Element == Frame {
+        AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await frame in frames {
+                        try Task.checkCancellation()
+                        for packet in try await self.encode(frame) { continuation.yield(packet) }
+                    }
+                    for packet in try await self.flush() { continuation.yield(packet) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
     }
 
     /// Opens the backend now (``EncoderSession/prepare()``).
@@ -63,16 +93,14 @@ public actor AsyncEncoderSession {
     /// Changes the average bitrate; returns whether the change was live (`false`: the encoder
     /// was rebuilt, the next frame is an IDR). See ``EncoderSession/setBitrate(_:)``.
     @discardableResult
-    public func setBitrate(_ bitsPerSecond: Int) throws -> Bool {
+    public func setBitrate(_ bitsPerSecond: Int) throws(EncoderError) -> Bool {
         try session.setBitrate(bitsPerSecond)
     }
 
     /// Drains and closes the backend, optionally switching configuration; the drained packets are
     /// returned.
-    public func refresh(configuration: EncoderConfiguration? = nil) throws -> [EncodedPacket] {
-        var packets: [EncodedPacket] = []
-        try session.refresh(configuration: configuration) { packets.append($0) }
-        return packets
+    public func refresh(configuration: EncoderConfiguration? = nil) throws(EncoderError) -> [EncodedPacket] {
+        try session.refreshCollecting(configuration: configuration)
     }
 
     /// The configuration in force.

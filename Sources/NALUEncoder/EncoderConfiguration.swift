@@ -245,7 +245,7 @@ public struct EncoderConfiguration: Hashable, Sendable {
             let ctu = hevcCTUSize
             if width < ctu || height < ctu {
                 throw .invalid("size", "\(width)x\(height) is smaller than one \(ctu)x\(ctu) HEVC coding tree unit of the \(preset?.lowercased() ?? "medium") preset; "
-                               + (ctu > 32 ? "use --preset ultrafast or superfast (32x32 CTUs) or a size of at least 64x64" : "use a size of at least 32x32"))
+                               + (ctu > 32 ? "use the ultrafast or superfast preset (32x32 CTUs) or a size of at least 64x64" : "use a size of at least 32x32"))
             }
         }
         _ = try levelIdc()

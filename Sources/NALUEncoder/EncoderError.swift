@@ -1,57 +1,57 @@
 /// An error raised by an encoder session, a backend, or a raw-video reader.
 ///
 /// The same shape as ``NALU/NALUError``: a ``Code``, the ``field`` (setting, input structure or
-/// library call) at fault, the ``byteOffset`` where the input has one, and a ``detail``; a struct
-/// rather than an enum, so new kinds of error can be added without breaking callers. Errors that
+/// library call) at fault, the ``byteOffset`` where the input has one, and a ``detail``. Errors that
 /// come from a C library also carry its return code in ``libraryStatus``. A separate type because
-/// its codes (configuration, backend failures, lost frames) are not bitstream errors.
+/// its codes (configuration, backend failures, lost frames) are not bitstream errors. The
+/// session's `init`, ``EncoderSession/encode(_:)``, ``EncoderSession/flush()`` and
+/// ``EncoderSession/setBitrate(_:)`` throw it typed (`throws(EncoderError)`).
 ///
 /// ```swift
-/// do { try session.encode(frame) { packet in … } }
-/// catch let error as EncoderError where error.code == .tooManyFailures { … }
+/// do { for packet in try session.encode(frame) { … } }
+/// catch where error.code == .tooManyFailures { … }   // error: EncoderError
+/// catch { switch error.code { case .frameMismatch: …; default: … } }
 /// ```
 public struct EncoderError: Error, Hashable, CustomStringConvertible, Sendable {
-    /// What went wrong, independent of where.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable identifier, e.g. `"invalid configuration"`.
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
+    /// What went wrong, independent of where: an enum, so callers can `switch` over every case
+    /// (issue 32 item 17); ``rawValue`` is the short stable text printed in messages.
+    public enum Code: String, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         /// A configuration value is out of range or conflicts with another (detected before any
         /// frame is encoded; never retried).
-        public static let invalidConfiguration = Code("invalid configuration")
+        case invalidConfiguration = "invalid configuration"
         /// The backend does not support the requested feature, codec or pixel format.
-        public static let unsupported = Code("unsupported")
+        case unsupported = "unsupported"
         /// The encoder library cannot be loaded (not installed, or another version): the backends
         /// open libx264, libx265 and libopenh264 with `dlopen` at first use. ``EncoderError/field``
         /// names the file (e.g. `libx264.so.164`), ``EncoderError/detail`` the loader's reason and
         /// the package to install. Not retried.
-        public static let libraryUnavailable = Code("library unavailable")
+        case libraryUnavailable = "library unavailable"
         /// The backend could not be created (for example the library returned no handle).
-        public static let backendCreationFailed = Code("backend creation failed")
+        case backendCreationFailed = "backend creation failed"
         /// The backend reports that its session is no longer valid; the session rebuilds it.
-        public static let invalidSession = Code("invalid session")
+        case invalidSession = "invalid session"
         /// The backend failed to encode a frame; the session rebuilds it.
-        public static let encodeFailed = Code("encode failed")
+        case encodeFailed = "encode failed"
         /// Rebuilding did not help: too many consecutive frames failed, or creating the backend
         /// failed more often than the retry policy allows.
-        public static let tooManyFailures = Code("too many failures")
+        case tooManyFailures = "too many failures"
         /// A frame does not match the session's configuration (size, pixel format, strides).
-        public static let frameMismatch = Code("frame mismatch")
+        case frameMismatch = "frame mismatch"
         /// A frame's timestamp is not greater than the previous frame's.
-        public static let nonMonotonicTimestamp = Code("non-monotonic timestamp")
+        case nonMonotonicTimestamp = "non-monotonic timestamp"
         /// Frames held inside a failed backend could not be drained.
-        public static let framesLost = Code("frames lost")
+        case framesLost = "frames lost"
         /// Raw video input ended in the middle of a frame or header (``NALU/NALUError/Code/truncated``'s
         /// counterpart).
-        public static let truncated = Code("truncated input")
-        /// The former name of ``truncated``.
-        public static var truncatedInput: Code { truncated }
+        case truncated = "truncated input"
         /// Raw video input is malformed (for example a bad Y4M header).
-        public static let invalidInput = Code("invalid input")
+        case invalidInput = "invalid input"
         /// Reading input failed.
-        public static let io = Code("I/O error")
+        case io = "I/O error"
+
+        /// The former name of ``truncated``.
+        public static var truncatedInput: Code { .truncated }
+        public var description: String { rawValue }
     }
 
     /// What went wrong.

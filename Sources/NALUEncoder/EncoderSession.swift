@@ -36,7 +36,7 @@ public import NALU
 ///
 /// Packets are handed to the closure given to each call. If the closure throws, the remaining
 /// packets stay queued and are delivered first by the next call. Packets drained by a call that
-/// takes no closure (``refresh(configuration:_:)`` without one, ``setBitrate(_:_:)``) are queued
+/// takes no closure (``refresh(configuration:_:)`` without one, ``setBitrate(_:)``) are queued
 /// the same way. The closure must not call back into the session.
 ///
 /// A session is not thread-safe; use it from one thread at a time. Its calls block for as long
@@ -77,9 +77,9 @@ public final class EncoderSession {
         public var framesIn = 0
         /// Packets handed out.
         public var packetsOut = 0
-        /// Packets with a keyframe class.
+        /// Packets handed out with a keyframe class.
         public var keyframes = 0
-        /// Bytes of all packets.
+        /// Bytes of the packets handed out.
         public var bytesOut: Int64 = 0
         /// Backends opened.
         public var backendsCreated = 0
@@ -87,7 +87,7 @@ public final class EncoderSession {
         public var creationFailures = 0
         /// Failed frame encodes (each followed by a rebuild).
         public var frameFailures = 0
-        /// B pictures among the packets.
+        /// B pictures among the packets handed out.
         public var bFrames = 0
 
         /// Counters with the given values (all 0 by default), for example to compare with or to
@@ -229,16 +229,32 @@ public final class EncoderSession {
     }
 
     /// Encodes `frame` and returns the packets that are ready.
-    public func encode(_ frame: Frame) throws -> [EncodedPacket] {
-        var packets: [EncodedPacket] = []
-        try encode(frame) { packets.append($0) }
-        return packets
+    ///
+    /// Nothing encoded is lost when this throws (issue 32 item 13): packets drained before the
+    /// error (a backend that failed and was rebuilt gives up its delayed pictures) are kept and
+    /// come first from the next ``encode(_:)`` or ``flush()``; ``Statistics/packetsOut`` counts
+    /// only packets handed out.
+    public func encode(_ frame: Frame) throws(EncoderError) -> [EncodedPacket] {
+        try collecting { (handler) throws in try encode(frame, handler) }
     }
 
-    /// Drains every delayed picture and returns the packets (see ``flush(_:)``).
-    public func flush() throws -> [EncodedPacket] {
+    /// Drains every delayed picture and returns the packets (see ``flush(_:)``). When it throws,
+    /// the packets drained before the error come first from the next call, as for ``encode(_:)``.
+    public func flush() throws(EncoderError) -> [EncodedPacket] {
+        try collecting { (handler) throws in try flush(handler) }
+    }
+
+    /// Runs a closure-form call with a handler that collects the packets; when it throws, they go
+    /// back to the front of the queue (uncounted), and the error is the session's own.
+    private func collecting(_ body: ((EncodedPacket) throws -> Void) throws -> Void) throws(EncoderError) -> [EncodedPacket] {
         var packets: [EncodedPacket] = []
-        try flush { packets.append($0) }
+        do {
+            try body { packets.append($0) }
+        } catch {
+            requeue(packets)
+            // The handler above cannot throw: every error here is the session's.
+            throw (error as? EncoderError) ?? EncoderError(.encodeFailed, field: "encode", detail: "\(error)")
+        }
         return packets
     }
 
@@ -291,7 +307,7 @@ public final class EncoderSession {
     /// `x265_encoder_reconfig` accepts a new bitrate but does not apply it). Packets drained then
     /// are queued for the next call. Switches CRF/QP sessions to ABR.
     @discardableResult
-    public func setBitrate(_ bitsPerSecond: Int) throws -> Bool {
+    public func setBitrate(_ bitsPerSecond: Int) throws(EncoderError) -> Bool {
         var newConfiguration = configuration
         newConfiguration.rateControl = .bitrate(bitsPerSecond)
         try factory.validate(newConfiguration)
@@ -311,6 +327,14 @@ public final class EncoderSession {
         configuration = newConfiguration
         eventHandler?(.bitrateChanged(bitsPerSecond: bitsPerSecond, live: false))
         return false
+    }
+
+    /// ``refresh(configuration:_:)`` returning the drained packets; when it throws they come
+    /// first from the next call (``AsyncEncoderSession/refresh(configuration:)``).
+    func refreshCollecting(configuration newConfiguration: EncoderConfiguration?) throws(EncoderError) -> [EncodedPacket] {
+        try collecting { (handler) throws in
+            try withoutActuallyEscaping(handler) { try refresh(configuration: newConfiguration, $0) }
+        }
     }
 
     // MARK: - Internals
@@ -397,10 +421,6 @@ public final class EncoderSession {
             packet.dts = nextDTS()
             framesInBackend -= 1
             if let index = ptsInBackend.firstIndex(of: packet.pts) { ptsInBackend.remove(at: index) }
-            statistics.packetsOut += 1
-            statistics.bytesOut += Int64(packet.bytes.count)
-            if packet.keyframe != nil { statistics.keyframes += 1 }
-            if packet.pictureType == .b { statistics.bFrames += 1 }
             pending.append(packet)
         }
     }
@@ -478,9 +498,26 @@ public final class EncoderSession {
             // A packet counts as delivered once the handler returns; if it throws, the same
             // packet comes first next time.
             try handler(pending[pendingIndex])
+            count(pending[pendingIndex], by: 1)
             pendingIndex += 1
         }
         pending.removeAll(keepingCapacity: true)
         pendingIndex = 0
+    }
+
+    /// Puts packets that were delivered to a collecting handler back in front of the queue, no
+    /// longer counted as handed out.
+    private func requeue(_ packets: [EncodedPacket]) {
+        guard !packets.isEmpty else { return }
+        for packet in packets { count(packet, by: -1) }
+        pending.insert(contentsOf: packets, at: pendingIndex)
+    }
+
+    /// Counts `packet` as handed out (`sign` 1) or takes it back (−1).
+    private func count(_ packet: EncodedPacket, by sign: Int) {
+        statistics.packetsOut += sign
+        statistics.bytesOut += Int64(sign * packet.bytes.count)
+        if packet.keyframe != nil { statistics.keyframes += sign }
+        if packet.pictureType == .b { statistics.bFrames += sign }
     }
 }

@@ -102,8 +102,9 @@ extension Frame {
     }
 
     /// A copy of this frame (whatever memory it borrows) that owns its samples, for example to
-    /// keep it past the call it was handed to, or to send it to another task.
-    public func copy() throws(EncoderError) -> Frame {
+    /// keep it past the call it was handed to, or to send it to another task: returned as a
+    /// `sending` value, in a region of its own.
+    public func copy() throws(EncoderError) -> sending Frame {
         let buffer = try FrameBuffer(pixelFormat: pixelFormat, width: width, height: height)
         for index in 0..<pixelFormat.planeCount {
             guard let source = plane(index) else { continue }

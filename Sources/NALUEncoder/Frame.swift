@@ -1,10 +1,21 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// One uncompressed picture handed to an encoder: plane pointers, strides and a timestamp.
 ///
 /// A `Frame` borrows its pixels: the memory must stay valid and unchanged for the duration of the
 /// ``EncoderSession/encode(_:_:)`` call it is passed to. Backends copy what they need before
 /// returning (x264 and x265 copy input pictures into their own lookahead buffers), so the caller
 /// may reuse the memory for the next frame. Use ``FrameBuffer`` to own the memory.
-public struct Frame {
+///
+/// `Sendable` (issue 32 item 14): a frame that owns its memory (made from arrays, or by
+/// ``copy()``) holds it immutably and can be passed between tasks, through an
+/// `AsyncStream<Frame>`, to ``AsyncEncoderSession``. A frame that borrows memory is as safe to
+/// send as that memory: it must stay valid and unchanged until the frame is encoded.
+public struct Frame: @unchecked Sendable {
     /// One plane: where its first row starts and the distance between rows in bytes.
     public struct Plane {
         public var baseAddress: UnsafeRawPointer
@@ -106,23 +117,36 @@ public final class FrameBuffer {
     public let pixelFormat: PixelFormat
     public let width: Int
     public let height: Int
-    /// The whole frame: Y, then U and V (or UV), without padding.
-    public let bytes: UnsafeMutableRawBufferPointer
-    private let base: UnsafeMutableRawPointer
+    /// The size of one frame in bytes (``bytes``' count).
+    public let byteCount: Int
+    /// The memory so far: all of ``byteCount`` bytes, or (for a reader's buffer before its first
+    /// frame has arrived) the part that arrived. 64-byte aligned.
+    private var base: UnsafeMutableRawPointer
+    private var capacity: Int
     /// Byte offset of each plane in ``bytes``.
     public let planeOffsets: [Int]
 
     /// Allocates a frame; throws when the size is odd, not positive, or overflows.
-    public init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
+    public convenience init(pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
+        try self.init(pixelFormat: pixelFormat, width: width, height: height, allocate: true)
+    }
+
+    /// A frame whose memory is allocated as its bytes arrive (``grow(to:)``), so a header that
+    /// claims a huge size costs nothing until the data is there (issue 32 item 8).
+    init(pixelFormat: PixelFormat, width: Int, height: Int, allocate: Bool) throws(EncoderError) {
         guard width <= 16384, height <= 16384, let size = pixelFormat.frameSize(width: width, height: height) else {
             throw EncoderError(.invalidConfiguration, field: "size", detail: "\(width)x\(height) is not \(pixelFormat.sizeRequirement) up to 16384x16384")
         }
         self.pixelFormat = pixelFormat
         self.width = width
         self.height = height
-        base = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 64)
-        base.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-        bytes = UnsafeMutableRawBufferPointer(start: base, count: size)
+        byteCount = size
+        capacity = allocate ? size : 0
+        guard let memory = Self.allocate(max(1, capacity)) else {
+            throw EncoderError(.invalidInput, field: "frame", detail: "cannot allocate \(capacity) bytes for a \(width)x\(height) \(pixelFormat) frame")
+        }
+        base = memory
+        base.initializeMemory(as: UInt8.self, repeating: 0, count: capacity)
         var offsets: [Int] = []
         var offset = 0
         for plane in 0..<pixelFormat.planeCount {
@@ -132,7 +156,46 @@ public final class FrameBuffer {
         planeOffsets = offsets
     }
 
-    deinit { base.deallocate() }
+    /// Whether all ``byteCount`` bytes are allocated.
+    var isAllocated: Bool { capacity == byteCount }
+
+    /// Enlarges the memory to `count` bytes (at most ``byteCount``), keeping what it holds.
+    /// Throws ``EncoderError/Code/invalidInput`` when the system has no memory for it.
+    func grow(to count: Int) throws(EncoderError) {
+        let count = min(count, byteCount)
+        guard count > capacity else { return }
+        guard let larger = Self.allocate(count) else {
+            throw EncoderError(.invalidInput, field: "frame", detail: "cannot allocate \(count) bytes for a \(width)x\(height) \(pixelFormat) frame")
+        }
+        // The new part is left as it is: the reader fills it before a frame is handed out.
+        larger.copyMemory(from: base, byteCount: capacity)
+        free(base)
+        base = larger
+        capacity = count
+    }
+
+    /// 64-byte aligned memory, or `nil` when `malloc` has none (an address-space limit).
+    private static func allocate(_ count: Int) -> UnsafeMutableRawPointer? {
+        var pointer: UnsafeMutableRawPointer?
+        guard posix_memalign(&pointer, 64, count) == 0 else { return nil }
+        return pointer
+    }
+
+    /// Bytes `range` of the memory allocated so far (within ``grow(to:)``'s count).
+    func allocatedBytes(_ range: Range<Int>) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: base + range.lowerBound, count: min(range.upperBound, capacity) - range.lowerBound)
+    }
+
+    /// The whole frame: Y, then U and V (or UV), without padding. A reader's buffer is
+    /// allocated in full here if its first frame has not arrived yet.
+    public var bytes: UnsafeMutableRawBufferPointer {
+        if !isAllocated {
+            do { try grow(to: byteCount) } catch { preconditionFailure("\(error)") }
+        }
+        return UnsafeMutableRawBufferPointer(start: base, count: byteCount)
+    }
+
+    deinit { free(base) }
 
     /// Bytes per row of `plane`.
     public func bytesPerRow(plane: Int) -> Int { pixelFormat.rowBytes(plane: plane, width: width) }
@@ -155,7 +218,7 @@ public final class FrameBuffer {
 
     /// A frame borrowing this buffer, valid while the buffer lives and is not refilled.
     public func frame(pts: Int64) -> Frame {
-        let base = UnsafeRawPointer(self.base)
+        let base = UnsafeRawPointer(bytes.baseAddress ?? self.base)
         func plane(_ index: Int) -> Frame.Plane {
             Frame.Plane(baseAddress: base + planeOffsets[index], bytesPerRow: bytesPerRow(plane: index))
         }

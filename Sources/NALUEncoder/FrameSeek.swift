@@ -34,7 +34,7 @@ extension RawVideoReader where Source: SeekableByteSource {
 
 extension Y4MReader where Source: SeekableByteSource {
     /// Bytes of one frame behind a bare `FRAME\n` line.
-    private var plainRecordSize: Int64 { 6 + Int64(buffer.bytes.count) }
+    private var plainRecordSize: Int64 { 6 + Int64(buffer.byteCount) }
 
     /// The frame count when every frame is a bare `FRAME\n` line and its pixels (the common
     /// case, ffmpeg's and x264's output): the data after the header is a whole number of such
@@ -58,7 +58,7 @@ extension Y4MReader where Source: SeekableByteSource {
     private mutating func scanFrames(until target: Int64?, size: Int64) throws(EncoderError) -> (count: Int64, offset: Int64?) {
         var offset = firstFrameOffset
         var index: Int64 = 0
-        let frameBytes = Int64(buffer.bytes.count)
+        let frameBytes = Int64(buffer.byteCount)
         // Every step moves at least one frame forward: at most size / frameBytes steps.
         while offset < size {
             let line = try input.probeLine(at: offset, maxLength: 4096)

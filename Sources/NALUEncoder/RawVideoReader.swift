@@ -99,6 +99,35 @@ struct BufferedInput<Source: ByteSource> {
         return nil
     }
 
+    /// Fills `buffer` with the next frame, allocating its memory as the bytes arrive when it has
+    /// none yet (at most doubling what arrived, from 1 MiB), so a header or `--size` that claims
+    /// a huge frame costs memory only for the data that is there. Returns false when the input
+    /// was already at its end; throws ``EncoderError/Code/truncated`` when it ends part-way.
+    mutating func readFrame(into buffer: FrameBuffer, field: String) throws(EncoderError) -> Bool {
+        if buffer.isAllocated { return try readExactly(into: buffer.bytes, field: field) }
+        let total = buffer.byteCount
+        let startOffset = offset
+        var filled = 0
+        while filled < total {
+            let target = min(total, max(filled * 2, 1 << 20))
+            try buffer.grow(to: target)
+            let complete: Bool
+            do {
+                complete = try readExactly(into: buffer.allocatedBytes(filled..<target), field: field)
+            } catch where error.code == .truncated {
+                throw EncoderError(.truncated, field: field, byteOffset: offset,
+                                   detail: "needs \(total) bytes, input ended after \(offset - startOffset) (frame starts at byte \(startOffset))")
+            }
+            if !complete {
+                if filled == 0 { return false }
+                throw EncoderError(.truncated, field: field, byteOffset: offset,
+                                   detail: "needs \(total) bytes, input ended after \(filled) (frame starts at byte \(startOffset))")
+            }
+            filled = target
+        }
+        return true
+    }
+
     /// True when no byte is left.
     mutating func isAtEnd() throws(EncoderError) -> Bool {
         if start < end { return false }
@@ -176,17 +205,18 @@ public struct RawVideoReader<Source: ByteSource> {
     /// ``seek(toFrame:)``).
     public internal(set) var framesRead: Int64 = 0
     /// Bytes in one frame.
-    public var frameSize: Int { buffer.bytes.count }
+    public var frameSize: Int { buffer.byteCount }
 
+    /// Memory for the frame is allocated as its bytes arrive, not here.
     public init(_ source: Source, pixelFormat: PixelFormat, width: Int, height: Int) throws(EncoderError) {
-        buffer = try FrameBuffer(pixelFormat: pixelFormat, width: width, height: height)
+        buffer = try FrameBuffer(pixelFormat: pixelFormat, width: width, height: height, allocate: false)
         input = BufferedInput(source)
     }
 
     /// The next frame (pts = frame index), borrowing ``buffer`` until the next call, or `nil` at
     /// the end of the input.
     public mutating func nextFrame() throws(EncoderError) -> Frame? {
-        guard try input.readExactly(into: buffer.bytes, field: "frame \(framesRead)") else { return nil }
+        guard try input.readFrame(into: buffer, field: "frame \(framesRead)") else { return nil }
         defer { framesRead += 1 }
         return buffer.frame(pts: framesRead)
     }
@@ -220,8 +250,19 @@ public struct Y4MHeader: Sendable, Hashable {
     public var interlacing: Character
     public var pixelFormat: PixelFormat
 
+    /// The frame rates a header may state: what ``EncoderConfiguration/validate()`` accepts.
+    static let frameRates = 0.01...1000.0
+
     /// Parses a header line (without its `\n`).
+    ///
+    /// Every fault is ``EncoderError/Code/invalidInput`` (the input is at fault, not a setting)
+    /// whose field names the header field: `Y4M header W`, `… H`, `… F`, `… A`, `… C`, `… I`, or
+    /// `Y4M header` for the line as a whole (a signature, CR LF line ends).
     public init(line: [UInt8]) throws(EncoderError) {
+        if line.last == 0x0D {
+            throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0,
+                               detail: "the line ends in CR LF; YUV4MPEG2 lines end in LF alone")
+        }
         guard line.starts(with: Array("YUV4MPEG2".utf8)), let text = String(validating: line, as: UTF8.self) else {
             throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0, detail: "does not start with YUV4MPEG2")
         }
@@ -239,7 +280,7 @@ public struct Y4MHeader: Sendable, Hashable {
         func ratio(_ value: Substring, _ tag: String) throws(EncoderError) -> Rational {
             let parts = value.split(separator: ":", omittingEmptySubsequences: false)
             guard parts.count == 2, let n = Int64(parts[0]), let d = Int64(parts[1]), n >= 0, d >= 0 else {
-                throw EncoderError(.invalidInput, field: "Y4M header", detail: "bad \(tag) value \"\(Self.escaped(value))\"")
+                throw EncoderError(.invalidInput, field: "Y4M header \(tag)", detail: "bad value \"\(Self.escaped(value))\"; expected N:D")
             }
             return Rational(n, d)
         }
@@ -256,22 +297,26 @@ public struct Y4MHeader: Sendable, Hashable {
             default: break // X (comments) and unknown tags are ignored, as the format allows.
             }
         }
-        guard let width, let height, width > 0, height > 0, width <= 16384, height <= 16384 else {
-            throw EncoderError(.invalidInput, field: "Y4M header", detail: "missing or invalid W/H in \"\(Self.escaped(text))\"")
+        guard let width, width > 0, width <= 16384 else {
+            throw EncoderError(.invalidInput, field: "Y4M header W", detail: "missing or not 1...16384 in \"\(Self.escaped(text))\"")
         }
-        guard let rate, rate.numerator > 0, rate.denominator > 0 else {
-            throw EncoderError(.invalidInput, field: "Y4M header", detail: "missing or invalid F (frame rate) in \"\(Self.escaped(text))\"")
+        guard let height, height > 0, height <= 16384 else {
+            throw EncoderError(.invalidInput, field: "Y4M header H", detail: "missing or not 1...16384 in \"\(Self.escaped(text))\"")
+        }
+        guard let rate, rate.numerator > 0, rate.denominator > 0, rate.numerator <= Int64(UInt32.max),
+              rate.denominator <= Int64(UInt32.max), Self.frameRates.contains(rate.doubleValue) else {
+            throw EncoderError(.invalidInput, field: "Y4M header F", detail: "missing, or not a frame rate of 0.01 to 1000 fps (N:D, 32-bit each), in \"\(Self.escaped(text))\"")
         }
         guard let format = PixelFormat(y4mColourSpace: colour) else {
-            throw EncoderError(.unsupported, field: "Y4M header", detail: "colour space C\(Self.escaped(colour)); supported: \(PixelFormat.y4mColourSpaces.joined(separator: ", "))")
+            throw EncoderError(.invalidInput, field: "Y4M header C", detail: "unknown colour space \"\(Self.escaped(colour))\"; nalu reads \(PixelFormat.y4mColourSpaces.joined(separator: ", "))")
         }
         pixelFormat = format
         guard format.allowsSize(width: width, height: height) else {
-            throw EncoderError(.invalidInput, field: "Y4M header", detail: "\(width)x\(height) is odd; \(format.chromaSubsampling) needs \(format.chromaSubsampling == .yuv420 ? "even sizes" : "an even width")")
+            throw EncoderError(.invalidInput, field: "Y4M header W", detail: "\(width)x\(height) is odd; \(format.chromaSubsampling) needs \(format.chromaSubsampling == .yuv420 ? "even sizes" : "an even width")")
         }
         // Fields would be coded as progressive frames (combing, wrong field order): refused.
         guard interlacing == "p" || interlacing == "?" else {
-            throw EncoderError(.unsupported, field: "Y4M header", detail: "interlaced input (I\(Self.escaped(String(interlacing)))); only progressive (Ip) Y4M is encoded: deinterlace first, e.g. ffmpeg -vf yadif")
+            throw EncoderError(.invalidInput, field: "Y4M header I", detail: "interlaced input (I\(Self.escaped(String(interlacing)))); only progressive (Ip) Y4M is encoded: deinterlace first, e.g. ffmpeg -vf yadif")
         }
         self.width = width
         self.height = height
@@ -302,7 +347,8 @@ public struct Y4MReader<Source: ByteSource> {
         }
         header = try Y4MHeader(line: line)
         firstFrameOffset = input.offset
-        buffer = try FrameBuffer(pixelFormat: header.pixelFormat, width: header.width, height: header.height)
+        // Allocated as the first frame's bytes arrive (issue 32 item 8).
+        buffer = try FrameBuffer(pixelFormat: header.pixelFormat, width: header.width, height: header.height, allocate: false)
     }
 
     /// The next frame (pts = frame index), borrowing ``buffer`` until the next call, or `nil` at
@@ -314,7 +360,7 @@ public struct Y4MReader<Source: ByteSource> {
               line.count == 5 || line[5] == 0x20 else {
             throw EncoderError(.invalidInput, field: "Y4M frame \(framesRead)", byteOffset: lineOffset, detail: "expected a FRAME line")
         }
-        guard try input.readExactly(into: buffer.bytes, field: "Y4M frame \(framesRead)") else {
+        guard try input.readFrame(into: buffer, field: "Y4M frame \(framesRead)") else {
             throw EncoderError(.truncated, field: "Y4M frame \(framesRead)", byteOffset: input.offset, detail: "input ended after the FRAME line")
         }
         defer { framesRead += 1 }

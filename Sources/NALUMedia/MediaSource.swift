@@ -143,6 +143,9 @@ public final class MediaSource {
             guard options.record == nil, options.lengthSize == nil else {
                 throw NALUError(.invalidValue, field: "--extradata", detail: "\(path) is MP4/MOV: it carries its own record, so --extradata and an input length size do not apply")
             }
+            if let pid = options.pid {
+                throw NALUError(.invalidValue, field: "--pid", detail: "\(pid) was given; \(path) is MP4/MOV, not an MPEG transport stream")
+            }
             let random: any RandomAccessByteSource
             if input.isRegularFile {
                 random = input

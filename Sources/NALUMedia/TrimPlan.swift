@@ -73,6 +73,14 @@ public struct TrimPlan: Hashable, Sendable {
     /// - Throws: ``NALUError`` `.invalidValue` (field `--end`) when the end is not after the
     ///   start, `.invalidValue` (`--start`) when no picture presents in the range, `.missing`
     ///   `keyframe` when none is at or before the start.
+    /// `ticks` of `timeBase` as seconds with three decimals, the sign in front (`-3.500`).
+    static func seconds(_ ticks: Int64, _ timeBase: Rational) -> String {
+        let milliseconds = Int64((Double(ticks) * timeBase.doubleValue * 1000).rounded())
+        let magnitude = milliseconds.magnitude
+        let fraction = String(String(magnitude % 1000 + 1000).dropFirst())
+        return (milliseconds < 0 ? "-" : "") + "\(magnitude / 1000).\(fraction)"
+    }
+
     public init(index: TrimIndex, start: MediaTime, end: MediaTime?) throws(NALUError) {
         if let end, !(start < end) {
             throw NALUError(.invalidValue, field: "--end", detail: "\(end) s is not after --start \(start) s")
@@ -91,9 +99,11 @@ public struct TrimPlan: Hashable, Sendable {
             firstShown = min(firstShown ?? time, time)
         }
         guard let lastInRange, let firstShown else {
-            let milliseconds = Int64((Double(index.endTime) * index.timeBase.doubleValue * 1000).rounded())
-            let lasts = "\(milliseconds / 1000).\(String(String(milliseconds % 1000 + 1000).dropFirst()))"
-            throw NALUError(.invalidValue, field: "--start", detail: "no picture presents in [\(start), \(end?.description ?? "end")) s; the stream lasts \(lasts) s")
+            // The span the pictures present in: from the first presentation time (negative
+            // when an MP4's timestamps start below zero) to the end, never a negative length.
+            let first = entries.compactMap(\.presentationTime).min() ?? 0
+            let span = "from \(Self.seconds(first, index.timeBase)) s to \(Self.seconds(max(first, index.endTime), index.timeBase)) s"
+            throw NALUError(.invalidValue, field: "--start", detail: "no picture presents in [\(start), \(end?.description ?? "end")) s; the stream presents \(span)")
         }
         // The keyframe: the last before the range (in decoding order) presenting at or before the start.
         var clean: Int?

@@ -142,12 +142,21 @@ final class OpenH264Encoder: EncoderBackend {
     /// OpenH264's parameters for `c`, or the setting it cannot honour as a typed error.
     /// The structure still lacks OpenH264's defaults for fields nalu does not set; see
     /// ``merge(defaults:_:_:)``.
+    /// The smallest width and height OpenH264 opens an encoder for (its `WelsEncoderParamValidation`).
+    static let minimumSide = 16
+
     static func makeParameters(_ c: EncoderConfiguration) throws(EncoderError) -> SEncParamExt {
         guard c.codec == .h264 else {
             throw EncoderError(.unsupported, context: "codec", detail: "OpenH264 encodes H.264, not \(c.codec)")
         }
         guard c.pixelFormat.bitDepth == 8, c.pixelFormat.chromaSubsampling == .yuv420 else {
             throw EncoderError(.unsupported, context: "pixelFormat", detail: "OpenH264 encodes 8-bit 4:2:0 only, not \(c.pixelFormat)")
+        }
+        // WelsEncoderParamValidation refuses a side below 16 on every open; the session would
+        // retry the creation and give up (issue 32 item 10): one configuration error instead.
+        guard c.width >= Self.minimumSide, c.height >= Self.minimumSide else {
+            throw EncoderError(.invalidConfiguration, field: "size",
+                               detail: "OpenH264 encodes pictures of at least \(Self.minimumSide)x\(Self.minimumSide), not \(c.width)x\(c.height)")
         }
         if let profile = c.profile, profile.lowercased() != "baseline" {
             throw EncoderError(.invalidConfiguration, context: "profile", detail: "OpenH264 encodes Constrained Baseline only, not \(profile)")

@@ -198,6 +198,13 @@ final class X264Encoder: EncoderBackend {
         p.analyse.b_ssim = c.computeSSIM ? 1 : 0
 
         // --x264-params: after nalu's settings, before the profile (as the x264 CLI orders them).
+        // Parameters naming files go through LibraryFileParameters first (issue 32 item 2).
+        do throws(EncoderError) {
+            try LibraryFileParameters.check(c.extraParameters, table: LibraryFileParameters.x264, field: "x264-params")
+        } catch {
+            library.paramCleanup(&p)
+            throw error
+        }
         for parameter in c.extraParameters {
             let result = parameter.name.withCString { name in parameter.value.withCString { library.paramParse(&p, name, $0) } }
             guard result == 0 else {

@@ -245,6 +245,13 @@ final class X265Encoder: EncoderBackend {
         if c.computePSNR || c.computeSSIM { p.pointee.logLevel = max(p.pointee.logLevel, X265_LOG_INFO) }
 
         // --x265-params: after nalu's settings, before the profile (as the x265 CLI orders them).
+        // Parameters naming files go through LibraryFileParameters first (issue 32 item 2).
+        do throws(EncoderError) {
+            try LibraryFileParameters.check(c.extraParameters, table: LibraryFileParameters.x265, field: "x265-params")
+        } catch {
+            api.pointee.param_free?(p)
+            throw error
+        }
         for parameter in c.extraParameters {
             let result = parameter.name.withCString { n in parameter.value.withCString { v in api.pointee.param_parse?(p, n, v) ?? -1 } }
             guard result == 0 else {

@@ -44,6 +44,10 @@ func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 ///   naming the same file: refused.
 enum Preflight {
     static func check(_ command: any CommandIO) throws {
+        if let empty = command.outputs.first(where: { $0.path.isEmpty }) {
+            throw CLIError.usage(empty.option, "the output name is empty",
+                                 hint: "name a file, or give - for standard output: \(command.example)")
+        }
         try command.checkOptions()
         let input = resolvedInputPath(command.inputArgument)
         Failure.inputSubject = input
@@ -59,6 +63,11 @@ enum Preflight {
             inputIdentity = FileIdentity(path: input)
         }
         for path in command.otherInputs where path != "-" { try checkReadable(path) }
+        // Other inputs (an `--extradata` record, concat's later inputs) are inputs too: no
+        // output may name them (issue 32 item 3).
+        let otherIdentities = command.otherInputs.filter { $0 != "-" }.compactMap { path in
+            FileIdentity(path: path).map { (path: path, identity: $0) }
+        }
 
         let readsInput = command.inputArgument != nil || command.inputIsOptional
         if !readsInput { inputIdentity = nil }
@@ -73,6 +82,11 @@ enum Preflight {
             let key = OutputKey(output.path)
             if let inputIdentity, inputIdentity.isRegularFile, let identity = key.identity, identity == inputIdentity {
                 throw CLIError(output.path, "is the input file\(input == "-" ? " (standard input)" : " (\(input))"); refusing to overwrite it",
+                               hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
+            }
+            if let identity = key.identity, identity.isRegularFile,
+               let other = otherIdentities.first(where: { $0.identity == identity }) {
+                throw CLIError(output.path, "is an input file (\(other.path)); refusing to overwrite it",
                                hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
             }
             if let earlier = seen.first(where: { $0.key.collides(with: key) }) {

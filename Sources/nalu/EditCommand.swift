@@ -151,7 +151,8 @@ struct Edit: ParsableCommand {
             if sei == "strip" {
                 seiEdit = .stripAll
             } else if sei.hasPrefix("strip=") || sei.hasPrefix("keep=") {
-                let list = sei.split(separator: "=", maxSplits: 1)[1]
+                // What follows the first "=" (may be empty: `--sei keep=`).
+                let list = sei.drop(while: { $0 != "=" }).dropFirst()
                 var types = Set<Int>()
                 for name in list.split(separator: ",") {
                     guard let type = SEIPayloadNames.payloadType(String(name)) else {
@@ -160,7 +161,10 @@ struct Edit: ParsableCommand {
                     }
                     types.insert(type)
                 }
-                guard !types.isEmpty else { throw CLIError.usage("--sei", "no payload types after \"=\"") }
+                guard !types.isEmpty else {
+                    throw CLIError.usage("--sei", "\"\(sei)\" names no payload types after \"=\"",
+                                         hint: "--sei strip (all), or list them: --sei keep=user_data_unregistered,6")
+                }
                 seiEdit = sei.hasPrefix("strip=") ? .strip(types) : .keep(types)
             } else {
                 throw CLIError.usage("--sei", "\"\(sei)\" is not strip, strip=TYPES or keep=TYPES", hint: "--sei strip=user_data_unregistered,6")
@@ -224,6 +228,10 @@ struct Edit: ParsableCommand {
         }
         try file.commit()
         for warning in editing.editor.warnings { StandardError.write("nalu: warning: --level: \(warning)\n") }
+        let tooLarge = editing.editor.statistics.seiNALUnitsTooLarge
+        if tooLarge > 0 {
+            StandardError.write("nalu: warning: --sei: \(tooLarge) SEI NAL unit\(tooLarge == 1 ? "" : "s") with more than \(SEIMessage.defaultMessageLimit) messages kept unedited\n")
+        }
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { report(editing.editor.statistics, result: result, to: to) }
     }

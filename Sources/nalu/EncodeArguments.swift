@@ -65,23 +65,30 @@ struct FrameSize: ExpressibleByArgument, Hashable {
     }
 }
 
-/// A frame rate: `30`, `29.97`, `30000/1001` or `30000:1001`.
+/// A frame rate: `30`, `29.97`, `30000/1001` or `30000:1001`, from 0.01 to 1000 fps with a
+/// numerator and denominator of 31 bits (what the encoders, the MP4 and TS muxers and the VUI
+/// all take). Anything else is refused while parsing: a usage error naming `--fps` (issue 32 item 12).
 struct FrameRate: ExpressibleByArgument, Hashable {
     var rational: Rational
 
     init?(argument: String) {
+        guard let rate = Self.parse(argument), rate.numerator <= Int64(Int32.max), rate.denominator <= Int64(Int32.max),
+              (0.01...1000).contains(rate.doubleValue) else { return nil }
+        rational = rate
+    }
+
+    private static func parse(_ argument: String) -> Rational? {
         for separator in ["/", ":"] where argument.contains(separator) {
             let parts = argument.split(separator: Character(separator), omittingEmptySubsequences: false)
             guard parts.count == 2, let num = Int64(parts[0]), let den = Int64(parts[1]), num > 0, den > 0 else { return nil }
-            rational = Rational(num, den).reduced
-            return
+            return Rational(num, den).reduced
         }
         switch argument {
         // The NTSC rates people write as decimals.
-        case "23.976", "23.98": rational = Rational(24000, 1001); return
-        case "29.97": rational = Rational(30000, 1001); return
-        case "59.94": rational = Rational(60000, 1001); return
-        case "119.88": rational = Rational(120000, 1001); return
+        case "23.976", "23.98": return Rational(24000, 1001)
+        case "29.97": return Rational(30000, 1001)
+        case "59.94": return Rational(60000, 1001)
+        case "119.88": return Rational(120000, 1001)
         default: break
         }
         let parts = argument.split(separator: ".", omittingEmptySubsequences: false)
@@ -98,6 +105,6 @@ struct FrameRate: ExpressibleByArgument, Hashable {
             numerator = sum
         }
         guard numerator > 0 else { return nil }
-        rational = Rational(numerator, denominator).reduced
+        return Rational(numerator, denominator).reduced
     }
 }

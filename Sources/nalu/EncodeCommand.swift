@@ -196,6 +196,13 @@ struct Encode: ParsableCommand {
         let isY4M = try source.peek(magic.count) == magic || path.lowercased().hasSuffix(".y4m")
         if isY4M {
             let reader = try Y4MReader(source)
+            // A file holding less than one frame after the header is refused before any frame
+            // memory is taken (issue 32 item 8): the header alone decides the frame size.
+            if let fileSize = source.regularFileSize, fileSize > reader.firstFrameOffset,
+               fileSize - reader.firstFrameOffset < Int64(reader.buffer.byteCount) + 6 {
+                throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0,
+                                   detail: "W\(reader.header.width) H\(reader.header.height) C\(reader.header.colourSpace) frames are \(reader.buffer.byteCount) bytes; the file holds \(fileSize - reader.firstFrameOffset) after the header, less than one frame")
+            }
             if size != nil || pixelFormat != nil {
                 Diagnostics.warning("\(subject): the Y4M header says \(reader.header.width)x\(reader.header.height) \(reader.header.pixelFormat); --size and --pix-fmt are ignored")
             }
@@ -210,6 +217,10 @@ struct Encode: ParsableCommand {
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
         let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
+        if let fileSize = source.regularFileSize, fileSize > 0, fileSize < Int64(reader.frameSize) {
+            throw CLIError(subject, "holds \(fileSize) bytes, less than one \(size.width)x\(size.height) \(reader.buffer.pixelFormat) frame (\(reader.frameSize) bytes)",
+                           hint: "check --size and --pix-fmt", status: ExitStatus.dataError)
+        }
         return (.raw(reader, source), source)
     }
 
@@ -244,7 +255,7 @@ struct Encode: ParsableCommand {
                 frameRate = reader.header.frameRate
                 if totalFrames == nil, let bytes = file.regularFileSize {
                     // An estimate: every frame behind a plain "FRAME\n" line.
-                    totalFrames = bytes / Int64(reader.buffer.bytes.count + 6)
+                    totalFrames = bytes / Int64(reader.buffer.byteCount + 6)
                 }
             case .pattern: break
             case .decoded(let decoded):
@@ -353,6 +364,7 @@ struct Encode: ParsableCommand {
         var summary = report.summary(session.statistics, output: output, codec: codec)
         if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
         liveControl.annotate(&summary)
+        for warning in liveControl.unreached(frames: count) { Diagnostics.warning(warning) }
         qualityMeter.annotate(&summary)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {

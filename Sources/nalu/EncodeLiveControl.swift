@@ -86,6 +86,15 @@ struct LiveControl {
         }
     }
 
+    /// The changes asked for at frames the input did not reach (`frames`: how many were
+    /// encoded), as warning lines: `--idr-at 500: the input ended after 300 frames; not applied`
+    /// (issue 32 item 12).
+    func unreached(frames: Int64) -> [String] {
+        let bitrateFrames = bitrates.keys.filter { $0 >= frames }.sorted().map { "--bitrate-at \($0)" }
+        let idrFrames = idrs.filter { $0 >= frames }.sorted().map { "--idr-at \($0)" }
+        return (bitrateFrames + idrFrames).map { "\($0): the input ended after \(frames) frame\(frames == 1 ? "" : "s"); not applied" }
+    }
+
     /// Adds the changes to the summary line (`; bitrate 400 kbit/s at frame 120 (rebuild)`) and
     /// to its JSON (`live_changes`: `frame`, `kind` "bitrate"/"idr", `bitrate`, `live`).
     func annotate(_ summary: inout EncodeSummary) {

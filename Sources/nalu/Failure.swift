@@ -112,6 +112,9 @@ enum Failure {
             return ("nalu: error: \(subject): cannot create: \(error.detail ?? "failed")\n", ExitStatus.cannotCreate)
         case .io:
             return ("nalu: error: \(subject): \(error.detail ?? "I/O error")\n", ExitStatus.ioError)
+        case .tooLarge where error.field == "access unit":
+            // The library's limit (AccessUnitLimit) is this option in the CLI.
+            return ("nalu: error: \(error)\nhint: raise the limit with --max-access-unit-size\n", ExitStatus.dataError)
         default:
             // The field names the subject (the syntax element, box or record) and the byte offset.
             return ("nalu: error: \(error)\n", ExitStatus.dataError)

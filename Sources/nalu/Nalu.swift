@@ -21,6 +21,7 @@ struct Nalu: ParsableCommand {
     /// the usage line for usage errors) and exits with a sysexits status (``ExitStatus``);
     /// signals exit with 128 + their number (``Signals``).
     static func main() {
+        StandardDescriptors.openClosedOnes()
         Signals.install()
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == "help", arguments.count > 1,
@@ -29,28 +30,10 @@ struct Nalu: ParsableCommand {
                                         hint: "one of " + configuration.subcommands.map { $0._commandName }.joined(separator: ", ")))
         }
         var command: any ParsableCommand
-        switch FastPath.parse(arguments) {
-        case .version(let version)?:
-            print(version)
-            exitProcess(0)
-        case .command(let parsed)?:
-            command = parsed
-            #if DEBUG
-            FastPath.check(parsed, arguments: arguments)
-            #endif
-        case nil:
-            if let parsed = FastPath.parseSubcommand(arguments) {
-                command = parsed
-                #if DEBUG
-                FastPath.check(parsed, arguments: arguments)
-                #endif
-                break
-            }
-            do {
-                command = try parseAsRoot(arguments)
-            } catch {
-                Failure.exitForParse(error)
-            }
+        do {
+            command = try parseAsRoot(arguments)
+        } catch {
+            Failure.exitForParse(error)
         }
         Failure.commandType = type(of: command)
         do {

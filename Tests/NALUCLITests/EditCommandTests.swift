@@ -252,6 +252,18 @@ import NALUMP4
         #expect(bad.stderr.hasPrefix("nalu: error: --sei: unknown SEI payload type \"nonsense\""))
     }
 
+    /// Issue 32 item 1: `--sei keep=` / `strip=` with nothing after "=" trapped (an index past the
+    /// end of a split); it is a usage error naming the option, and no output is written.
+    @Test(arguments: ["keep=", "strip=", "keep=,", "strip=,,"]) func seiEmptyTypeList(mode: String) throws {
+        let scratch = try Scratch()
+        let output = scratch.url.appendingPathComponent("out.h264").path
+        let result = try CLIRunner.run(["edit", CLIRunner.fixture("avc_main.h264"), "--sei", mode, "-o", output])
+        #expect(!result.signalled)
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("nalu: error: --sei: \"\(mode)\" names no payload types"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: output))
+    }
+
     /// x264's CBR HRD stream pads with filler data NAL units: --strip-filler removes them.
     @Test func stripFiller() throws {
         let scratch = try Scratch()

@@ -6,7 +6,8 @@ import Testing
 /// (EX_UNAVAILABLE) and the package to install, and `nalu doctor --encoders` reports each.
 @Suite struct EncoderLibraryTests {
     /// Libraries only the encoders need (loading them cost every run ~1 ms; Docs/performance.md),
-    /// and libstdc++, which libx265 needs and the release build links statically.
+    /// and libstdc++, which libx265 needs (nalu itself does not name it: the shared Swift
+    /// runtime brings it, or `--static-swift-stdlib` links it).
     static let encoderLibraries = ["libx264", "libx265", "libopenh264", "libnuma", "libstdc++"]
 
     #if os(Linux)

@@ -31,8 +31,12 @@ struct ResourceRunner {
     /// CPU seconds before the kernel kills the child.
     static let cpuSeconds = 60
 
-    /// - Parameter openFiles: `ulimit -n` for the child (descriptors it may have open), if given.
-    static func run(_ arguments: [String], stdin: String = "/dev/null", openFiles: Int? = nil) throws -> Result {
+    /// - Parameters:
+    ///   - pipe: feed `stdin` through `cat |`, so standard input is a pipe whose size is unknown.
+    ///   - addressSpaceKiB: the `ulimit -v` (default ``addressSpaceKiB``).
+    ///   - openFiles: `ulimit -n` for the child (descriptors it may have open), if given.
+    static func run(_ arguments: [String], stdin: String = "/dev/null", pipe: Bool = false,
+                    addressSpaceKiB: Int = ResourceRunner.addressSpaceKiB, openFiles: Int? = nil) throws -> Result {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-resource-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -40,7 +44,8 @@ struct ResourceRunner {
         let err = directory.appendingPathComponent("stderr").path
         let usage = directory.appendingPathComponent("usage").path
         let script = (openFiles.map { "ulimit -n \($0) && " } ?? "") + "ulimit -v $1 && ulimit -t $2 && in=$3 out=$4 err=$5 usage=$6 && shift 6 && "
-            + "exec \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" <\"$in\" >\"$out\" 2>\"$err\""
+            + (pipe ? "cat \"$in\" | \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" >\"$out\" 2>\"$err\""
+                    : "exec \(time) -f '%M %U %S %x' -o \"$usage\" \"$@\" <\"$in\" >\"$out\" 2>\"$err\"")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script, "sh", String(addressSpaceKiB), String(cpuSeconds), stdin, out, err, usage,

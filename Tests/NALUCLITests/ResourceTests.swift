@@ -252,6 +252,35 @@ struct ResourceTests {
     }
 }
 
+/// Issue 32 item 8: memory set by a header. A 50-byte Y4M claiming 16384x16384 4:4:4 10-bit
+/// frames (1.6 GB each), and `--size 16384x16384` on a 3-byte raw file, from a file and from a
+/// pipe, under a 1 GiB address-space limit: refused (65) with a peak RSS of a few MiB (before:
+/// the frame was allocated and zeroed, 1.6 GB, or the process aborted under the limit).
+@Suite(.serialized, .enabled(if: ResourceRunner.available, "needs GNU time (/usr/bin/time)"))
+struct HeaderDrivenMemoryTests {
+    static let mib = 1 << 20
+
+    @Test(arguments: [false, true]) func hugeFramesClaimedByTheHeader(pipe: Bool) throws {
+        let y4m = try ResourceRunner.write(Array("YUV4MPEG2 W16384 H16384 F25:1 C444p10\nFRAME\n".utf8) + [1, 2, 3], name: "huge.y4m")
+        let raw = try ResourceRunner.write([1, 2, 3], name: "huge.yuv")
+        defer {
+            try? FileManager.default.removeItem(atPath: y4m)
+            try? FileManager.default.removeItem(atPath: raw)
+        }
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-huge-\(UUID().uuidString).h265").path
+        for (input, extra) in [(y4m, [String]()), (raw, ["--size", "16384x16384", "--pix-fmt", "yuv444p10le"])] {
+            let result = try ResourceRunner.run(["encode", pipe ? "-" : input, "-o", output, "--quiet"] + extra,
+                                                stdin: pipe ? input : "/dev/null", pipe: pipe, addressSpaceKiB: 1 << 20)
+            print("resource header-driven memory (\(pipe ? "pipe" : "file"), \(extra.isEmpty ? "y4m" : "raw")): "
+                  + "peak RSS \(result.peakRSS / 1024) KiB, exit \(result.status)")
+            #expect(result.signal == nil, "ended by signal \(result.signal ?? 0); \(result.stderr)")
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.peakRSS < 64 * Self.mib, "peak RSS \(result.peakRSS / Self.mib) MiB")
+            #expect(!FileManager.default.fileExists(atPath: output))
+        }
+    }
+}
+
 /// Issue 18 rows 11 and 15 through the CLI: one usage error for a size below one HEVC CTU, and
 /// the same refusal for an input without frames whatever the output type.
 @Suite struct EncodeFrontEndTests {

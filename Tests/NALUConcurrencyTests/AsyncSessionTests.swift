@@ -93,3 +93,35 @@ extension AsyncEncoderSession {
         #expect(await first.configuration.rateControl == .bitrate(300_000))
     }
 }
+
+/// Issue 32 items 13 and 14: frames through an `AsyncStream<Frame>` (Frame is Sendable, `copy()`
+/// returns a `sending` frame) into `AsyncEncoderSession.packets(encoding:)`, the packet-stream
+/// form, give the same packets as the synchronous session.
+@Suite struct FrameStreamTests {
+    @available(macOS 14.0, iOS 17.0, *)
+    @Test func framesFromAnAsyncStream() async throws {
+        let configuration = AsyncSessionTests.configuration(.h264)
+        let (frames, continuation) = AsyncStream<Frame>.makeStream()
+        let producer = Task {
+            for index in 0..<20 {
+                // A borrowed frame copied into one that owns its memory, sent to another task.
+                let pattern = try TestPattern(width: 96, height: 64)
+                continuation.yield(try pattern.frame(Int64(index)).copy())
+            }
+            continuation.finish()
+        }
+        let session = try AsyncEncoderSession(configuration: configuration, factory: h264Factory)
+        var streamed: [EncodedPacket] = []
+        for try await packet in session.packets(encoding: frames) { streamed.append(packet) }
+        try await producer.value
+
+        let reference = try EncoderSession(configuration: configuration, factory: h264Factory)
+        let pattern = try TestPattern(width: 96, height: 64)
+        var expected: [EncodedPacket] = []
+        for index in 0..<20 { expected += try reference.encode(pattern.frame(Int64(index))) }
+        expected += try reference.flush()
+        #expect(streamed.map(\.pts) == expected.map(\.pts))
+        #expect(streamed.map(\.bytes) == expected.map(\.bytes))
+        #expect(await session.statistics.packetsOut == 20)
+    }
+}

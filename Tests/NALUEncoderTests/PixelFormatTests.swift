@@ -91,7 +91,7 @@ import Testing
         }
         let odd444 = try Y4MHeader(line: Array("YUV4MPEG2 W5 H3 F25:1 C444".utf8))
         #expect(odd444.pixelFormat == .yuv444p)
-        #expect(throws: EncoderError(.invalidInput, field: "Y4M header", detail: "5x4 is odd; 4:2:2 needs an even width")) {
+        #expect(throws: EncoderError(.invalidInput, field: "Y4M header W", detail: "5x4 is odd; 4:2:2 needs an even width")) {
             _ = try Y4MHeader(line: Array("YUV4MPEG2 W5 H4 F25:1 C422".utf8))
         }
     }

@@ -123,7 +123,7 @@ import Testing
         #expect(code(Array("YUV4MPEG2 W4 F25:1\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W4 H2 F25:0\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W5 H2 F25:1\n".utf8))?.code == .invalidInput)
-        #expect(code(Array("YUV4MPEG2 W4 H2 F25:1 C444alpha\n".utf8))?.code == .unsupported)
+        #expect(code(Array("YUV4MPEG2 W4 H2 F25:1 C444alpha\n".utf8))?.code == .invalidInput)
         #expect(code(Array("YUV4MPEG2 W4 H2 F25:1".utf8))?.code == .truncated)
         #expect(code(Array(repeating: UInt8(ascii: "Y"), count: 5000))?.code == .invalidInput)
         let notFrame = code(Self.y4m("YUV4MPEG2 W4 H2 F25:1", frames: [[UInt8](repeating: 0, count: 12)], frameLine: "FRAMEX"))

@@ -47,3 +47,52 @@ func accessUnits(_ bytes: [UInt8], codec: Codec, chunkSize: Int? = nil) throws -
         #expect(ours == theirs)
     }
 }
+
+/// Issue 32 item 16: a splitter or assembler used for a second stream after `finish()` gives
+/// what a new one gives (the second stream's indexes started at 301 after a 300-picture stream).
+@Suite struct AccessUnitReuseTests {
+    @Test(arguments: [Fixture.all[0], Fixture.all[Fixture.all.count - 1]]) func splitterAfterFinish(fixture: Fixture) throws {
+        let bytes = try fixture.annexB()
+        var splitter = AccessUnitSplitter(codec: fixture.codec)
+        var runs: [[AccessUnitSummary]] = []
+        for _ in 0..<2 {
+            var reader = try ElementaryStreamReader(MemorySource(bytes, chunkSize: nil), codec: fixture.codec)
+            var units: [AccessUnitSummary] = []
+            try reader.forEachNALUnit { unit in
+                if let completed = try splitter.push(unit).completed { units.append(completed) }
+            }
+            if let last = splitter.finish() { units.append(last) }
+            runs.append(units)
+        }
+        #expect(runs[0] == (try accessUnits(bytes, codec: fixture.codec)))
+        #expect(runs[1] == runs[0])
+        #expect(runs[1].first?.index == 0)
+    }
+
+    @Test(arguments: [Fixture.all[0], Fixture.all[Fixture.all.count - 1]]) func assemblerAfterFinish(fixture: Fixture) throws {
+        let bytes = try fixture.annexB()
+        var assembler = try AccessUnitAssembler(codec: fixture.codec)
+        var runs: [[AccessUnit]] = []
+        for _ in 0..<2 {
+            var units = try assembler.append(Array(bytes[..<(bytes.count / 2)]))
+            units += try assembler.append(Array(bytes[(bytes.count / 2)...]))
+            units += try assembler.finish()
+            runs.append(units)
+        }
+        #expect(runs[0].map(\.summary) == (try accessUnits(bytes, codec: fixture.codec)))
+        #expect(runs[1] == runs[0])
+    }
+
+    /// A stream cut after 100 bytes (inside a NAL unit), finished whatever `finish()` says: the
+    /// next stream starts afresh.
+    @Test func assemblerAfterACutStream() throws {
+        let fixture = Fixture.all[0]
+        let bytes = try fixture.annexB()
+        var fresh = try AccessUnitAssembler(codec: fixture.codec)
+        var reused = try AccessUnitAssembler(codec: fixture.codec)
+        _ = try? reused.append(Array(bytes[..<100]))
+        _ = try? reused.finish()
+        let expected = try fresh.append(bytes) + fresh.finish()
+        #expect(try reused.append(bytes) + reused.finish() == expected)
+    }
+}

@@ -14,10 +14,13 @@ public struct AccessUnit: Hashable, Sendable {
 /// every access unit whose end is known.
 ///
 /// ```swift
-/// var assembler = AccessUnitAssembler(codec: .h264)
+/// var assembler = try AccessUnitAssembler(codec: .h264)
 /// for chunk in chunks { for unit in try assembler.append(chunk) { handle(unit) } }
 /// for unit in try assembler.finish() { handle(unit) }
 /// ```
+///
+/// After ``finish()`` the assembler takes another stream from its start, as a new one would
+/// (access unit indexes from 0, no parameter sets kept).
 ///
 /// The bytes go through a framer (``AnnexBFramer`` or ``LengthPrefixedFramer``), and its NAL units
 /// through an ``AccessUnitSplitter``, which applies the specs' rules (ITU-T H.264 7.4.1.2.3,
@@ -47,6 +50,8 @@ public struct AccessUnitAssembler: Sendable {
     private var framer: any NALUnitFramer
     private var units: [[UInt8]] = []
     private var unitBytes = 0
+    /// A framer in its initial state, for the stream after ``finish()``.
+    private let newFramer: any NALUnitFramer
 
     /// - Parameters:
     ///   - framing: Annex-B (default) or length-prefixed with a length size of 1, 2 or 4.
@@ -61,6 +66,7 @@ public struct AccessUnitAssembler: Sendable {
         case .lengthPrefixed(let lengthSize):
             framer = try LengthPrefixedFramer(lengthSize: lengthSize, maxBufferedBytes: maxBufferedBytes)
         }
+        newFramer = framer
     }
 
     /// Stores a parameter set from an avcC/hvcC record, for streams that carry them out of band.
@@ -93,13 +99,19 @@ public struct AccessUnitAssembler: Sendable {
             try framer.finishStream { unit in self.take(unit, &completed, &failure) }
         }
         failure = failure ?? error
-        self.framer = framer
-        if let failure { throw failure }
+        // The next append starts a new stream, whatever happened to this one.
+        self.framer = newFramer
+        defer {
+            units.removeAll()
+            unitBytes = 0
+        }
+        guard failure == nil else {
+            _ = splitter.finish()
+            throw failure ?? NALUError(.unsupported, field: "framer")
+        }
         if let summary = splitter.finish() {
             completed.append(AccessUnit(nalUnits: units, summary: summary))
         }
-        units.removeAll()
-        unitBytes = 0
         return completed
     }
 

@@ -12,6 +12,6 @@ public enum AccessUnitLimit {
     /// The error for an access unit that passes `limit` bytes at `offset`.
     public static func error(limit: Int, at offset: Int64) -> NALUError {
         NALUError(.tooLarge, field: "access unit", byteOffset: offset,
-                  detail: "more than \(limit) bytes held in memory for one access unit (the limit; raise it with --max-access-unit-size)")
+                  detail: "more than \(limit) bytes held in memory for one access unit (the limit)")
     }
 }

@@ -35,6 +35,9 @@ public struct AccessUnitSplitter: Sendable {
     public private(set) var current: AccessUnitSummary?
     /// Access units completed so far.
     public private(set) var completedCount = 0
+    /// SEI NAL units not read for a recovery point because they hold more than
+    /// ``SEIMessage/defaultMessageLimit`` messages (their bytes pass through unchanged).
+    public private(set) var skippedSEINALUnits = 0
 
     private var previousAVCSlice: AVCSliceFields?
     /// The fields of the last H.264 slice pushed (for ``avcPictureOrderCount(_:)``).
@@ -45,6 +48,8 @@ public struct AccessUnitSplitter: Sendable {
     /// switch PPS, so this is almost always the one needed.
     private var avcFacts: (pps: AVCSlicePPSFacts, sps: AVCSliceSPSFacts)?
     private var currentHasVCL = false
+    /// ``finish()`` was called: the next NAL unit or parameter set starts a new stream.
+    private var finished = false
 
     public init(codec: Codec) {
         self.codec = codec
@@ -54,6 +59,7 @@ public struct AccessUnitSplitter: Sendable {
     /// Stores a parameter set that arrived out of band (from an avcC/hvcC record), so slices that
     /// refer to it can be parsed.
     public mutating func addParameterSet(_ nalUnit: [UInt8]) throws(NALUError) {
+        if finished { startNewStream() }
         avcFacts = nil
         try parameterSets.add(nalUnit)
     }
@@ -66,6 +72,7 @@ public struct AccessUnitSplitter: Sendable {
 
     /// Feeds a NAL unit handed out by a reader.
     public mutating func push(_ unit: NALUnitView) throws(NALUError) -> Step {
+        if finished { startNewStream() }
         do {
             return try pushUnlocated(unit.bytes, offset: unit.offset, prefixLength: unit.prefixLength)
         } catch {
@@ -74,10 +81,21 @@ public struct AccessUnitSplitter: Sendable {
     }
 
     /// Ends the stream: returns the last access unit, if any.
+    ///
+    /// The splitter can then be used for another stream: the next ``push(_:)`` or
+    /// ``addParameterSet(_:)`` starts from the state of a new splitter (indexes from 0, no
+    /// parameter sets, no slice kept for comparison). Until then ``parameterSets`` and
+    /// ``completedCount`` still describe the stream that ended.
     public mutating func finish() -> AccessUnitSummary? {
         defer { current = nil }
+        finished = true
         if current != nil { completedCount += 1 }
         return current
+    }
+
+    /// Everything as ``init(codec:)`` leaves it.
+    private mutating func startNewStream() {
+        self = AccessUnitSplitter(codec: codec)
     }
 
     /// (Inlined into ``push(_:)``, its one caller, so the large ``Step`` is built in the caller's
@@ -245,9 +263,17 @@ public struct AccessUnitSplitter: Sendable {
         return try HEVCSliceSegmentHeader(nalUnit: prefix[...], sps: { store.hevcSPS[$0]?.parsed }, pps: { store.hevcPPS[$0]?.parsed })
     }
 
-    /// The recovery count of a recovery point SEI message in `nalUnit`, if it has one.
-    private func recoveryPoint(in nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> Int? {
-        let messages = try SEIMessage.messages(inNALUnit: Array(nalUnit)[...], codec: codec)
+    /// The recovery count of a recovery point SEI message in `nalUnit`, if it has one. An SEI
+    /// NAL unit with more than ``SEIMessage/defaultMessageLimit`` messages is not read (issue 32
+    /// item 12: it rejected the whole stream): it counts in ``skippedSEINALUnits``.
+    private mutating func recoveryPoint(in nalUnit: UnsafeRawBufferPointer) throws(NALUError) -> Int? {
+        let messages: [SEIMessage]
+        do {
+            messages = try SEIMessage.messages(inNALUnit: Array(nalUnit)[...], codec: codec)
+        } catch where error.code == .tooLarge {
+            skippedSEINALUnits += 1
+            return nil
+        }
         for message in messages where message.payloadType == 6 {
             switch codec {
             case .h264: return try AVCRecoveryPoint(message).recoveryFrameCnt

@@ -23,6 +23,9 @@ public struct StreamEditStatistics: Hashable, Sendable {
     public var seiNALUnitsRemoved = 0
     /// SEI NAL units rewritten without some of their messages.
     public var seiNALUnitsRewritten = 0
+    /// SEI NAL units kept unedited because they hold more than
+    /// ``SEIMessage/defaultMessageLimit`` messages.
+    public var seiNALUnitsTooLarge = 0
     /// SEI messages removed (in removed and rewritten NAL units).
     public var seiMessagesRemoved = 0
     /// Filler data NAL units removed.
@@ -154,7 +157,15 @@ public struct StreamEditor: Sendable {
             return .drop
         }
         let bytes = ArraySlice(unit)
-        let messages = try SEIMessage.messages(inNALUnit: bytes, codec: codec)
+        let messages: [SEIMessage]
+        do {
+            messages = try SEIMessage.messages(inNALUnit: bytes, codec: codec)
+        } catch where error.code == .tooLarge {
+            // Too many messages to split (SEIMessage.defaultMessageLimit): kept as it is, with a
+            // warning, rather than rejecting the stream (issue 32 item 12).
+            statistics.seiNALUnitsTooLarge += 1
+            return .keep
+        }
         let kept = messages.filter { options.sei.keeps($0.payloadType, stripFiller: options.stripFiller) }
         if kept.count == messages.count { return .keep }
         statistics.seiMessagesRemoved += messages.count - kept.count
