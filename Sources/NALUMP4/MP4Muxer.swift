@@ -31,6 +31,8 @@ public struct MP4MuxerOptions: Sendable {
     public var movieTimescale: UInt32? = nil
     /// See ``MP4WriterConfiguration/videoStartDelay``.
     public var videoStartDelay: UInt64 = 0
+    /// See ``MP4WriterConfiguration/metadata``.
+    public var metadata: MP4MovieMetadata? = nil
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -600,6 +602,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         configuration.passthroughTracks = options.passthroughTracks
         configuration.movieTimescale = options.movieTimescale
         configuration.videoStartDelay = options.videoStartDelay
+        configuration.metadata = options.metadata
         let writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         self.writer = writer
         recordChanged = false

@@ -177,9 +177,10 @@ public final class MP4FileSink: MediaSink {
     /// in a movie of `movieTimescale` (the input's, so their edit lists stay exact).
     /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
     /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
+    /// `parameterSets` replaces the source's record sets (edited ones).
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
-                            decodeTimes: [Range<Int64>?]? = nil) throws {
+                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale
@@ -194,7 +195,8 @@ public final class MP4FileSink: MediaSink {
             }
             options.videoStartDelay = delay
         }
-        try self.init(for: source, output: output, options: options)
+        try self.init(codec: source.codec, output: output, options: options)
+        for unit in parameterSets ?? source.outOfBandParameterSets { try push(nalUnit: unit) }
         guard !tracks.isEmpty else { return }
         let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
         passthrough = interleaver

@@ -76,7 +76,10 @@ struct Concat: ParsableCommand {
         let report: ConcatReport
         switch to {
         case .mp4:
-            report = try joiner.writeMP4(output: file, options: mp4.muxerOptions(frameRate: fps?.rational), audio: !noAudio)
+            // The first input's movie metadata (rotation, creation time, user data).
+            var options = mp4.muxerOptions(frameRate: fps?.rational)
+            options.metadata = try outputMetadata(from: joiner.sources.first, output: output)
+            report = try joiner.writeMP4(output: file, options: options, audio: !noAudio)
         case .annexb:
             report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
         case .avcc:
@@ -93,8 +96,15 @@ struct Concat: ParsableCommand {
         let skipAudio = report.audioJoined != nil || noAudio
         let withOthers = report.otherTracks.enumerated()
             .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.sources[$0.offset].path }
-        if let reason = report.audioNotJoined, !noAudio {
-            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): audio is not joined (\(reason)); the output has the video only\n")
+        // Audio that is not joined although --no-audio was not given: exit status 2, after the
+        // video is written.
+        let withAudio = joiner.sources.filter { source in
+            source.otherTracks.contains { $0.handler == "soun" } || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
+        }
+        var lost: AudioNotCarried?
+        if !noAudio, report.audioJoined == nil, !withAudio.isEmpty {
+            let why = report.audioNotJoined ?? (to == .annexb || to == .avcc ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
+            lost = AudioNotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         } else if !withOthers.isEmpty {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
@@ -114,6 +124,7 @@ struct Concat: ParsableCommand {
             }
             StandardError.write(line + "\n")
         }
+        try lost?.fail()
     }
 
     private func rateText(_ rate: Rational) -> String {

@@ -183,20 +183,8 @@ struct Convert: ParsableCommand {
         // MP4 to MPEG-TS: the first AAC track as ADTS, unless --no-audio.
         let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTrack() : nil
         let carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
-        let dropped = source.container.isMP4
-            ? source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }.map(\.description)
-            : source.otherTrackDescriptions
-        if !dropped.isEmpty {
-            // One line naming every track left behind.
-            let tracks = dropped.joined(separator: ", ")
-            let verb = dropped.count == 1 ? "is" : "are"
-            let held = switch to {
-            case .mp4: "the MP4 output has one video track"
-            case .ts, .m2ts: tsAudio == nil ? "the MPEG-TS output has one video stream" : "the MPEG-TS output has the video and one AAC stream"
-            case .annexb, .avcc: "an elementary stream holds one video track"
-            }
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
-        }
+        // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
+        let lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
         if to == .avcc && !keepParameterSets && extradataOut == nil {
@@ -209,6 +197,7 @@ struct Convert: ParsableCommand {
             let bytes = try source.copyElementaryStream(to: &sink) ?? 0
             try file.commit()
             if verbose { StandardError.write("nalu: \(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied\n") }
+            try lost?.fail()
             return
         }
         let delimiters: AccessUnitDelimiterPolicy = aud == .strip ? .strip : .keep
@@ -227,9 +216,11 @@ struct Convert: ParsableCommand {
                 return sink
             }()
         case .mp4:
-            try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters),
-                            passthrough: passthrough, movieTimescale: movieTimescale)
+            try {
+                var options = mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters)
+                options.metadata = try outputMetadata(from: source, output: output)
+                return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
+            }()
         case .ts, .m2ts:
             try {
                 var options = TransportStreamMuxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(),
@@ -259,6 +250,7 @@ struct Convert: ParsableCommand {
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
+        try lost?.fail()
     }
 
     private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {

@@ -104,6 +104,9 @@ struct Edit: ParsableCommand {
     @Flag(help: "Remove filler data NAL units and filler payload SEI messages.")
     var stripFiller = false
 
+    @Flag(help: "MP4/MOV input: leave the audio out (MP4 output copies the other tracks unchanged, MPEG-TS output the first AAC track as ADTS; elementary output cannot hold audio and exits 2 without this flag).")
+    var noAudio = false
+
     @OptionGroup var mp4: MP4OutputOptions
 
     @Flag(help: "Print what was done to standard error.")
@@ -186,10 +189,11 @@ struct Edit: ParsableCommand {
         if to != .avcc && extradataOut != nil {
             throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
         }
-        if !source.otherTrackDescriptions.isEmpty {
-            let tracks = source.otherTrackDescriptions.joined(separator: ", ")
-            StandardError.write("nalu: note: \(input): \(tracks) \(source.otherTrackDescriptions.count == 1 ? "is" : "are") not carried\n")
-        }
+        // MP4 to MP4 copies the other tracks (not other video, and not the audio with
+        // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
+        // without --no-audio makes the exit status 2 (``AudioNotCarried``).
+        let carriedTracks = try source.carriedTracks(to: to, noAudio: noAudio)
+        let lost = source.reportNotCarried(carried: carriedTracks.trackIDs, noAudio: noAudio, to: to, input: input)
 
         var editor = StreamEditor(codec: source.codec, options: options)
         let outOfBand: [[UInt8]]
@@ -208,7 +212,8 @@ struct Edit: ParsableCommand {
         case nil: .keep
         }
         let sink = try makeSink(to: to, source: source, file: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI,
-                                delimiters: delimiters, frameRate: try options.parameterSets.frameRate ?? source.containerFrameRate())
+                                delimiters: delimiters, frameRate: try options.parameterSets.frameRate ?? source.containerFrameRate(),
+                                carried: carriedTracks)
         let editing = EditingSink(editor: editor, next: sink)
         let result: MediaSinkReport
         do {
@@ -225,11 +230,12 @@ struct Edit: ParsableCommand {
         for warning in editing.editor.warnings { StandardError.write("nalu: warning: --level: \(warning)\n") }
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { report(editing.editor.statistics, result: result, to: to) }
+        try lost?.fail()
     }
 
     /// The sink for the output framing, made from the edited out-of-band sets.
     private func makeSink(to: OutputFraming, source: MediaSource, file: FileSink, outOfBand: [[UInt8]], declarativeSEI: [[UInt8]],
-                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?) throws -> any MediaSink {
+                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?, carried: CarriedTracks) throws -> any MediaSink {
         switch to {
         case .annexb:
             let options = LengthPrefixedToAnnexB.Options(parameterSets: .keyframes, accessUnitDelimiters: delimiters,
@@ -248,17 +254,19 @@ struct Edit: ParsableCommand {
         case .mp4:
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
-            let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
-            for unit in outOfBand { try sink.push(nalUnit: unit) }
-            return sink
+            options.metadata = try outputMetadata(from: source, output: output)
+            return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
+                                   movieTimescale: carried.mp4.isEmpty ? nil : carried.movieTimescale, parameterSets: outOfBand)
         case .ts, .m2ts:
             // Every access unit gets a delimiter in MPEG-TS output (what HLS wants).
             var options = TransportStreamMuxerOptions(frameRate: frameRate)
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
             if source.container.isMP4 { options.placement = .beforeFirstSlice }
-            return try TransportStreamSink(codec: source.codec, output: file, options: options,
-                                           outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+            let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
+                                               outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
+            try sink.attachAudio(carried.transportStream, source: source)
+            return sink
         }
     }
 

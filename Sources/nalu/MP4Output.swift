@@ -101,3 +101,14 @@ final class MP4OutputFile {
         return summary
     }
 }
+
+/// The movie metadata an MP4/MOV output gets: the input's (``MediaSource/movieMetadata()``:
+/// rotation, creation time, user data) when it is MP4/MOV, and the QuickTime brand when the
+/// output's name ends in `.mov`; `nil` when there is neither.
+func outputMetadata(from source: MediaSource?, output: String) throws -> MP4MovieMetadata? {
+    var metadata = try source?.movieMetadata()
+    let quickTime = output.lowercased().hasSuffix(".mov")
+    if quickTime { metadata = metadata ?? MP4MovieMetadata() }
+    metadata?.quickTime = quickTime
+    return metadata
+}
