@@ -93,7 +93,11 @@ public struct ConcatAudio {
             var low: Int64?
             var high: Int64 = 0
             var error: Int64 = 0
+            // A shorter last sample (an AAC encoder's final partial frame) still decodes to a
+            // whole frame: inside the join it would push what follows late, so it is left out.
+            let frame = input.samples.map(\.duration).max() ?? 0
             for sample in input.samples {
+                if position + 1 < inputs.count && sample.duration < frame { continue }
                 // Where the sample presents in the joined timeline were the input placed exactly.
                 let ideal = targets[position] &+ (sample.dts &- input.mediaTime)
                 let middle = ideal &+ sample.duration / 2
