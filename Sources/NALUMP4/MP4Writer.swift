@@ -112,7 +112,7 @@ public final class MP4Writer<Sink: ByteSink> {
     // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
     // of them across a call that can reach back into this writer (the sink and spool are
     // other objects), so the run-time check per access finds nothing.
-    @exclusivity(unchecked) public private(set) var configuration: MP4WriterConfiguration
+    @exclusivity(unchecked) public internal(set) var configuration: MP4WriterConfiguration
     let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) var position: Int64 = 0
     @exclusivity(unchecked) private var started = false

@@ -182,7 +182,10 @@ struct Convert: ParsableCommand {
         }
         // MP4 to MPEG-TS: the first AAC track as ADTS, unless --no-audio.
         let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTrack() : nil
-        let carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
+        // MPEG-TS input to MP4 or MPEG-TS: its first ADTS AAC stream, read by a second pass.
+        let tsInputAudio = (to == .mp4 || to.isTransportStream) && !noAudio ? try source.transportStreamAudio() : nil
+        var carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
+        if let tsInputAudio { carried.insert(UInt32(tsInputAudio.pid) | 0x1_0000) }
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
         let lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
@@ -219,6 +222,16 @@ struct Convert: ParsableCommand {
             try {
                 var options = mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters)
                 options.metadata = try outputMetadata(from: source, output: output)
+                if let tsInputAudio, let origin = source.transportStreamVideoStart {
+                    options.passthroughTracks = [tsInputAudio.mp4Track]
+                    options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+                    let sink = try MP4FileSink(for: source, output: file, options: options)
+                    let feeder = TransportStreamAudioMP4Feeder(reader: tsInputAudio, origin: origin)
+                    sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                        try feeder.advance(to: time, timescale: timescale, writer: writer)
+                    }
+                    return sink
+                }
                 return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
             }()
         case .ts, .m2ts:
@@ -227,7 +240,12 @@ struct Convert: ParsableCommand {
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
-                return try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
+                let sink = try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
+                if let tsInputAudio, let origin = source.transportStreamVideoStart {
+                    try sink.muxer.addAudio(audioSpecificConfig: tsInputAudio.audioSpecificConfig)
+                    TransportStreamToTransportStreamAudioFeeder(reader: tsInputAudio, origin: origin).attach(to: sink.muxer)
+                }
+                return sink
             }()
         }
         let result = try sink.write(source)
