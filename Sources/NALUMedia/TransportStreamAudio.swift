@@ -163,8 +163,9 @@ extension TransportStreamAudioReader {
 /// an empty edit when the audio starts after the video's first picture, a `media_time` when it
 /// starts before (in the movie timescale ``movieTimescale``, 90 kHz).
 public final class TransportStreamAudioMP4Feeder {
-    /// The movie timescale the edit list is written in: the transport stream's.
+    /// The movie timescale the edit list is written in by default: the transport stream's.
     public static let movieTimescale: UInt32 = 90_000
+    private let movieScale: UInt64
     private let reader: TransportStreamAudioReader
     private let track: Int
     /// PTS (90 kHz) presented with the video's first picture, and the PTS range kept.
@@ -184,7 +185,10 @@ public final class TransportStreamAudioMP4Feeder {
     ///   - range: PTS (90 kHz) of the frames to keep: frames ending after its start and starting
     ///     before its end; `nil` keeps all.
     ///   - presentedDuration: the audio's edit lasts at most this (movie timescale).
-    public init(reader: TransportStreamAudioReader, track: Int = 0, origin: Int64, range: Range<Int64>? = nil, presentedDuration: UInt64? = nil) {
+    ///   - movieTimescale: the movie's timescale, which the edit list's durations are in.
+    public init(reader: TransportStreamAudioReader, track: Int = 0, origin: Int64, range: Range<Int64>? = nil, presentedDuration: UInt64? = nil,
+                movieTimescale: UInt32 = TransportStreamAudioMP4Feeder.movieTimescale) {
+        movieScale = UInt64(max(1, movieTimescale))
         self.reader = reader
         self.track = track
         self.origin = origin
@@ -232,16 +236,16 @@ public final class TransportStreamAudioMP4Feeder {
         let media = UInt64(max(0, time))
         var edits: [MP4EditListEntry] = []
         var mediaTime: Int64 = 0
-        var presented = media &* 90_000 / UInt64(rate)
+        var presented = media &* movieScale / UInt64(rate)
+        let delay = UInt64(max(0, offset)) &* movieScale / 90_000
         if offset > 0 {
-            edits.append(MP4EditListEntry(segmentDuration: UInt64(offset), mediaTime: -1))
+            edits.append(MP4EditListEntry(segmentDuration: delay, mediaTime: -1))
         } else if offset < 0 {
             mediaTime = min(Int64(media), (0 &- offset) &* rate / 90_000)
-            presented = (media &- UInt64(mediaTime)) &* 90_000 / UInt64(rate)
+            presented = (media &- UInt64(mediaTime)) &* movieScale / UInt64(rate)
         }
         if let presentedDuration {
-            let room = presentedDuration > UInt64(max(0, offset)) ? presentedDuration - UInt64(max(0, offset)) : 0
-            presented = min(presented, room)
+            presented = min(presented, presentedDuration > delay ? presentedDuration - delay : 0)
         }
         edits.append(MP4EditListEntry(segmentDuration: presented, mediaTime: mediaTime))
         try writer.setEditList(edits, passthroughTrack: track)
