@@ -255,6 +255,17 @@ struct Edit: ParsableCommand {
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
             options.metadata = try outputMetadata(from: source, output: output)
+            if let audio = carried.transportStreamInput, let origin = source.transportStreamVideoStart {
+                options.passthroughTracks = [audio.mp4Track]
+                options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+                let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
+                for unit in outOfBand { try sink.push(nalUnit: unit) }
+                let feeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin)
+                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                    try feeder.advance(to: time, timescale: timescale, writer: writer)
+                }
+                return sink
+            }
             return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
                                    movieTimescale: carried.mp4.isEmpty ? nil : carried.movieTimescale, parameterSets: outOfBand)
         case .ts, .m2ts:
@@ -266,6 +277,10 @@ struct Edit: ParsableCommand {
             let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
                                                outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
             try sink.attachAudio(carried.transportStream, source: source)
+            if let audio = carried.transportStreamInput, let origin = source.transportStreamVideoStart {
+                try sink.muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+                TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin).attach(to: sink.muxer)
+            }
             return sink
         }
     }

@@ -10,9 +10,14 @@ struct CarriedTracks {
     var mp4: [MP4TrackReader<AnyRandomAccessSource>] = []
     var movieTimescale: UInt32 = 0
     var transportStream: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?
+    /// A transport stream input's AAC (to MP4 or MPEG-TS output), read by a second pass.
+    var transportStreamInput: TransportStreamAudioReader?
 
-    /// The track IDs carried.
-    var trackIDs: Set<UInt32> { Set(mp4.map(\.track.trackID) + (transportStream.map { [$0.reader.track.trackID] } ?? [])) }
+    /// The track IDs carried (a transport stream's PIDs as `0x1_0000 | PID`).
+    var trackIDs: Set<UInt32> {
+        Set(mp4.map(\.track.trackID) + (transportStream.map { [$0.reader.track.trackID] } ?? [])
+            + (transportStreamInput.map { [UInt32($0.pid) | 0x1_0000] } ?? []))
+    }
 }
 
 /// Audio an output could not hold although `--no-audio` was not given: the output is written,
@@ -39,6 +44,7 @@ extension MediaSource {
             carried.movieTimescale = copied.movieTimescale
         }
         if to.isTransportStream && !noAudio { carried.transportStream = try transportStreamAudioTrack() }
+        if (to == .mp4 || to.isTransportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudio() }
         return carried
     }
 
