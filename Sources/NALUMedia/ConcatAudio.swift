@@ -33,6 +33,11 @@ public struct ConcatAudio {
     /// Where each input's first kept sample presents in the joined track, minus where it
     /// presented in the input (track timescale): the join error; 0 for the first.
     public let joinErrors: [Int64]
+    /// The duration each input's samples are written with inside the join: every input but the
+    /// last has its samples written at least a whole frame long (its longest duration), as a
+    /// decoder outputs a whole frame for an AAC encoder's shorter last one; 0 for the last
+    /// input (its durations as they are: its short last frame is the joined track's end).
+    public let minimumDurations: [UInt32]
 
     /// The join of `sources`' audio, or why there is none (`reason`, one phrase).
     public static func plan(_ sources: [MediaSource]) throws -> (audio: ConcatAudio?, reason: String?) {
@@ -88,19 +93,21 @@ public struct ConcatAudio {
         var cursor: Int64 = 0 &- (inputs.first?.mediaTime ?? 0)
         var kept: [Range<Int64>] = []
         var errors: [Int64] = []
+        var minimums: [UInt32] = []
         for (position, input) in inputs.enumerated() {
             let limit = position + 1 < inputs.count ? targets[position + 1] : end
             var low: Int64?
             var high: Int64 = 0
             var error: Int64 = 0
             // A shorter last sample (an AAC encoder's final partial frame) still decodes to a
-            // whole frame: inside the join it would push what follows late, so it is left out.
-            let frame = input.samples.map(\.duration).max() ?? 0
+            // whole frame: inside the join it counts (and is written) as one.
+            let frame = position + 1 < inputs.count ? (input.samples.map(\.duration).max() ?? 0) : 0
+            minimums.append(UInt32(clamping: frame))
             for sample in input.samples {
-                if position + 1 < inputs.count && sample.duration < frame { continue }
+                let duration = max(sample.duration, frame)
                 // Where the sample presents in the joined timeline were the input placed exactly.
                 let ideal = targets[position] &+ (sample.dts &- input.mediaTime)
-                let middle = ideal &+ sample.duration / 2
+                let middle = ideal &+ duration / 2
                 guard middle < limit else { break }
                 guard middle > cursor else { continue }
                 if low == nil {
@@ -108,7 +115,7 @@ public struct ConcatAudio {
                     error = cursor &- ideal
                 }
                 high = sample.dts &+ 1
-                cursor &+= sample.duration
+                cursor &+= duration
             }
             kept.append((low ?? 0)..<(low == nil ? 0 : high))
             errors.append(error)
@@ -117,7 +124,7 @@ public struct ConcatAudio {
         var track = MP4PassthroughTrack(copying: first.track)
         track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
         return (ConcatAudio(readers: readers, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
-                            kept: kept, targets: targets, joinErrors: errors), nil)
+                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
     }
 }
 
@@ -149,6 +156,7 @@ enum AudioSampleEntry {
 final class ConcatAudioFeeder {
     private let readers: [MP4TrackReader<AnyRandomAccessSource>]
     private let kept: [Range<Int64>]
+    private let minimumDurations: [UInt32]
     private var current = 0
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
     private var next: MP4Sample?
@@ -161,6 +169,7 @@ final class ConcatAudioFeeder {
     init(_ audio: ConcatAudio) {
         readers = audio.readers
         kept = audio.kept
+        minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
         samples = audio.readers.first?.samples()
     }
@@ -180,9 +189,10 @@ final class ConcatAudioFeeder {
                 }
             }
             try readers[current].read(sample, into: &buffer)
-            try writer.append(buffer, track: 0, duration: sample.duration, compositionOffset: sample.compositionOffset,
+            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0)
+            try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
-            time &+= Int64(sample.duration)
+            time &+= Int64(duration)
             appended += 1
             next = nil
         }
@@ -212,6 +222,7 @@ final class ConcatAudioFeeder {
 final class ConcatTransportStreamAudioFeeder {
     private let readers: [MP4TrackReader<AnyRandomAccessSource>]
     private let kept: [Range<Int64>]
+    private let minimumDurations: [UInt32]
     private let scale: Int64
     private var current = 0
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
@@ -224,6 +235,7 @@ final class ConcatTransportStreamAudioFeeder {
     init(_ audio: ConcatAudio) {
         readers = audio.readers
         kept = audio.kept
+        minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
         samples = audio.readers.first?.samples()
         time = 0 &- (audio.track.editList?.first?.mediaTime ?? 0)
@@ -242,7 +254,7 @@ final class ConcatTransportStreamAudioFeeder {
             }
             try readers[current].read(sample, into: &buffer)
             try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
-            time &+= Int64(sample.duration)
+            time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
             pushed += 1
             next = nil
         }

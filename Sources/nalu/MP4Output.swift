@@ -106,7 +106,8 @@ final class MP4OutputFile {
 /// rotation, creation time, user data) when it is MP4/MOV, and the QuickTime brand when the
 /// output's name ends in `.mov`; `nil` when there is neither.
 func outputMetadata(from source: MediaSource?, output: String) throws -> MP4MovieMetadata? {
-    var metadata = try source?.movieMetadata()
+    // Metadata is informative: a movie whose other boxes do not parse still converts.
+    var metadata = (try? source?.movieMetadata()) ?? nil
     let quickTime = output.lowercased().hasSuffix(".mov")
     if quickTime { metadata = metadata ?? MP4MovieMetadata() }
     metadata?.quickTime = quickTime
