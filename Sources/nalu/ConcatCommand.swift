@@ -17,11 +17,13 @@ struct Concat: ParsableCommand {
         change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
         unit ends each input but the last. MP4 output is timed at --fps, else the first input's \
         rate: timestamps continue across the joins. H.264 and H.265 inputs are refused together \
-        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track of \
-        the same sample entry (codec configuration): the samples are copied in order, each input's \
-        own edit list kept, so each input's audio starts where its video does; otherwise a note \
-        says why and the output has the video only (--no-audio leaves it out). MPEG-TS output joins \
-        AAC audio as ADTS the same way (the priming frame of each input after the first left out).
+        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track \
+        alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): \
+        one continuous track with one edit, each input's audio starting where the previous ones' \
+        ends within half a frame (its priming frame left out); otherwise the video is written and \
+        the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
+        joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is \
+        the first input's; a .mov output is branded qt.
         """
     )
 

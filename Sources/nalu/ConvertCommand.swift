@@ -80,7 +80,11 @@ struct Convert: ParsableCommand {
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
         least every 100 ms. From MP4/MOV input the first AAC track goes along as ADTS (stream type \
         0x0F, PID 0x101), interleaved with the video by time and keeping the MP4's A/V offset \
-        (edit lists); other audio is named in a note; --no-audio leaves it out.
+        (edit lists); MPEG-TS input's first AAC stream goes along into MP4 (mp4a/esds, an edit list \
+        keeping the A/V offset) and MPEG-TS. Audio an output cannot hold (Annex-B, length-prefixed; \
+        PCM or AC-3 to MPEG-TS) leaves the video written and exit status 2; --no-audio leaves it \
+        out (exit 0). MP4/MOV to MP4/MOV keeps the movie metadata: rotation (tkhd matrix), \
+        creation times, language, handler names, udta/meta; a .mov output is branded qt.
         """
     )
 
