@@ -154,6 +154,22 @@ extension TransportStreamAudioReader {
     public var mp4Track: MP4PassthroughTrack {
         MP4PassthroughTrack(handler: "soun", timescale: UInt32(sampleRate), sampleEntries: [mp4SampleEntry])
     }
+
+    /// ``mp4Track`` with the edit list its first frame implies against `origin` (the PTS of the
+    /// video's first picture) in a movie of `movieTimescale`, the segment's duration left 0 (the
+    /// rest of the media): what a fragmented MP4, whose `moov` comes first, keeps; the feeder
+    /// replaces it with the exact one in the other layouts.
+    public func mp4Track(origin: Int64, movieTimescale: UInt32 = TransportStreamAudioMP4Feeder.movieTimescale) -> MP4PassthroughTrack {
+        var track = mp4Track
+        let offset = firstPTS &- origin
+        if offset > 0 {
+            track.editList = [MP4EditListEntry(segmentDuration: UInt64(offset) &* UInt64(movieTimescale) / 90_000, mediaTime: -1),
+                              MP4EditListEntry(segmentDuration: 0, mediaTime: 0)]
+        } else if offset < 0 {
+            track.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: (0 &- offset) &* Int64(max(1, sampleRate)) / 90_000)]
+        }
+        return track
+    }
 }
 
 /// Appends a transport stream's AAC frames (``TransportStreamAudioReader``) to an

@@ -241,8 +241,15 @@ extension MediaSource {
     }
 
     /// The earliest presentation time among a transport stream's first video PES packets (90
-    /// kHz): where its first picture presents.
+    /// kHz): where its first picture presents; `nil` when they carry none.
     public var transportStreamVideoStart: Int64? {
         transportStream?.firstTimestamps.compactMap { $0.presentation ?? $0.decoding }.min()
     }
+}
+
+extension TransportStreamAudioReader {
+    /// The PTS the audio's times are taken from: where `source`'s first picture presents
+    /// (``MediaSource/transportStreamVideoStart``), or, when the video PES packets carry no time
+    /// stamp, the audio's own first PTS (the audio then starts with the video).
+    public func origin(in source: MediaSource) -> Int64 { source.transportStreamVideoStart ?? firstPTS }
 }

@@ -128,7 +128,8 @@ public final class Trimmer {
         let tsAudio = audio ? try source.transportStreamAudio() : nil
         transportStreamAudioCut = tsAudio.map { $0.pid }
         var tsFeeder: TransportStreamAudioMP4Feeder?
-        if let tsAudio, let start = source.transportStreamVideoStart {
+        if let tsAudio {
+            let start = tsAudio.origin(in: source)
             let range = plan.presentedRange(timescale: 90_000)
             let segment = options.editList.map { $0.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } }
             options.movieTimescale = timing.timescale
@@ -201,7 +202,8 @@ public final class Trimmer {
                                                         origin: start &- (overflow ? 0 : leadIn / rate.numerator))
                 feeder.attach(to: sink.muxer)
             }
-            if let tsAudio, let start = source.transportStreamVideoStart, rate.numerator > 0 {
+            if let tsAudio, rate.numerator > 0 {
+                let start = tsAudio.origin(in: source)
                 try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
                 let range = plan.presentedRange(timescale: 90_000)
                 let (leadIn, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: 90_000 &* rate.denominator)

@@ -226,8 +226,9 @@ struct Convert: ParsableCommand {
             try {
                 var options = mp4.muxerOptions(frameRate: try fps?.rational ?? source.containerFrameRate(), accessUnitDelimiters: delimiters)
                 options.metadata = try outputMetadata(from: source, output: output)
-                if let tsInputAudio, let origin = source.transportStreamVideoStart {
-                    options.passthroughTracks = [tsInputAudio.mp4Track]
+                if let tsInputAudio {
+                    let origin = tsInputAudio.origin(in: source)
+                    options.passthroughTracks = [tsInputAudio.mp4Track(origin: origin)]
                     options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
                     let sink = try MP4FileSink(for: source, output: file, options: options)
                     let feeder = TransportStreamAudioMP4Feeder(reader: tsInputAudio, origin: origin)
@@ -245,7 +246,8 @@ struct Convert: ParsableCommand {
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
                 let sink = try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
-                if let tsInputAudio, let origin = source.transportStreamVideoStart {
+                if let tsInputAudio {
+                    let origin = tsInputAudio.origin(in: source)
                     try sink.muxer.addAudio(audioSpecificConfig: tsInputAudio.audioSpecificConfig)
                     TransportStreamToTransportStreamAudioFeeder(reader: tsInputAudio, origin: origin).attach(to: sink.muxer)
                 }

@@ -255,8 +255,9 @@ struct Edit: ParsableCommand {
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
             options.metadata = try outputMetadata(from: source, output: output)
-            if let audio = carried.transportStreamInput, let origin = source.transportStreamVideoStart {
-                options.passthroughTracks = [audio.mp4Track]
+            if let audio = carried.transportStreamInput {
+                let origin = audio.origin(in: source)
+                options.passthroughTracks = [audio.mp4Track(origin: origin)]
                 options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
                 let sink = try MP4FileSink(codec: source.codec, output: file, options: options)
                 for unit in outOfBand { try sink.push(nalUnit: unit) }
@@ -277,7 +278,8 @@ struct Edit: ParsableCommand {
             let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
                                                outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
             try sink.attachAudio(carried.transportStream, source: source)
-            if let audio = carried.transportStreamInput, let origin = source.transportStreamVideoStart {
+            if let audio = carried.transportStreamInput {
+                let origin = audio.origin(in: source)
                 try sink.muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
                 TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin).attach(to: sink.muxer)
             }
