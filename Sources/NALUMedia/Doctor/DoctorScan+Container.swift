@@ -86,9 +86,11 @@ extension DoctorScan {
         if source.container.isMP4, !timing.anyCompositionOffset, let reordered = firstReordered {
             let ext = codec == .h264 ? "h264" : "h265"
             let rate = containerFrameRate.map { " --fps \(LevelCheck.rateText($0))" } ?? ""
+            // The fix goes through Annex-B, which holds no audio: said, so it runs (exit 0).
+            let audio = source.otherTracks.contains { $0.handler == "soun" } ? " --no-audio" : ""
             add(.bFramesWithoutCtts, "pictures are reordered (B-frames) but the track has no composition offsets (ctts): every frame is shown at its decoding time, out of order",
                 accessUnit: reordered.accessUnit, offset: reordered.offset, clause: "ISO/IEC 14496-12 8.6.1.3",
-                fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --to annexb -o fixed.\(ext) && nalu convert fixed.\(ext)\(rate) -o \(doctor.fixedName)")
+                fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --to annexb\(audio) -o fixed.\(ext) && nalu convert fixed.\(ext)\(rate) -o \(doctor.fixedName)")
         }
         variableFrameRateCheck()
     }
