@@ -11,8 +11,8 @@ import NALUTS
 /// (its priming hidden) for the joined presented duration. Demuxers that honour only the first
 /// edit (GStreamer's qtdemux) then play it through.
 ///
-/// Input *i*'s audio should start where the inputs before it end (the sum of their presented
-/// audio durations, ``targets``). Whole samples are kept or left out so that it does, within
+/// Input *i*'s audio should start where its video does: after the inputs before it (the sum of
+/// their presented video durations, ``targets``). Whole samples are kept or left out so that it does, within
 /// half a sample duration (one AAC frame is 1024 samples): the samples before an input's own
 /// edit (priming) and after it are left out where they would overlap the neighbours, so each
 /// join costs at most one audio frame and the error never accumulates.
@@ -28,7 +28,7 @@ public struct ConcatAudio {
     /// The decoding times kept of each input (its own timeline): a contiguous run of samples.
     public let kept: [Range<Int64>]
     /// Where each input's audio should start in the joined presentation (track timescale): the
-    /// sum of the presented durations before it.
+    /// sum of the previous inputs' presented video durations.
     public let targets: [Int64]
     /// Where each input's first kept sample presents in the joined track, minus where it
     /// presented in the input (track timescale): the join error; 0 for the first.
@@ -81,13 +81,18 @@ public struct ConcatAudio {
             }
             inputs.append((samples, mediaTime, duration))
         }
+        // Input i's audio starts where its video does: after the previous inputs' presented
+        // video (their video edit's duration, else their video media), so an input whose audio
+        // runs longer or shorter than its pictures does not carry the difference into the next
+        // joins. The last input's audio ends with its own edit.
         var targets: [Int64] = []
         var target: Int64 = 0
-        for input in inputs {
+        for (position, input) in inputs.enumerated() {
             targets.append(target)
-            target &+= input.duration
+            let video = position + 1 < inputs.count ? Self.videoDuration(sources[position], timescale: scale) : nil
+            target &+= video ?? input.duration
         }
-        let end = target
+        let end = targets.last.map { $0 &+ (inputs.last?.duration ?? 0) } ?? 0
         // The joined track's presentation position of the next sample kept (0 is the first
         // input's media_time, so its priming sits before 0).
         var cursor: Int64 = 0 &- (inputs.first?.mediaTime ?? 0)
@@ -125,6 +130,26 @@ public struct ConcatAudio {
         track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
         return (ConcatAudio(readers: readers, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
                             kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
+    }
+}
+
+extension ConcatAudio {
+    /// How long `source`'s video presents, in ticks of `timescale`: its edit list's non-empty
+    /// segments (movie timescale), else its media duration; `nil` when unknown (fragmented).
+    static func videoDuration(_ source: MediaSource, timescale: UInt32) -> Int64? {
+        guard let video = source.mp4?.track else { return nil }
+        let edits = video.editList.filter { $0.mediaTime >= 0 }
+        if !edits.isEmpty {
+            let total = edits.reduce(UInt64(0)) { $0 &+ $1.segmentDuration }
+            guard total > 0, video.movieTimescale > 0 else { return nil }
+            let product = total.multipliedFullWidth(by: UInt64(timescale))
+            guard product.high < UInt64(video.movieTimescale) else { return nil }
+            return Int64(clamping: UInt64(video.movieTimescale).dividingFullWidth(product).quotient)
+        }
+        guard video.duration > 0, video.timescale > 0 else { return nil }
+        let product = video.duration.multipliedFullWidth(by: UInt64(timescale))
+        guard product.high < UInt64(video.timescale) else { return nil }
+        return Int64(clamping: UInt64(video.timescale).dividingFullWidth(product).quotient)
     }
 }
 

@@ -89,15 +89,11 @@ public final class TransportStreamAudioReader {
     }
 
     /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), or `nil` when it
-    /// is used up (or damaged: the rest is skipped).
+    /// is used up (or damaged: the rest is skipped). A frame that runs on into the next PES
+    /// packet (muxers may split frames) waits for it in `pending`.
     private func splitFrame() -> (frame: [UInt8], pts: Int64)? {
         let left = pending.count - pendingPosition
-        guard left >= 7 else {
-            skippedBytes += max(0, left)
-            pending.removeAll(keepingCapacity: true)
-            pendingPosition = 0
-            return nil
-        }
+        guard left >= 7 else { return nil }
         let p = pendingPosition
         let bytes = pending
         // syncword 0xFFF, layer 00.
@@ -114,6 +110,7 @@ public final class TransportStreamAudioReader {
         let frameLength = Int(bytes[p + 3] & 0x03) << 11 | Int(bytes[p + 4]) << 3 | Int(bytes[p + 5] >> 5)
         let blocks = Int(bytes[p + 6] & 0x03)
         let headerLength = protectionAbsent ? 7 : 9
+        if frameLength > left && frameLength > headerLength && frameLength <= ADTSHeader.maxFrameLength { return nil }
         guard frameLength > headerLength, frameLength <= left, blocks == 0,
               frequencyIndex < ADTSHeader.samplingFrequencies.count, (1...7).contains(channels) else {
             skippedBytes += left
@@ -183,10 +180,15 @@ public final class TransportStreamAudioReader {
             collecting.removeAll(keepingCapacity: true)
             return false
         }
-        pending = Array(collecting[pes.headerLength...])
+        // A frame begun in the previous packet goes on here: its time runs on from that packet's.
+        let leftover = pendingPosition < pending.count ? Array(pending[pendingPosition...]) : []
+        let time = unwrap(pts)
+        pending = leftover + collecting[pes.headerLength...]
         pendingPosition = 0
-        pendingTime = unwrap(pts)
-        samplesIntoPES = 0
+        if leftover.isEmpty {
+            pendingTime = time
+            samplesIntoPES = 0
+        }
         collecting.removeAll(keepingCapacity: true)
         return true
     }

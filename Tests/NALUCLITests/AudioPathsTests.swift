@@ -124,15 +124,21 @@ import Testing
         #expect(chosen.stderr == "")
     }
 
-    /// Two ordinary ffmpeg clips (the phone clip's video copied, its audio encoded at 64 and
-    /// 96 kbit/s: `esds` and `btrt` bitrates differ) join into one continuous AAC track with one
-    /// edit; GStreamer plays all of it; the audio after the join stays with the pictures.
+    /// Two ordinary ffmpeg clips (the phone clip's halves, 0–4 s and 4–8 s, their video copied,
+    /// their audio encoded by ffmpeg at 64 and 96 kbit/s: `esds` and `btrt` bitrates differ)
+    /// join into one continuous AAC track with one edit; GStreamer plays all of it; the audio
+    /// after the join stays with the pictures. (The halves are cut frame-exactly by `nalu trim`
+    /// first: ffmpeg's own `-t 4 -c copy` keeps two B-frame-tail pictures past 4 s, so its
+    /// halves overlap and no join of them can be continuous with the source.)
     @Test func concatJoinsAudioThatDiffersInBitrateOnly() throws {
         let scratch = try Scratch()
         let source = Self.clip("phone.mp4")
         let first = scratch.file("a.mp4"), second = scratch.file("b.mp4")
-        for (path, arguments) in [(first, ["-t", "4", "-i", source]), (second, ["-ss", "4", "-t", "4", "-i", source])] {
-            let made = try runTool("ffmpeg", ["-nostdin", "-v", "error"] + arguments + ["-c:v", "copy", "-c:a", "aac", "-b:a", path == first ? "64k" : "96k", "-y", path])
+        for (path, range) in [(first, ["--start", "0", "--end", "4"]), (second, ["--start", "4", "--end", "8"])] {
+            let cut = scratch.file("cut-" + (path == first ? "a" : "b") + ".mp4")
+            let trimmed = try CLIRunner.run(["trim", source] + range + ["-o", cut])
+            #expect(trimmed.status == 0, "\(trimmed.stderr)")
+            let made = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", cut, "-c:v", "copy", "-c:a", "aac", "-b:a", path == first ? "64k" : "96k", "-y", path])
             #expect(made.status == 0, "\(made.stderr)")
         }
         for (format, name) in [("mp4", "joined.mp4"), ("ts", "joined.ts")] {
