@@ -116,6 +116,8 @@ struct MovieDescription {
     var passthrough: [(track: MP4PassthroughTrack, duration: UInt64)] = []
     /// Write `colr`/`pasp` after each record (``MP4WriterConfiguration/colourBoxes``).
     var colourBoxes = false
+    /// Times, matrices, names and user data copied (``MP4WriterConfiguration/metadata``).
+    var metadata: MP4MovieMetadata? = nil
 
     /// `duration` in the movie timescale, rounded up (saturating).
     var movieDuration: UInt64 {
@@ -154,26 +156,27 @@ struct MovieDescription {
         let (track, mediaDuration) = passthrough[index]
         let trackDuration = passthroughDuration(index)
         let media = fragmented ? 0 : mediaDuration
-        let wide = trackDuration > UInt64(UInt32.max) || media > UInt64(UInt32.max)
+        let metadata = track.metadata ?? MP4TrackMetadata()
+        let wide = trackDuration > UInt64(UInt32.max) || media > UInt64(UInt32.max) || BoxBuilder.needsWideTimes(track.metadata)
         moov.box(.trak) { trak in
             trak.fullBox(.tkhd, version: wide ? 1 : 0, flags: track.trackHeaderFlags & 0x00FF_FFFF) { box in
-                if wide { box.zeros(16) } else { box.zeros(8) }
+                box.times(metadata.creationTime, metadata.modificationTime, wide: wide)
                 box.u32(UInt32(truncatingIfNeeded: index + 2))
                 box.zeros(4)
                 if wide { box.u64(trackDuration) } else { box.u32(UInt32(trackDuration)) }
                 box.zeros(8)
-                box.u16(0)  // layer
+                box.u16(UInt16(bitPattern: metadata.layer))
                 box.u16(UInt16(bitPattern: track.alternateGroup))
                 box.u16(track.volume)
                 box.u16(0)
-                box.unityMatrix()
+                box.matrix(metadata.matrix)
                 box.u32(track.width)
                 box.u32(track.height)
             }
             if let editList = track.editList { trak.editList(editList) }
             trak.box(.mdia) { mdia in
                 mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in
-                    if wide { box.zeros(16) } else { box.zeros(8) }
+                    box.times(metadata.mediaCreationTime, metadata.mediaModificationTime, wide: wide)
                     box.u32(track.timescale)
                     if wide { box.u64(media) } else { box.u32(UInt32(media)) }
                     box.u16(track.languageCode)
@@ -183,7 +186,7 @@ struct MovieDescription {
                     box.u32(0)
                     box.fourCC(track.handler)
                     box.zeros(12)
-                    box.append(Array((track.handler == "soun" ? "SoundHandler" : track.handler == .vide ? "VideoHandler" : "Handler").utf8) + [0])
+                    box.append(metadata.handlerName ?? Array((track.handler == "soun" ? "SoundHandler" : track.handler == .vide ? "VideoHandler" : "Handler").utf8) + [0])
                 }
                 mdia.box(.minf) { minf in
                     if let header = track.mediaInformationHeader {
@@ -210,6 +213,7 @@ struct MovieDescription {
                     }
                 }
             }
+            if let userData = metadata.userData { trak.append(userData) }
         }
     }
 
@@ -224,9 +228,19 @@ struct MovieDescription {
         return total
     }
 
-    /// `ftyp` (4.3): `isom` with the brands players look for.
+    /// `ftyp` (4.3): `isom` with the brands players look for; QuickTime's `qt  ` (major brand,
+    /// minor version 0x200, and the only compatible brand, as ffmpeg's `mov` muxer writes) for a
+    /// QuickTime movie (``MP4MovieMetadata/quickTime``).
     func fileType() -> [UInt8] {
         var builder = BoxBuilder()
+        if metadata?.quickTime == true {
+            builder.box(.ftyp) { box in
+                box.fourCC("qt  ")
+                box.u32(0x200)
+                box.fourCC("qt  ")
+            }
+            return builder.bytes
+        }
         builder.box(.ftyp) { box in
             box.fourCC("isom")
             box.u32(0x200)
@@ -248,31 +262,34 @@ struct MovieDescription {
         let movieDuration = videoTrackDuration
         var longest = movieDuration
         for index in passthrough.indices { longest = max(longest, passthroughDuration(index)) }
-        let wide = longest > UInt64(UInt32.max) || duration > UInt64(UInt32.max)
+        let video = metadata?.video ?? MP4TrackMetadata()
+        let wide = longest > UInt64(UInt32.max) || duration > UInt64(UInt32.max) || BoxBuilder.needsWideTimes(metadata?.video)
+            || (metadata.map { max($0.creationTime, $0.modificationTime) > UInt64(UInt32.max) } ?? false)
         builder.box(.moov) { moov in
             // 8.2.2 Movie Header Box.
             moov.fullBox(.mvhd, version: wide ? 1 : 0) { box in
-                if wide { box.zeros(16) } else { box.zeros(8) }
+                box.times(metadata?.creationTime ?? 0, metadata?.modificationTime ?? 0, wide: wide)
                 box.u32(movieTimescale)
                 if wide { box.u64(longest) } else { box.u32(UInt32(longest)) }
                 box.u32(0x0001_0000)  // rate 1.0
                 box.u16(0x0100)       // volume 1.0
                 box.zeros(10)
-                box.unityMatrix()
+                box.matrix(metadata?.matrix ?? MP4TrackMetadata.unityMatrix)
                 box.zeros(24)
                 box.u32(UInt32(truncatingIfNeeded: passthrough.count + 2))  // next_track_ID
             }
             moov.box(.trak) { trak in
                 // 8.3.2 Track Header Box: enabled, in movie.
                 trak.fullBox(.tkhd, version: wide ? 1 : 0, flags: 3) { box in
-                    if wide { box.zeros(16) } else { box.zeros(8) }
+                    box.times(video.creationTime, video.modificationTime, wide: wide)
                     box.u32(1)        // track_ID
                     box.zeros(4)
                     if wide { box.u64(movieDuration) } else { box.u32(UInt32(movieDuration)) }
                     box.zeros(8)
-                    box.zeros(4)      // layer, alternate_group
+                    box.u16(UInt16(bitPattern: video.layer))
+                    box.zeros(2)      // alternate_group
                     box.zeros(4)      // volume 0, reserved
-                    box.unityMatrix()
+                    box.matrix(video.matrix)
                     box.u32(UInt32(truncatingIfNeeded: width) << 16)
                     box.u32(UInt32(truncatingIfNeeded: height) << 16)
                 }
@@ -281,11 +298,11 @@ struct MovieDescription {
                 trak.box(.mdia) { mdia in
                     // 8.4.2 Media Header Box.
                     mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in
-                        if wide { box.zeros(16) } else { box.zeros(8) }
+                        box.times(video.mediaCreationTime, video.mediaModificationTime, wide: wide)
                         box.u32(timescale)
                         let mediaDuration = fragmented ? 0 : duration
                         if wide { box.u64(mediaDuration) } else { box.u32(UInt32(mediaDuration)) }
-                        box.u16(0x55C4)  // language "und"
+                        box.u16(video.languageCode)  // "und" unless copied
                         box.u16(0)
                     }
                     // 8.4.3 Handler Reference Box.
@@ -293,7 +310,7 @@ struct MovieDescription {
                         box.u32(0)
                         box.fourCC(.vide)
                         box.zeros(12)
-                        box.append(Array("VideoHandler".utf8) + [0])
+                        box.append(video.handlerName ?? Array("VideoHandler".utf8) + [0])
                     }
                     mdia.box(.minf) { minf in
                         // 12.1.2 Video Media Header Box.
@@ -333,10 +350,14 @@ struct MovieDescription {
                         }
                     }
                 }
+                if let userData = video.userData { trak.append(userData) }
             }
             for index in passthrough.indices {
                 passthroughTrack(index, into: &moov, sampleTables: sampleTables)
             }
+            // 8.10.1 User Data Box and 8.11.1 Meta Box of the movie, copied (location, title, keys).
+            if let userData = metadata?.userData { moov.append(userData) }
+            if let meta = metadata?.meta { moov.append(meta) }
             if fragmented {
                 // 8.8.1 Movie Extends Box, 8.8.3 Track Extends Box: no defaults; every trun says all.
                 moov.box(.mvex) { mvex in

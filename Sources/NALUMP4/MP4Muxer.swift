@@ -34,6 +34,8 @@ public struct MP4MuxerOptions: Sendable {
     /// See ``MP4WriterConfiguration/editListFollowsSampleTimes``: set for an ``editList`` in
     /// the source's times (``MP4Muxer/useSourceTiming(timescale:lookup:)``).
     public var editListFollowsSampleTimes = false
+    /// See ``MP4WriterConfiguration/metadata``.
+    public var metadata: MP4MovieMetadata? = nil
 
     public init(sampleEntry: MP4SampleEntryType? = nil, layout: MP4Layout = .moovAtEnd, frameRate: Rational? = nil,
                 negativeCompositionOffsets: Bool = false, accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
@@ -755,6 +757,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         configuration.movieTimescale = options.movieTimescale
         configuration.videoStartDelay = options.videoStartDelay
         configuration.editListFollowsSampleTimes = options.editListFollowsSampleTimes
+        configuration.metadata = options.metadata
         let writer = try MP4Writer(sink: sink, configuration: configuration, spool: spool)
         self.writer = writer
         recordChanged = false

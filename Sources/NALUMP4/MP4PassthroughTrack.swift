@@ -26,6 +26,9 @@ public struct MP4PassthroughTrack: Hashable, Sendable {
     /// The `minf` media information header box, whole (`smhd`, `nmhd`, `sthd`, …); `nil`
     /// writes `smhd` for sound, `vmhd` for video, `nmhd` otherwise.
     public var mediaInformationHeader: [UInt8]?
+    /// Times, matrix, layer, handler name and `udta` copied from the input (``MP4TrackMetadata``);
+    /// `nil` writes zero times, the identity matrix and the default handler name.
+    public var metadata: MP4TrackMetadata?
 
     public init(handler: FourCC, timescale: UInt32, sampleEntries: [[UInt8]], languageCode: UInt16 = 0x55C4,
                 editList: [MP4EditListEntry]? = nil, trackHeaderFlags: UInt32 = 3, alternateGroup: Int16 = 0,
@@ -44,7 +47,8 @@ public struct MP4PassthroughTrack: Hashable, Sendable {
     }
 
     /// A copy of `track` as read (``MP4TrackReader``): its handler, timescale, entries,
-    /// language, header fields, media information header, and its edit list (`nil` when it has
+    /// language, header fields, media information header, metadata (times, matrix, handler
+    /// name, `udta`), and its edit list (`nil` when it has
     /// none). The edit list's durations are in the input's movie timescale: write with that
     /// ``MP4WriterConfiguration/movieTimescale`` to keep them exact.
     public init(copying track: MP4Track) {
@@ -52,6 +56,7 @@ public struct MP4PassthroughTrack: Hashable, Sendable {
                   languageCode: track.languageCode, editList: track.editList.isEmpty ? nil : track.editList,
                   trackHeaderFlags: track.trackHeaderFlags, alternateGroup: track.alternateGroup, volume: track.volume,
                   width: track.width, height: track.height, mediaInformationHeader: track.mediaInformationHeader)
+        metadata = track.metadata
     }
 }
 

@@ -34,6 +34,8 @@ public struct MP4Track: Hashable, Sendable {
     public var mediaInformationHeader: [UInt8]?
     /// Samples listed in the sample table; fragments add more.
     public var sampleTableCount: Int
+    /// Times, display matrix, layer, handler name, language and user data (``MP4TrackMetadata``).
+    public var metadata = MP4TrackMetadata()
 
     public init(trackID: UInt32, handler: FourCC, timescale: UInt32, duration: UInt64, languageCode: UInt16 = 0x55C4,
                 sampleEntries: [[UInt8]], editList: [MP4EditListEntry] = [], trackHeaderFlags: UInt32 = 3, alternateGroup: Int16 = 0,

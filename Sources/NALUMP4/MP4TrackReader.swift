@@ -31,6 +31,9 @@ public struct MP4MovieReader<Source: RandomAccessByteSource> {
     public let isFragmented: Bool
     /// The tracks, in file order (`trak` boxes with an `mdia` and `hdlr`).
     public let tracks: [MP4TrackReader<Source>]
+    /// The movie's times, matrix and user data (``MP4MovieMetadata``; its `video` part at its
+    /// defaults: take a video track's ``MP4Track/metadata``).
+    public let metadata: MP4MovieMetadata
 
     /// Tracks read at most: each one's iterator walks every fragment, so reading all of them
     /// costs tracks × file; a movie of more `trak` boxes is refused rather than read.
@@ -47,6 +50,7 @@ public struct MP4MovieReader<Source: RandomAccessByteSource> {
         movieTimescale = movie.movieHeader.timescale
         movieDuration = movie.fragmentDuration ?? movie.movieHeader.duration
         isFragmented = movie.isFragmented
+        metadata = MovieBoxes.movieMetadata(movie, in: source)
         var tracks: [MP4TrackReader<Source>] = []
         for trak in movie.children where trak.type == .trak {
             guard tracks.count < Self.maxTracks else {
@@ -95,11 +99,13 @@ public struct MP4TrackReader<Source: RandomAccessByteSource> {
         }
         let table = try SampleTable(boxes: boxes.tables, in: source, fileSize: source.size, sampleDescriptionCount: raw.count,
                                     requireTables: !movie.isFragmented)
-        track = MP4Track(trackID: boxes.header.trackID, handler: boxes.handler, timescale: boxes.media.timescale,
+        var track = MP4Track(trackID: boxes.header.trackID, handler: boxes.handler, timescale: boxes.media.timescale,
                          duration: boxes.media.duration, languageCode: boxes.media.language, sampleEntries: raw,
                          editList: boxes.editList, trackHeaderFlags: boxes.header.flags, alternateGroup: boxes.header.alternateGroup,
                          volume: boxes.header.volume, width: boxes.header.width, height: boxes.header.height,
                          mediaInformationHeader: informationHeader, sampleTableCount: table.sampleCount)
+        track.metadata = boxes.metadata
+        self.track = track
         context = TrackSampleContext(source: source, trackID: boxes.header.trackID, sampleDescriptionCount: raw.count,
                                      sampleTable: table, trackExtends: movie.trackExtends, isFragmented: movie.isFragmented,
                                      fragmentsStart: movie.movieBox.end)

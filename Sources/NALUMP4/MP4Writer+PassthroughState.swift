@@ -1,3 +1,5 @@
+public import NALU
+
 /// What an ``MP4Writer`` keeps of one passthrough track: its sample tables and chunks
 /// (progressive layouts) or the samples and data of the fragment being assembled.
 struct PassthroughTrackState {
@@ -23,5 +25,18 @@ struct PassthroughTrackState {
         }
         fragmentSamples.removeAll(keepingCapacity: true)
         fragmentData.removeAll(keepingCapacity: true)
+    }
+}
+
+extension MP4Writer {
+    /// Replaces passthrough track `index`'s edit list (``MP4PassthroughTrack/editList``): for a
+    /// track whose length is known only once its samples are in (audio demultiplexed from a
+    /// transport stream). It takes effect when `moov` is written: at ``finish()`` for the
+    /// `moovAtEnd` and `faststart` layouts; a `fragmented` movie's `moov` is already out.
+    public func setEditList(_ editList: [MP4EditListEntry]?, passthroughTrack index: Int) throws(NALUError) {
+        guard configuration.passthroughTracks.indices.contains(index) else {
+            throw NALUError(.invalidValue, field: "passthroughTrack", detail: "\(index); the writer has \(configuration.passthroughTracks.count)")
+        }
+        configuration.passthroughTracks[index].editList = editList
     }
 }

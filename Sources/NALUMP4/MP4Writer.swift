@@ -64,6 +64,10 @@ public struct MP4WriterConfiguration: Sendable {
     /// its sample aspect ratio after each record (ISO/IEC 14496-12 12.1.5, 12.1.4), as FFmpeg's
     /// muxer does.
     public var colourBoxes: Bool = false
+    /// The movie's and the video track's times, matrices, handler name, language and user data
+    /// (``MP4MovieMetadata``), copied from an input; `nil` writes zero times, identity matrices,
+    /// "und" and no `udta`. Its ``MP4MovieMetadata/quickTime`` brands the file `qt  `.
+    public var metadata: MP4MovieMetadata? = nil
 
     public init(sampleEntry: MP4SampleEntryType, decoderConfigurationRecord: [UInt8], width: Int, height: Int,
                 timescale: UInt32, layout: MP4Layout = .moovAtEnd, negativeCompositionOffsets: Bool = false,
@@ -114,7 +118,7 @@ public final class MP4Writer<Sink: ByteSink> {
     // The properties touched for every sample are `@exclusivity(unchecked)`: no method holds one
     // of them across a call that can reach back into this writer (the sink and spool are
     // other objects), so the run-time check per access finds nothing.
-    @exclusivity(unchecked) public private(set) var configuration: MP4WriterConfiguration
+    @exclusivity(unchecked) public internal(set) var configuration: MP4WriterConfiguration
     let spool: (any ByteSink & RandomAccessByteSource)?
     @exclusivity(unchecked) var position: Int64 = 0
     @exclusivity(unchecked) private var started = false
@@ -466,7 +470,7 @@ public final class MP4Writer<Sink: ByteSink> {
                          startDelay: configuration.videoStartDelay,
                          fragmented: configuration.layout == .fragmented,
                          passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) },
-                         colourBoxes: configuration.colourBoxes)
+                         colourBoxes: configuration.colourBoxes, metadata: configuration.metadata)
     }
 
     /// Writes what precedes the first sample, once. (The check is inlined into the per-sample

@@ -70,6 +70,8 @@ struct TrackBoxes {
     let stsd: MP4BoxHeader
     /// The children of `stbl`.
     let tables: [MP4BoxHeader]
+    /// Times, matrix, handler name, user data.
+    var metadata = MP4TrackMetadata()
 
     /// Parses `trak`; `nil` when it has no `mdia` or `hdlr`, or `wanted` is given and its
     /// handler is another. `what` names the track in errors ("video").
@@ -106,8 +108,10 @@ struct TrackBoxes {
             editList = try MovieBoxes.editList(elst, in: source)
         }
         let mediaInformationHeader = information.first { ["vmhd", "smhd", "hmhd", "sthd", "nmhd", "gmhd"].contains($0.type) }
-        return TrackBoxes(header: header, handler: handler, media: mediaHeader, editList: editList,
-                          mediaInformationHeader: mediaInformationHeader, stsd: stsd, tables: tables)
+        var boxes = TrackBoxes(header: header, handler: handler, media: mediaHeader, editList: editList,
+                               mediaInformationHeader: mediaInformationHeader, stsd: stsd, tables: tables)
+        boxes.metadata = MovieBoxes.trackMetadata(trak: children, media: media, in: source)
+        return boxes
     }
 }
 

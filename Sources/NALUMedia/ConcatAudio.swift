@@ -2,25 +2,42 @@ import NALU
 public import NALUMP4
 import NALUTS
 
-/// How ``Concatenator`` joins the audio of MP4/MOV inputs: when every input has exactly one sound
-/// track with one sample entry, all byte-identical (same codec, sample rate, channels and
-/// `esds`/codec configuration) and the same media timescale, the output gets one audio track
-/// holding every input's samples in order, copied unchanged (durations kept, so its media
-/// duration is the sum of the inputs'). Its edit list (ISO/IEC 14496-12 8.6.6) has one entry
-/// per input: that input's own first non-empty edit moved to where its samples sit in the
-/// joined track, so each input presents exactly the audio it presented on its own (AAC priming
-/// hidden at every join) and the audio of input *i* starts where the sum of the previous
-/// inputs' presented audio durations ends. With inputs whose audio and video last as long (as
-/// FFmpeg writes them), the joins stay in sync; otherwise the difference carries over.
+/// How ``Concatenator`` joins the audio of MP4/MOV inputs: when every input has exactly one
+/// sound track with one sample entry, the entries alike in what a decoder needs (the same
+/// format; for `mp4a` the same AudioSpecificConfig, sample rate and channel count — the `esds`
+/// and `btrt` bitrate fields may differ, as they do between any two encodes), and the same
+/// media timescale, the output gets ONE continuous audio track (the first input's sample entry)
+/// with ONE edit (ISO/IEC 14496-12 8.6.6) for the whole track: the first input's `media_time`
+/// (its priming hidden) for the joined presented duration. Demuxers that honour only the first
+/// edit (GStreamer's qtdemux) then play it through.
+///
+/// Input *i*'s audio should start where its video does: after the inputs before it (the sum of
+/// their presented video durations, ``targets``). Whole samples are kept or left out so that it does, within
+/// half a sample duration (one AAC frame is 1024 samples): the samples before an input's own
+/// edit (priming) and after it are left out where they would overlap the neighbours, so each
+/// join costs at most one audio frame and the error never accumulates.
 public struct ConcatAudio {
     /// Each input's sound track, in order.
     public let readers: [MP4TrackReader<AnyRandomAccessSource>]
-    /// The output track: the first input's, with the joined edit list.
+    /// The output track: the first input's, with the one joined edit.
     public let track: MP4PassthroughTrack
     /// The movie timescale the edit list is in (the tracks' media timescale).
     public let movieTimescale: UInt32
-    /// The joined presentation duration (movie timescale): the sum of the inputs' presented audio.
+    /// The joined presentation duration (movie timescale).
     public let presentedDuration: UInt64
+    /// The decoding times kept of each input (its own timeline): a contiguous run of samples.
+    public let kept: [Range<Int64>]
+    /// Where each input's audio should start in the joined presentation (track timescale): the
+    /// sum of the previous inputs' presented video durations.
+    public let targets: [Int64]
+    /// Where each input's first kept sample presents in the joined track, minus where it
+    /// presented in the input (track timescale): the join error; 0 for the first.
+    public let joinErrors: [Int64]
+    /// The duration each input's samples are written with inside the join: every input but the
+    /// last has its samples written at least a whole frame long (its longest duration), as a
+    /// decoder outputs a whole frame for an AAC encoder's shorter last one; 0 for the last
+    /// input (its durations as they are: its short last frame is the joined track's end).
+    public let minimumDurations: [UInt32]
 
     /// The join of `sources`' audio, or why there is none (`reason`, one phrase).
     public static func plan(_ sources: [MediaSource]) throws -> (audio: ConcatAudio?, reason: String?) {
@@ -34,46 +51,137 @@ public struct ConcatAudio {
             guard reader.track.sampleEntries.count == 1 else { return (nil, "\(source.path)'s audio has several sample entries") }
             readers.append(reader)
         }
-        guard let first = readers.first else { return (nil, "no input") }
+        guard let first = readers.first, let firstEntry = first.track.sampleEntries.first else { return (nil, "no input") }
         for (position, reader) in readers.enumerated().dropFirst() {
-            guard reader.track.sampleEntries == first.track.sampleEntries, reader.track.timescale == first.track.timescale else {
-                return (nil, "\(sources[position].path)'s audio sample entry (codec configuration) differs from \(sources[0].path)'s")
+            guard reader.track.timescale == first.track.timescale else {
+                return (nil, "\(sources[position].path)'s audio timescale \(reader.track.timescale) differs from \(sources[0].path)'s \(first.track.timescale)")
+            }
+            if let entry = reader.track.sampleEntries.first, let difference = AudioSampleEntry.difference(firstEntry, entry) {
+                return (nil, "\(sources[position].path)'s audio \(difference) differs from \(sources[0].path)'s")
             }
         }
         let scale = first.track.timescale
         guard scale > 0 else { return (nil, "audio timescale 0") }
-        var edits: [MP4EditListEntry] = []
-        var offset: Int64 = 0
-        var presented: UInt64 = 0
+        // Each input's samples, its media_time and its presented duration (track timescale).
+        var inputs: [(samples: [(dts: Int64, duration: Int64)], mediaTime: Int64, duration: Int64)] = []
         for (position, reader) in readers.enumerated() {
+            var samples: [(dts: Int64, duration: Int64)] = []
             var total: Int64 = 0
-            try reader.forEachSample { sample in total &+= Int64(sample.duration) }
+            try reader.forEachSample { sample in
+                samples.append((sample.dts, Int64(sample.duration)))
+                total &+= Int64(sample.duration)
+            }
             let movieScale = UInt64(max(1, try sources[position].movie()?.movieTimescale ?? 1))
             let start = reader.track.editList.first { $0.mediaTime >= 0 }
             let mediaTime = min(max(0, start?.mediaTime ?? 0), total)
-            // The edit's duration in the track's timescale, at most the samples after media_time.
-            var duration = UInt64(total - mediaTime)
-            if let start {
+            var duration = total - mediaTime
+            if let start, start.segmentDuration > 0 {
                 let (product, overflow) = start.segmentDuration.multipliedReportingOverflow(by: UInt64(scale))
-                if !overflow { duration = min(duration, product / movieScale) }
+                if !overflow { duration = min(duration, Int64(clamping: product / movieScale)) }
             }
-            let (at, overflow) = offset.addingReportingOverflow(mediaTime)
-            guard !overflow else { return (nil, "audio too long") }
-            edits.append(MP4EditListEntry(segmentDuration: duration, mediaTime: at))
-            offset &+= total
-            presented &+= duration
+            inputs.append((samples, mediaTime, duration))
         }
+        // Input i's audio starts where its video does: after the previous inputs' presented
+        // video (their video edit's duration, else their video media), so an input whose audio
+        // runs longer or shorter than its pictures does not carry the difference into the next
+        // joins. The last input's audio ends with its own edit.
+        var targets: [Int64] = []
+        var target: Int64 = 0
+        for (position, input) in inputs.enumerated() {
+            targets.append(target)
+            let video = position + 1 < inputs.count ? Self.videoDuration(sources[position], timescale: scale) : nil
+            target &+= video ?? input.duration
+        }
+        let end = targets.last.map { $0 &+ (inputs.last?.duration ?? 0) } ?? 0
+        // The joined track's presentation position of the next sample kept (0 is the first
+        // input's media_time, so its priming sits before 0).
+        var cursor: Int64 = 0 &- (inputs.first?.mediaTime ?? 0)
+        var kept: [Range<Int64>] = []
+        var errors: [Int64] = []
+        var minimums: [UInt32] = []
+        for (position, input) in inputs.enumerated() {
+            let limit = position + 1 < inputs.count ? targets[position + 1] : end
+            var low: Int64?
+            var high: Int64 = 0
+            var error: Int64 = 0
+            // A shorter last sample (an AAC encoder's final partial frame) still decodes to a
+            // whole frame: inside the join it counts (and is written) as one.
+            let frame = position + 1 < inputs.count ? (input.samples.map(\.duration).max() ?? 0) : 0
+            minimums.append(UInt32(clamping: frame))
+            for sample in input.samples {
+                let duration = max(sample.duration, frame)
+                // Where the sample presents in the joined timeline were the input placed exactly.
+                let ideal = targets[position] &+ (sample.dts &- input.mediaTime)
+                let middle = ideal &+ duration / 2
+                guard middle < limit else { break }
+                guard middle > cursor else { continue }
+                if low == nil {
+                    low = sample.dts
+                    error = cursor &- ideal
+                }
+                high = sample.dts &+ 1
+                cursor &+= duration
+            }
+            kept.append((low ?? 0)..<(low == nil ? 0 : high))
+            errors.append(error)
+        }
+        let presented = max(0, min(end, cursor))
         var track = MP4PassthroughTrack(copying: first.track)
-        track.editList = edits
-        return (ConcatAudio(readers: readers, track: track, movieTimescale: scale, presentedDuration: presented), nil)
+        track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
+        return (ConcatAudio(readers: readers, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
+                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
     }
 }
 
-/// Appends the joined inputs' audio samples to writer track 0, interleaved with the video by
-/// decoding time (about half a second of audio at a time, as ``MP4PassthroughInterleaver``).
-/// Memory: one sample buffer, reused.
+extension ConcatAudio {
+    /// How long `source`'s video presents, in ticks of `timescale`: its edit list's non-empty
+    /// segments (movie timescale), else its media duration; `nil` when unknown (fragmented).
+    static func videoDuration(_ source: MediaSource, timescale: UInt32) -> Int64? {
+        guard let video = source.mp4?.track else { return nil }
+        let edits = video.editList.filter { $0.mediaTime >= 0 }
+        if !edits.isEmpty {
+            let total = edits.reduce(UInt64(0)) { $0 &+ $1.segmentDuration }
+            guard total > 0, video.movieTimescale > 0 else { return nil }
+            let product = total.multipliedFullWidth(by: UInt64(timescale))
+            guard product.high < UInt64(video.movieTimescale) else { return nil }
+            return Int64(clamping: UInt64(video.movieTimescale).dividingFullWidth(product).quotient)
+        }
+        guard video.duration > 0, video.timescale > 0 else { return nil }
+        let product = video.duration.multipliedFullWidth(by: UInt64(timescale))
+        guard product.high < UInt64(video.timescale) else { return nil }
+        return Int64(clamping: UInt64(video.timescale).dividingFullWidth(product).quotient)
+    }
+}
+
+/// What of two sound sample entries a decoder needs (ISO/IEC 14496-12 12.2.3 AudioSampleEntry,
+/// ISO/IEC 14496-14 `esds`): the format, channel count, sample rate and, for `mp4a`, the
+/// AudioSpecificConfig; not the `esds` bitrate fields or a `btrt` box, which differ between encodes.
+enum AudioSampleEntry {
+    /// What differs between `a` and `b` ("sample entry (format mp4a vs ac-3)"), or `nil` when a
+    /// decoder takes both alike.
+    static func difference(_ a: [UInt8], _ b: [UInt8]) -> String? {
+        if a == b { return nil }
+        guard a.count >= 36, b.count >= 36 else { return "sample entry" }
+        let formatA = String(decoding: a[4..<8], as: UTF8.self), formatB = String(decoding: b[4..<8], as: UTF8.self)
+        guard formatA == formatB else { return "format (\(formatA) vs \(formatB))" }
+        // SoundSampleEntry (version 0 layout): channelcount at 24, samplesize 26, samplerate 32 (16.16).
+        guard a[24..<28] == b[24..<28] else { return "channel count or sample size" }
+        guard a[32..<36] == b[32..<36] else { return "sample rate" }
+        guard formatA == "mp4a" else { return "sample entry (\(formatA) configuration)" }
+        guard let configA = try? AudioSpecificConfig.fromSampleEntry(a), let configB = try? AudioSpecificConfig.fromSampleEntry(b) else {
+            return "esds"
+        }
+        return configA == configB ? nil : "AudioSpecificConfig"
+    }
+}
+
+/// Appends the joined inputs' kept audio samples (``ConcatAudio/kept``) to writer track 0,
+/// interleaved with the video by decoding time (about half a second of audio at a time, as
+/// ``MP4PassthroughInterleaver``). Memory: one sample buffer, reused.
 final class ConcatAudioFeeder {
     private let readers: [MP4TrackReader<AnyRandomAccessSource>]
+    private let kept: [Range<Int64>]
+    private let minimumDurations: [UInt32]
     private var current = 0
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
     private var next: MP4Sample?
@@ -85,6 +193,8 @@ final class ConcatAudioFeeder {
 
     init(_ audio: ConcatAudio) {
         readers = audio.readers
+        kept = audio.kept
+        minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
         samples = audio.readers.first?.samples()
     }
@@ -104,9 +214,10 @@ final class ConcatAudioFeeder {
                 }
             }
             try readers[current].read(sample, into: &buffer)
-            try writer.append(buffer, track: 0, duration: sample.duration, compositionOffset: sample.compositionOffset,
+            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0)
+            try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
-            time &+= Int64(sample.duration)
+            time &+= Int64(duration)
             appended += 1
             next = nil
         }
@@ -116,6 +227,7 @@ final class ConcatAudioFeeder {
         if let next { return next }
         while current < readers.count {
             if let sample = try samples?.next() {
+                guard current < kept.count, kept[current].contains(sample.dts) else { continue }
                 next = sample
                 return sample
             }
@@ -126,59 +238,48 @@ final class ConcatAudioFeeder {
     }
 }
 
-/// Pushes the joined inputs' AAC frames into a ``TransportStreamMuxer`` as ADTS, interleaved
-/// with the video by time (``TransportStreamMuxer/willWriteVideo``). A transport stream has no
-/// edit list, so each input's frames are timed by its edit in the ``ConcatAudio`` plan: input
-/// *i*'s audio presents from the sum of the previous inputs' presented durations, and the frames
-/// wholly outside its edit — the AAC priming frame of every input after the first, a tail past
-/// the edit — are left out so the timestamps never go back. Memory: one sample buffer, reused.
+/// Pushes the joined inputs' kept AAC frames (``ConcatAudio/kept``) into a
+/// ``TransportStreamMuxer`` as ADTS, interleaved with the video by time
+/// (``TransportStreamMuxer/willWriteVideo``). A transport stream has no edit list: each frame
+/// is timed where it presents in the joined track (its decoding position less the first
+/// input's `media_time`), so the frames continue without gaps and the first input's priming
+/// presents just before time 0. Memory: one sample buffer, reused.
 final class ConcatTransportStreamAudioFeeder {
     private let readers: [MP4TrackReader<AnyRandomAccessSource>]
-    private let edits: [MP4EditListEntry]
+    private let kept: [Range<Int64>]
+    private let minimumDurations: [UInt32]
     private let scale: Int64
     private var current = 0
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
     private var next: MP4Sample?
     private var buffer: [UInt8] = []
-    /// The joined decoding time of the current input's first sample, and the presentation time
-    /// its edit starts at (both in the track's timescale).
-    private var inputStart: Int64 = 0
-    private var base: Int64 = 0
-    private var inputSamples: Int64 = 0
+    /// The presentation time of the next frame (track timescale).
+    private var time: Int64
     private(set) var pushed = 0
-    private(set) var skipped = 0
 
     init(_ audio: ConcatAudio) {
         readers = audio.readers
-        edits = audio.track.editList ?? []
+        kept = audio.kept
+        minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
         samples = audio.readers.first?.samples()
+        time = 0 &- (audio.track.editList?.first?.mediaTime ?? 0)
     }
 
     func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
         muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
     }
 
-    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+    private func push<Sink: ByteSink>(upTo limit: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
         while let sample = try peek() {
-            guard current < edits.count else { return }
-            let edit = edits[current]
-            // Presentation time: the edit's start, plus the sample's place after its media_time.
-            let joined = inputStart &+ sample.dts
-            let presented = base &+ (joined &- edit.mediaTime)
-            let editEnd = base &+ Int64(clamping: edit.segmentDuration)
-            if (current > 0 && presented < base) || (current + 1 < edits.count && presented >= editEnd) {
-                skipped += 1
-                next = nil
-                continue
-            }
-            if let time {
-                let left = presented.multipliedFullWidth(by: 90_000)
-                let right = time.multipliedFullWidth(by: scale)
+            if let limit {
+                let left = time.multipliedFullWidth(by: 90_000)
+                let right = limit.multipliedFullWidth(by: scale)
                 if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
             }
             try readers[current].read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: presented, timescale: scale) }
+            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
+            time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
             pushed += 1
             next = nil
         }
@@ -188,14 +289,10 @@ final class ConcatTransportStreamAudioFeeder {
         if let next { return next }
         while current < readers.count {
             if let sample = try samples?.next() {
-                inputSamples = sample.dts &+ Int64(sample.duration)
+                guard current < kept.count, kept[current].contains(sample.dts) else { continue }
                 next = sample
                 return sample
             }
-            // The next input: its samples follow this one's in the joined timeline.
-            inputStart &+= inputSamples
-            inputSamples = 0
-            if current < edits.count { base &+= Int64(clamping: edits[current].segmentDuration) }
             current += 1
             samples = current < readers.count ? readers[current].samples() : nil
         }

@@ -72,8 +72,10 @@ public final class Concatenator {
             let identity = path == "-" ? nil : FileIdentity(path: path)
             if identity?.isRegularFile != true { kept[position] = source }
             if position == 0 { firstFrameRate = try Self.frameRate(of: source) }
+            let hasAudio = source.otherTracks.contains { $0.handler == "soun" }
+                || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
             inputs.append(ConcatInput(path: path, codec: source.codec, container: source.container, otherTracks: source.otherTracks,
-                                      options: option, identity: identity))
+                                      hasAudio: hasAudio, options: option, identity: identity))
         }
         self.inputs = inputs
         self.firstFrameRate = firstFrameRate
@@ -101,6 +103,13 @@ public final class Concatenator {
         guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return (nil, nil) }
         if let other = inputs.first(where: { !$0.container.isMP4 }) { return (nil, "\(other.path) is not MP4/MOV") }
         return try ConcatAudio.plan(inputs.indices.map { try open($0, keeping: true) })
+    }
+
+    /// The first input's movie metadata (an MP4/MOV's rotation, creation times, user data), or
+    /// `nil` for other containers.
+    public func firstMovieMetadata() throws -> MP4MovieMetadata? {
+        guard inputs.first?.container.isMP4 == true else { return nil }
+        return try open(0, keeping: true).movieMetadata()
     }
 
     /// `H.264` / `H.265`.
@@ -285,6 +294,8 @@ public struct ConcatInput: Sendable {
     public let container: MediaContainer
     /// Tracks of an MP4/MOV input other than the video track read.
     public let otherTracks: [MP4OtherTrack]
+    /// Whether it has sound: an MP4/MOV sound track or a transport stream's audio stream.
+    public let hasAudio: Bool
     /// The options it is opened with (the record, when it is length-prefixed).
     let options: MediaSourceOptions
     /// The file, to check that the one opened for its turn is the one the first pass read.

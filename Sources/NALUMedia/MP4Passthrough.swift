@@ -124,3 +124,15 @@ extension MediaSource {
         return (tracks, movie.movieTimescale)
     }
 }
+
+extension MediaSource {
+    /// What an MP4-to-MP4 remux copies of the movie besides the samples (``MP4MovieMetadata``):
+    /// `mvhd` times and matrix, `moov`'s `udta` and `meta`, and the video track's times, display
+    /// matrix, language, handler name and `udta`. `nil` for a raw stream or a transport stream.
+    public func movieMetadata() throws -> MP4MovieMetadata? {
+        guard let movie = try movie(), let video = mp4 else { return nil }
+        var metadata = movie.metadata
+        if let track = movie.track(id: video.track.trackID) { metadata.video = track.track.metadata }
+        return metadata
+    }
+}

@@ -182,11 +182,13 @@ public final class MP4FileSink: MediaSink {
     /// decoding time, composition offset and duration, and (MP4) an edit list equivalent to the
     /// input's (unless `options` give one). An elementary stream is timed at the frame rate of
     /// `options`, else its SPS VUI's.
-    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions) throws {
+    /// `parameterSets` replaces the source's record sets (edited ones).
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
+                            parameterSets: [[UInt8]]? = nil) throws {
         let (timed, clock) = try Self.options(options, keepingTimesOf: source)
         try self.init(codec: source.codec, output: output, options: timed)
         if let clock { try keepTimes(clock) }
-        for unit in source.outOfBandParameterSets { try push(nalUnit: unit) }
+        for unit in parameterSets ?? source.outOfBandParameterSets { try push(nalUnit: unit) }
     }
 
     /// `options` for an output that keeps `source`'s times, and the clock to give
@@ -220,9 +222,10 @@ public final class MP4FileSink: MediaSink {
     /// in a movie of `movieTimescale` (the input's, so their edit lists stay exact).
     /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
     /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
+    /// `parameterSets` replaces the source's record sets (edited ones).
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
-                            decodeTimes: [Range<Int64>?]? = nil) throws {
+                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale
@@ -237,7 +240,7 @@ public final class MP4FileSink: MediaSink {
             }
             options.videoStartDelay = delay
         }
-        try self.init(for: source, output: output, options: options)
+        try self.init(for: source, output: output, options: options, parameterSets: parameterSets)
         guard !tracks.isEmpty else { return }
         let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
         passthrough = interleaver

@@ -119,3 +119,197 @@ public final class TransportStreamAudioFeeder {
         return nil
     }
 }
+
+extension TransportStreamAudioReader {
+    /// The `mp4a` sample entry for this AAC stream (ISO/IEC 14496-12 12.2.3 AudioSampleEntry,
+    /// ISO/IEC 14496-14 5.6 `esds` with an ES_Descriptor, a DecoderConfigDescriptor for
+    /// objectTypeIndication 0x40 (MPEG-4 audio) holding the AudioSpecificConfig, and the
+    /// SLConfigDescriptor ISO/IEC 14496-14 requires).
+    public var mp4SampleEntry: [UInt8] {
+        func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
+            // sizeOfInstance in four 7-bit bytes, as ffmpeg writes it.
+            let size = body.count
+            return [tag, UInt8(0x80 | (size >> 21) & 0x7F), UInt8(0x80 | (size >> 14) & 0x7F), UInt8(0x80 | (size >> 7) & 0x7F), UInt8(size & 0x7F)] + body
+        }
+        let specific = descriptor(0x05, audioSpecificConfig)
+        // objectTypeIndication 0x40, streamType 5 (audio) << 2 | 1, bufferSizeDB 0, max and avg bitrate 0 (unknown).
+        let config = descriptor(0x04, [0x40, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + specific)
+        let es = descriptor(0x03, [0, 0, 0] + config + descriptor(0x06, [0x02]))
+        let esds = box("esds", [0, 0, 0, 0] + es)
+        let rate = UInt32(min(sampleRate, 0xFFFF)) << 16
+        var fields: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 1]  // reserved, data_reference_index 1
+        fields += [0, 0, 0, 0, 0, 0, 0, 0]  // reserved (version 0)
+        fields += [UInt8(channelCount >> 8), UInt8(channelCount & 0xFF), 0, 16, 0, 0, 0, 0]  // channelcount, samplesize 16
+        fields += [UInt8(rate >> 24), UInt8((rate >> 16) & 0xFF), 0, 0]
+        return box("mp4a", fields + esds)
+    }
+
+    private func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+        let size = payload.count + 8
+        return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
+    }
+
+    /// The sound track an MP4 output gets for this stream (its edit list set at the end by
+    /// ``TransportStreamAudioMP4Feeder``).
+    public var mp4Track: MP4PassthroughTrack {
+        MP4PassthroughTrack(handler: "soun", timescale: UInt32(sampleRate), sampleEntries: [mp4SampleEntry])
+    }
+
+    /// ``mp4Track`` with the edit list its first frame implies against `origin` (the PTS of the
+    /// video's first picture) in a movie of `movieTimescale`, the segment's duration left 0 (the
+    /// rest of the media): what a fragmented MP4, whose `moov` comes first, keeps; the feeder
+    /// replaces it with the exact one in the other layouts.
+    public func mp4Track(origin: Int64, movieTimescale: UInt32 = TransportStreamAudioMP4Feeder.movieTimescale) -> MP4PassthroughTrack {
+        var track = mp4Track
+        let offset = firstPTS &- origin
+        if offset > 0 {
+            track.editList = [MP4EditListEntry(segmentDuration: UInt64(offset) &* UInt64(movieTimescale) / 90_000, mediaTime: -1),
+                              MP4EditListEntry(segmentDuration: 0, mediaTime: 0)]
+        } else if offset < 0 {
+            track.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: (0 &- offset) &* Int64(max(1, sampleRate)) / 90_000)]
+        }
+        return track
+    }
+}
+
+/// Appends a transport stream's AAC frames (``TransportStreamAudioReader``) to an
+/// ``MP4Writer``'s passthrough track, interleaved with the video by time (about half a second
+/// ahead, as ``MP4PassthroughInterleaver``), each frame 1024 samples; at the end it sets the
+/// track's edit list (ISO/IEC 14496-12 8.6.6) so the audio keeps its place against the video:
+/// an empty edit when the audio starts after the video's first picture, a `media_time` when it
+/// starts before (in the movie timescale ``movieTimescale``, 90 kHz).
+public final class TransportStreamAudioMP4Feeder {
+    /// The movie timescale the edit list is written in by default: the transport stream's.
+    public static let movieTimescale: UInt32 = 90_000
+    private let movieScale: UInt64
+    private let reader: TransportStreamAudioReader
+    private let track: Int
+    /// PTS (90 kHz) presented with the video's first picture, and the PTS range kept.
+    private let origin: Int64
+    private let range: Range<Int64>?
+    /// The presented duration of the video (movie timescale), when the audio is cut to it.
+    private let presentedDuration: UInt64?
+    private var next: (frame: [UInt8], pts: Int64)?
+    private var done = false
+    private var firstPTS: Int64?
+    private var time: Int64 = 0
+    /// Frames appended so far.
+    public private(set) var appended = 0
+
+    /// - Parameters:
+    ///   - origin: the PTS the video's first shown picture has (``MediaSource/transportStreamVideoStart``).
+    ///   - range: PTS (90 kHz) of the frames to keep: frames ending after its start and starting
+    ///     before its end; `nil` keeps all.
+    ///   - presentedDuration: the audio's edit lasts at most this (movie timescale).
+    ///   - movieTimescale: the movie's timescale, which the edit list's durations are in.
+    public init(reader: TransportStreamAudioReader, track: Int = 0, origin: Int64, range: Range<Int64>? = nil, presentedDuration: UInt64? = nil,
+                movieTimescale: UInt32 = TransportStreamAudioMP4Feeder.movieTimescale) {
+        movieScale = UInt64(max(1, movieTimescale))
+        self.reader = reader
+        self.track = track
+        self.origin = origin
+        self.range = range
+        self.presentedDuration = presentedDuration
+    }
+
+    private var frameTicks: Int64 { 1024 * 90_000 / Int64(max(1, reader.sampleRate)) }
+
+    private func peek() throws -> (frame: [UInt8], pts: Int64)? {
+        if let next { return next }
+        guard !done else { return nil }
+        while let frame = try reader.next() {
+            if let range {
+                if frame.pts >= range.upperBound { break }
+                if frame.pts &+ frameTicks <= range.lowerBound { continue }
+            }
+            next = frame
+            return frame
+        }
+        done = true
+        return nil
+    }
+
+    /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
+    /// (half a second ahead); `nil` appends the rest and sets the edit list.
+    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
+        let rate = Int64(max(1, reader.sampleRate))
+        while let frame = try peek() {
+            if let decodeTime {
+                // time / rate ≥ decodeTime / timescale + 1/2: later.
+                let left = time.multipliedFullWidth(by: 2 * Int64(timescale))
+                let right = (decodeTime &* 2 &+ Int64(timescale)).multipliedFullWidth(by: rate)
+                if left.high > right.high || (left.high == right.high && left.low >= right.low) { return }
+            }
+            if firstPTS == nil { firstPTS = frame.pts }
+            try writer.append(frame.frame, track: track, duration: 1024, compositionOffset: 0, isSync: true, sampleDescription: 1)
+            time &+= 1024
+            appended += 1
+            next = nil
+        }
+        guard decodeTime == nil, let firstPTS else { return }
+        // Where the first frame presents against the video's first picture, 90 kHz.
+        let offset = firstPTS &- origin
+        let media = UInt64(max(0, time))
+        var edits: [MP4EditListEntry] = []
+        var mediaTime: Int64 = 0
+        var presented = media &* movieScale / UInt64(rate)
+        let delay = UInt64(max(0, offset)) &* movieScale / 90_000
+        if offset > 0 {
+            edits.append(MP4EditListEntry(segmentDuration: delay, mediaTime: -1))
+        } else if offset < 0 {
+            mediaTime = min(Int64(media), (0 &- offset) &* rate / 90_000)
+            presented = (media &- UInt64(mediaTime)) &* movieScale / UInt64(rate)
+        }
+        if let presentedDuration {
+            presented = min(presented, presentedDuration > delay ? presentedDuration - delay : 0)
+        }
+        edits.append(MP4EditListEntry(segmentDuration: presented, mediaTime: mediaTime))
+        try writer.setEditList(edits, passthroughTrack: track)
+    }
+}
+
+/// Pushes a transport stream's AAC frames (``TransportStreamAudioReader``) into a
+/// ``TransportStreamMuxer`` as ADTS, interleaved with the video, each frame at its own PTS less
+/// `origin` (the PTS of the input video's first picture), so the A/V offset stays as it was.
+public final class TransportStreamToTransportStreamAudioFeeder {
+    private let reader: TransportStreamAudioReader
+    private let origin: Int64
+    private let range: Range<Int64>?
+    private var next: (frame: [UInt8], pts: Int64)?
+    private var done = false
+    /// Frames pushed so far.
+    public private(set) var pushedFrames = 0
+
+    public init(reader: TransportStreamAudioReader, origin: Int64, range: Range<Int64>? = nil) {
+        self.reader = reader
+        self.origin = origin
+        self.range = range
+    }
+
+    public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
+        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+    }
+
+    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+        let ticks = 1024 * 90_000 / Int64(max(1, reader.sampleRate))
+        while true {
+            if next == nil && !done {
+                while let frame = try reader.next() {
+                    if let range {
+                        if frame.pts >= range.upperBound { break }
+                        if frame.pts &+ ticks <= range.lowerBound { continue }
+                    }
+                    next = frame
+                    break
+                }
+                if next == nil { done = true }
+            }
+            guard let frame = next else { return }
+            let at = frame.pts &- origin
+            if let time, at > time { return }
+            try frame.frame.withUnsafeBytes { try muxer.pushAudio($0, time: at, timescale: 90_000) }
+            pushedFrames += 1
+            next = nil
+        }
+    }
+}

@@ -43,7 +43,7 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     }
 
     /// The AAC track's feeder, when the output carries one.
-    public private(set) var audio: TransportStreamAudioFeeder?
+    public internal(set) var audio: TransportStreamAudioFeeder?
 
     /// For `source` (MP4/MOV), with the AAC track `audio` (``MediaSource/transportStreamAudioTrack()``)
     /// as an ADTS stream interleaved with the video by time (``TransportStreamAudioFeeder``);
@@ -74,5 +74,19 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
         var report = MediaSinkReport(statistics: summary.statistics, notes: notes)
         report.transportStream = summary
         return report
+    }
+}
+
+extension TransportStreamSink {
+    /// Carries `audio` (an MP4/MOV input's AAC track, ``MediaSource/transportStreamAudioTrack()``)
+    /// as ADTS beside the video, interleaved by time and keeping the input's A/V offset (edit
+    /// lists), as ``init(for:output:options:audio:decodeTimes:)`` does. Nothing for `nil`.
+    public func attachAudio(_ audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?, source: MediaSource) throws {
+        guard let audio, let video = source.mp4 else { return }
+        try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+        let feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
+                                                videoDelay: editListStart(video.track.editList).delay)
+        feeder.attach(to: muxer)
+        self.audio = feeder
     }
 }

@@ -29,6 +29,8 @@ public final class Trimmer {
     /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` or
     /// ``writeTransportStream(_:output:options:audio:)`` cut.
     public private(set) var audioCuts: [TrimAudioCut] = []
+    /// The PID of a transport stream input's AAC stream the last write carried, if any.
+    public private(set) var transportStreamAudioCut: UInt16?
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
@@ -145,6 +147,20 @@ public final class Trimmer {
         let videoDuration = options.editList?.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } ?? 0
         let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: videoDuration) : []
         audioCuts = cuts
+        // A transport stream's AAC, cut to the same presented range (``TransportStreamAudioMP4Feeder``).
+        let tsAudio = audio ? try source.transportStreamAudio() : nil
+        transportStreamAudioCut = tsAudio.map { $0.pid }
+        var tsFeeder: TransportStreamAudioMP4Feeder?
+        if let tsAudio {
+            let start = tsAudio.origin(in: source)
+            let range = plan.presentedRange(timescale: 90_000)
+            let segment = options.editList.map { $0.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } }
+            options.movieTimescale = timing.timescale
+            options.passthroughTracks = [tsAudio.mp4Track]
+            tsFeeder = TransportStreamAudioMP4Feeder(reader: tsAudio, origin: start &+ range.lowerBound,
+                                                     range: (start &+ range.lowerBound)..<(start &+ range.upperBound),
+                                                     presentedDuration: segment, movieTimescale: timing.timescale)
+        }
         if !cuts.isEmpty {
             options.movieTimescale = timing.timescale
             options.passthroughTracks = cuts.map { cut in
@@ -161,6 +177,11 @@ public final class Trimmer {
                 let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
                 sink.muxer.willAppendVideoSample = { writer, time, timescale in
                     try interleaver.advance(to: time, timescale: timescale, writer: writer)
+                }
+            }
+            if let tsFeeder {
+                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                    try tsFeeder.advance(to: time, timescale: timescale, writer: writer)
                 }
             }
             return sink
@@ -189,6 +210,9 @@ public final class Trimmer {
         }
         audioCuts = cut.map { [$0] } ?? []
         let rate = (options.frameRate ?? plan.frameRate).reduced
+        // A transport stream's AAC: the range's frames, the lead-in pictures' time before them.
+        let tsAudio = audio ? try source.transportStreamAudio() : nil
+        transportStreamAudioCut = tsAudio.map { $0.pid }
         return try write(plan) { parameterSets, clock in
             let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
                                                declarativeSEI: source.declarativeSEI)
@@ -220,6 +244,24 @@ public final class Trimmer {
                                                         decodeTimes: cut.decodeTimes,
                                                         origin: start &- (overflow ? 0 : leadIn / rate.numerator))
                 feeder.attach(to: sink.muxer)
+            }
+            if let tsAudio, clock != nil || rate.numerator > 0 {
+                let start = tsAudio.origin(in: source)
+                try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
+                let range = plan.presentedRange(timescale: 90_000)
+                // The lead-in pictures' time at 90 kHz: from the source's times, else the rate.
+                let leadIn: Int64
+                if clock != nil {
+                    let ticks = plan.presentedStart &- plan.firstKeptTick
+                    let (product, overflow) = ticks.multipliedReportingOverflow(by: 90_000 &* plan.timeBase.numerator)
+                    leadIn = overflow || plan.timeBase.denominator <= 0 ? 0 : product / plan.timeBase.denominator
+                } else {
+                    let (product, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: 90_000 &* rate.denominator)
+                    leadIn = overflow ? 0 : product / rate.numerator
+                }
+                let origin = start &+ range.lowerBound &- leadIn
+                TransportStreamToTransportStreamAudioFeeder(reader: tsAudio, origin: origin,
+                                                            range: (start &+ range.lowerBound)..<(start &+ range.upperBound)).attach(to: sink.muxer)
             }
             return sink
         }

@@ -17,11 +17,13 @@ struct Concat: ParsableCommand {
         change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
         unit ends each input but the last. MP4 output is timed at --fps, else the first input's \
         rate: timestamps continue across the joins. H.264 and H.265 inputs are refused together \
-        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track of \
-        the same sample entry (codec configuration): the samples are copied in order, each input's \
-        own edit list kept, so each input's audio starts where its video does; otherwise a note \
-        says why and the output has the video only (--no-audio leaves it out). MPEG-TS output joins \
-        AAC audio as ADTS the same way (the priming frame of each input after the first left out).
+        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track \
+        alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): \
+        one continuous track with one edit, each input's audio starting where the previous ones' \
+        ends within half a frame (its priming frame left out); otherwise the video is written and \
+        the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
+        joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is \
+        the first input's; a .mov output is branded qt.
         """
     )
 
@@ -76,7 +78,10 @@ struct Concat: ParsableCommand {
         let report: ConcatReport
         switch to {
         case .mp4:
-            report = try joiner.writeMP4(output: file, options: mp4.muxerOptions(frameRate: fps?.rational), audio: !noAudio)
+            // The first input's movie metadata (rotation, creation time, user data).
+            var options = mp4.muxerOptions(frameRate: fps?.rational)
+            options.metadata = outputMetadata((try? joiner.firstMovieMetadata()) ?? nil, output: output)
+            report = try joiner.writeMP4(output: file, options: options, audio: !noAudio)
         case .annexb:
             report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
         case .avcc:
@@ -93,8 +98,13 @@ struct Concat: ParsableCommand {
         let skipAudio = report.audioJoined != nil || noAudio
         let withOthers = report.otherTracks.enumerated()
             .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.inputs[$0.offset].path }
-        if let reason = report.audioNotJoined, !noAudio {
-            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): audio is not joined (\(reason)); the output has the video only\n")
+        // Audio that is not joined although --no-audio was not given: exit status 2, after the
+        // video is written.
+        let withAudio = joiner.inputs.filter(\.hasAudio)
+        var lost: AudioNotCarried?
+        if !noAudio, report.audioJoined == nil, !withAudio.isEmpty {
+            let why = report.audioNotJoined ?? (to == .annexb || to == .avcc ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
+            lost = AudioNotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         } else if !withOthers.isEmpty {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
@@ -114,6 +124,7 @@ struct Concat: ParsableCommand {
             }
             StandardError.write(line + "\n")
         }
+        try lost?.fail()
     }
 
     private func rateText(_ rate: Rational) -> String {

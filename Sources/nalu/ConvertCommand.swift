@@ -82,7 +82,11 @@ struct Convert: ParsableCommand {
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
         least every 100 ms. From MP4/MOV input the first AAC track goes along as ADTS (stream type \
         0x0F, PID 0x101), interleaved with the video by time and keeping the MP4's A/V offset \
-        (edit lists); other audio is named in a note; --no-audio leaves it out.
+        (edit lists); MPEG-TS input's first AAC stream goes along into MP4 (mp4a/esds, an edit list \
+        keeping the A/V offset) and MPEG-TS. Audio an output cannot hold (Annex-B, length-prefixed; \
+        PCM or AC-3 to MPEG-TS) leaves the video written and exit status 2; --no-audio leaves it \
+        out (exit 0). MP4/MOV to MP4/MOV keeps the movie metadata: rotation (tkhd matrix), \
+        creation times, language, handler names, udta/meta; a .mov output is branded qt.
         """
     )
 
@@ -184,21 +188,12 @@ struct Convert: ParsableCommand {
         }
         // MP4 to MPEG-TS: the first AAC track as ADTS, unless --no-audio.
         let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTrack() : nil
-        let carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
-        let dropped = source.container.isMP4
-            ? source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }.map(\.description)
-            : source.otherTrackDescriptions
-        if !dropped.isEmpty {
-            // One line naming every track left behind.
-            let tracks = dropped.joined(separator: ", ")
-            let verb = dropped.count == 1 ? "is" : "are"
-            let held = switch to {
-            case .mp4: "the MP4 output has one video track"
-            case .ts, .m2ts: tsAudio == nil ? "the MPEG-TS output has one video stream" : "the MPEG-TS output has the video and one AAC stream"
-            case .annexb, .avcc: "an elementary stream holds one video track"
-            }
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
-        }
+        // MPEG-TS input to MP4 or MPEG-TS: its first ADTS AAC stream, read by a second pass.
+        let tsInputAudio = (to == .mp4 || to.isTransportStream) && !noAudio ? try source.transportStreamAudio() : nil
+        var carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
+        if let tsInputAudio { carried.insert(UInt32(tsInputAudio.pid) | 0x1_0000) }
+        // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
+        let lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
         let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
         if to == .avcc && !keepParameterSets && extradataOut == nil {
@@ -211,6 +206,7 @@ struct Convert: ParsableCommand {
             let bytes = try source.copyElementaryStream(to: &sink) ?? 0
             try file.commit()
             if verbose { StandardError.write("nalu: \(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied\n") }
+            try lost?.fail()
             return
         }
         let delimiters: AccessUnitDelimiterPolicy = aud == .strip ? .strip : .keep
@@ -229,16 +225,35 @@ struct Convert: ParsableCommand {
                 return sink
             }()
         case .mp4:
-            try MP4FileSink(for: source, output: file,
-                            options: mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters),
-                            passthrough: passthrough, movieTimescale: movieTimescale)
+            try {
+                var options = mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters)
+                options.metadata = try outputMetadata(from: source, output: output)
+                if let tsInputAudio {
+                    let origin = tsInputAudio.origin(in: source)
+                    options.passthroughTracks = [tsInputAudio.mp4Track(origin: origin)]
+                    options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+                    let sink = try MP4FileSink(for: source, output: file, options: options)
+                    let feeder = TransportStreamAudioMP4Feeder(reader: tsInputAudio, origin: origin)
+                    sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                        try feeder.advance(to: time, timescale: timescale, writer: writer)
+                    }
+                    return sink
+                }
+                return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
+            }()
         case .ts, .m2ts:
             try {
                 var options = TransportStreamMuxerOptions(frameRate: try sinkFrameRate(source),
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
-                return try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
+                let sink = try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
+                if let tsInputAudio {
+                    let origin = tsInputAudio.origin(in: source)
+                    try sink.muxer.addAudio(audioSpecificConfig: tsInputAudio.audioSpecificConfig)
+                    TransportStreamToTransportStreamAudioFeeder(reader: tsInputAudio, origin: origin).attach(to: sink.muxer)
+                }
+                return sink
             }()
         }
         let result = try sink.write(source)
@@ -261,6 +276,7 @@ struct Convert: ParsableCommand {
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)
         }
+        try lost?.fail()
     }
 
     /// The frame rate MP4 and MPEG-TS output are timed at: `--fps`, else none for an input with

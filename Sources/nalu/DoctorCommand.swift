@@ -67,15 +67,18 @@ struct DoctorCommand: ParsableCommand {
         if decode { findings += try DecodeCheck.run(inputOptions, decoder: decoder) }
         let out = try StandardOutput()
         let errors = findings.filter { $0.severity == .error }.count
-        let warnings = findings.count - errors
+        let information = findings.filter { $0.severity == .information }.count
+        let warnings = findings.count - errors - information
         if json {
             for finding in findings { try out.line(finding.json.text) }
-            try out.line(JSON.object([("summary", .object([("errors", .number(errors)), ("warnings", .number(warnings))]))]).text)
+            try out.line(JSON.object([("summary", .object([("errors", .number(errors)), ("warnings", .number(warnings)),
+                                                          ("info", .number(information))]))]).text)
         } else {
             for finding in findings { try out.write(finding.text) }
             let name = inputOptions.input == "-" ? "standard input" : inputOptions.input
-            try out.line(errors + warnings == 0 ? "\(name): no problems found"
-                         : "\(name): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+            let notes = information == 0 ? "" : " (\(information) info)"
+            try out.line(errors + warnings == 0 ? "\(name): no problems found\(notes)"
+                         : "\(name): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\(notes)")
         }
         try out.flush()
         if errors > 0 { throw ExitCode(Self.errorsFound) }

@@ -104,6 +104,9 @@ struct Edit: ParsableCommand {
     @Flag(help: "Remove filler data NAL units and filler payload SEI messages.")
     var stripFiller = false
 
+    @Flag(help: "MP4/MOV input: leave the audio out (MP4 output copies the other tracks unchanged, MPEG-TS output the first AAC track as ADTS; elementary output cannot hold audio and exits 2 without this flag).")
+    var noAudio = false
+
     @OptionGroup var mp4: MP4OutputOptions
 
     @Flag(help: "Print what was done to standard error.")
@@ -190,10 +193,11 @@ struct Edit: ParsableCommand {
         if to != .avcc && extradataOut != nil {
             throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
         }
-        if !source.otherTrackDescriptions.isEmpty {
-            let tracks = source.otherTrackDescriptions.joined(separator: ", ")
-            StandardError.write("nalu: note: \(input): \(tracks) \(source.otherTrackDescriptions.count == 1 ? "is" : "are") not carried\n")
-        }
+        // MP4 to MP4 copies the other tracks (not other video, and not the audio with
+        // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
+        // without --no-audio makes the exit status 2 (``AudioNotCarried``).
+        let carriedTracks = try source.carriedTracks(to: to, noAudio: noAudio)
+        let lost = source.reportNotCarried(carried: carriedTracks.trackIDs, noAudio: noAudio, to: to, input: input)
 
         var editor = StreamEditor(codec: source.codec, options: options)
         let outOfBand: [[UInt8]]
@@ -213,7 +217,8 @@ struct Edit: ParsableCommand {
         }
         let sink = try makeSink(to: to, source: source, file: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI,
                                 delimiters: delimiters,
-                                frameRate: try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate()))
+                                frameRate: try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate()),
+                                carried: carriedTracks)
         let editing = EditingSink(editor: editor, next: sink)
         let result: MediaSinkReport
         do {
@@ -234,11 +239,12 @@ struct Edit: ParsableCommand {
         }
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { report(editing.editor.statistics, result: result, to: to) }
+        try lost?.fail()
     }
 
     /// The sink for the output framing, made from the edited out-of-band sets.
     private func makeSink(to: OutputFraming, source: MediaSource, file: FileSink, outOfBand: [[UInt8]], declarativeSEI: [[UInt8]],
-                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?) throws -> any MediaSink {
+                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?, carried: CarriedTracks) throws -> any MediaSink {
         switch to {
         case .annexb:
             let options = LengthPrefixedToAnnexB.Options(parameterSets: .keyframes, accessUnitDelimiters: delimiters,
@@ -257,12 +263,22 @@ struct Edit: ParsableCommand {
         case .mp4:
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
+            options.metadata = try outputMetadata(from: source, output: output)
+            if let audio = carried.transportStreamInput {
+                let origin = audio.origin(in: source)
+                options.passthroughTracks = [audio.mp4Track(origin: origin)]
+                options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+                // An MPEG-TS input keeps its times (no --fps edit).
+                let sink = try MP4FileSink(for: source, output: file, options: options, parameterSets: outOfBand)
+                let feeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin)
+                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                    try feeder.advance(to: time, timescale: timescale, writer: writer)
+                }
+                return sink
+            }
             // An MP4/MOV or MPEG-TS input keeps its times (no --fps edit).
-            let (timed, clock) = try MP4FileSink.options(options, keepingTimesOf: source)
-            let sink = try MP4FileSink(codec: source.codec, output: file, options: timed)
-            if let clock { try sink.keepTimes(clock) }
-            for unit in outOfBand { try sink.push(nalUnit: unit) }
-            return sink
+            return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
+                                   movieTimescale: carried.mp4.isEmpty ? nil : carried.movieTimescale, parameterSets: outOfBand)
         case .ts, .m2ts:
             // Every access unit gets a delimiter in MPEG-TS output (what HLS wants).
             var options = TransportStreamMuxerOptions(frameRate: frameRate)
@@ -272,6 +288,12 @@ struct Edit: ParsableCommand {
             let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
                                                outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
             if frameRate == nil { try sink.keepTimes(of: source) }
+            try sink.attachAudio(carried.transportStream, source: source)
+            if let audio = carried.transportStreamInput {
+                let origin = audio.origin(in: source)
+                try sink.muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+                TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin).attach(to: sink.muxer)
+            }
             return sink
         }
     }

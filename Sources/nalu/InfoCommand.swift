@@ -21,10 +21,17 @@ struct Info: ParsableCommand {
         let summary = try StreamSummary.scan(source)
         let out = try StandardOutput()
         let format = source.container.framing
+        // MP4/MOV: the video track's display rotation and the movie's creation time, as ffprobe shows them.
+        let metadata = try? source.movieMetadata()
         if json {
             var object = summary.json(format: format, lengthSize: source.lengthSize)
             if let container = summary.container, case .object(var members) = object {
-                members.insert(("container", container.json), at: 0)
+                var containerJSON = container.json
+                if case .object(var fields) = containerJSON {
+                    fields += Self.metadataJSON(metadata)
+                    containerJSON = .object(fields)
+                }
+                members.insert(("container", containerJSON), at: 0)
                 object = .object(members)
             }
             if let transport = summary.transportStreamJSON, case .object(var members) = object {
@@ -33,9 +40,36 @@ struct Info: ParsableCommand {
             }
             try out.line(object.prettyText)
         } else {
-            try out.write((summary.container?.text ?? summary.transportStreamText ?? "") + summary.text(format: format, lengthSize: source.lengthSize))
+            let metadataText = Self.metadataLines(metadata).map { ($0.0 + ":").padding(15) + $0.1 + "\n" }.joined()
+            try out.write((summary.container.map { $0.text + metadataText } ?? summary.transportStreamText ?? "")
+                          + summary.text(format: format, lengthSize: source.lengthSize))
         }
         try out.flush()
+    }
+
+    /// ffprobe's `rotation` side data of the video track (degrees, counter-clockwise: −90 for a
+    /// 90° clockwise display matrix) and its `creation_time` tags: the movie's (`mvhd`, the
+    /// format tag) and the video track's (`mdhd`, the stream tag), ISO 8601 UTC with microseconds.
+    static func metadataJSON(_ metadata: MP4MovieMetadata??) -> [(String, JSON)] {
+        guard case .some(.some(let metadata)) = metadata else { return [] }
+        return [
+            ("rotation", metadata.video.rotation.map { .number($0) } ?? (metadata.video.matrix == MP4TrackMetadata.unityMatrix ? .number(0) : .null)),
+            ("display_matrix", .array(metadata.video.matrix.map { .number(Int($0)) })),
+            ("creation_time", MP4MovieMetadata.iso8601(metadata.creationTime).map { .string($0) } ?? .null),
+            ("track_creation_time", MP4MovieMetadata.iso8601(metadata.video.mediaCreationTime).map { .string($0) } ?? .null),
+        ]
+    }
+
+    static func metadataLines(_ metadata: MP4MovieMetadata??) -> [(String, String)] {
+        guard case .some(.some(let metadata)) = metadata else { return [] }
+        var lines: [(String, String)] = []
+        if let rotation = metadata.video.rotation {
+            lines.append(("rotation", "\(rotation) (display matrix)"))
+        } else if metadata.video.matrix != MP4TrackMetadata.unityMatrix {
+            lines.append(("matrix", metadata.video.matrix.map(String.init).joined(separator: " ")))
+        }
+        if let created = MP4MovieMetadata.iso8601(metadata.creationTime) { lines.append(("creation_time", created)) }
+        return lines
     }
 }
 

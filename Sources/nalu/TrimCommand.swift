@@ -112,23 +112,21 @@ struct Trim: ParsableCommand {
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
-        // MP4 output cuts the audio tracks too (unless --no-audio); the others are named.
+        // MP4 output cuts the audio tracks too (unless --no-audio); the others are named, and
+        // audio left out without --no-audio gives exit status 2.
+        var lost: AudioNotCarried?
         func noteDropped(carried: Set<UInt32>) {
-            let dropped = source.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
-            guard !dropped.isEmpty else { return }
-            let tracks = dropped.map(\.description).joined(separator: ", ")
-            let verb = dropped.count == 1 ? "is" : "are"
-            let held = carried.isEmpty ? "the cut has the video track only"
-                : to == .mp4 ? "the cut has the video and audio tracks only" : "the cut has the video and one AAC stream"
-            StandardError.write("nalu: note: \(input): \(tracks) \(verb) not carried; \(held)\n")
+            lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         }
         if to != .mp4 && !to.isTransportStream { noteDropped(carried: []) }
         let file = try FileSink(path: output)
         let report: MediaSinkReport
         switch to {
         case .mp4:
-            report = try trimmer.writeMP4(plan, output: file, options: mp4.muxerOptions(frameRate: plan.frameRate), audio: !noAudio)
-            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
+            var options = mp4.muxerOptions(frameRate: plan.frameRate)
+            options.metadata = try outputMetadata(from: source, output: output)
+            report = try trimmer.writeMP4(plan, output: file, options: options, audio: !noAudio)
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID) + (trimmer.transportStreamAudioCut.map { [UInt32($0) | 0x1_0000] } ?? [])))
         case .annexb:
             report = try trimmer.writeAnnexB(plan, output: file,
                                              options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
@@ -140,7 +138,7 @@ struct Trim: ParsableCommand {
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
             report = try trimmer.writeTransportStream(plan, output: file, options: options, audio: !noAudio)
-            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID)))
+            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID) + (trimmer.transportStreamAudioCut.map { [UInt32($0) | 0x1_0000] } ?? [])))
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
@@ -162,6 +160,7 @@ struct Trim: ParsableCommand {
             }
             StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
         }
+        try lost?.fail()
     }
 }
 

@@ -27,7 +27,10 @@ import Testing
         let folder = try Scratch()
         let path = folder.file(output)
         let result = try CLIRunner.run(["concat"] + inputs.map(CLIRunner.fixture) + ["-o", path])
-        #expect(result.status == 0, "\(result.stderr)")
+        // Audio that is not joined (an input without it, Annex-B output) makes the exit status 2.
+        let mp4Inputs = inputs.filter { $0.hasSuffix(".mp4") }.count
+        let audioJoined = output.hasSuffix(".mp4") && mp4Inputs == inputs.count
+        #expect(result.status == (audioJoined || mp4Inputs == 0 ? 0 : 2), "\(result.stderr)")
         let expected = try Self.expected()
         #expect(expected.count == 50)
         #expect(try Self.md5s(path) == expected)
@@ -36,14 +39,15 @@ import Testing
             let ffprobe = try #require(ffmpegPath.map { $0.replacingOccurrences(of: "ffmpeg", with: "ffprobe") })
             let probe = try runProgram(ffprobe, ["-v", "error", "-show_entries", "stream=codec_type,nb_frames,duration", "-of", "csv=p=0", path])
             // Two MP4 inputs with the same AAC configuration: the audio is joined (ConcatAudioTests).
-            let audio = inputs.allSatisfy { $0.hasSuffix(".mp4") } ? "\naudio,2.000000,96" : ""
+            // The second clip's AAC priming frame is left out: the joined track is continuous.
+            let audio = inputs.allSatisfy { $0.hasSuffix(".mp4") } ? "\naudio,2.000000,95" : ""
             #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "video,2.000000,50" + audio)
         }
         // Audio is joined only into MP4 from MP4 inputs; else named, not joined.
         if output.hasSuffix(".mp4"), inputs.contains(where: { $0.hasSuffix(".mp4") }), let raw = inputs.first(where: { $0.hasSuffix(".h264") }) {
-            #expect(result.stderr.contains("audio is not joined (\(CLIRunner.fixture(raw)) is not MP4/MOV); the output has the video only"))
+            #expect(result.stderr.contains("the audio not carried: it is not joined (\(CLIRunner.fixture(raw)) is not MP4/MOV); the video was written"))
         } else if output.hasSuffix(".h264"), inputs.contains(where: { $0.hasSuffix(".mp4") }) {
-            #expect(result.stderr.contains("other tracks (audio) are not joined; the output has the video only"))
+            #expect(result.stderr.contains("the audio not carried: it is not joined (an elementary stream holds one video track); the video was written"))
         }
     }
 
@@ -92,7 +96,7 @@ import Testing
         let folder = try Scratch()
         let joined = folder.file("joined.mp4")
         let cut = folder.file("cut.mp4")
-        #expect(try CLIRunner.run(["concat", CLIRunner.fixture(Self.small + ".mp4"), CLIRunner.fixture(Self.large + ".h264"), "-o", joined]).status == 0)
+        #expect(try CLIRunner.run(["concat", CLIRunner.fixture(Self.small + ".mp4"), CLIRunner.fixture(Self.large + ".h264"), "--no-audio", "-o", joined]).status == 0)
         let result = try CLIRunner.run(["trim", joined, "--start", "0.5", "--end", "1.5", "-o", cut])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try Self.md5s(cut) == Array(Self.expected()[13..<38]))
@@ -160,11 +164,11 @@ import Testing
     @Test func anInputAtAnotherRateIsNamed() throws {
         let folder = try Scratch()
         let other = CLIRunner.fixture("trim_avc_bframes_audio.mp4")
-        let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "-o", folder.file("joined.mp4")])
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--no-audio", "-o", folder.file("joined.mp4")])
         #expect(result.status == 0)
         #expect(result.stderr.contains("nalu: warning: \(other) is 25 fps; the output is timed at 30 fps (give --fps)\n"))
         // --fps chose the rate: nothing to warn about.
-        let chosen = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--fps", "25", "-o", folder.file("chosen.mp4")])
+        let chosen = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--fps", "25", "--no-audio", "-o", folder.file("chosen.mp4")])
         #expect(chosen.status == 0)
         #expect(!chosen.stderr.contains("warning"), "\(chosen.stderr)")
     }

@@ -24,7 +24,8 @@ import Testing
         let result = try Self.doctor([path])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("warning[no-vui-colour] access unit 0, byte 32: "))
-        #expect(result.stdout.contains("\n  fix: nalu edit \(path) --color-primaries bt709 --color-transfer bt709 --color-space bt709 -o fixed.h265\n"))
+        // A small (SD) picture: the BT.601 values players assume for it.
+        #expect(result.stdout.contains("\n  fix: nalu edit \(path) --color-primaries smpte170m --color-transfer smpte170m --color-space smpte170m -o fixed.h265\n"))
         #expect(result.stdout.hasSuffix("\(path): 0 errors, 1 warning\n"))
         let clean = try Self.doctor([CLIRunner.fixture("colour_avc_bt709_tv.h264")])
         #expect(clean.status == 0)

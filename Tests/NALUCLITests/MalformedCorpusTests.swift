@@ -74,12 +74,12 @@ import NALUMedia
         case .extradata:
             arguments = ["extradata", input, "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToAVCC:
-            arguments = ["convert", input, "--to", "avcc", "-o", output, "--extradata-out", scratch.appendingPathComponent("record").path]
+            arguments = ["convert", input, "--no-audio", "--to", "avcc", "-o", output, "--extradata-out", scratch.appendingPathComponent("record").path]
                 + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         case .convertToAnnexB:
-            arguments = ["convert", input, "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
+            arguments = ["convert", input, "--no-audio", "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToMP4:
-            arguments = ["convert", input, "--to", "mp4", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
+            arguments = ["convert", input, "--no-audio", "--to", "mp4", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         }
         let result = try CLIRunner.run(arguments)
         var problems: [String] = []
@@ -188,6 +188,12 @@ import NALUMedia
                 return edit
             }
             options.editListFollowsSampleTimes = true
+            // The movie's metadata (times, matrix, udta) goes along, as convert copies it.
+            if let movie = try? MP4MovieReader(MemoryRandomAccessSource(bytes)) {
+                var metadata = movie.metadata
+                if let video = movie.track(id: track.trackID) { metadata.video = video.track.metadata }
+                options.metadata = metadata
+            }
             let muxer = try MP4Muxer(codec: track.codec, sink: MemorySink(), options: options)
             let clock = SampleClock(timescale: track.timescale)
             try muxer.useSourceTiming(timescale: track.timescale, lookup: clock.lookup)

@@ -25,7 +25,7 @@ public struct Doctor: Sendable {
 
     /// Examines `source` to its end.
     /// - Returns: one finding per code, at its first occurrence, errors first, then warnings,
-    ///   each group in the order found.
+    ///   then information, each group in the order found.
     /// - Throws: ``NALUError`` `.io` when reading fails; anything malformed in the stream is a
     ///   finding, not an error.
     public func examine(_ source: MediaSource) throws -> [DoctorFinding] {
@@ -33,6 +33,7 @@ public struct Doctor: Sendable {
         try scan.run()
         let findings = scan.log.findings
         return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
+            + findings.filter { $0.severity == .information }
     }
 
     /// `fixed.<the input's extension>`, the output name of the fix command lines.
@@ -42,9 +43,9 @@ public struct Doctor: Sendable {
         return "fixed" + name[dot...]
     }
 
-    /// `nalu edit <input> <options> -o fixed.<ext>`.
-    func editCommand(_ options: String) -> String {
-        "nalu edit \(Self.quoted(inputName)) \(options) -o \(fixedName)"
+    /// `nalu edit <input> <options> -o fixed.<ext>` (`output` for another name).
+    func editCommand(_ options: String, output: String? = nil) -> String {
+        "nalu edit \(Self.quoted(inputName)) \(options) -o \(output ?? fixedName)"
     }
 
     /// A shell word: as is when safe, in single quotes otherwise.
@@ -64,6 +65,13 @@ final class DoctorScan {
     var splitter: AccessUnitSplitter
     /// The sample entry's parameter sets alone, to compare the in-band ones with.
     let recordStore: ParameterSetStore?
+    /// An MP4 track's parameter sets of each sample description (index 0: the first), to compare
+    /// the in-band sets of the samples that use it with; `[recordStore]` otherwise.
+    let recordStores: [ParameterSetStore?]
+    /// The sample description of the sample being read (0-based), and the index of the first
+    /// access unit that used it.
+    var currentDescription = 0
+    var descriptionStart = 0
     /// Pictures the splitter never saw (their parameter sets were missing): added to its indices.
     var skippedPictures = 0
     /// PPS ids whose SPS is missing: their slices are skipped without a finding of their own.
@@ -80,6 +88,8 @@ final class DoctorScan {
     var firstReordered: (accessUnit: Int, offset: Int64)?
     var timing = ContainerTiming()
     var sawVUITiming = false
+    /// The frame rate the last SPS's VUI timing gives, if any.
+    var sawVUIRate: Rational?
     /// Frames per second from the MP4 track's timing, for level checks when the VUI has none.
     let containerFrameRate: Rational?
     /// Whether the MP4 sample entry signals colour (`colr` of type `nclx`).
@@ -90,6 +100,8 @@ final class DoctorScan {
     /// The SPS checked last (the stream's, for the bit rate against its level).
     var lastAVCSPS: AVCSequenceParameterSet?
     var lastHEVCSPS: HEVCSequenceParameterSet?
+    /// The display size of the SPS checked last (for the colour suggestion).
+    var pictureSize: (width: Int, height: Int)?
 
     init(source: MediaSource, doctor: Doctor) {
         self.source = source
@@ -103,6 +115,15 @@ final class DoctorScan {
             for unit in source.outOfBandParameterSets { _ = try? store.add(unit) }
             recordStore = store
         }
+        if let descriptions = source.mp4?.track.sampleDescriptions, descriptions.count > 1 {
+            recordStores = descriptions.map { description in
+                var store = ParameterSetStore(codec: source.codec)
+                for unit in description.record.parameterSets { _ = try? store.add(unit) }
+                return store
+            }
+        } else {
+            recordStores = [recordStore]
+        }
         for unit in source.outOfBandParameterSets { try? splitter.addParameterSet(unit) }
         containerFrameRate = try? source.containerFrameRate()
         if let colour = source.mp4?.track.sampleDescription.colour {
@@ -112,10 +133,11 @@ final class DoctorScan {
         }
     }
 
+    /// Adds a finding; findings of one code (and one `key`, when given) are counted as one.
     func add(_ code: DoctorCode, _ message: String, accessUnit: Int?, offset: Int64?, clause: String, fix: String? = nil,
-             severity: DoctorSeverity? = nil) {
+             severity: DoctorSeverity? = nil, key: String? = nil) {
         log.add(DoctorFinding(severity: severity ?? code.defaultSeverity, code: code, message: message, accessUnit: accessUnit,
-                              byteOffset: offset, clause: clause, fix: fix))
+                              byteOffset: offset, clause: clause, fix: fix), key: key)
     }
 
     /// The index of the access unit being assembled (or about to start).

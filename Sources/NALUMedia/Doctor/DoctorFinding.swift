@@ -1,11 +1,19 @@
-/// How bad a ``DoctorFinding`` is: an error makes `nalu doctor` exit 3, a warning does not.
+/// How bad a ``DoctorFinding`` is: an error makes `nalu doctor` exit 3, a warning does not,
+/// and information (`info`) is what a user should know about the stream though nothing is wrong.
 public enum DoctorSeverity: String, Hashable, Sendable, Comparable {
     case error
     case warning
+    case information = "info"
 
-    public static func < (lhs: DoctorSeverity, rhs: DoctorSeverity) -> Bool {
-        lhs == .error && rhs == .warning
+    private var rank: Int {
+        switch self {
+        case .error: 0
+        case .warning: 1
+        case .information: 2
+        }
     }
+
+    public static func < (lhs: DoctorSeverity, rhs: DoctorSeverity) -> Bool { lhs.rank < rhs.rank }
 }
 
 /// Where a stream is going: each target adds the checks its players need (`nalu doctor --target`).
@@ -52,8 +60,11 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
              .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError:
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
-             .targetUnsupported, .variableFrameRate:
+             .targetUnsupported:
             .warning
+        // Information unless --target broadcast, which expects a constant rate.
+        case .variableFrameRate:
+            .information
         }
     }
 }
@@ -97,12 +108,16 @@ public struct DoctorFinding: Hashable, Sendable {
 /// found: memory stays bounded by the number of codes however long the stream.
 struct DoctorFindingLog {
     private(set) var findings: [DoctorFinding] = []
+    /// What makes two findings one: the code, or the code and a key (a sample description).
+    private var keys: [String] = []
 
-    mutating func add(_ finding: DoctorFinding) {
-        if let index = findings.firstIndex(where: { $0.code == finding.code }) {
+    mutating func add(_ finding: DoctorFinding, key: String? = nil) {
+        let key = finding.code.rawValue + (key.map { "/" + $0 } ?? "")
+        if let index = keys.firstIndex(of: key) {
             findings[index].count += 1
         } else {
             findings.append(finding)
+            keys.append(key)
         }
     }
 

@@ -16,6 +16,13 @@ struct ContainerTiming {
     /// sample follows it (the last sample's duration is often a guess).
     var durationChange: MP4Sample?
     var confirmedDurationChange: MP4Sample?
+    /// Samples and their summed durations, and the shortest and longest duration of every
+    /// sample but the last (the last's is often a guess): the average rate of a variable one.
+    var samples: Int64 = 0
+    var totalDuration: Int64 = 0
+    var pendingDuration: UInt32?
+    var shortest: UInt32?
+    var longest: UInt32?
 }
 
 /// The container's checks: the sample entry type, and each sample's timing.
@@ -34,6 +41,18 @@ extension DoctorScan {
     /// 8.6.1.2: `sample_delta` 0 repeats a time), no two samples share a presentation time.
     func sample(_ sample: MP4Sample) {
         timing.lastSample = sample
+        let description = max(0, sample.sampleDescriptionIndex - 1)
+        if description != currentDescription {
+            currentDescription = description
+            descriptionStart = sample.index
+        }
+        timing.samples += 1
+        timing.totalDuration &+= Int64(sample.duration)
+        if let previous = timing.pendingDuration {
+            timing.shortest = min(timing.shortest ?? previous, previous)
+            timing.longest = max(timing.longest ?? previous, previous)
+        }
+        timing.pendingDuration = sample.duration
         if let last = timing.lastDTS, sample.dts <= last {
             add(.nonMonotonicTimestamps, "sample \(sample.index) decodes at \(sample.dts), not after the previous sample's \(last)",
                 accessUnit: sample.index, offset: sample.offset, clause: "ISO/IEC 14496-12 8.6.1.2")
@@ -67,13 +86,38 @@ extension DoctorScan {
         if source.container.isMP4, !timing.anyCompositionOffset, let reordered = firstReordered {
             let ext = codec == .h264 ? "h264" : "h265"
             let rate = containerFrameRate.map { " --fps \(LevelCheck.rateText($0))" } ?? ""
+            // The fix goes through Annex-B, which holds no audio: said, so it runs (exit 0).
+            let audio = source.otherTracks.contains { $0.handler == "soun" } ? " --no-audio" : ""
             add(.bFramesWithoutCtts, "pictures are reordered (B-frames) but the track has no composition offsets (ctts): every frame is shown at its decoding time, out of order",
                 accessUnit: reordered.accessUnit, offset: reordered.offset, clause: "ISO/IEC 14496-12 8.6.1.3",
-                fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --to annexb -o fixed.\(ext) && nalu convert fixed.\(ext)\(rate) -o \(doctor.fixedName)")
+                fix: "nalu convert \(Doctor.quoted(doctor.inputName)) --to annexb\(audio) -o fixed.\(ext) && nalu convert fixed.\(ext)\(rate) -o \(doctor.fixedName)")
         }
-        if doctor.target == .broadcast, let change = timing.confirmedDurationChange, let first = timing.firstDuration {
-            add(.variableFrameRate, "sample \(change.index) lasts \(change.duration) ticks, the first sample \(first): the frame rate varies, which broadcast chains do not expect",
-                accessUnit: change.index, offset: change.offset, clause: "ISO/IEC 14496-12 8.6.1.2")
-        }
+        variableFrameRateCheck()
+    }
+
+    /// An MP4 track whose sample durations differ (the last sample's aside) has a variable frame
+    /// rate: reported as information with its average rate (samples over their summed durations)
+    /// and the range of frame durations, as the VUI's `time_scale`/`num_units_in_tick` is at best
+    /// a ceiling then; `--target broadcast`, which expects a constant rate, makes it a warning.
+    func variableFrameRateCheck() {
+        guard let mp4 = source.mp4, let shortest = timing.shortest, let longest = timing.longest, shortest != longest,
+              timing.totalDuration > 0, timing.samples > 1 else { return }
+        let scale = Double(mp4.track.timescale)
+        let average = Double(timing.samples) * scale / Double(timing.totalDuration)
+        let vui = sawVUIRate.map { "; the SPS VUI's \(LevelCheck.rateText($0)) fps is only a ceiling" } ?? ""
+        let change = timing.confirmedDurationChange
+        add(.variableFrameRate,
+            "variable frame rate: \(Self.rateText(average)) fps on average over \(timing.samples) pictures, frame durations \(shortest)–\(longest) ticks of 1/\(mp4.track.timescale) s (\(Self.rateText(scale / Double(longest)))–\(Self.rateText(scale / Double(shortest))) fps)\(vui)",
+            accessUnit: change?.index, offset: change?.offset, clause: "ISO/IEC 14496-12 8.6.1.2",
+            severity: doctor.target == .broadcast ? .warning : .information)
+    }
+
+    /// `37.5`, `29.97`, `60`: a rate with at most two decimals.
+    static func rateText(_ value: Double) -> String {
+        let hundredths = (value * 100).rounded()
+        guard hundredths.isFinite, hundredths >= 0, hundredths < 1e12 else { return "?" }
+        let whole = Int64(hundredths) / 100, fraction = Int64(hundredths) % 100
+        if fraction == 0 { return "\(whole)" }
+        return fraction % 10 == 0 ? "\(whole).\(fraction / 10)" : "\(whole).\(fraction < 10 ? "0" : "")\(fraction)"
     }
 }

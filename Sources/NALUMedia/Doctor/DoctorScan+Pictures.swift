@@ -7,7 +7,7 @@ extension DoctorScan {
         lastAccessUnit = (summary, index, skipped)
         if doctor.target == .broadcast, !summary.hasAccessUnitDelimiter {
             add(.missingAUD, "access units do not start with an access unit delimiter, which MPEG-2 transport streams (broadcast, HLS) require",
-                accessUnit: index, offset: summary.offset, clause: "ITU-T H.222.0 2.14.1 (AVC), 2.17.1 (HEVC)", fix: doctor.editCommand("--aud insert"))
+                accessUnit: index, offset: summary.offset, clause: "ITU-T H.222.0 2.14.1 (AVC), 2.17.1 (HEVC)", fix: audFix)
         }
     }
 
@@ -58,6 +58,19 @@ extension DoctorScan {
         } else if let largest = largestPOC {
             if count.value < largest { firstReordered = (accessUnit, offset) }
             largestPOC = max(largest, count.value)
+        }
+    }
+}
+
+extension DoctorScan {
+    /// The command that gives every access unit a delimiter: `nalu edit --aud insert`, which
+    /// writes Annex-B or MPEG-TS: an MP4's fix is the transport stream the finding is about
+    /// (`fixed.ts`, its AAC carried), a length-prefixed stream's an Annex-B one.
+    var audFix: String {
+        switch source.container {
+        case .mp4: doctor.editCommand("--aud insert", output: "fixed.ts")
+        case .lengthPrefixed: doctor.editCommand("--aud insert --to annexb", output: codec == .h264 ? "fixed.h264" : "fixed.h265")
+        case .annexB, .transportStream: doctor.editCommand("--aud insert")
         }
     }
 }

@@ -10,13 +10,24 @@ extension DoctorScan {
         // A parameter set the MP4 reader hands on from a later sample entry (no length prefix)
         // is that entry's, not in band; with avc3/hev1 the stream may update its sets in band,
         // so only the first access unit's must match the record.
+        // Each sample's in-band sets are compared with the record of its own sample description
+        // (a join of two sizes has one per size), so each description gives its own finding.
         let inBand = unit.prefixLength > 0 || !source.container.isMP4
         let mayUpdate = source.mp4?.track.sampleEntryType.allowsInBandParameterSets == true
-        if inBand, !mayUpdate || currentIndex == 0, var probe = recordStore, (try? probe.add(unit.array)) == .changed {
+        let description = recordStores.indices.contains(currentDescription) ? currentDescription : 0
+        if inBand, !mayUpdate || currentIndex == descriptionStart, recordStores.indices.contains(description),
+           var probe = recordStores[description], (try? probe.add(unit.array)) == .changed {
             let record = codec == .h264 ? "avcC" : "hvcC"
-            add(.recordMismatch, "the in-band \(header.typeName) differs from the one with the same id in the \(record) record: players that use the record decode with other parameters",
-                accessUnit: currentIndex, offset: unit.offset, clause: codec == .h264 ? "ISO/IEC 14496-15 5.3.3, 5.4.2" : "ISO/IEC 14496-15 8.3.3, 8.4.1")
+            let which = recordStores.count > 1 ? " of sample description \(description + 1)" : ""
+            add(.recordMismatch, "the in-band \(header.typeName) differs from the one with the same id in the \(record) record\(which): players that use the record decode with other parameters",
+                accessUnit: currentIndex, offset: unit.offset, clause: codec == .h264 ? "ISO/IEC 14496-15 5.3.3, 5.4.2" : "ISO/IEC 14496-15 8.3.3, 8.4.1",
+                key: "\(description)")
         }
+        recordChecked(unit, header: header)
+    }
+
+    /// Checks a new or changed SPS once it went into the splitter.
+    private func recordChecked(_ unit: NALUnitView, header: NALUnitHeader) {
         let store = splitter.parameterSets
         guard header.typeNumber == (codec == .h264 ? 7 : 33), let id = store.lastSPSId else { return }
         checkSPS(id: id, in: store, accessUnit: currentIndex, offset: unit.offset)
@@ -54,12 +65,14 @@ extension DoctorScan {
             }
         }
         let vui = sps.vuiParameters
+        pictureSize = (sps.width, sps.height)
         checkColour(present: vui?.colourDescriptionPresentFlag == true, accessUnit: accessUnit, offset: offset, clause: "H.264 E.2.1")
+        if let rate = sps.frameRate { sawVUIRate = rate }
         noteTiming(present: sps.frameRate != nil, accessUnit: accessUnit, offset: offset)
         checkDimensions(width: sps.width, height: sps.height, accessUnit: accessUnit, offset: offset, clause: "H.264 7.4.2.1.1")
         if doctor.target == .broadcast, let vui, vui.timingInfoPresentFlag, !vui.fixedFrameRateFlag {
             add(.variableFrameRate, "fixed_frame_rate_flag is 0: the VUI does not promise a constant frame rate, which broadcast chains expect",
-                accessUnit: accessUnit, offset: offset, clause: "H.264 E.2.1")
+                accessUnit: accessUnit, offset: offset, clause: "H.264 E.2.1", severity: .warning)
         }
         guard let target = doctor.target, target != .broadcast else { return }
         var problems: [String] = []
@@ -88,7 +101,9 @@ extension DoctorScan {
             }
         }
         let vui = sps.vuiParameters
+        pictureSize = (sps.width, sps.height)
         checkColour(present: vui?.colourDescriptionPresentFlag == true, accessUnit: accessUnit, offset: offset, clause: "H.265 E.3.1")
+        if let rate = sps.frameRate { sawVUIRate = rate }
         noteTiming(present: sps.frameRate != nil, accessUnit: accessUnit, offset: offset)
         checkDimensions(width: sps.width, height: sps.height, accessUnit: accessUnit, offset: offset, clause: "H.265 7.4.3.2.1")
         guard let target = doctor.target, target != .broadcast else { return }
@@ -104,8 +119,19 @@ extension DoctorScan {
     func checkColour(present: Bool, accessUnit: Int, offset: Int64?, clause: String) {
         guard !present, containerColourPresent == false else { return }
         add(.noVUIColour, "the VUI has no colour description (colour_primaries, transfer_characteristics, matrix_coefficients): players guess, often differently for SD and HD",
-            accessUnit: accessUnit, offset: offset, clause: clause,
-            fix: doctor.editCommand("--color-primaries bt709 --color-transfer bt709 --color-space bt709"))
+            accessUnit: accessUnit, offset: offset, clause: clause, fix: doctor.editCommand(colourSuggestion))
+    }
+
+    /// The colour description to write for the stream's size, as players guess it when none is
+    /// given: HD (720 lines or 1280 columns and more) ITU-R BT.709; SD ITU-R BT.601 — the
+    /// 625-line (576/288-line, PAL) primaries and matrix `bt470bg`, the 525-line and other SD
+    /// sizes (480 lines, 640x360) `smpte170m` — with the BT.601 transfer (`smpte170m`).
+    var colourSuggestion: String {
+        let (width, height) = pictureSize ?? (1920, 1080)
+        guard height < 720 && width < 1280 else { return "--color-primaries bt709 --color-transfer bt709 --color-space bt709" }
+        let pal = height == 576 || height == 288
+        let system = pal ? "bt470bg" : "smpte170m"
+        return "--color-primaries \(system) --color-transfer smpte170m --color-space \(system)"
     }
 
     func noteTiming(present: Bool, accessUnit: Int, offset: Int64?) {

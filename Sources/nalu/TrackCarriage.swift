@@ -1,0 +1,89 @@
+import NALU
+import NALUMP4
+import NALUMedia
+import NALUTS
+
+/// The tracks of an MP4/MOV input an output carries beside the video: for MP4 output every
+/// track but video tracks (and but the audio with `--no-audio`), for MPEG-TS output the first
+/// AAC track as ADTS.
+struct CarriedTracks {
+    var mp4: [MP4TrackReader<AnyRandomAccessSource>] = []
+    var movieTimescale: UInt32 = 0
+    var transportStream: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?
+    /// A transport stream input's AAC (to MP4 or MPEG-TS output), read by a second pass.
+    var transportStreamInput: TransportStreamAudioReader?
+
+    /// The track IDs carried (a transport stream's PIDs as `0x1_0000 | PID`).
+    var trackIDs: Set<UInt32> {
+        Set(mp4.map(\.track.trackID) + (transportStream.map { [$0.reader.track.trackID] } ?? [])
+            + (transportStreamInput.map { [UInt32($0.pid) | 0x1_0000] } ?? []))
+    }
+}
+
+/// Audio an output could not hold although `--no-audio` was not given: the output is written,
+/// then ``fail()`` exits with status 2 (Docs/cli.md), so a script sees the loss.
+struct AudioNotCarried {
+    let input: String
+    let tracks: [String]
+    let why: String
+
+    static let status: Int32 = 2
+
+    func fail() throws {
+        throw CLIError(input, "\(tracks.joined(separator: ", ")) not carried: \(why); the video was written",
+                       hint: "give --no-audio to leave the audio out on purpose (exit 0)", status: Self.status)
+    }
+}
+
+extension MediaSource {
+    /// What `to` carries of this input (see ``CarriedTracks``).
+    func carriedTracks(to: OutputFraming, noAudio: Bool) throws -> CarriedTracks {
+        var carried = CarriedTracks()
+        if to == .mp4, let copied = try passthroughTracks(audio: !noAudio) {
+            carried.mp4 = copied.tracks
+            carried.movieTimescale = copied.movieTimescale
+        }
+        if to.isTransportStream && !noAudio { carried.transportStream = try transportStreamAudioTrack() }
+        if (to == .mp4 || to.isTransportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudio() }
+        return carried
+    }
+
+    /// Names the tracks or streams left out (a note), and returns the audio among them unless
+    /// `noAudio` asked for that.
+    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String) -> AudioNotCarried? {
+        var dropped: [String] = []
+        var audio: [String] = []
+        if container.isMP4 {
+            for track in otherTracks where !carried.contains(track.trackID) {
+                if track.handler == "soun" {
+                    if !noAudio { audio.append(track.description) }
+                } else if to != .mp4 || track.handler == "vide" {
+                    dropped.append(track.description)
+                }
+            }
+        } else if let streams = transportStream?.otherStreams {
+            for stream in streams where !carried.contains(UInt32(stream.pid) | 0x1_0000) {
+                if stream.isAudio {
+                    if !noAudio { audio.append(stream.description) }
+                } else {
+                    dropped.append(stream.description)
+                }
+            }
+        }
+        let held = switch to {
+        case .mp4: "the MP4 output has the video and the tracks it copies"
+        case .ts, .m2ts: "the MPEG-TS output carries the video and one AAC stream"
+        case .annexb, .avcc: "an elementary stream holds one video track"
+        }
+        if !dropped.isEmpty {
+            StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
+        }
+        guard !audio.isEmpty else { return nil }
+        return AudioNotCarried(input: input, tracks: audio, why: held)
+    }
+}
+
+extension ProgramElement {
+    /// Whether the stream type is audio (ISO/IEC 13818-1 Table 2-34: MPEG-1/2 audio, AAC, AC-3, E-AC-3).
+    var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87].contains(streamType) }
+}
