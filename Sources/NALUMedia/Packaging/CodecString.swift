@@ -48,13 +48,27 @@ public enum CodecString {
     /// `mp4a.<objectTypeIndication hex>` when it holds none; `nil` when `entry` is no parsable `mp4a`.
     public static func audio(sampleEntry entry: [UInt8]) -> String? {
         guard entry.count >= 36, entry[4..<8].elementsEqual(Array("mp4a".utf8)) else { return nil }
-        // The esds box: after the AudioSampleEntry's 28 bytes of fields (8 header + 28).
-        var position = 36
-        while position + 8 <= entry.count {
-            let size = Int(entry[position]) << 24 | Int(entry[position + 1]) << 16 | Int(entry[position + 2]) << 8 | Int(entry[position + 3])
-            guard size >= 8, position + size <= entry.count else { return nil }
-            if entry[(position + 4)..<(position + 8)].elementsEqual(Array("esds".utf8)) {
-                return esds(Array(entry[(position + 12)..<(position + size)]))
+        // The boxes after the AudioSampleEntry's fields (8 header + 28 bytes); QuickTime sound
+        // sample descriptions of version 1 and 2 have 16 and 36 more (QTFF "Sound Sample
+        // Description"), and may hold the esds in a `wave` box.
+        let version = Int(entry[16]) << 8 | Int(entry[17])
+        let start = version == 1 ? 52 : version == 2 ? 72 : 36
+        guard start <= entry.count else { return nil }
+        return findESDS(entry[start...], depth: 0)
+    }
+
+    /// The codec string of the `esds` among `boxes` (or inside a `wave` box among them).
+    private static func findESDS(_ boxes: ArraySlice<UInt8>, depth: Int) -> String? {
+        var position = boxes.startIndex
+        while position + 8 <= boxes.endIndex {
+            let size = Int(boxes[position]) << 24 | Int(boxes[position + 1]) << 16 | Int(boxes[position + 2]) << 8 | Int(boxes[position + 3])
+            guard size >= 8, size <= boxes.endIndex - position else { return nil }
+            let type = boxes[(position + 4)..<(position + 8)]
+            if type.elementsEqual(Array("esds".utf8)), size >= 12 {
+                return esds(Array(boxes[(position + 12)..<(position + size)]))
+            }
+            if type.elementsEqual(Array("wave".utf8)), depth == 0, let found = findESDS(boxes[(position + 8)..<(position + size)], depth: 1) {
+                return found
             }
             position += size
         }
