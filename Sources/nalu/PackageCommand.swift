@@ -62,6 +62,9 @@ struct PackageCommand: ParsableCommand {
     }
 
     func run() throws {
+        for input in inputs where input != "-" && access(input, F_OK) != 0 {
+            throw CLIError(input, Failure.errnoText(errno), status: ExitStatus.noInput)
+        }
         if mkdir(output, 0o777) != 0 && errno != EEXIST {
             throw NALUError(.cannotCreate, field: output, detail: Failure.errnoText(errno))
         }
