@@ -38,7 +38,7 @@ struct PackageCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Target segment duration in seconds (segments end at the first keyframe after it).", valueName: "seconds"))
     var segmentDuration: Double = 4
 
-    @Option(help: ArgumentHelp("Segment format: fmp4 (CMAF) or ts.", valueName: "fmp4|ts"))
+    @Option(help: ArgumentHelp("Segment format: fmp4 (CMAF) or ts (MPEG-TS with the audio in the same program; HLS only).", valueName: "fmp4|ts"))
     var segmentType: String = "fmp4"
 
     @Option(help: ArgumentHelp("LL-HLS part duration in seconds (not supported yet).", valueName: "seconds"))
@@ -57,7 +57,7 @@ struct PackageCommand: ParsableCommand {
             throw ValidationError("--segment-duration must be between 0.1 and 3600 seconds.")
         }
         guard SegmentType(rawValue: segmentType) != nil else { throw ValidationError("--segment-type must be fmp4 or ts.") }
-        if segmentType == "ts" { throw CLIError.usage("--segment-type", "ts segments are not supported yet", hint: "use fmp4") }
+        if segmentType == "ts" && dash { throw ValidationError("--dash needs fmp4 segments (--segment-type fmp4).") }
         if partDuration != nil { throw CLIError.usage("--part-duration", "low-latency HLS parts are not supported yet") }
     }
 

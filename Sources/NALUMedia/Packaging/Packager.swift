@@ -16,7 +16,7 @@ import NALUMP4
 public final class Packager {
     public let directory: String
     public let options: PackagerOptions
-    private var notes: [String] = []
+    var notes: [String] = []
 
     /// - Parameter directory: an existing folder the package is written into.
     public init(directory: String, options: PackagerOptions) {
@@ -33,6 +33,16 @@ public final class Packager {
         var audio: PackagedTrack?
         for (index, path) in inputs.enumerated() {
             let source = try MediaSource(path: path, options: sourceOptions)
+            if options.segmentType == .ts {
+                // The audio goes into the first rendition's program; each other rendition is video only.
+                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
+                if options.checksAlignment, let reference = video.first {
+                    try Self.checkAlignment(track, against: reference, rendition: index)
+                }
+                if let audioCodecs { track.codecs += "," + audioCodecs }
+                video.append(track)
+                continue
+            }
             var track = try packageVideo(source, name: "v\(index)")
             if options.checksAlignment, let reference = video.first {
                 try Self.checkAlignment(track, against: reference, rendition: index)
@@ -136,7 +146,7 @@ public final class Packager {
                 }
                 first = sample.dts
             }
-            if sample.isSync, segmenter.isOpen, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count) {
+            if sample.isSync, segmenter.isOpen, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
                 try segmenter.flush()
             }
             try mp4.read(sample, into: &buffer)
@@ -153,9 +163,9 @@ public final class Packager {
         return packaged
     }
 
-    /// Whether a sync sample `elapsed` ticks after the first starts segment `segments + 1`:
-    /// `elapsed` reaches `segments` × the segment duration.
-    private func due(elapsed: Int64, timescale: UInt32, segments: Int) -> Bool {
+    /// Whether a sync sample `elapsed` ticks after the first ends the open segment, segment
+    /// number `segments` (1-based): `elapsed` reaches `segments` × the segment duration.
+    func due(elapsed: Int64, timescale: UInt32, segments: Int) -> Bool {
         Double(elapsed) / Double(timescale) + 1e-9 >= options.segmentDuration.doubleValue * Double(segments)
     }
 
