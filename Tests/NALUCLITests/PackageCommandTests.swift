@@ -232,6 +232,36 @@ import Testing
         #expect(forced.status == 0, "\(forced.stderr)")
     }
 
+    /// `--segment-type ts`: each segment starts with PAT and PMT, then a keyframe; continuity
+    /// counters run on across segments; the pictures and the decoded audio are the source's
+    /// (the AAC priming frame, hidden by the source's edit list, plays in a transport stream).
+    @Test func transportStreamSegments() throws {
+        let scratch = try Scratch()
+        let source = Self.realWorld("phone.mp4")
+        let (dir, result) = try Self.package([source], ["--hls", "--segment-type", "ts"], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Self.md5s(dir + "/master.m3u8", map: "0:v:0") == Self.md5s(source, map: "0:v:0"))
+        let sourceAudio = try Self.md5s(source, map: "0:a:0")
+        let audio = try Self.md5s(dir + "/master.m3u8", map: "0:a:0")
+        #expect(audio.count == sourceAudio.count + 1 && Array(audio.dropFirst()) == sourceAudio)
+        let playlists = try #require(try Self.parsePlaylists(dir)["playlists"] as? [String: [String: Any]])
+        let uris = try #require(playlists["v0.m3u8"]?["uris"] as? [String])
+        #expect(uris.count == 3 && uris.allSatisfy { $0.hasSuffix(".ts") })
+        var patContinuity: [Int] = []
+        for uri in uris {
+            let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: dir + "/" + uri)))
+            #expect(data.count % 188 == 0 && data.count >= 376)
+            // PAT (PID 0), then PMT (PID 0x1000, FFmpeg's), first.
+            #expect(data[0] == 0x47 && Int(data[1] & 0x1F) << 8 | Int(data[2]) == 0, "\(uri)")
+            #expect(Int(data[189] & 0x1F) << 8 | Int(data[190]) == 0x1000, "\(uri)")
+            patContinuity.append(Int(data[3] & 0x0F))
+            try scratch.write("segment.ts", Data(data))
+            #expect(try Self.packets(scratch.file("segment.ts")).first?.key == true, "\(uri) does not start with a keyframe")
+        }
+        // The PAT's continuity counter goes on from segment to segment (never restarts at 0).
+        #expect(Set(patContinuity).count == patContinuity.count, "\(patContinuity)")
+    }
+
     @Test func gstreamerPlaysTheHLSAndDASHPackages() throws {
         let gst = ["/usr/bin/gst-launch-1.0", "/usr/local/bin/gst-launch-1.0"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let launch = try #require(gst, "GStreamer is needed to play the package")

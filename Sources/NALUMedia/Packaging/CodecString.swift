@@ -1,4 +1,5 @@
 public import NALU
+import NALUTS
 
 /// RFC 6381 `codecs` parameter values (as HLS `CODECS` and DASH `@codecs` take them), computed
 /// from the stream's parameter sets and sample entries.
@@ -42,84 +43,48 @@ public enum CodecString {
         }
     }
 
-    /// RFC 6381 3.3 / ISO/IEC 14496-14: `mp4a.40.<audioObjectType>` from an `mp4a` sample entry's
-    /// `esds` (ISO/IEC 14496-1 7.2.6: ES_Descriptor → DecoderConfigDescriptor →
-    /// DecoderSpecificInfo, whose AudioSpecificConfig starts with the object type), or
-    /// `mp4a.<objectTypeIndication hex>` when it holds none; `nil` when `entry` is no parsable `mp4a`.
+    /// RFC 6381 3.3 / ISO/IEC 14496-14: `mp4a.40.<audioObjectType>` from an `mp4a` sample
+    /// entry's AudioSpecificConfig (ISO/IEC 14496-3 1.6.2.1; NALUTS's
+    /// ``NALUTS/AudioSpecificConfig/fromSampleEntry(_:)`` finds it in the `esds`, also inside a
+    /// QuickTime `wave`); `nil` when there is none.
     public static func audio(sampleEntry entry: [UInt8]) -> String? {
-        guard entry.count >= 36, entry[4..<8].elementsEqual(Array("mp4a".utf8)) else { return nil }
-        // The boxes after the AudioSampleEntry's fields (8 header + 28 bytes); QuickTime sound
-        // sample descriptions of version 1 and 2 have 16 and 36 more (QTFF "Sound Sample
-        // Description"), and may hold the esds in a `wave` box.
-        let version = Int(entry[16]) << 8 | Int(entry[17])
-        let start = version == 1 ? 52 : version == 2 ? 72 : 36
-        guard start <= entry.count else { return nil }
-        return findESDS(entry[start...], depth: 0)
+        guard let config = try? AudioSpecificConfig.fromSampleEntry(entry), let fields = audioFields(config) else { return nil }
+        return "mp4a.40.\(fields.objectType)"
     }
 
-    /// The codec string of the `esds` among `boxes` (or inside a `wave` box among them).
-    private static func findESDS(_ boxes: ArraySlice<UInt8>, depth: Int) -> String? {
-        var position = boxes.startIndex
-        while position + 8 <= boxes.endIndex {
-            let size = Int(boxes[position]) << 24 | Int(boxes[position + 1]) << 16 | Int(boxes[position + 2]) << 8 | Int(boxes[position + 3])
-            guard size >= 8, size <= boxes.endIndex - position else { return nil }
-            let type = boxes[(position + 4)..<(position + 8)]
-            if type.elementsEqual(Array("esds".utf8)), size >= 12 {
-                return esds(Array(boxes[(position + 12)..<(position + size)]))
-            }
-            if type.elementsEqual(Array("wave".utf8)), depth == 0, let found = findESDS(boxes[(position + 8)..<(position + size)], depth: 1) {
-                return found
-            }
-            position += size
-        }
-        return nil
-    }
-
-    /// Walks the descriptors of an `esds` payload (after version and flags).
-    private static func esds(_ bytes: [UInt8]) -> String? {
-        var index = 0
-        var objectType: UInt8?
-        func descriptor() -> (tag: UInt8, length: Int)? {
-            guard index < bytes.count else { return nil }
-            let tag = bytes[index]
-            index += 1
-            var length = 0
-            for _ in 0..<4 {
-                guard index < bytes.count else { return nil }
-                let byte = bytes[index]
-                index += 1
-                length = length << 7 | Int(byte & 0x7F)
-                if byte & 0x80 == 0 { break }
-            }
-            return (tag, length)
-        }
-        guard let es = descriptor(), es.tag == 0x03, index + 3 <= bytes.count else { return nil }
-        let flags = bytes[index + 2]
-        index += 3
-        if flags & 0x80 != 0 { index += 2 }  // dependsOn_ES_ID
-        if flags & 0x40 != 0 {                // URL
-            guard index < bytes.count else { return nil }
-            index += 1 + Int(bytes[index])
-        }
-        if flags & 0x20 != 0 { index += 2 }  // OCR_ES_Id
-        guard let config = descriptor(), config.tag == 0x04, index + 13 <= bytes.count else { return nil }
-        objectType = bytes[index]
-        index += 13
-        guard let objectType else { return nil }
-        if objectType == 0x40, let info = descriptor(), info.tag == 0x05, info.length >= 1, index < bytes.count {
-            var audioObjectType = Int(bytes[index] >> 3)
-            if audioObjectType == 31, index + 1 < bytes.count {
-                audioObjectType = 32 + Int((bytes[index] & 0x07) << 3 | bytes[index + 1] >> 5)
-            }
-            return "mp4a.40.\(audioObjectType)"
-        }
-        return "mp4a." + hex(objectType)
-    }
-
-    /// The channel count of an `mp4a` (or any AudioSampleEntry, ISO/IEC 14496-12 12.2.3).
+    /// The channel count of an `mp4a` entry: its AudioSpecificConfig's `channelConfiguration`
+    /// (1–6, or 8 for configuration 7), else the sample entry's `channelcount` (ISO/IEC
+    /// 14496-12 12.2.3).
     public static func channels(sampleEntry entry: [UInt8]) -> Int? {
+        if let config = try? AudioSpecificConfig.fromSampleEntry(entry), let fields = audioFields(config), fields.channels > 0 {
+            return fields.channels == 7 ? 8 : fields.channels
+        }
         guard entry.count >= 26 else { return nil }
         return Int(entry[24]) << 8 | Int(entry[25])
+    }
+
+    /// `audioObjectType` (with the escape, 5 + 6 bits) and `channelConfiguration` (4 bits, after
+    /// the 4-bit `samplingFrequencyIndex` and its 24-bit escape) of an AudioSpecificConfig.
+    static func audioFields(_ config: [UInt8]) -> (objectType: Int, channels: Int)? {
+        var bit = 0
+        func read(_ count: Int) -> Int? {
+            var value = 0
+            for _ in 0..<count {
+                guard bit / 8 < config.count else { return nil }
+                value = value << 1 | Int(config[bit / 8] >> (7 - bit % 8) & 1)
+                bit += 1
+            }
+            return value
+        }
+        guard var objectType = read(5) else { return nil }
+        if objectType == 31 {
+            guard let extended = read(6) else { return nil }
+            objectType = 32 + extended
+        }
+        guard let frequencyIndex = read(4) else { return nil }
+        if frequencyIndex == 15 { guard read(24) != nil else { return nil } }
+        guard let channels = read(4) else { return nil }
+        return (objectType, channels)
     }
 
     private static func hex(_ value: UInt8) -> String {
