@@ -33,6 +33,12 @@ public final class Packager {
         var audio: PackagedTrack?
         for (index, path) in inputs.enumerated() {
             let source = try MediaSource(path: path, options: sourceOptions)
+            // Nothing is left out silently: a track that is neither the video nor audio stops the run.
+            let others = try source.passthroughTracks()?.tracks.filter { !$0.track.isAudio } ?? []
+            if let other = others.first {
+                throw NALUError(.unsupported, field: path,
+                                detail: "track \(other.track.trackID) (\(other.track.handler)) cannot be packaged: only the video and AAC audio can")
+            }
             if options.segmentType == .ts {
                 // The audio goes into the first rendition's program; each other rendition is video only.
                 var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
