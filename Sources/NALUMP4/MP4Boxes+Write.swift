@@ -152,7 +152,7 @@ struct MovieDescription {
 
     /// The `trak` of passthrough track `index` (track_ID `index + 2`, 8.3–8.5): its header
     /// fields, edit list, handler, media information header and sample entries as given.
-    private func passthroughTrack(_ index: Int, into moov: inout BoxBuilder, sampleTables: (inout BoxBuilder, Int) -> Void) {
+    func passthroughTrack(_ index: Int, into moov: inout BoxBuilder, sampleTables: (inout BoxBuilder, Int) -> Void) {
         let (track, mediaDuration) = passthrough[index]
         let trackDuration = passthroughDuration(index)
         let media = fragmented ? 0 : mediaDuration

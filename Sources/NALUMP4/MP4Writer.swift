@@ -593,7 +593,7 @@ public final class MP4Writer<Sink: ByteSink> {
     /// One `traf` (8.8.6): `tfhd` with default-base-is-moof (data offsets count from the moof),
     /// `tfdt` (8.8.12), and a `trun` (8.8.8, version 1: signed composition offsets) with every
     /// field per sample. Returns where its `data_offset` is, to patch.
-    private static func trackFragment(_ moof: inout BoxBuilder, trackID: UInt32, startTime: UInt64,
+    static func trackFragment(_ moof: inout BoxBuilder, trackID: UInt32, startTime: UInt64,
                                       samples: [(size: UInt32, duration: UInt32, offset: Int64, sync: Bool)], description: UInt32 = 0) -> Int {
         var dataOffsetPosition = 0
         moof.box(.traf) { traf in
@@ -809,7 +809,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// The empty sample tables of a fragmented file's `moov` (8.8.1: samples are in fragments).
-    private static func emptyTables(_ stbl: inout BoxBuilder) {
+    static func emptyTables(_ stbl: inout BoxBuilder) {
         for type: FourCC in [.stts, .stsc, .stco] { stbl.fullBox(type) { box in box.u32(0) } }
         stbl.fullBox(.stsz) { box in box.u32(0); box.u32(0) }
     }

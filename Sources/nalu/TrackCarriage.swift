@@ -82,8 +82,3 @@ extension MediaSource {
         return AudioNotCarried(input: input, tracks: audio, why: held)
     }
 }
-
-extension ProgramElement {
-    /// Whether the stream type is audio (ISO/IEC 13818-1 Table 2-34: MPEG-1/2 audio, AAC, AC-3, E-AC-3).
-    var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87].contains(streamType) }
-}

@@ -129,3 +129,9 @@ public struct PSIError: Error, Sendable, Hashable, CustomStringConvertible {
         guard section.count - 3 <= 1021 else { throw PSIError(field: "section_length", detail: "\(section.count - 3): over 1021 in \(name)") }
     }
 }
+
+extension ProgramElement {
+    /// Whether the stream type is audio (ISO/IEC 13818-1 Table 2-34: MPEG-1/2 audio, AAC in
+    /// ADTS or LATM, AC-3, E-AC-3).
+    public var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87].contains(streamType) }
+}

@@ -155,6 +155,14 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         summary.audioFrames += 1
     }
 
+    /// Ends a segment (HLS MPEG-TS segments, RFC 8216 3.2): hands the buffered packets to the
+    /// sink, so the caller can move it to the next file, and writes PAT and PMT before the next
+    /// packet. Continuity counters go on across segments.
+    public func startSegment() throws {
+        try packetizer.drain { try sink.write($0) }
+        lastTables = nil
+    }
+
     /// Hands the buffered packets to the sink and says what was written.
     @discardableResult
     public func finish() throws -> TransportStreamWriterSummary {

@@ -1,0 +1,75 @@
+/// A static DASH MPD (ISO/IEC 23009-1) over a package's CMAF segments: one adaptation set for
+/// the video renditions and one for the audio, each representation with a `SegmentTemplate`
+/// (`$Number%05d$`) and a `SegmentTimeline` of the segments' decoding times and durations.
+public enum DASHManifest {
+    /// The MPD's file name.
+    public static let name = "manifest.mpd"
+
+    /// ISO 8601 duration with milliseconds ("PT10.000S").
+    static func duration(_ seconds: Double) -> String { "PT" + Packager.format3(seconds) + "S" }
+
+    /// 5.3.9.6 Segment timeline: `S` elements with `t` on the first of each run and `r` repeats.
+    static func timeline(_ track: PackagedTrack) -> [String] {
+        var lines: [String] = []
+        var index = 0
+        var expected: Int64?
+        while index < track.segments.count {
+            let segment = track.segments[index]
+            var repeats = 0
+            while index + repeats + 1 < track.segments.count, track.segments[index + repeats + 1].duration == segment.duration,
+                  track.segments[index + repeats + 1].decodeTime == segment.decodeTime + Int64(repeats + 1) * segment.duration {
+                repeats += 1
+            }
+            var element = "<S"
+            if expected != segment.decodeTime { element += " t=\"\(segment.decodeTime)\"" }
+            element += " d=\"\(segment.duration)\""
+            if repeats > 0 { element += " r=\"\(repeats)\"" }
+            lines.append(element + "/>")
+            expected = segment.decodeTime + Int64(repeats + 1) * segment.duration
+            index += repeats + 1
+        }
+        return lines
+    }
+
+    static func representation(_ track: PackagedTrack) -> [String] {
+        var attributes = "id=\"\(track.name)\" bandwidth=\"\(track.peakBandwidth)\" codecs=\"\(track.codecs)\""
+        if track.kind == .video {
+            attributes += " width=\"\(track.width)\" height=\"\(track.height)\""
+            if let rate = track.frameRate { attributes += " frameRate=\"\(Packager.format3(rate))\"" }
+        }
+        var lines = ["    <Representation \(attributes)>"]
+        if track.kind == .audio, let channels = track.channels {
+            lines.append("      <AudioChannelConfiguration schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_configuration:2011\" value=\"\(channels)\"/>")
+        }
+        lines.append("      <SegmentTemplate timescale=\"\(track.timescale)\" presentationTimeOffset=\"\(track.presentationOffset)\" "
+                     + "initialization=\"\(track.initName ?? "")\" media=\"\(track.name)_$Number%05d$.m4s\" startNumber=\"1\">")
+        lines.append("        <SegmentTimeline>")
+        lines += timeline(track).map { "          " + $0 }
+        lines.append("        </SegmentTimeline>")
+        lines.append("      </SegmentTemplate>")
+        lines.append("    </Representation>")
+        return lines
+    }
+
+    /// The MPD of type `static` (5.3.1.2), profile `isoff-live` (8.4).
+    public static func staticMPD(video: [PackagedTrack], audio: PackagedTrack?, segmentDuration: Double) -> String {
+        let total = (video + (audio.map { [$0] } ?? [])).map(\.duration).max() ?? 0
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
+                     "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"static\" "
+                     + "mediaPresentationDuration=\"\(duration(total))\" minBufferTime=\"\(duration(segmentDuration))\">",
+                     "  <Period id=\"0\" start=\"PT0S\">"]
+        if !video.isEmpty {
+            lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            for track in video { lines += representation(track) }
+            lines.append("   </AdaptationSet>")
+        }
+        if let audio {
+            lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            lines += representation(audio)
+            lines.append("   </AdaptationSet>")
+        }
+        lines.append("  </Period>")
+        lines.append("</MPD>")
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

@@ -1,0 +1,68 @@
+/// HLS playlists (RFC 8216): media playlists of a package's tracks and the multivariant playlist
+/// that lists the video renditions with their audio group.
+public enum HLSPlaylist {
+    /// The multivariant playlist's file name.
+    public static let multivariantName = "master.m3u8"
+
+    /// RFC 8216 4.3.3.1: the target duration, the largest `EXTINF` rounded to the nearest integer
+    /// (halves up), at least 1.
+    public static func targetDuration(_ track: PackagedTrack) -> Int {
+        var target = 1
+        for segment in track.segments {
+            let seconds = Double(segment.duration) / Double(max(track.timescale, 1))
+            target = max(target, Int(seconds.rounded(.toNearestOrAwayFromZero)))
+        }
+        return target
+    }
+
+    /// `EXTINF` duration: seconds with 6 decimals (RFC 8216 4.3.2.1, decimal-floating-point).
+    static func decimal(_ ticks: Int64, _ timescale: UInt32) -> String {
+        let micro = (Double(ticks) * 1_000_000 / Double(max(timescale, 1))).rounded()
+        let whole = Int64(micro) / 1_000_000
+        let digits = String(Int64(micro) % 1_000_000)
+        return "\(whole)." + String(repeating: "0", count: 6 - digits.count) + digits
+    }
+
+    /// A VOD media playlist (RFC 8216 4.3.3, 4.3.2): version 7 (`EXT-X-MAP` in a playlist
+    /// without `EXT-X-I-FRAMES-ONLY` needs 6), every segment with its real duration, the init
+    /// segment in `EXT-X-MAP` (fMP4), `EXT-X-INDEPENDENT-SEGMENTS` when every segment starts
+    /// with a sync sample, and `EXT-X-ENDLIST`.
+    public static func media(_ track: PackagedTrack, segmentType: SegmentType) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:\(segmentType == .fmp4 ? 7 : 3)", "#EXT-X-TARGETDURATION:\(targetDuration(track))",
+                     "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        if track.segments.allSatisfy(\.startsWithSyncSample) { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
+        if let initName = track.initName { lines.append("#EXT-X-MAP:URI=\"\(initName)\"") }
+        for segment in track.segments {
+            lines.append("#EXTINF:\(decimal(segment.duration, track.timescale)),")
+            lines.append(segment.name)
+        }
+        lines.append("#EXT-X-ENDLIST")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The multivariant playlist (RFC 8216 4.3.4): the audio rendition as `EXT-X-MEDIA`
+    /// `TYPE=AUDIO` in group `audio`, and one `EXT-X-STREAM-INF` per video rendition with its
+    /// peak and average bit rates (video plus audio, measured from the segments), `CODECS`,
+    /// `RESOLUTION` and `FRAME-RATE`.
+    public static func multivariant(video: [PackagedTrack], audio: PackagedTrack?) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        if let audio {
+            var media = "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio\",DEFAULT=YES,AUTOSELECT=YES"
+            if let channels = audio.channels { media += ",CHANNELS=\"\(channels)\"" }
+            media += ",URI=\"\(audio.name).m3u8\""
+            lines.append(media)
+        }
+        for track in video {
+            var codecs = track.codecs
+            if let audio { codecs += "," + audio.codecs }
+            var info = "#EXT-X-STREAM-INF:BANDWIDTH=\(track.peakBandwidth + (audio?.peakBandwidth ?? 0))"
+            info += ",AVERAGE-BANDWIDTH=\(track.averageBandwidth + (audio?.averageBandwidth ?? 0))"
+            info += ",CODECS=\"\(codecs)\",RESOLUTION=\(track.width)x\(track.height)"
+            if let rate = track.frameRate { info += ",FRAME-RATE=" + Packager.format3(rate) }
+            if audio != nil { info += ",AUDIO=\"audio\"" }
+            lines.append(info)
+            lines.append(track.name + ".m3u8")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

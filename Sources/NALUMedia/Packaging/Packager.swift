@@ -1,0 +1,230 @@
+import NALU
+import NALUIO
+import NALUMP4
+
+/// Packages H.264/H.265 inputs for streaming (issue 35): CMAF segments (ISO/IEC 23000-19) cut
+/// at keyframes, with HLS playlists (RFC 8216) and a DASH MPD (ISO/IEC 23009-1) over them.
+///
+/// Each input is a video rendition of one presentation (`v0`, `v1`, …); the first input's AAC
+/// track, if any, is the audio rendition (`a0`), cut at the video's segment times. Samples keep
+/// their source's times (decoding and composition times, variable frame rate included) and
+/// bytes; each track's edit list is copied into its init segment. A segment starts at the first
+/// sync sample at or after each multiple of ``PackagerOptions/segmentDuration`` (counted from the
+/// first sample), so segments of renditions with aligned keyframes start together, which
+/// ``PackagerOptions/checksAlignment`` verifies. Every file is written under a temporary name
+/// and renamed when complete; playlists last.
+public final class Packager {
+    public let directory: String
+    public let options: PackagerOptions
+    var notes: [String] = []
+
+    /// - Parameter directory: an existing folder the package is written into.
+    public init(directory: String, options: PackagerOptions) {
+        self.directory = directory
+        self.options = options
+    }
+
+    /// Packages `inputs` (paths; `"-"` is standard input).
+    /// - Throws: ``NALUError``: the inputs' errors; `.unsupported` for what cannot be packaged
+    ///   yet; `.invalidValue` naming the rendition and time when keyframes do not align.
+    public func package(_ inputs: [String], sourceOptions: MediaSourceOptions = MediaSourceOptions()) throws -> PackageSummary {
+        guard !inputs.isEmpty else { throw NALUError(.missing, field: "input", detail: "no input to package") }
+        var video: [PackagedTrack] = []
+        var audio: PackagedTrack?
+        for (index, path) in inputs.enumerated() {
+            let source = try MediaSource(path: path, options: sourceOptions)
+            // Nothing is left out silently: a track that is neither the video nor audio stops the run.
+            let others = try source.passthroughTracks()?.tracks.filter { !$0.track.isAudio } ?? []
+            if let other = others.first {
+                throw NALUError(.unsupported, field: path,
+                                detail: "track \(other.track.trackID) (\(other.track.handler)) cannot be packaged: only the video and AAC audio can")
+            }
+            if options.segmentType == .ts {
+                // The audio goes into the first rendition's program; each other rendition is video only.
+                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
+                if options.checksAlignment, let reference = video.first {
+                    try Self.checkAlignment(track, against: reference, rendition: index)
+                }
+                if let audioCodecs { track.codecs += "," + audioCodecs }
+                video.append(track)
+                continue
+            }
+            var track = try packageVideo(source, name: "v\(index)")
+            if options.checksAlignment, let reference = video.first {
+                try Self.checkAlignment(track, against: reference, rendition: index)
+            }
+            let audioTracks = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
+            if !options.dropsAudio, audio == nil, let first = audioTracks.first {
+                audio = try packageAudio(first, movieTimescale: try source.passthroughTracks()?.movieTimescale ?? first.track.timescale,
+                                         inputPath: path, boundaries: track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) })
+                if audioTracks.count > 1 { notes.append("\(path): only the first of its \(audioTracks.count) audio tracks is packaged") }
+            } else if !audioTracks.isEmpty, !options.dropsAudio {
+                notes.append("\(path): its audio is not packaged (the first input's audio is the audio rendition)")
+            }
+            track.inputPath = path
+            video.append(track)
+        }
+        var manifests: [String] = []
+        if options.hls {
+            for track in video + (audio.map { [$0] } ?? []) {
+                try PackageFile.write(text: HLSPlaylist.media(track, segmentType: options.segmentType), to: track.name + ".m3u8", in: directory)
+                manifests.append(track.name + ".m3u8")
+            }
+            try PackageFile.write(text: HLSPlaylist.multivariant(video: video, audio: audio), to: HLSPlaylist.multivariantName, in: directory)
+            manifests.append(HLSPlaylist.multivariantName)
+        }
+        if options.dash {
+            try PackageFile.write(text: DASHManifest.staticMPD(video: video, audio: audio, segmentDuration: options.segmentDuration.doubleValue),
+                                  to: DASHManifest.name, in: directory)
+            manifests.append(DASHManifest.name)
+        }
+        return PackageSummary(video: video, audio: audio, manifests: manifests, notes: notes)
+    }
+
+    /// Segment starts of `track` must be those of the first rendition.
+    static func checkAlignment(_ track: PackagedTrack, against reference: PackagedTrack, rendition: Int) throws {
+        let count = max(track.segments.count, reference.segments.count)
+        for index in 0..<count {
+            let mine = index < track.segments.count ? Double(track.segments[index].presentationTime) / Double(track.timescale) : nil
+            let theirs = index < reference.segments.count ? Double(reference.segments[index].presentationTime) / Double(reference.timescale) : nil
+            if let mine, let theirs, abs(mine - theirs) < 0.0005 { continue }
+            let time = Self.seconds(min(mine ?? .infinity, theirs ?? .infinity))
+            let detail: String
+            if let theirs, mine == nil || theirs < mine! {
+                detail = "v0 has a keyframe starting a segment at \(Self.seconds(theirs)) s; this rendition has none there"
+                    + (mine.map { " (its next segment starts at \(Self.seconds($0)) s)" } ?? "")
+            } else {
+                detail = "it has a keyframe starting a segment at \(time) s; v0 has none there"
+                    + (theirs.map { " (its next segment starts at \(Self.seconds($0)) s)" } ?? "")
+            }
+            throw NALUError(.invalidValue, field: "rendition v\(rendition) (\(track.inputPath)) at \(time) s",
+                            detail: "keyframes do not align with v0 (\(reference.inputPath)): " + detail + "; --no-align-check packages it anyway")
+        }
+    }
+
+    static func seconds(_ value: Double) -> String { String(format3(value)) }
+
+    static func format3(_ value: Double) -> String {
+        let scaled = (value * 1000).rounded()
+        let whole = Int64(scaled) / 1000
+        let fraction = abs(Int64(scaled) % 1000)
+        let digits = String(fraction)
+        return (scaled < 0 && whole == 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 3 - digits.count) + digits
+    }
+
+    // MARK: Video
+
+    private func packageVideo(_ source: MediaSource, name: String) throws -> PackagedTrack {
+        guard let mp4 = source.mp4 else {
+            return try packageElementaryVideo(source, name: name)
+        }
+        let track = mp4.track
+        guard track.additionalSampleDescriptions.isEmpty else {
+            throw NALUError(.unsupported, field: source.path,
+                            detail: "the video track has \(track.sampleDescriptions.count) sample descriptions (parameter sets change); packaging it is not supported yet")
+        }
+        let entry = track.sampleEntryType
+        if entry.allowsInBandParameterSets {
+            notes.append("\(source.path): the source's sample entry is \(entry) (parameter sets may be in band); the segments keep it")
+        }
+        let editList = track.editList
+        let offset = editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
+        var packaged = try videoTrack(source: source, name: name, codec: track.codec, entry: entry.rawValue,
+                                      parameterSets: track.decoderConfiguration.parameterSets,
+                                      width: track.width, height: track.height, timescale: track.timescale)
+        packaged.presentationOffset = offset
+        if options.segmentType == .fmp4 {
+            let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: track.sampleDescription.recordBytes, width: track.width,
+                                               height: track.height, timescale: track.timescale, movieTimescale: track.movieTimescale,
+                                               editList: editList.isEmpty ? nil : editList)
+            try PackageFile.write([header], to: packaged.initName ?? name + "_init.mp4", in: directory)
+        }
+        let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
+        var buffer: [UInt8] = []
+        var iterator = mp4.samples()
+        var count = 0
+        var first: Int64?
+        while let sample = try iterator.next() {
+            if first == nil {
+                guard sample.isSync else {
+                    throw NALUError(.invalidValue, field: source.path, byteOffset: sample.offset,
+                                    detail: "the first video sample is not a sync sample: a segment cannot start with it")
+                }
+                first = sample.dts
+            }
+            if sample.isSync, segmenter.isOpen, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
+                try segmenter.flush()
+            }
+            try mp4.read(sample, into: &buffer)
+            try buffer.withUnsafeBytes { raw in
+                try segmenter.append(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                              timescale: track.timescale), isSync: sample.isSync)
+            }
+            count += 1
+        }
+        try segmenter.flush()
+        packaged.segments = segmenter.segments
+        let ticks = packaged.segments.reduce(Int64(0)) { $0 + $1.duration }
+        if ticks > 0 { packaged.frameRate = Double(count) * Double(track.timescale) / Double(ticks) }
+        return packaged
+    }
+
+    /// Whether a sync sample `elapsed` ticks after the first ends the open segment, segment
+    /// number `segments` (1-based): `elapsed` reaches `segments` × the segment duration.
+    func due(elapsed: Int64, timescale: UInt32, segments: Int) -> Bool {
+        Double(elapsed) / Double(timescale) + 1e-9 >= options.segmentDuration.doubleValue * Double(segments)
+    }
+
+    private func videoTrack(source: MediaSource, name: String, codec: Codec, entry: String, parameterSets: [[UInt8]],
+                            width: Int, height: Int, timescale: UInt32) throws -> PackagedTrack {
+        let codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: entry)
+        return PackagedTrack(kind: .video, inputPath: source.path, name: name, initName: options.segmentType == .fmp4 ? name + "_init.mp4" : nil,
+                             timescale: timescale, codecs: codecs, width: width, height: height)
+    }
+
+    private func packageElementaryVideo(_ source: MediaSource, name: String) throws -> PackagedTrack {
+        throw NALUError(.unsupported, field: source.path, detail: "\(source.container) input cannot be packaged yet: give an MP4/MOV")
+    }
+
+    // MARK: Audio
+
+    /// Copies `reader`'s samples into segments that end where the video's do: a sample goes to
+    /// the segment whose time span holds its presentation time (after the track's edit).
+    private func packageAudio(_ reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, inputPath: String,
+                              boundaries: [Double]) throws -> PackagedTrack {
+        let track = reader.track
+        guard track.sampleEntries.count == 1, let entry = track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
+            throw NALUError(.unsupported, field: "\(inputPath) track \(track.trackID)",
+                            detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC in mp4a only)")
+        }
+        let name = "a0"
+        let offset = track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
+        var packaged = PackagedTrack(kind: .audio, inputPath: inputPath, name: name,
+                                     initName: options.segmentType == .fmp4 ? name + "_init.mp4" : nil,
+                                     timescale: track.timescale, codecs: codecs, channels: CodecString.channels(sampleEntry: entry),
+                                     presentationOffset: offset)
+        try PackageFile.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
+                              to: name + "_init.mp4", in: directory)
+        let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
+        var buffer: [UInt8] = []
+        var iterator = reader.samples()
+        var segment = 0
+        while let sample = try iterator.next() {
+            let time = Double(sample.pts &- offset) / Double(track.timescale)
+            var target = segment
+            while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+            if target != segment {
+                try segmenter.flush()
+                segment = target
+            }
+            try reader.read(sample, into: &buffer)
+            try buffer.withUnsafeBytes { raw in
+                try segmenter.append(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                              timescale: track.timescale), isSync: sample.isSync)
+            }
+        }
+        try segmenter.flush()
+        packaged.segments = segmenter.segments
+        return packaged
+    }
+}

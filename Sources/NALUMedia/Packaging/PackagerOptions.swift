@@ -1,0 +1,113 @@
+public import NALU
+
+/// What the media segments hold.
+public enum SegmentType: String, Sendable, CaseIterable {
+    /// CMAF fragmented MP4 (ISO/IEC 23000-19): an init segment and `.m4s` media segments.
+    case fmp4
+    /// MPEG-2 transport stream segments (ISO/IEC 13818-1), `.ts`, for classic HLS.
+    case ts
+}
+
+/// How a ``Packager`` cuts and describes a presentation.
+public struct PackagerOptions: Sendable {
+    /// The target duration of a segment in seconds: a segment is cut at the first keyframe at or
+    /// after each multiple of it (counted from the first sample), never elsewhere.
+    public var segmentDuration: Rational
+    public var segmentType: SegmentType
+    /// Write HLS playlists (RFC 8216): one media playlist per track and a multivariant playlist.
+    public var hls: Bool
+    /// Write a static DASH MPD (ISO/IEC 23009-1) over the same segments (fMP4 only).
+    public var dash: Bool
+    /// Check that the renditions' segments start at the same times (their keyframes align).
+    public var checksAlignment: Bool
+    /// Package no audio (else the first input's first audio track becomes the audio rendition).
+    public var dropsAudio: Bool
+
+    public init(segmentDuration: Rational = Rational(4, 1), segmentType: SegmentType = .fmp4, hls: Bool = true, dash: Bool = false,
+                checksAlignment: Bool = true, dropsAudio: Bool = false) {
+        self.segmentDuration = segmentDuration
+        self.segmentType = segmentType
+        self.hls = hls
+        self.dash = dash
+        self.checksAlignment = checksAlignment
+        self.dropsAudio = dropsAudio
+    }
+}
+
+/// One media segment written.
+public struct PackagedSegment: Hashable, Sendable {
+    /// The file name, relative to the output folder.
+    public var name: String
+    /// Decoding time of its first sample (`tfdt`), in the track's timescale.
+    public var decodeTime: Int64
+    /// Presentation time of its first sample (on the presentation timeline: after the track's
+    /// edit), in the track's timescale.
+    public var presentationTime: Int64
+    /// The sum of its samples' durations, in the track's timescale.
+    public var duration: Int64
+    /// Bytes of the file.
+    public var bytes: Int64
+    /// Samples in it.
+    public var samples: Int
+    /// Whether its first sample is a sync sample.
+    public var startsWithSyncSample: Bool
+}
+
+/// One track of the package: a video rendition or the audio rendition.
+public struct PackagedTrack: Hashable, Sendable {
+    public enum Kind: String, Sendable { case video, audio }
+    public var kind: Kind
+    /// The input it came from.
+    public var inputPath: String
+    /// The prefix of its files ("v0", "a0").
+    public var name: String
+    /// The init segment's file name (fMP4), or `nil` (TS).
+    public var initName: String?
+    public var timescale: UInt32
+    /// The RFC 6381 codec string (`avc1.64001f`, `hvc1.2.4.L120.B0`, `mp4a.40.2`).
+    public var codecs: String
+    public var width: Int = 0
+    public var height: Int = 0
+    /// Average frames per second (video).
+    public var frameRate: Double?
+    /// Audio channels, when the sample entry says.
+    public var channels: Int?
+    /// The media time the presentation starts at (the edit list's `media_time`; DASH
+    /// `presentationTimeOffset`).
+    public var presentationOffset: Int64 = 0
+    public var segments: [PackagedSegment] = []
+
+    /// Bits per second of the busiest segment (HLS `BANDWIDTH`), rounded up.
+    public var peakBandwidth: Int {
+        var peak = 0.0
+        for segment in segments where segment.duration > 0 {
+            peak = max(peak, Double(segment.bytes) * 8 * Double(timescale) / Double(segment.duration))
+        }
+        return Int(peak.rounded(.up))
+    }
+
+    /// Bits per second over all segments (HLS `AVERAGE-BANDWIDTH`), rounded up.
+    public var averageBandwidth: Int {
+        let bytes = segments.reduce(Int64(0)) { $0 + $1.bytes }
+        let ticks = segments.reduce(Int64(0)) { $0 + $1.duration }
+        guard ticks > 0 else { return 0 }
+        return Int((Double(bytes) * 8 * Double(timescale) / Double(ticks)).rounded(.up))
+    }
+
+    /// Seconds of all segments.
+    public var duration: Double {
+        Double(segments.reduce(Int64(0)) { $0 + $1.duration }) / Double(max(timescale, 1))
+    }
+}
+
+/// What a ``Packager`` wrote.
+public struct PackageSummary: Sendable {
+    /// The video renditions, in input order.
+    public var video: [PackagedTrack]
+    /// The audio rendition, if any.
+    public var audio: PackagedTrack?
+    /// Files written besides segments (playlists, manifest), relative to the folder.
+    public var manifests: [String]
+    /// Things the user should know although nothing failed.
+    public var notes: [String]
+}
