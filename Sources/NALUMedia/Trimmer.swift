@@ -152,7 +152,9 @@ public final class Trimmer {
         transportStreamAudioCut = tsAudio.map { $0.pid }
         var tsFeeder: TransportStreamAudioMP4Feeder?
         if let tsAudio {
-            let start = tsAudio.origin(in: source)
+            // Source-timed, the presented range is on the source's own clock already; else it
+            // counts from the first picture's time stamp.
+            let start = plan.hasSourceTimes ? 0 : tsAudio.origin(in: source)
             let range = plan.presentedRange(timescale: 90_000)
             let segment = options.editList.map { $0.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } }
             options.movieTimescale = timing.timescale
@@ -246,7 +248,9 @@ public final class Trimmer {
                 feeder.attach(to: sink.muxer)
             }
             if let tsAudio, clock != nil || rate.numerator > 0 {
-                let start = tsAudio.origin(in: source)
+                // Source-timed, the presented range is on the source's own clock already; else it
+                // counts from the first picture's time stamp.
+                let start = clock != nil ? 0 : tsAudio.origin(in: source)
                 try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
                 let range = plan.presentedRange(timescale: 90_000)
                 // The lead-in pictures' time at 90 kHz: from the source's times, else the rate.
