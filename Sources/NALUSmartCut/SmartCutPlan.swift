@@ -79,8 +79,9 @@ public struct SmartCutPlan: Sendable, Hashable {
         let low = copiedTimes.min() ?? Int64.max
         let high = copiedTimes.max() ?? Int64.min
         let rest = shown.filter { !copiedSet.contains($0) }.sorted { (entries[$0].presentationTime ?? 0) < (entries[$1].presentationTime ?? 0) }
-        head = rest.filter { (entries[$0].presentationTime ?? 0) < low }
-        tail = rest.filter { (entries[$0].presentationTime ?? 0) > high }
+        // Nothing copied (no copy point in the range): every picture is re-encoded as one GOP.
+        head = copied.isEmpty ? rest : rest.filter { (entries[$0].presentationTime ?? 0) < low }
+        tail = copied.isEmpty ? [] : rest.filter { (entries[$0].presentationTime ?? 0) > high }
         guard head.count + tail.count == rest.count else {
             throw NALUError(.unsupported, field: "smart cut",
                             detail: "pictures that cannot be copied present between copied ones; cut at another time")
