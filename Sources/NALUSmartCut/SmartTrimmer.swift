@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUDecoder
 public import NALUEncoder
 public import NALUIO
@@ -107,6 +107,22 @@ public final class SmartTrimmer {
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
                       copiedAccessUnits: plan.copied.count, audioTracks: cuts.count)
+    }
+
+    /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'
+    /// parameter sets in band before their IDR picture, the copied pictures' before the copy
+    /// point; pictures present in picture order count order, so no timing is written.
+    public func writeAnnexB<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output) throws -> Report {
+        let (plan, _) = try self.plan(start: start, end: end)
+        let index = try trimmer.index()
+        let sink = try AnnexBSink(codec: index.codec, output: output, options: .init(placement: .beforeFirstSlice))
+        let timing = OutputTiming(times: plan.presentationTimes, origin: plan.presentationTimes.first ?? 0,
+                                  frameDuration: index.frameDuration, timescale: 1)
+        let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.push($0) }
+        try run(plan, index: index, writer: writer)
+        let report = try sink.finish()
+        return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
+                      copiedAccessUnits: plan.copied.count, audioTracks: 0)
     }
 
     /// One pass over the input: decodes what the head and tail need, re-encodes them, copies the

@@ -42,10 +42,10 @@ struct SmartTrimOptions: ParsableArguments {
 extension Trim {
     /// Runs a smart trim to MP4.
     func runSmart(options: MediaSourceOptions, start: MediaTime, end: MediaTime?) throws {
-        guard to == .mp4 else {
-            throw CLIError.usage("--smart", "writes MP4 only for now", hint: "nalu trim in.mp4 --start 1 --end 3 --smart -o cut.mp4")
+        guard to == .mp4 || to == .annexb else {
+            throw CLIError.usage("--smart", "writes MP4 and Annex-B only for now", hint: "nalu trim in.mp4 --start 1 --end 3 --smart -o cut.mp4")
         }
-        guard mp4.layout != .fragmented else { throw CLIError.usage("--smart", "does not write fragmented MP4") }
+        guard to == .annexb || mp4.layout != .fragmented else { throw CLIError.usage("--smart", "does not write fragmented MP4") }
         var logger = Logger(label: "nalu.trim.smart")
         logger.logLevel = .error
         let probe = try MediaSource(path: input, options: options)
@@ -58,7 +58,8 @@ extension Trim {
         let file = try FileSink(path: output)
         let report: SmartTrimmer.Report
         do {
-            report = try trimmer.writeMP4(start: start, end: end, output: file, options: muxerOptions, audio: !noAudio)
+            report = to == .annexb ? try trimmer.writeAnnexB(start: start, end: end, output: file)
+                : try trimmer.writeMP4(start: start, end: end, output: file, options: muxerOptions, audio: !noAudio)
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
