@@ -34,6 +34,8 @@ public final class SmartTrimmer {
         public var copiedAccessUnits: Int
         /// The audio tracks cut with the video.
         public var audioTracks: Int
+        /// Their track_IDs in the input.
+        public var audioTrackIDs: [UInt32] = []
     }
 
     public let path: String
@@ -106,7 +108,7 @@ public final class SmartTrimmer {
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
-                      copiedAccessUnits: plan.copied.count, audioTracks: cuts.count)
+                      copiedAccessUnits: plan.copied.count, audioTracks: cuts.count, audioTrackIDs: cuts.map(\.reader.track.trackID))
     }
 
     /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'

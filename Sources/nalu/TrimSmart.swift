@@ -64,6 +64,13 @@ extension Trim {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
         try file.commit()
+        // Tracks not carried are named (nothing lost silently).
+        let carried = Set(report.audioTrackIDs)
+        let dropped = probe.otherTracks.filter { !carried.contains($0.trackID) && !(noAudio && $0.handler == "soun") }
+        if !dropped.isEmpty {
+            StandardError.write("nalu: note: \(input): \(dropped.map(\.description).joined(separator: ", ")) not carried; the cut has the video"
+                                + (carried.isEmpty ? " track only\n" : " and audio tracks only\n"))
+        }
         for note in report.sink.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose {
             StandardError.write("nalu: smart trim: \(report.plan.pictureCount) pictures shown: \(report.headPictures) re-encoded before, "
