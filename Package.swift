@@ -33,6 +33,7 @@ let package = Package(
         .library(name: "NALUDecoder", targets: ["NALUDecoder"]),
         .library(name: "NALUAVCodec", targets: ["NALUAVCodec"]),
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
+        .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -60,7 +61,7 @@ let package = Package(
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
-                "NALUDecoder", "NALUAVCodec", "NALUDe265",
+                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -133,6 +134,9 @@ let package = Package(
         .systemLibrary(name: "CDe265", providers: [.apt(["libde265-dev"])]),
         .target(name: "NALUAVCodec", dependencies: ["NALUDecoder", "NALUEncoder", "CAVCodec"], swiftSettings: strictSettings),
         .target(name: "NALUDe265", dependencies: ["NALUDecoder", "NALUEncoder", "CDe265"], swiftSettings: strictSettings),
+        // Issue 34: smart trim, re-encoding only the partial GOPs at a cut's ends.
+        .target(name: "NALUSmartCut", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUDecoder", "NALUEncoder"],
+                swiftSettings: strictSettings),
         .testTarget(
             name: "NALUDecoderTests",
             dependencies: ["NALU", "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUEncoder", "NALUMedia"],

@@ -58,6 +58,8 @@ struct Trim: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
+    @OptionGroup var smartOptions: SmartTrimOptions
+
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
     var noAudio = false
 
@@ -93,6 +95,10 @@ struct Trim: ParsableCommand {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true)
+        if smartOptions.smart {
+            let (start, end) = try times()
+            return try runSmart(options: options, start: start, end: end)
+        }
         let trimmer: Trimmer
         do {
             trimmer = try Trimmer(path: input, options: options, frameRate: fps?.rational)

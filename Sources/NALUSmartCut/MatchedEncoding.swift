@@ -1,0 +1,84 @@
+public import NALU
+public import NALUEncoder
+import NALUMedia
+
+/// The encoder settings that make re-encoded pictures match a stream's own (issue 34, item 2):
+/// codec, profile, level, bit depth and chroma format (the pixel format of the decoded
+/// pictures), entropy coding mode (H.264 `entropy_coding_mode_flag`, 7.4.2.2), colour
+/// description and range, sample aspect ratio and chroma sample location (VUI, E.2.1), frame rate
+/// (VUI timing), all read from the parsed SPS and PPS.
+public enum MatchedEncoding {
+    /// A configuration for `count` pictures of `width`×`height` in `pixelFormat`, one closed GOP
+    /// (an IDR picture first, no scene-cut keyframes), matching `sps` (and `pps`).
+    /// - Throws: ``NALU/NALUError`` `.unsupported` for interlaced (field or MBAFF) sources and
+    ///   profiles no encoder here writes.
+    public static func configuration(codec: Codec, sps: [UInt8], pps: [UInt8]?, width: Int, height: Int, pixelFormat: PixelFormat,
+                                     frameRate: Rational, timeBase: Rational, count: Int, rateControl: RateControl) throws -> EncoderConfiguration {
+        var configuration = EncoderConfiguration(codec: codec, width: width, height: height)
+        configuration.pixelFormat = pixelFormat
+        configuration.frameRate = frameRate
+        configuration.timeBase = timeBase
+        configuration.rateControl = rateControl
+        configuration.gopLength = min(100_000, max(1, count + 1))
+        configuration.sceneCutDetection = false
+        configuration.openGOP = false
+        configuration.repeatParameterSets = true
+        configuration.expectedFrameCount = Int64(count)
+        var parameters: [EncoderParameter] = []
+        let description: StreamDescription
+        let signal: VideoSignalSummary
+        switch codec {
+        case .h264:
+            let parsed = try AVCSequenceParameterSet(nalUnit: sps[...])
+            description = StreamDescription(parsed)
+            signal = VideoSignalSummary(parsed)
+            let profile: String
+            switch description.profileIdc {
+            case 66: profile = "baseline"
+            case 77, 88: profile = "main"
+            case 100: profile = "high"
+            case 110: profile = "high10"
+            case 122: profile = "high422"
+            case 244: profile = "high444"
+            default: throw NALUError(.unsupported, field: "profile_idc", detail: "\(description.profileIdc): no matched encoding")
+            }
+            configuration.profile = profile
+            if profile == "baseline" { configuration.bFrames = 0 }
+            if let pps, profile != "baseline", let parsedPPS = try? AVCPictureParameterSet(nalUnit: pps[...], chromaFormatIdc: parsed.chromaFormatIdc),
+               !parsedPPS.entropyCodingModeFlag {
+                parameters.append(EncoderParameter(name: "cabac", value: "0"))
+            }
+            if description.levelIdc >= 10 { configuration.level = String(description.levelIdc) }
+        case .hevc:
+            let parsed = try HEVCSequenceParameterSet(nalUnit: sps[...])
+            description = StreamDescription(parsed)
+            signal = VideoSignalSummary(parsed)
+            switch description.profileIdc {
+            case 1: configuration.profile = pixelFormat.bitDepth == 10 ? "main10" : "main"
+            case 2: configuration.profile = "main10"
+            default: configuration.profile = nil
+            }
+            if description.levelIdc > 0 && description.levelIdc % 3 == 0 {
+                let tenths = description.levelIdc / 3
+                configuration.level = "\(tenths / 10).\(tenths % 10)"
+            }
+        }
+        guard !description.interlaced else {
+            throw NALUError(.unsupported, field: "frame_mbs_only_flag", detail: "interlaced sources are not re-encoded by a smart cut")
+        }
+        if signal.videoSignalTypePresent {
+            if let name = ColourNames.primaries(signal.colourPrimaries) { parameters.append(.init(name: "colorprim", value: name)) }
+            if let name = ColourNames.transfer(signal.transferCharacteristics) { parameters.append(.init(name: "transfer", value: name)) }
+            if let name = ColourNames.space(signal.matrixCoefficients) { parameters.append(.init(name: "colormatrix", value: name)) }
+            // x264_param_parse takes `fullrange` on/off; x265_param_parse `range` full/limited.
+            parameters.append(codec == .h264 ? .init(name: "fullrange", value: signal.videoFullRange ? "on" : "off")
+                                             : .init(name: "range", value: signal.videoFullRange ? "full" : "limited"))
+        }
+        if let sar = signal.sampleAspectRatio, sar.numerator > 0, sar.denominator > 0 {
+            parameters.append(.init(name: "sar", value: "\(sar.numerator):\(sar.denominator)"))
+        }
+        if let location = signal.chromaSampleLocType { parameters.append(.init(name: "chromaloc", value: "\(location)")) }
+        configuration.extraParameters = parameters
+        return configuration
+    }
+}
