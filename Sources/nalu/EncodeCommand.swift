@@ -7,6 +7,7 @@ import ArgumentParser
 import NALU
 import NALUEncoder
 import NALUIO
+import NALUMedia
 import NALUX264
 import NALUX265
 
@@ -128,6 +129,15 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var qualityOptions: QualityOptions
 
+    @Option(help: ArgumentHelp("Compressed input: encode the pictures shown from this time on (seconds, or [HH:]MM:SS[.fff], as nalu trim reads it); the audio is cut to match.", valueName: "time"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Compressed input: encode the pictures shown before this time.", valueName: "time"))
+    var end: String?
+
+    @Flag(name: .customLong("no-audio"), help: "Compressed MP4/MOV input to MP4: leave the audio out (copied unchanged otherwise).")
+    var noAudio = false
+
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
 
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
@@ -145,6 +155,8 @@ struct Encode: ParsableCommand {
         try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
+        let (startTime, endTime) = try timeRange()
+        if let endTime, endTime <= startTime { throw ValidationError("--end must be after --start.") }
         try range.check(frames: frames, testPattern: testPattern, openGOP: openGOP)
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
         if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
@@ -228,6 +240,9 @@ struct Encode: ParsableCommand {
         var limit = frames.map(Int64.init) ?? Int64.max
         var chunkRange: FrameRange?
         var decodedTimeBase: Rational?
+        var decodedInput: DecodedEncodeInput?
+        // Compressed input with --start/--end: the pts kept.
+        var keptRange: Range<Int64>?
         if usesTestPattern {
             if range.isSet { throw ValidationError("--chunk and --seek need an input file (raw or Y4M), not the test pattern.") }
             let size = size ?? FrameSize(width: 640, height: 360)
@@ -239,6 +254,7 @@ struct Encode: ParsableCommand {
             source = opened
             switch opened {
             case .raw(let reader, _):
+                if start != nil || end != nil { throw CLIError.usage("--start", "--start and --end need a compressed input (MP4/MOV, TS, H.264/H.265); use --seek and --frames for raw or Y4M") }
                 if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
             case .y4m(let reader):
                 frameRate = reader.header.frameRate
@@ -251,6 +267,18 @@ struct Encode: ParsableCommand {
                 // The source's own timing: each frame keeps its pts, in the container's time base.
                 frameRate = fps?.rational ?? decoded.frameRate()
                 decodedTimeBase = decoded.timeBase
+                decodedInput = decoded
+                if start != nil || end != nil {
+                    let (startTime, endTime) = try timeRange()
+                    let scale = decoded.timeBase?.denominator ?? 1
+                    let origin = decoded.timeBase == nil ? 0 : decoded.presentationOrigin
+                    let low = origin &+ rescale(startTime.seconds.numerator, from: startTime.seconds.denominator, to: scale)
+                    var high = try endTime.map { origin &+ rescale($0.seconds.numerator, from: $0.seconds.denominator, to: scale) }
+                        ?? decoded.presentationEnd() ?? Int64.max
+                    if let sourceEnd = try decoded.presentationEnd() { high = min(high, sourceEnd) }
+                    guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
+                    keptRange = low..<high
+                }
                 if range.isSet {
                     throw CLIError.usage(input ?? "-", "--chunk and --seek need raw or Y4M input; a compressed input is encoded whole")
                 }
@@ -300,9 +328,26 @@ struct Encode: ParsableCommand {
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
-        let mp4File = framing == .mp4
+        // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
+        let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
+            try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
+                               keptRange: keptRange, copyAudio: !noAudio)
+        } else { nil }
+        if let decodedInput, timedFile == nil, framing == .mp4 {
+            let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
+            if !others.isEmpty, !quiet {
+                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video track only)\n")
+            }
+        }
+        let mp4File = framing == .mp4 && timedFile == nil
             ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
-        let sink = try mp4File?.sink ?? FileSink(path: output)
+        let sink: FileSink? = timedFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
+        if let decodedInput, timedFile != nil, !decodedInput.source.container.isMP4, !quiet {
+            let others = decodedInput.source.otherTrackDescriptions
+            if !others.isEmpty {
+                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried; the MP4 output has the video only\n")
+            }
+        }
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
@@ -322,10 +367,12 @@ struct Encode: ParsableCommand {
         let qualityMeter = QualityMeter(codec: codec)
         let write: (EncodedPacket) throws -> Void = { packet in
             qualityMeter.take(packet)
-            if let mp4File {
+            if let timedFile {
+                try timedFile.write(packet)
+            } else if let mp4File {
                 try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
             } else {
-                try packet.bytes.withUnsafeBytes { try sink.write($0) }
+                try packet.bytes.withUnsafeBytes { try sink?.write($0) }
             }
         }
         var count: Int64 = 0
@@ -336,6 +383,10 @@ struct Encode: ParsableCommand {
         // completed, as x264 does.
         while count < limit, !Signals.stopRequested {
             guard let frame = try nextFrame(&source, count: count) else { break }
+            if let keptRange {
+                if frame.pts < keptRange.lowerBound { continue }
+                if frame.pts >= keptRange.upperBound { decodedInput?.cancel(); break }
+            }
             try liveControl.beforeFrame(count, session: session)
             try session.encode(frame, write)
             count += 1
@@ -346,7 +397,7 @@ struct Encode: ParsableCommand {
             throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
         }
         try session.flush(write)
-        if let mp4File { try mp4File.finish() } else { try sink.commit() }
+        if let timedFile { try timedFile.finish() } else if let mp4File { try mp4File.finish() } else { try sink?.commit() }
         if showProgress { report.endProgress() }
 
         let interrupted = Signals.received
@@ -366,6 +417,19 @@ struct Encode: ParsableCommand {
 }
 
 extension Encode {
+    /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
+    func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
+        func parse(_ text: String?, _ option: String) throws -> MediaTime? {
+            guard let text else { return nil }
+            do {
+                return try MediaTime(parsing: text, field: option)
+            } catch {
+                throw CLIError.usage(option, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
+            }
+        }
+        return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
+    }
+
     /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input
     /// short, or after a partial last frame of raw input (a warning with the bytes ignored).
     func nextFrame(_ source: inout EncodeInput, count: Int64) throws(EncoderError) -> Frame? {

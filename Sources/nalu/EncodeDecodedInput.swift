@@ -20,7 +20,10 @@ final class DecodedEncodeInput {
     /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
     /// streams, whose frames are numbered 0, 1, 2….
     let timeBase: Rational?
-    private let source: MediaSource
+    /// The input, opened for its container's facts (tracks, edit list, sample table).
+    let source: MediaSource
+    /// The pts of the first picture shown.
+    let firstPTS: Int64
 
     init(path: String, decoder: DecoderName) throws {
         let options = MediaSourceOptions()
@@ -41,6 +44,7 @@ final class DecodedEncodeInput {
             throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
         }
         first = frame
+        firstPTS = frame.pts
         pixelFormat = frame.pixelFormat
         size = FrameSize(width: frame.width, height: frame.height)
     }
@@ -61,6 +65,25 @@ final class DecodedEncodeInput {
     }
 
     func cancel() { frames.cancel() }
+
+    /// The presentation origin in pts ticks: an MP4 track's first edit `media_time`, else the
+    /// first picture's pts (`--start 0`).
+    var presentationOrigin: Int64 {
+        if let edit = source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 }) { return edit.mediaTime }
+        return firstPTS
+    }
+
+    /// The end of the last picture's presentation (pts + duration) of an MP4/MOV track, or `nil`.
+    func presentationEnd() throws -> Int64? {
+        guard let mp4 = source.mp4 else { return nil }
+        var end: Int64?
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() {
+            let sampleEnd = sample.pts &+ Int64(sample.duration)
+            end = max(end ?? sampleEnd, sampleEnd)
+        }
+        return end
+    }
 
     /// Whether `path` is an input nalu reads (told by content: MP4/MOV, MPEG-TS, Annex-B,
     /// length-prefixed H.264/H.265).

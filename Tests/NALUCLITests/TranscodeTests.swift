@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// `nalu encode IN` from a compressed input into MP4 (issue 33, item 4): every picture's pts kept
+/// (variable frame rate included), audio copied byte for byte, `--start/--end` exact, as ffprobe
+/// and ffmpeg report them on real-world fixtures.
+@Suite struct TranscodeTests {
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-transcode-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The video frames' presentation times as ffprobe reports them (`best_effort_timestamp_time`).
+    static func framePTS(_ path: String) throws -> [Double] {
+        let result = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=best_effort_timestamp_time",
+                                             "-of", "csv=p=0", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.split(separator: "\n").compactMap { Double($0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: ",", with: "")) }
+    }
+
+    /// md5 of the first audio stream's packets, copied out by ffmpeg.
+    static func audioHash(_ path: String) throws -> String {
+        let result = try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "md5", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func encode(_ fixture: String, _ extra: [String] = [], in directory: URL) throws -> String {
+        let output = directory.appendingPathComponent("out.mp4").path
+        let result = try CLIRunner.run(["encode", CLIRunner.fixture("realworld/" + fixture), "-o", output,
+                                        "--preset", "ultrafast", "--crf", "30", "--quiet"] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return output
+    }
+
+    @Test(arguments: ["phone.mp4", "vfr.mp4"])
+    func ptsAndAudioKept(fixture: String) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Self.encode(fixture, in: directory)
+        let source = CLIRunner.fixture("realworld/" + fixture)
+        let expected = try Self.framePTS(source)
+        let got = try Self.framePTS(output)
+        #expect(expected.count == 300)
+        #expect(got.count == expected.count)
+        #expect(zip(got, expected).allSatisfy { abs($0 - $1) < 0.0005 }, "\(zip(got, expected).first { abs($0 - $1) >= 0.0005 }.map { "\($0)" } ?? "")")
+        #expect(try Self.audioHash(output) == (try Self.audioHash(source)))
+    }
+
+    /// The variable rate stays variable: the distinct frame durations of vfr.mp4 are all there.
+    @Test func variableRateKept() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Self.encode("vfr.mp4", ["--codec", "hevc"], in: directory)
+        let pts = try Self.framePTS(output)
+        let durations = Set(zip(pts.dropFirst(), pts).map { Int((($0 - $1) * 1000).rounded()) })
+        #expect(durations.count > 1, "\(durations)")
+        #expect(pts == (try Self.framePTS(CLIRunner.fixture("realworld/vfr.mp4"))))
+    }
+
+    /// A transport stream keeps its pictures' times (relative to the first).
+    @Test func transportStreamInput() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Self.encode("phone.ts", in: directory)
+        let expected = try Self.framePTS(CLIRunner.fixture("realworld/phone.ts"))
+        let got = try Self.framePTS(output)
+        #expect(!expected.isEmpty)
+        #expect(got.count == expected.count)
+        let first = expected.first ?? 0, firstGot = got.first ?? 0
+        #expect(zip(got, expected).allSatisfy { abs(($0 - firstGot) - ($1 - first)) < 0.0005 })
+    }
+
+    /// `--start 2 --end 5.5` on a 30 fps input: exactly the frames shown in [2, 5.5), at their
+    /// times from 0, with the audio cut to the same span.
+    @Test func startAndEnd() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = try Self.encode("phone.mp4", ["--start", "2", "--end", "5.5"], in: directory)
+        let source = try Self.framePTS(CLIRunner.fixture("realworld/phone.mp4"))
+        let kept = source.filter { $0 >= 2 && $0 < 5.5 }
+        let got = try Self.framePTS(output)
+        #expect(got.count == kept.count)
+        #expect(got.count == 105)
+        #expect(zip(got, kept).allSatisfy { abs($0 - ($1 - 2)) < 0.0005 })
+        // Audio: about 3.5 s of it, not the whole 10 s.
+        let audio = try runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "format=duration:stream=duration",
+                                            "-of", "csv=p=0", output])
+        let values = audio.stdout.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
+        #expect(values.allSatisfy { $0 > 3.4 && $0 < 3.7 }, "\(audio.stdout)")
+    }
+}
