@@ -74,6 +74,11 @@ final class CompareInput {
         }
     }
 
+    /// The colour description and sample aspect ratio of the frame last handed out (decoded input).
+    var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)? {
+        current.map { ($0.colour, $0.sampleAspectRatio) }
+    }
+
     /// Stops a decoding thread early (the comparison ended).
     func cancel() {
         if case .decoded(let queue) = kind { queue.cancel() }

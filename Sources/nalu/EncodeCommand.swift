@@ -315,6 +315,10 @@ struct Encode: ParsableCommand {
         configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
         configuration.extraParameters = try encoderChoice.extraParameters(codec)
+        if let decodedInput, encoderChoice.encoder != .openh264 {
+            // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
+            configuration.extraParameters += decodedInput.signalParameters(except: Set(configuration.extraParameters.map(\.name)), x265: codec == .hevc)
+        }
         configuration.computePSNR = qualityOptions.psnr
         configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.

@@ -22,6 +22,8 @@ final class DecodedEncodeInput {
     let timeBase: Rational?
     /// The input, opened for its container's facts (tracks, edit list, sample table).
     let source: MediaSource
+    /// The first picture's colour description and sample aspect ratio (the SPS VUI's).
+    private(set) var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)?
     /// The pts of the first picture shown.
     let firstPTS: Int64
 
@@ -44,6 +46,7 @@ final class DecodedEncodeInput {
             throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
         }
         first = frame
+        signal = frames.signal
         firstPTS = frame.pts
         pixelFormat = frame.pixelFormat
         size = FrameSize(width: frame.width, height: frame.height)
@@ -65,6 +68,31 @@ final class DecodedEncodeInput {
     }
 
     func cancel() { frames.cancel() }
+
+    /// The source's colour description and SAR as x264/x265 parameters (`colorprim`, `transfer`,
+    /// `colormatrix`, `sar`: the same names in both; x264's `fullrange` on/off, x265's `range` full/limited), leaving out what the stream does not
+    /// say and any name in `given` (the user's `--x264-params`/`--x265-params`).
+    func signalParameters(except given: Set<String>, x265: Bool) -> [EncoderParameter] {
+        guard let signal else { return [] }
+        var parameters: [EncoderParameter] = []
+        func add(_ name: String, _ value: String?) {
+            guard let value, !given.contains(name), !["unknown", "reserved", "ebu3213"].contains(value) else { return }
+            parameters.append(EncoderParameter(name: name, value: value))
+        }
+        add("colorprim", signal.colour.primaries.flatMap(ColourNames.primaries))
+        add("transfer", signal.colour.transfer.flatMap(ColourNames.transfer))
+        add("colormatrix", signal.colour.matrix.flatMap(ColourNames.space))
+        // x264: fullrange on/off; x265: range full/limited.
+        if x265 {
+            add("range", signal.colour.fullRange.map { $0 ? "full" : "limited" })
+        } else {
+            add("fullrange", signal.colour.fullRange.map { $0 ? "on" : "off" })
+        }
+        if let sar = signal.sampleAspectRatio, sar.numerator > 0, sar.denominator > 0, sar.numerator != sar.denominator {
+            add("sar", "\(sar.numerator):\(sar.denominator)")
+        }
+        return parameters
+    }
 
     /// The presentation origin in pts ticks: an MP4 track's first edit `media_time`, else the
     /// first picture's pts (`--start 0`).

@@ -90,4 +90,24 @@ import Testing
         let values = audio.stdout.split(whereSeparator: { $0 == "\n" || $0 == "," }).compactMap { Double($0) }
         #expect(values.allSatisfy { $0 > 3.4 && $0 < 3.7 }, "\(audio.stdout)")
     }
+
+    /// The source's colour description and SAR reach the encoder (x264 and x265).
+    @Test(arguments: ["h264", "hevc"])
+    func colourAndAspectCarried(codec: String) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("in.mp4").path
+        let made = try runTool("ffmpeg", ["-v", "error", "-f", "lavfi", "-i", "testsrc=size=160x90:rate=25:duration=1", "-c:v", "libx264",
+                                          "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-color_primaries", "bt2020", "-color_trc", "smpte2084",
+                                          "-colorspace", "bt2020nc", "-color_range", "pc", "-vf", "setsar=4/3", source])
+        #expect(made.status == 0, "\(made.stderr)")
+        let output = directory.appendingPathComponent("out.mp4").path
+        let result = try CLIRunner.run(["encode", source, "-o", output, "--preset", "ultrafast", "--codec", codec, "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let fields = ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                      "stream=color_primaries,color_transfer,color_space,color_range,sample_aspect_ratio", "-of", "compact"]
+        let got = try runTool("ffprobe", fields + [output]).stdout
+        #expect(got == (try runTool("ffprobe", fields + [source]).stdout))
+        #expect(got.contains("sample_aspect_ratio=4:3") && got.contains("color_transfer=smpte2084") && got.contains("color_range=pc"))
+    }
 }
