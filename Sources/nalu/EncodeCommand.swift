@@ -217,7 +217,8 @@ struct Encode: ParsableCommand {
             // No size given or in the name: a compressed input (MP4/MOV, TS, Annex-B, length-
             // prefixed) is decoded; anything else is raw video of unknown size.
             if path != "-", DecodedEncodeInput.isCompressed(path) {
-                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder)), source)
+                if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
+                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
             }
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
@@ -279,12 +280,17 @@ struct Encode: ParsableCommand {
                     guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
                     keptRange = low..<high
                 }
-                if range.isSet {
-                    throw CLIError.usage(input ?? "-", "--chunk and --seek need raw or Y4M input; a compressed input is encoded whole")
+                if let chunk = decoded.chunkRange {
+                    if start != nil || end != nil { throw CLIError.usage("--chunk", "use --chunk without --start and --end") }
+                    // The chunk's pictures, within the ones the input shows.
+                    let low = max(chunk.lowerBound, decoded.presentationOrigin)
+                    let high = min(chunk.upperBound, try decoded.presentationEnd() ?? Int64.max)
+                    guard low < high else { throw CLIError.usage("--chunk", "chunk \(range.chunk?.text ?? "") holds no picture") }
+                    keptRange = low..<high
                 }
             }
             let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
-            if let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
+            if decodedInput == nil, let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
                 chunkRange = selected
                 totalFrames = selected.count
                 limit = selected.count
@@ -335,7 +341,7 @@ struct Encode: ParsableCommand {
         // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
         let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
             try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
-                               keptRange: keptRange, copyAudio: !noAudio)
+                               keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
         } else { nil }
         if let decodedInput, timedFile == nil, framing == .mp4 {
             let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
@@ -381,7 +387,7 @@ struct Encode: ParsableCommand {
         }
         var count: Int64 = 0
         // A chunk or --seek range starts with an IDR picture, whatever the library would choose.
-        if chunkRange != nil { session.requestKeyframe() }
+        if chunkRange != nil || decodedInput?.chunkRange != nil { session.requestKeyframe() }
         var liveControl = LiveControl(live)
         // A stopping signal ends the reading; the frames so far are encoded and the output
         // completed, as x264 does.

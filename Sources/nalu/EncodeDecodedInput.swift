@@ -27,10 +27,22 @@ final class DecodedEncodeInput {
     /// The pts of the first picture shown.
     let firstPTS: Int64
 
-    init(path: String, decoder: DecoderName) throws {
+    /// `--chunk I/N`: the pts of the chunk's pictures (ticks of the track's timescale).
+    private(set) var chunkRange: Range<Int64>?
+    /// `--chunk I/N`: whether this is the first and the last chunk.
+    private(set) var chunkEnds: (first: Bool, last: Bool) = (true, true)
+
+    init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil) throws {
         let options = MediaSourceOptions()
         // Opened twice: once here for the container's facts, once by the decoding thread.
         source = try openMediaSource(path, options)
+        var firstSample = 0
+        if let chunk {
+            let plan = try Self.plan(chunk, source: source, path: path)
+            chunkRange = plan.range
+            firstSample = plan.firstSample
+            chunkEnds = (chunk.index == 0, chunk.index == chunk.count - 1)
+        }
         if let track = source.mp4?.track {
             timeBase = Rational(1, Int64(track.timescale))
         } else if source.container.isTransportStream {
@@ -38,7 +50,7 @@ final class DecodedEncodeInput {
         } else {
             timeBase = nil
         }
-        frames = try CompareInput(path: path, decoder: decoder, options: options)
+        frames = try CompareInput(path: path, decoder: decoder, options: options, firstSample: firstSample)
         guard let frame = try frames.next() else {
             throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
         }
@@ -68,6 +80,27 @@ final class DecodedEncodeInput {
     }
 
     func cancel() { frames.cancel() }
+
+    /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
+    /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at
+    /// or before the first of them (the pictures before it are decoded and dropped).
+    static func plan(_ chunk: ChunkSpec, source: MediaSource, path: String) throws -> (range: Range<Int64>, firstSample: Int) {
+        guard let mp4 = source.mp4 else {
+            throw CLIError.usage(path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
+        }
+        var samples: [(pts: Int64, index: Int, sync: Bool)] = []
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() { samples.append((sample.pts, sample.index, sample.isSync)) }
+        let presented = samples.sorted { $0.pts < $1.pts }
+        let range = try FrameRange.chunk(chunk.index, of: chunk.count, frames: Int64(presented.count))
+        let first = Int(range.first), end = Int(range.first + range.count)
+        let low = chunk.index == 0 ? Int64.min : presented[first].pts
+        let high = end < presented.count ? presented[end].pts : Int64.max
+        let start = presented[first].pts
+        // The sync sample shown last at or before the chunk's first picture.
+        let key = samples.filter { $0.sync && $0.pts <= start }.max { $0.pts < $1.pts }
+        return (low..<high, chunk.index == 0 ? 0 : key?.index ?? 0)
+    }
 
     /// The source's colour description and SAR as x264/x265 parameters (`colorprim`, `transfer`,
     /// `colormatrix`, `sar`: the same names in both; x264's `fullrange` on/off, x265's `range` full/limited), leaving out what the stream does not

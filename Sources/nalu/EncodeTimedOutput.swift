@@ -22,6 +22,9 @@ final class TimedMP4Output {
     /// or `nil` for everything.
     private let keptRange: Range<Int64>?
     private let copyAudio: Bool
+    /// A chunk of a distributed encode: each audio sample goes to the one chunk its decoding
+    /// time falls in, so that the joined chunks hold every sample once.
+    private let chunk: (first: Bool, last: Bool)?
     private var file: MP4FileSink?
     /// The times of the packets pushed and not yet looked up by the muxer: the first byte
     /// offset given to the packet's NAL units and its times.
@@ -39,7 +42,8 @@ final class TimedMP4Output {
     ///   - keptRange: the source pts kept (`--start/--end`); the edit list then presents from
     ///     its first picture, and the audio is cut to the same range.
     init(path: String, codec: Codec, options: MP4OutputOptions, source: MediaSource, timeBase: Rational,
-         keptRange: Range<Int64>?, copyAudio: Bool) throws {
+         keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws {
+        self.chunk = chunk
         try options.check(codec: codec)
         guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
             throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
@@ -59,7 +63,9 @@ final class TimedMP4Output {
         var decodeTimes: [Range<Int64>?]? = nil
         if let copied = try source.passthroughTracks(audio: copyAudio), !copied.tracks.isEmpty {
             tracks = copied.tracks
-            muxer.movieTimescale = copied.movieTimescale
+            // A chunk's movie is timed in the video's timescale, so that its edit lasts exactly
+            // its pictures' time and the joined chunks neither gain nor lose a tick.
+            muxer.movieTimescale = chunk == nil ? copied.movieTimescale : timescale
             var passthrough = tracks.map { MP4PassthroughTrack(copying: $0.track) }
             if let keptRange {
                 // Each copied track cut to the kept range: the samples whose decoding times
@@ -67,7 +73,7 @@ final class TimedMP4Output {
                 decodeTimes = []
                 for (index, reader) in tracks.enumerated() {
                     let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
-                                           movieTimescale: copied.movieTimescale)
+                                           movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
                     decodeTimes?.append(cut?.range)
                     passthrough[index].editList = cut.map { [MP4EditListEntry(segmentDuration: $0.segment, mediaTime: $0.mediaTime)] }
                 }
@@ -80,8 +86,8 @@ final class TimedMP4Output {
             muxer.editList = edits
             muxer.editListFollowsSampleTimes = true
         } else if let keptRange {
-            let duration = UInt64(max(0, keptRange.upperBound - keptRange.lowerBound))
-            let segment = UInt64(max(0, rescale(Int64(clamping: duration), from: Int64(timescale), to: Int64(movieTimescale))))
+            let duration = UInt64(max(0, keptRange.upperBound &- keptRange.lowerBound))
+            let segment = UInt64(max(0, rescale(Int64(clamping: duration), from: Int64(timescale), to: Int64(movieTimescale), roundingUp: true)))
             muxer.editList = [MP4EditListEntry(segmentDuration: segment, mediaTime: firstPresentation - firstDecode)]
             muxer.editListFollowsSampleTimes = true
         }
@@ -101,14 +107,31 @@ final class TimedMP4Output {
     /// of `videoTimescale`, the video's presentation 0 at `videoOrigin`): their decoding times,
     /// and the edit that shows them from the range's start for its length.
     static func cut(_ reader: MP4TrackReader<AnyRandomAccessSource>, presented: Range<Int64>, videoTimescale: UInt32, videoOrigin: Int64,
-                    movieTimescale: UInt32) throws -> (range: Range<Int64>, mediaTime: Int64, segment: UInt64)? {
+                    movieTimescale: UInt32, chunk: (first: Bool, last: Bool)? = nil) throws -> (range: Range<Int64>, mediaTime: Int64, segment: UInt64)? {
         let scale = Int64(reader.track.timescale)
         guard scale > 0, videoTimescale > 0 else { return nil }
         let origin = reader.track.presentationStart.mediaTime
         func toTrack(_ ticks: Int64) -> Int64 {
             rescale(ticks &- videoOrigin, from: Int64(videoTimescale), to: scale) &+ origin
         }
-        let low = toTrack(presented.lowerBound), high = toTrack(presented.upperBound)
+        let low = presented.lowerBound == Int64.min ? origin : toTrack(presented.lowerBound)
+        let high = presented.upperBound == Int64.max ? Int64.max : toTrack(presented.upperBound)
+        if let chunk {
+            // Each sample in exactly one chunk: the one its decoding time falls in.
+            let from = chunk.first ? Int64.min : low, to = chunk.last ? Int64.max : high
+            var first: Int64?
+            var end: Int64?
+            try reader.forEachSample { sample in
+                if sample.dts >= from, sample.dts < to {
+                    if first == nil { first = sample.dts }
+                    end = sample.dts &+ Int64(sample.duration)
+                }
+            }
+            guard let first, let end else { return nil }
+            let mediaTime = chunk.first ? max(0, origin - first) : 0
+            let segment = UInt64(max(0, rescale(end - first - mediaTime, from: scale, to: Int64(movieTimescale))))
+            return (first..<end, mediaTime, segment)
+        }
         var first: Int64?
         var end: Int64?
         try reader.forEachSample { sample in
@@ -119,7 +142,7 @@ final class TimedMP4Output {
             }
         }
         guard let first, let end else { return nil }
-        let length = presented.upperBound - presented.lowerBound
+        let length = presented.upperBound &- presented.lowerBound
         let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
         return (first..<end, max(0, low - first), segment)
     }
@@ -165,8 +188,8 @@ final class TimedMP4Output {
     }
 }
 
-/// `value · to / from`, rounded down, clamped to 64 bits (`from` > 0).
-func rescale(_ value: Int64, from: Int64, to: Int64) -> Int64 {
+/// `value · to / from`, rounded down (or up), clamped to 64 bits (`from` > 0).
+func rescale(_ value: Int64, from: Int64, to: Int64, roundingUp: Bool = false) -> Int64 {
     guard from > 0 else { return 0 }
     let (high, low) = value.multipliedFullWidth(by: to)
     guard (high == 0 && low <= UInt64(Int64.max)) || (high == -1 && low > UInt64(Int64.max)) || abs(value) <= Int64.max / max(1, abs(to)) else {
@@ -174,5 +197,7 @@ func rescale(_ value: Int64, from: Int64, to: Int64) -> Int64 {
     }
     let product = value &* to
     let quotient = product / from
-    return product % from < 0 ? quotient - 1 : quotient
+    let remainder = product % from
+    if roundingUp { return remainder > 0 ? quotient + 1 : quotient }
+    return remainder < 0 ? quotient - 1 : quotient
 }
