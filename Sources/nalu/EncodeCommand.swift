@@ -289,6 +289,10 @@ struct Encode: ParsableCommand {
                     keptRange = low..<high
                 }
             }
+            if let decodedInput, totalFrames == nil {
+                // The progress line's ETA: the MP4 track's pictures in the range.
+                totalFrames = try decodedInput.pictureCount(in: keptRange)
+            }
             let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
             if decodedInput == nil, let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
                 chunkRange = selected

@@ -134,6 +134,16 @@ final class DecodedEncodeInput {
         return firstPTS
     }
 
+    /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
+    /// progress line's ETA; `nil` for other inputs.
+    func pictureCount(in range: Range<Int64>?) throws -> Int64? {
+        guard let mp4 = source.mp4 else { return nil }
+        var count: Int64 = 0
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() { if range?.contains(sample.pts) ?? true { count += 1 } }
+        return count
+    }
+
     /// The end of the last picture's presentation (pts + duration) of an MP4/MOV track, or `nil`.
     func presentationEnd() throws -> Int64? {
         guard let mp4 = source.mp4 else { return nil }
