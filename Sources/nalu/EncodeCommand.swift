@@ -135,6 +135,9 @@ struct Encode: ParsableCommand {
     @Option(help: ArgumentHelp("Compressed input: encode the pictures shown before this time.", valueName: "time"))
     var end: String?
 
+    @Option(help: ArgumentHelp("Compressed input: resize to WxH through libswscale (bicubic); -1 for one side keeps the display aspect ratio, rounded to the chroma grid (1280x-1).", valueName: "WxH"))
+    var scale: ScaleSize?
+
     @Flag(name: .customLong("no-audio"), help: "Compressed MP4/MOV input to MP4: leave the audio out (copied unchanged otherwise).")
     var noAudio = false
 
@@ -255,9 +258,11 @@ struct Encode: ParsableCommand {
             source = opened
             switch opened {
             case .raw(let reader, _):
+                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
                 if start != nil || end != nil { throw CLIError.usage("--start", "--start and --end need a compressed input (MP4/MOV, TS, H.264/H.265); use --seek and --frames for raw or Y4M") }
                 if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
             case .y4m(let reader):
+                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
                 frameRate = reader.header.frameRate
                 if totalFrames == nil, let bytes = file.regularFileSize {
                     // An estimate: every frame behind a plain "FRAME\n" line.
@@ -269,6 +274,7 @@ struct Encode: ParsableCommand {
                 frameRate = fps?.rational ?? decoded.frameRate()
                 decodedTimeBase = decoded.timeBase
                 decodedInput = decoded
+                if let scale { try decoded.scale(to: scale) }
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
                     let scale = decoded.timeBase?.denominator ?? 1

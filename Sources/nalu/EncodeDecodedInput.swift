@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ArgumentParser
 import NALU
+import NALUAVCodec
 import NALUDecoder
 import NALUEncoder
 import NALUMedia
@@ -16,7 +18,9 @@ final class DecodedEncodeInput {
     /// The first frame, read ahead for the size and format.
     private var first: Frame?
     let pixelFormat: PixelFormat
-    let size: FrameSize
+    /// The frames' size (after ``scale(to:)``).
+    private(set) var size: FrameSize
+    private var scaler: FrameScaler?
     /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
     /// streams, whose frames are numbered 0, 1, 2….
     let timeBase: Rational?
@@ -72,11 +76,32 @@ final class DecodedEncodeInput {
     }
 
     func nextFrame() throws -> Frame? {
+        let frame: Frame?
         if let first {
             self.first = nil
-            return first
+            frame = first
+        } else {
+            frame = try frames.next()
         }
-        return try frames.next()
+        guard let frame, let scaler else { return frame }
+        return scaler.scale(frame)
+    }
+
+    /// `--scale WxH` through libswscale; a side of `nil` (`-1`) keeps the display aspect ratio
+    /// (the SAR is carried unchanged, so the coded aspect is kept), rounded to the chroma grid.
+    func scale(to request: ScaleSize) throws {
+        let (stepX, stepY) = pixelFormat.chromaStep
+        func grid(_ value: Double, _ step: Int) -> Int { max(step, Int((value / Double(step)).rounded()) * step) }
+        // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
+        let aspect = Double(size.width) / Double(size.height)
+        let width = request.width ?? grid(Double(request.height ?? size.height) * aspect, stepX)
+        let height = request.height ?? grid(Double(width) / aspect, stepY)
+        guard width % stepX == 0, height % stepY == 0 else {
+            throw CLIError.usage("--scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
+        }
+        if width == size.width && height == size.height { return }
+        scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: size.width, sourceHeight: size.height, width: width, height: height)
+        size = FrameSize(width: width, height: height)
     }
 
     func cancel() { frames.cancel() }
@@ -172,5 +197,30 @@ final class DecodedEncodeInput {
         var head = [UInt8](repeating: 0xFF, count: 4)
         let count = fread(&head, 1, 4, file)
         return count == 4 && head[0] == 0 && head[1] == 0 && (head[2] == 1 || (head[2] == 0 && head[3] == 1))
+    }
+}
+
+/// `--scale WxH`: a size, `-1` for a side that keeps the display aspect ratio.
+struct ScaleSize: ExpressibleByArgument, Hashable {
+    var width: Int?
+    var height: Int?
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
+        self.width = width == -1 ? nil : width
+        self.height = height == -1 ? nil : height
+    }
+}
+
+extension PixelFormat {
+    /// Luma samples per chroma sample, horizontally and vertically (4:2:0: 2×2).
+    var chromaStep: (Int, Int) {
+        switch self {
+        case .i420, .nv12, .yuv420p10le, .p010le: (2, 2)
+        case .yuv422p, .yuv422p10le: (2, 1)
+        default: (1, 1)
+        }
     }
 }
