@@ -151,4 +151,40 @@ import Testing
         #expect(joinedFrames == 300)
         #expect(abs(joinedPSNR - onePassPSNR) < 0.05, "\(joinedPSNR) against \(onePassPSNR)")
     }
+
+    /// `--scale 160x90`: the frames equal ffmpeg's bicubic `scale` filter's (both lossless).
+    @Test func scaleEqualsFFmpeg() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = CLIRunner.fixture("realworld/phone.mp4")
+        let output = directory.appendingPathComponent("out.mp4").path
+        let result = try CLIRunner.run(["encode", source, "--scale", "160x90", "-o", output, "--preset", "ultrafast", "--crf", "0",
+                                        "--profile", "high444", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let reference = directory.appendingPathComponent("ref.mp4").path
+        let made = try runTool("ffmpeg", ["-v", "error", "-i", source, "-vf", "scale=160:90:flags=bicubic", "-c:v", "libx264", "-preset", "ultrafast",
+                                          "-qp", "0", reference])
+        #expect(made.status == 0, "\(made.stderr)")
+        let frames = { (path: String) in
+            try runTool("ffmpeg", ["-v", "error", "-i", path, "-map", "0:v:0", "-f", "framemd5", "-"]).stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }
+                .map { $0.split(separator: ",").last.map(String.init) ?? "" }
+        }
+        let got = try frames(output)
+        #expect(got.count == 300)
+        #expect(got == (try frames(reference)))
+    }
+
+    /// `--scale=-1x90` keeps the display aspect ratio of a 176x144 stream with SAR 4:3: 110x90,
+    /// SAR 4:3 (display 44:27, as the source).
+    @Test func scaleKeepsDisplayAspect() throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.mp4").path
+        let result = try CLIRunner.run(["encode", CLIRunner.fixture("colour_avc_pc_sar43.h264"), "--scale=-1x90", "-o", output,
+                                        "--preset", "ultrafast", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let probe = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries",
+                                            "stream=width,height,sample_aspect_ratio,display_aspect_ratio", "-of", "compact", output])
+        #expect(probe.stdout == "stream|width=110|height=90|sample_aspect_ratio=4:3|display_aspect_ratio=44:27\n")
+    }
 }
