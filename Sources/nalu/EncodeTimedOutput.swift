@@ -127,9 +127,9 @@ final class TimedMP4Output {
                     end = sample.dts &+ Int64(sample.duration)
                 }
             }
-            guard let first, let end else { return nil }
-            let mediaTime = chunk.first ? max(0, origin - first) : 0
-            let segment = UInt64(max(0, rescale(end - first - mediaTime, from: scale, to: Int64(movieTimescale))))
+            guard let first, let end, end > first else { return nil }
+            let mediaTime = chunk.first ? max(0, origin &- first) : 0
+            let segment = UInt64(max(0, rescale(end &- first &- mediaTime, from: scale, to: Int64(movieTimescale))))
             return (first..<end, mediaTime, segment)
         }
         var first: Int64?
@@ -141,10 +141,10 @@ final class TimedMP4Output {
                 end = sampleEnd
             }
         }
-        guard let first, let end else { return nil }
+        guard let first, let end, end > first else { return nil }
         let length = presented.upperBound &- presented.lowerBound
         let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
-        return (first..<end, max(0, low - first), segment)
+        return (first..<end, max(0, low &- first), segment)
     }
 
     private func timing(at offset: Int64) -> SampleTiming? {
@@ -191,11 +191,8 @@ final class TimedMP4Output {
 /// `value · to / from`, rounded down (or up), clamped to 64 bits (`from` > 0).
 func rescale(_ value: Int64, from: Int64, to: Int64, roundingUp: Bool = false) -> Int64 {
     guard from > 0 else { return 0 }
-    let (high, low) = value.multipliedFullWidth(by: to)
-    guard (high == 0 && low <= UInt64(Int64.max)) || (high == -1 && low > UInt64(Int64.max)) || abs(value) <= Int64.max / max(1, abs(to)) else {
-        return value < 0 ? Int64.min : Int64.max
-    }
-    let product = value &* to
+    let (product, overflow) = value.multipliedReportingOverflow(by: to)
+    guard !overflow else { return (value < 0) != (to < 0) ? Int64.min : Int64.max }
     let quotient = product / from
     let remainder = product % from
     if roundingUp { return remainder > 0 ? quotient + 1 : quotient }
