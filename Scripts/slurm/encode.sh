@@ -5,6 +5,8 @@
 #
 # Submits an array job of N tasks (sbatch --array=0-(N-1)); task I runs
 #   $NALU encode <input> --chunk I/N --to annexb -o <workdir>/part-IIIII.<h264|h265> <options…>
+# (an MP4/MOV master into an .mp4/.mov output: --to mp4 -o <workdir>/part-IIIII.mp4, each part
+# keeping its pictures' times and its share of the audio)
 # then a join job that depends on all of them (--dependency=afterok, cancelled if one fails)
 # and runs
 #   $NALU concat <workdir>/part-00000.… part-00001.… … -o <output>
@@ -53,7 +55,7 @@ while [ $# -gt 0 ]; do
 done
 nalu_options=("$@")
 [[ $chunks =~ ^[1-9][0-9]*$ ]] || die "--chunks must be a positive number (got '${chunks}')" 64
-[ -f "$input" ] || die "$input: no such file (a raw or Y4M file that can seek)" 66
+[ -f "$input" ] || die "$input: no such file (a raw, Y4M or MP4/MOV file that can seek)" 66
 
 nalu=${NALU:-nalu}
 nalu=$(command -v "$nalu") || die "${NALU:-nalu}: not found (set NALU to the nalu binary)" 69
@@ -82,6 +84,16 @@ for ((i = 0; i < ${#nalu_options[@]}; i++)); do
     esac
 done
 
+# A compressed MP4/MOV master (told by its ftyp/moov box) into an MP4/MOV output: MP4 parts,
+# each keeping its pictures' times and its share of the audio (issue 33), joined by nalu concat.
+container=annexb
+case $output in
+    *.mp4|*.MP4|*.mov|*.MOV|*.m4v|*.M4V)
+        case $(head -c 8 "$input" | tail -c 4 2>/dev/null) in
+            ftyp|moov|free|mdat|wide|skip) extension=mp4 container=mp4 ;;
+        esac ;;
+esac
+
 part() { printf '%s/part-%05d.%s' "$workdir" "$1" "$extension"; }
 
 # The task and join scripts, quoted once here so any path or option survives.
@@ -91,7 +103,7 @@ part() { printf '%s/part-%05d.%s' "$workdir" "$1" "$extension"; }
     printf 'workdir=%q\n' "$workdir"
     echo 'index=$SLURM_ARRAY_TASK_ID'
     printf 'part=$(printf "%%s/part-%%05d.%%s" "$workdir" "$index" %q)\n' "$extension"
-    printf 'exec %q encode %q --chunk "$index/%d" --to annexb -o "$part"' "$nalu" "$input" "$chunks"
+    printf 'exec %q encode %q --chunk "$index/%d" --to %s -o "$part"' "$nalu" "$input" "$chunks" "$container"
     for option in "${nalu_options[@]}"; do printf ' %q' "$option"; done
     echo
 } > "$workdir/task.sh"

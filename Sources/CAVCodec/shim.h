@@ -10,6 +10,7 @@
 #include <libavutil/log.h>
 #include <libavutil/error.h>
 #include <libavutil/pixfmt.h>
+#include <libswscale/swscale.h>
 
 // libavcodec and libavutil are not linked: NALUAVCodec opens them with dlopen at first use
 // (AVCodecLibrary.swift) and calls them through these pointer types, declared from the headers'
@@ -28,6 +29,12 @@ typedef __typeof__(av_frame_free) *nalu_av_frame_free_fn;
 typedef __typeof__(av_frame_unref) *nalu_av_frame_unref_fn;
 typedef __typeof__(av_log_set_callback) *nalu_av_log_set_callback_fn;
 typedef __typeof__(av_strerror) *nalu_av_strerror_fn;
+// libswscale (libswscale-dev), opened at first use too (FrameScaler.swift).
+typedef __typeof__(sws_getContext) *nalu_sws_getContext_fn;
+typedef __typeof__(sws_scale) *nalu_sws_scale_fn;
+typedef __typeof__(sws_freeContext) *nalu_sws_freeContext_fn;
+static inline unsigned nalu_libswscale_major(void) { return LIBSWSCALE_VERSION_MAJOR; }
+static inline int nalu_sws_bicubic(void) { return SWS_BICUBIC; }
 
 // The AVERROR macros, which Swift cannot import.
 static inline int nalu_averror_eagain(void) { return AVERROR(EAGAIN); }

@@ -30,7 +30,8 @@ final class CompareInput {
         return rate
     }
 
-    init(path: String, decoder: DecoderName, options: MediaSourceOptions) throws {
+    /// - Parameter firstSample: MP4 input: the sync sample to start decoding at (decoding order).
+    init(path: String, decoder: DecoderName, options: MediaSourceOptions, firstSample: Int = 0) throws {
         self.path = path
         if path.lowercased().hasSuffix(".y4m") {
             kind = .y4m(try Y4MReader(EncodeSource(path: path)))
@@ -39,6 +40,7 @@ final class CompareInput {
         // Open once here so bad input and missing libraries fail before the thread starts.
         let source = try openMediaSource(path, options)
         let decoding = try InputDecoder(path: path, source: source, decoder: decoder)
+        decoding.firstSample = firstSample
         let queue = DecodedFrameQueue(capacity: 4)
         let box = UncheckedBox(decoding)
         self.decoding = box
@@ -72,6 +74,11 @@ final class CompareInput {
             current = try queue.pop()
             return current?.frame()
         }
+    }
+
+    /// The colour description and sample aspect ratio of the frame last handed out (decoded input).
+    var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)? {
+        current.map { ($0.colour, $0.sampleAspectRatio) }
     }
 
     /// Stops a decoding thread early (the comparison ended).

@@ -91,6 +91,9 @@ final class InputDecoder {
     let session: DecoderSession
     /// The first SPS seen (frame rate, for Y4M).
     private(set) var description: StreamDescription?
+    /// MP4 input: the first sample (decoding order) fed to the decoder, a sync sample; the ones
+    /// before it are read past, not decoded (a chunk of `nalu encode --chunk`).
+    var firstSample = 0
 
     init(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws {
         self.path = path
@@ -119,6 +122,7 @@ final class InputDecoder {
         do {
             try DecodeFeed.forEachAccessUnit(source) { unit in
                 guard !stopped else { return }
+                if self.firstSample > 0, unit.index < self.firstSample { return }
                 if self.description == nil { self.description = DecodeFeed.streamDescription(unit.nalUnits, codec: source.codec) }
                 let frames: [DecodedFrame]
                 do {

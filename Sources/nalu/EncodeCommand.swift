@@ -7,6 +7,7 @@ import ArgumentParser
 import NALU
 import NALUEncoder
 import NALUIO
+import NALUMedia
 import NALUX264
 import NALUX265
 
@@ -128,6 +129,18 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var qualityOptions: QualityOptions
 
+    @Option(help: ArgumentHelp("Compressed input: encode the pictures shown from this time on (seconds, or [HH:]MM:SS[.fff], as nalu trim reads it); the audio is cut to match.", valueName: "time"))
+    var start: String?
+
+    @Option(help: ArgumentHelp("Compressed input: encode the pictures shown before this time.", valueName: "time"))
+    var end: String?
+
+    @Option(help: ArgumentHelp("Compressed input: resize to WxH through libswscale (bicubic); -1 for one side keeps the display aspect ratio, rounded to the chroma grid (1280x-1).", valueName: "WxH"))
+    var scale: ScaleSize?
+
+    @Flag(name: .customLong("no-audio"), help: "Compressed MP4/MOV input to MP4: leave the audio out (copied unchanged otherwise).")
+    var noAudio = false
+
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
 
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
@@ -145,6 +158,8 @@ struct Encode: ParsableCommand {
         try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
+        let (startTime, endTime) = try timeRange()
+        if let endTime, endTime <= startTime { throw ValidationError("--end must be after --start.") }
         try range.check(frames: frames, testPattern: testPattern, openGOP: openGOP)
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
         if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
@@ -212,7 +227,8 @@ struct Encode: ParsableCommand {
             // No size given or in the name: a compressed input (MP4/MOV, TS, Annex-B, length-
             // prefixed) is decoded; anything else is raw video of unknown size.
             if path != "-", DecodedEncodeInput.isCompressed(path) {
-                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder)), source)
+                if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
+                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
             }
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
@@ -239,6 +255,9 @@ struct Encode: ParsableCommand {
         var limit = frames.map(Int64.init) ?? Int64.max
         var chunkRange: FrameRange?
         var decodedTimeBase: Rational?
+        var decodedInput: DecodedEncodeInput?
+        // Compressed input with --start/--end: the pts kept.
+        var keptRange: Range<Int64>?
         if usesTestPattern {
             if range.isSet { throw ValidationError("--chunk and --seek need an input file (raw or Y4M), not the test pattern.") }
             let size = size ?? FrameSize(width: 640, height: 360)
@@ -250,8 +269,11 @@ struct Encode: ParsableCommand {
             source = opened
             switch opened {
             case .raw(let reader, _):
+                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
+                if start != nil || end != nil { throw CLIError.usage("--start", "--start and --end need a compressed input (MP4/MOV, TS, H.264/H.265); use --seek and --frames for raw or Y4M") }
                 if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
             case .y4m(let reader):
+                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
                 frameRate = reader.header.frameRate
                 if totalFrames == nil, let bytes = file.regularFileSize {
                     // An estimate: every frame behind a plain "FRAME\n" line.
@@ -262,12 +284,34 @@ struct Encode: ParsableCommand {
                 // The source's own timing: each frame keeps its pts, in the container's time base.
                 frameRate = fps?.rational ?? decoded.frameRate()
                 decodedTimeBase = decoded.timeBase
-                if range.isSet {
-                    throw CLIError.usage(input ?? "-", "--chunk and --seek need raw or Y4M input; a compressed input is encoded whole")
+                decodedInput = decoded
+                if let scale { try decoded.scale(to: scale) }
+                if start != nil || end != nil {
+                    let (startTime, endTime) = try timeRange()
+                    let scale = decoded.timeBase?.denominator ?? 1
+                    let origin = decoded.timeBase == nil ? 0 : decoded.presentationOrigin
+                    let low = origin &+ rescale(startTime.seconds.numerator, from: startTime.seconds.denominator, to: scale)
+                    var high = try endTime.map { origin &+ rescale($0.seconds.numerator, from: $0.seconds.denominator, to: scale) }
+                        ?? decoded.presentationEnd() ?? Int64.max
+                    if let sourceEnd = try decoded.presentationEnd() { high = min(high, sourceEnd) }
+                    guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
+                    keptRange = low..<high
+                }
+                if let chunk = decoded.chunkRange {
+                    if start != nil || end != nil { throw CLIError.usage("--chunk", "use --chunk without --start and --end") }
+                    // The chunk's pictures, within the ones the input shows.
+                    let low = max(chunk.lowerBound, decoded.presentationOrigin)
+                    let high = min(chunk.upperBound, try decoded.presentationEnd() ?? Int64.max)
+                    guard low < high else { throw CLIError.usage("--chunk", "chunk \(range.chunk?.text ?? "") holds no picture") }
+                    keptRange = low..<high
                 }
             }
+            if let decodedInput, totalFrames == nil {
+                // The progress line's ETA: the MP4 track's pictures in the range.
+                totalFrames = try decodedInput.pictureCount(in: keptRange)
+            }
             let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
-            if let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
+            if decodedInput == nil, let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
                 chunkRange = selected
                 totalFrames = selected.count
                 limit = selected.count
@@ -298,6 +342,10 @@ struct Encode: ParsableCommand {
         configuration.outputFormat = framing.streamFormat
         configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
         configuration.extraParameters = try encoderChoice.extraParameters(codec)
+        if let decodedInput, encoderChoice.encoder != .openh264 {
+            // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
+            configuration.extraParameters += decodedInput.signalParameters(except: Set(configuration.extraParameters.map(\.name)), x265: codec == .hevc)
+        }
         configuration.computePSNR = qualityOptions.psnr
         configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
@@ -311,9 +359,26 @@ struct Encode: ParsableCommand {
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
-        let mp4File = framing == .mp4
+        // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
+        let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
+            try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
+                               keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
+        } else { nil }
+        if let decodedInput, timedFile == nil, framing == .mp4 {
+            let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
+            if !others.isEmpty, !quiet {
+                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video track only)\n")
+            }
+        }
+        let mp4File = framing == .mp4 && timedFile == nil
             ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
-        let sink = try mp4File?.sink ?? FileSink(path: output)
+        let sink: FileSink? = timedFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
+        if let decodedInput, timedFile != nil, !decodedInput.source.container.isMP4, !quiet {
+            let others = decodedInput.source.otherTrackDescriptions
+            if !others.isEmpty {
+                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried; the MP4 output has the video only\n")
+            }
+        }
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
@@ -333,20 +398,26 @@ struct Encode: ParsableCommand {
         let qualityMeter = QualityMeter(codec: codec)
         let write: (EncodedPacket) throws -> Void = { packet in
             qualityMeter.take(packet)
-            if let mp4File {
+            if let timedFile {
+                try timedFile.write(packet)
+            } else if let mp4File {
                 try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
             } else {
-                try packet.bytes.withUnsafeBytes { try sink.write($0) }
+                try packet.bytes.withUnsafeBytes { try sink?.write($0) }
             }
         }
         var count: Int64 = 0
         // A chunk or --seek range starts with an IDR picture, whatever the library would choose.
-        if chunkRange != nil { session.requestKeyframe() }
+        if chunkRange != nil || decodedInput?.chunkRange != nil { session.requestKeyframe() }
         var liveControl = LiveControl(live)
         // A stopping signal ends the reading; the frames so far are encoded and the output
         // completed, as x264 does.
         while count < limit, !Signals.stopRequested {
             guard let frame = try nextFrame(&source, count: count) else { break }
+            if let keptRange {
+                if frame.pts < keptRange.lowerBound { continue }
+                if frame.pts >= keptRange.upperBound { decodedInput?.cancel(); break }
+            }
             try liveControl.beforeFrame(count, session: session)
             try session.encode(frame, write)
             count += 1
@@ -357,7 +428,7 @@ struct Encode: ParsableCommand {
             throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
         }
         try session.flush(write)
-        if let mp4File { try mp4File.finish() } else { try sink.commit() }
+        if let timedFile { try timedFile.finish() } else if let mp4File { try mp4File.finish() } else { try sink?.commit() }
         if showProgress { report.endProgress() }
 
         let interrupted = Signals.received
@@ -378,6 +449,19 @@ struct Encode: ParsableCommand {
 }
 
 extension Encode {
+    /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
+    func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
+        func parse(_ text: String?, _ option: String) throws -> MediaTime? {
+            guard let text else { return nil }
+            do {
+                return try MediaTime(parsing: text, field: option)
+            } catch {
+                throw CLIError.usage(option, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
+            }
+        }
+        return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
+    }
+
     /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input
     /// short, or after a partial last frame of raw input (a warning with the bytes ignored).
     func nextFrame(_ source: inout EncodeInput, count: Int64) throws(EncoderError) -> Frame? {

@@ -3,7 +3,9 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import ArgumentParser
 import NALU
+import NALUAVCodec
 import NALUDecoder
 import NALUEncoder
 import NALUMedia
@@ -16,16 +18,35 @@ final class DecodedEncodeInput {
     /// The first frame, read ahead for the size and format.
     private var first: Frame?
     let pixelFormat: PixelFormat
-    let size: FrameSize
+    /// The frames' size (after ``scale(to:)``).
+    private(set) var size: FrameSize
+    private var scaler: FrameScaler?
     /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
     /// streams, whose frames are numbered 0, 1, 2….
     let timeBase: Rational?
-    private let source: MediaSource
+    /// The input, opened for its container's facts (tracks, edit list, sample table).
+    let source: MediaSource
+    /// The first picture's colour description and sample aspect ratio (the SPS VUI's).
+    private(set) var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)?
+    /// The pts of the first picture shown.
+    let firstPTS: Int64
 
-    init(path: String, decoder: DecoderName) throws {
+    /// `--chunk I/N`: the pts of the chunk's pictures (ticks of the track's timescale).
+    private(set) var chunkRange: Range<Int64>?
+    /// `--chunk I/N`: whether this is the first and the last chunk.
+    private(set) var chunkEnds: (first: Bool, last: Bool) = (true, true)
+
+    init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil) throws {
         let options = MediaSourceOptions()
         // Opened twice: once here for the container's facts, once by the decoding thread.
         source = try openMediaSource(path, options)
+        var firstSample = 0
+        if let chunk {
+            let plan = try Self.plan(chunk, source: source, path: path)
+            chunkRange = plan.range
+            firstSample = plan.firstSample
+            chunkEnds = (chunk.index == 0, chunk.index == chunk.count - 1)
+        }
         if let track = source.mp4?.track {
             timeBase = Rational(1, Int64(track.timescale))
         } else if source.container.isTransportStream {
@@ -33,7 +54,7 @@ final class DecodedEncodeInput {
         } else {
             timeBase = nil
         }
-        frames = try CompareInput(path: path, decoder: decoder, options: options)
+        frames = try CompareInput(path: path, decoder: decoder, options: options, firstSample: firstSample)
         guard let frame = try frames.next() else {
             throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
         }
@@ -41,6 +62,8 @@ final class DecodedEncodeInput {
             throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
         }
         first = frame
+        signal = frames.signal
+        firstPTS = frame.pts
         pixelFormat = frame.pixelFormat
         size = FrameSize(width: frame.width, height: frame.height)
     }
@@ -53,14 +76,110 @@ final class DecodedEncodeInput {
     }
 
     func nextFrame() throws -> Frame? {
+        let frame: Frame?
         if let first {
             self.first = nil
-            return first
+            frame = first
+        } else {
+            frame = try frames.next()
         }
-        return try frames.next()
+        guard let frame, let scaler else { return frame }
+        return scaler.scale(frame)
+    }
+
+    /// `--scale WxH` through libswscale; a side of `nil` (`-1`) keeps the display aspect ratio
+    /// (the SAR is carried unchanged, so the coded aspect is kept), rounded to the chroma grid.
+    func scale(to request: ScaleSize) throws {
+        let (stepX, stepY) = pixelFormat.chromaStep
+        func grid(_ value: Double, _ step: Int) -> Int { max(step, Int((value / Double(step)).rounded()) * step) }
+        // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
+        let aspect = Double(size.width) / Double(size.height)
+        let width = request.width ?? grid(Double(request.height ?? size.height) * aspect, stepX)
+        let height = request.height ?? grid(Double(width) / aspect, stepY)
+        guard width % stepX == 0, height % stepY == 0 else {
+            throw CLIError.usage("--scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
+        }
+        if width == size.width && height == size.height { return }
+        scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: size.width, sourceHeight: size.height, width: width, height: height)
+        size = FrameSize(width: width, height: height)
     }
 
     func cancel() { frames.cancel() }
+
+    /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
+    /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at
+    /// or before the first of them (the pictures before it are decoded and dropped).
+    static func plan(_ chunk: ChunkSpec, source: MediaSource, path: String) throws -> (range: Range<Int64>, firstSample: Int) {
+        guard let mp4 = source.mp4 else {
+            throw CLIError.usage(path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
+        }
+        var samples: [(pts: Int64, index: Int, sync: Bool)] = []
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() { samples.append((sample.pts, sample.index, sample.isSync)) }
+        let presented = samples.sorted { $0.pts < $1.pts }
+        let range = try FrameRange.chunk(chunk.index, of: chunk.count, frames: Int64(presented.count))
+        let first = Int(range.first), end = Int(range.first + range.count)
+        let low = chunk.index == 0 ? Int64.min : presented[first].pts
+        let high = end < presented.count ? presented[end].pts : Int64.max
+        let start = presented[first].pts
+        // The sync sample shown last at or before the chunk's first picture.
+        let key = samples.filter { $0.sync && $0.pts <= start }.max { $0.pts < $1.pts }
+        return (low..<high, chunk.index == 0 ? 0 : key?.index ?? 0)
+    }
+
+    /// The source's colour description and SAR as x264/x265 parameters (`colorprim`, `transfer`,
+    /// `colormatrix`, `sar`: the same names in both; x264's `fullrange` on/off, x265's `range` full/limited), leaving out what the stream does not
+    /// say and any name in `given` (the user's `--x264-params`/`--x265-params`).
+    func signalParameters(except given: Set<String>, x265: Bool) -> [EncoderParameter] {
+        guard let signal else { return [] }
+        var parameters: [EncoderParameter] = []
+        func add(_ name: String, _ value: String?) {
+            guard let value, !given.contains(name), !["unknown", "reserved", "ebu3213"].contains(value) else { return }
+            parameters.append(EncoderParameter(name: name, value: value))
+        }
+        add("colorprim", signal.colour.primaries.flatMap(ColourNames.primaries))
+        add("transfer", signal.colour.transfer.flatMap(ColourNames.transfer))
+        add("colormatrix", signal.colour.matrix.flatMap(ColourNames.space))
+        // x264: fullrange on/off; x265: range full/limited.
+        if x265 {
+            add("range", signal.colour.fullRange.map { $0 ? "full" : "limited" })
+        } else {
+            add("fullrange", signal.colour.fullRange.map { $0 ? "on" : "off" })
+        }
+        if let sar = signal.sampleAspectRatio, sar.numerator > 0, sar.denominator > 0, sar.numerator != sar.denominator {
+            add("sar", "\(sar.numerator):\(sar.denominator)")
+        }
+        return parameters
+    }
+
+    /// The presentation origin in pts ticks: an MP4 track's first edit `media_time`, else the
+    /// first picture's pts (`--start 0`).
+    var presentationOrigin: Int64 {
+        if let edit = source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 }) { return edit.mediaTime }
+        return firstPTS
+    }
+
+    /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
+    /// progress line's ETA; `nil` for other inputs.
+    func pictureCount(in range: Range<Int64>?) throws -> Int64? {
+        guard let mp4 = source.mp4 else { return nil }
+        var count: Int64 = 0
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() { if range?.contains(sample.pts) ?? true { count += 1 } }
+        return count
+    }
+
+    /// The end of the last picture's presentation (pts + duration) of an MP4/MOV track, or `nil`.
+    func presentationEnd() throws -> Int64? {
+        guard let mp4 = source.mp4 else { return nil }
+        var end: Int64?
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() {
+            let sampleEnd = sample.pts &+ Int64(sample.duration)
+            end = max(end ?? sampleEnd, sampleEnd)
+        }
+        return end
+    }
 
     /// Whether `path` is an input nalu reads (told by content: MP4/MOV, MPEG-TS, Annex-B,
     /// length-prefixed H.264/H.265).
@@ -78,5 +197,30 @@ final class DecodedEncodeInput {
         var head = [UInt8](repeating: 0xFF, count: 4)
         let count = fread(&head, 1, 4, file)
         return count == 4 && head[0] == 0 && head[1] == 0 && (head[2] == 1 || (head[2] == 0 && head[3] == 1))
+    }
+}
+
+/// `--scale WxH`: a size, `-1` for a side that keeps the display aspect ratio.
+struct ScaleSize: ExpressibleByArgument, Hashable {
+    var width: Int?
+    var height: Int?
+
+    init?(argument: String) {
+        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
+        self.width = width == -1 ? nil : width
+        self.height = height == -1 ? nil : height
+    }
+}
+
+extension PixelFormat {
+    /// Luma samples per chroma sample, horizontally and vertically (4:2:0: 2×2).
+    var chromaStep: (Int, Int) {
+        switch self {
+        case .i420, .nv12, .yuv420p10le, .p010le: (2, 2)
+        case .yuv422p, .yuv422p10le: (2, 1)
+        default: (1, 1)
+        }
     }
 }

@@ -159,8 +159,14 @@ import Testing
         }
     }
 
-    @Test func chunksNeedRawInput() throws {
-        let result = try CLIRunner.run(["encode", CLIRunner.fixture("mp4_avc_bframes.mp4"), "--chunk", "1/2", "-o", "/dev/null"])
-        #expect(result.status == 64)
+    /// --chunk splits raw, Y4M and MP4/MOV inputs (a sample table to split at); an elementary
+    /// stream is refused, and --seek (a frame number) on a compressed input too (--start takes times).
+    @Test func chunksNeedRawOrMP4Input() throws {
+        let stream = try CLIRunner.run(["encode", CLIRunner.fixture("avc_high_bframes.h264"), "--chunk", "1/2", "-o", "/dev/null"])
+        #expect(stream.status == 64, "\(stream.stderr)")
+        let seek = try CLIRunner.run(["encode", CLIRunner.fixture("mp4_avc_bframes.mp4"), "--seek", "3", "-o", "/dev/null"])
+        #expect(seek.status == 64, "\(seek.stderr)")
+        let mp4 = try CLIRunner.run(["encode", CLIRunner.fixture("mp4_avc_bframes.mp4"), "--chunk", "1/2", "-o", "/dev/null", "--quiet"])
+        #expect(mp4.status == 0, "\(mp4.stderr)")
     }
 }

@@ -112,6 +112,29 @@ import Glibc
         #expect(try ffmpegDecode(output).frames == 20)
     }
 
+    /// Issue 33 item 5: an MP4 master with B-frames and AAC, three chunks on the cluster: MP4
+    /// parts joined with every source picture once at its time and the audio copied.
+    @Test(.enabled(if: clusterAvailable, "needs root and slurm-wlm + munge (apt-get install -y slurm-wlm munge)"),
+          .enabled(if: concatAvailable, "needs nalu concat"))
+    func recipeTranscodesAnMP4MasterWithAudio() throws {
+        let cluster = try Cluster.start()
+        defer { cluster.stop() }
+        let scratch = try Scratch()
+        let output = scratch.file("out.mp4")
+        var environment = cluster.environment
+        environment["NALU"] = CLIRunner.executable.path
+        let source = CLIRunner.fixture("realworld/phone.mp4")
+        let result = try Self.run("encode.sh", [source, output, "--chunks", "3", "--", "--crf", "23", "--preset", "ultrafast", "--threads", "1"],
+                                  environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try TranscodeTests.framePTS(output) == (try TranscodeTests.framePTS(source)))
+        let audio = { (path: String) in
+            try runTool("ffmpeg", ["-v", "error", "-ignore_editlist", "1", "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "md5", "-"]).stdout
+        }
+        #expect(try audio(output) == (try audio(source)))
+        #expect(try scratch.names() == ["out.mp4"])
+    }
+
     @Test(.enabled(if: clusterAvailable, "needs root and slurm-wlm + munge (apt-get install -y slurm-wlm munge)"))
     func aFailedChunkStopsTheJoinAndIsNamed() throws {
         let cluster = try Cluster.start()

@@ -1,0 +1,200 @@
+import NALU
+import NALUEncoder
+import NALUIO
+import NALUMP4
+import NALUMedia
+
+/// MP4 output of `nalu encode IN` from a compressed input (issue 33, item 4): every encoded
+/// picture keeps its source pts (variable frame rates included) through the muxer's source-timed
+/// path (``MP4Muxer/useSourceTiming(timescale:lookup:)``), in the input track's timescale, and an
+/// MP4/MOV input's other tracks (audio, subtitles) are copied beside the video as `nalu convert`
+/// copies them, interleaved by decoding time.
+///
+/// The file is opened at the first packet: its decoding time is the origin of the output's
+/// sample table, which the edit list (ISO/IEC 14496-12 8.6.6) refers to.
+final class TimedMP4Output {
+    private let path: String
+    private let codec: Codec
+    private let options: MP4OutputOptions
+    private let source: MediaSource
+    private let timescale: UInt32
+    /// The presented range kept (`--start/--end`), in ticks of `timescale` of the source's pts,
+    /// or `nil` for everything.
+    private let keptRange: Range<Int64>?
+    private let copyAudio: Bool
+    /// A chunk of a distributed encode: each audio sample goes to the one chunk its decoding
+    /// time falls in, so that the joined chunks hold every sample once.
+    private let chunk: (first: Bool, last: Bool)?
+    private var file: MP4FileSink?
+    /// The times of the packets pushed and not yet looked up by the muxer: the first byte
+    /// offset given to the packet's NAL units and its times.
+    private var pending: [(start: Int64, timing: SampleTiming)] = []
+    private var nextOffset: Int64 = 0
+    private var firstDecode: Int64?
+    /// A sample's duration when no later one says it: the distance between the last two pts.
+    private var lastPTS: Int64?
+    private var lastDuration: Int64 = 1
+    /// Copied track descriptions, for the summary.
+    private(set) var copiedTracks: [String] = []
+
+    /// - Parameters:
+    ///   - timeBase: the packets' time base (1/timescale of the source track, 1/90000 for TS).
+    ///   - keptRange: the source pts kept (`--start/--end`); the edit list then presents from
+    ///     its first picture, and the audio is cut to the same range.
+    init(path: String, codec: Codec, options: MP4OutputOptions, source: MediaSource, timeBase: Rational,
+         keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws {
+        self.chunk = chunk
+        try options.check(codec: codec)
+        guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
+            throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
+        }
+        self.path = path
+        self.codec = codec
+        self.options = options
+        self.source = source
+        self.timescale = UInt32(timeBase.denominator)
+        self.keptRange = keptRange
+        self.copyAudio = copyAudio
+    }
+
+    private func open(firstDecode: Int64, firstPresentation: Int64) throws -> MP4FileSink {
+        var muxer = options.muxerOptions(frameRate: nil)
+        var tracks: [MP4TrackReader<AnyRandomAccessSource>] = []
+        var decodeTimes: [Range<Int64>?]? = nil
+        if let copied = try source.passthroughTracks(audio: copyAudio), !copied.tracks.isEmpty {
+            tracks = copied.tracks
+            // A chunk's movie is timed in the video's timescale, so that its edit lasts exactly
+            // its pictures' time and the joined chunks neither gain nor lose a tick.
+            muxer.movieTimescale = chunk == nil ? copied.movieTimescale : timescale
+            var passthrough = tracks.map { MP4PassthroughTrack(copying: $0.track) }
+            if let keptRange {
+                // Each copied track cut to the kept range: the samples whose decoding times
+                // overlap it, presented from the range's start.
+                decodeTimes = []
+                for (index, reader) in tracks.enumerated() {
+                    let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
+                                           movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
+                    decodeTimes?.append(cut?.range)
+                    passthrough[index].editList = cut.map { [MP4EditListEntry(segmentDuration: $0.segment, mediaTime: $0.mediaTime)] }
+                }
+            }
+            muxer.passthroughTracks = passthrough
+        }
+        let movieTimescale = muxer.movieTimescale ?? timescale
+        if keptRange == nil, let edits = source.videoEditList(decodeOrigin: firstDecode, movieTimescale: movieTimescale), !edits.isEmpty {
+            // The input's own edit list, on the output's sample times (the pts are the input's).
+            muxer.editList = edits
+            muxer.editListFollowsSampleTimes = true
+        } else if let keptRange {
+            let duration = UInt64(max(0, keptRange.upperBound &- keptRange.lowerBound))
+            let segment = UInt64(max(0, rescale(Int64(clamping: duration), from: Int64(timescale), to: Int64(movieTimescale), roundingUp: true)))
+            muxer.editList = [MP4EditListEntry(segmentDuration: segment, mediaTime: firstPresentation - firstDecode)]
+            muxer.editListFollowsSampleTimes = true
+        }
+        let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
+        try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.timing(at: offset) })
+        if !tracks.isEmpty {
+            let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
+            sink.muxer.willAppendVideoSample = { writer, time, scale in
+                try interleaver.advance(to: time, timescale: scale, writer: writer)
+            }
+            copiedTracks = tracks.map { "track \($0.track.trackID) (\($0.track.handler))" }
+        }
+        return sink
+    }
+
+    /// The samples of `reader` whose presentation overlaps the video's `presented` pts (ticks
+    /// of `videoTimescale`, the video's presentation 0 at `videoOrigin`): their decoding times,
+    /// and the edit that shows them from the range's start for its length.
+    static func cut(_ reader: MP4TrackReader<AnyRandomAccessSource>, presented: Range<Int64>, videoTimescale: UInt32, videoOrigin: Int64,
+                    movieTimescale: UInt32, chunk: (first: Bool, last: Bool)? = nil) throws -> (range: Range<Int64>, mediaTime: Int64, segment: UInt64)? {
+        let scale = Int64(reader.track.timescale)
+        guard scale > 0, videoTimescale > 0 else { return nil }
+        let origin = reader.track.presentationStart.mediaTime
+        func toTrack(_ ticks: Int64) -> Int64 {
+            rescale(ticks &- videoOrigin, from: Int64(videoTimescale), to: scale) &+ origin
+        }
+        let low = presented.lowerBound == Int64.min ? origin : toTrack(presented.lowerBound)
+        let high = presented.upperBound == Int64.max ? Int64.max : toTrack(presented.upperBound)
+        if let chunk {
+            // Each sample in exactly one chunk: the one its decoding time falls in.
+            let from = chunk.first ? Int64.min : low, to = chunk.last ? Int64.max : high
+            var first: Int64?
+            var end: Int64?
+            try reader.forEachSample { sample in
+                if sample.dts >= from, sample.dts < to {
+                    if first == nil { first = sample.dts }
+                    end = sample.dts &+ Int64(sample.duration)
+                }
+            }
+            guard let first, let end, end > first else { return nil }
+            let mediaTime = chunk.first ? max(0, origin &- first) : 0
+            let segment = UInt64(max(0, rescale(end &- first &- mediaTime, from: scale, to: Int64(movieTimescale))))
+            return (first..<end, mediaTime, segment)
+        }
+        var first: Int64?
+        var end: Int64?
+        try reader.forEachSample { sample in
+            let sampleEnd = sample.dts &+ Int64(sample.duration)
+            if sampleEnd > low, sample.dts < high {
+                if first == nil { first = sample.dts }
+                end = sampleEnd
+            }
+        }
+        guard let first, let end, end > first else { return nil }
+        let length = presented.upperBound &- presented.lowerBound
+        let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
+        return (first..<end, max(0, low &- first), segment)
+    }
+
+    private func timing(at offset: Int64) -> SampleTiming? {
+        // The last packet starting at or before `offset`; older ones are done.
+        guard let index = pending.lastIndex(where: { $0.start <= offset }) else { return nil }
+        let timing = pending[index].timing
+        pending.removeFirst(index)
+        return timing
+    }
+
+    /// Writes one encoded access unit (Annex-B) with its times.
+    func write(_ packet: EncodedPacket) throws {
+        let sink: MP4FileSink
+        if let file {
+            sink = file
+        } else {
+            sink = try open(firstDecode: packet.dts, firstPresentation: packet.pts)
+            file = sink
+            firstDecode = packet.dts
+        }
+        if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
+        lastPTS = packet.pts
+        let start = nextOffset
+        pending.append((start, SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale)))
+        try packet.bytes.withUnsafeBytes { bytes in
+            try AnnexB.forEachNALUnit(in: bytes) { range in
+                try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: start + Int64(range.lowerBound), prefixLength: 3) {
+                    try sink.push($0)
+                }
+            }
+        }
+        nextOffset = start + Int64(packet.bytes.count) + 16
+    }
+
+    /// Writes the movie box and renames the file into place.
+    func finish() throws {
+        guard let file else { throw NALUError(.missing, field: "sample", detail: "no picture was encoded") }
+        let report = try file.finish()
+        for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
+        try file.output.commit()
+    }
+}
+
+/// `value · to / from`, rounded down (or up), clamped to 64 bits (`from` > 0).
+func rescale(_ value: Int64, from: Int64, to: Int64, roundingUp: Bool = false) -> Int64 {
+    guard from > 0 else { return 0 }
+    let (product, overflow) = value.multipliedReportingOverflow(by: to)
+    guard !overflow else { return (value < 0) != (to < 0) ? Int64.min : Int64.max }
+    let quotient = product / from
+    let remainder = product % from
+    if roundingUp { return remainder > 0 ? quotient + 1 : quotient }
+    return remainder < 0 ? quotient - 1 : quotient
+}
