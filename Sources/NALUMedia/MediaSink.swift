@@ -203,6 +203,13 @@ public final class MP4FileSink: MediaSink {
             options.movieTimescale = movieTimescale
             options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
             options.editListFollowsSampleTimes = true
+        } else if options.layout == .fragmented, options.editList == nil, let start = source.transportStreamVideoStart,
+                  let first = source.transportStream?.firstTimestamps.first, let firstDecode = first.decoding ?? first.presentation {
+            // A transport stream into fragments: `moov` goes first, so the edit that shows the
+            // first picture at time 0 is known from the first PES time stamps, not from the
+            // samples (the other layouts compute it at the end). Duration 0: the rest of the media.
+            options.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: start &- firstDecode)]
+            options.editListFollowsSampleTimes = true
         }
         return (options, clock)
     }

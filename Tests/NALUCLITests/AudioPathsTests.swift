@@ -75,6 +75,18 @@ import Testing
         #expect(abs(try Self.ffmpegSeconds(output) - 10) < 0.03)
     }
 
+    /// Fragmented output writes `moov` first: the edit that shows the first picture at time 0 comes
+    /// from the first PES time stamps (it was missing: the audio led by 66.7 ms).
+    @Test func transportStreamAACIntoFragmentedMP4() throws {
+        let scratch = try Scratch()
+        let source = Self.clip("phone.ts")
+        let output = scratch.file("out.mp4")
+        let run = try CLIRunner.run(["convert", source, "--fragmented", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.codecs(output) == ["h264", "aac"])
+        #expect(abs(try Self.shift(source, output, at: 3)) <= 5)
+    }
+
     @Test func transportStreamAACIntoTransportStream() throws {
         let scratch = try Scratch()
         let source = Self.clip("phone.ts")
