@@ -128,28 +128,24 @@ final class AVCodecBackend: DecoderBackend {
         guard annexB.count <= Int(Int32.max) else {
             throw DecoderError(.decodeFailed, field: "avcodec_send_packet", detail: "access unit of \(annexB.count) bytes")
         }
-        var status: Int32 = 0
-        annexB.withUnsafeMutableBufferPointer { bytes in
-            packet.pointee.data = bytes.baseAddress
-            packet.pointee.size = Int32(bytes.count)
-            packet.pointee.pts = tag
-            packet.pointee.dts = tag
-            status = library.sendPacket(context, packet)
-        }
-        packet.pointee.data = nil
-        packet.pointee.size = 0
-        if status == nalu_averror_eagain() {
-            // The decoder's output is full: take it, then the packet goes in.
-            try receive(into: &pictures)
-            annexB.withUnsafeMutableBufferPointer { bytes in
+        /// Sends the access unit (the packet points into `annexB` only for the call).
+        func send() -> Int32 {
+            let status = annexB.withUnsafeMutableBufferPointer { bytes in
                 packet.pointee.data = bytes.baseAddress
                 packet.pointee.size = Int32(bytes.count)
                 packet.pointee.pts = tag
                 packet.pointee.dts = tag
-                status = library.sendPacket(context, packet)
+                return library.sendPacket(context, packet)
             }
             packet.pointee.data = nil
             packet.pointee.size = 0
+            return status
+        }
+        var status = send()
+        if status == nalu_averror_eagain() {
+            // The decoder's output is full: take it, then the packet goes in.
+            try receive(into: &pictures)
+            status = send()
         }
         try receive(into: &pictures)
         if status < 0 {

@@ -221,6 +221,23 @@ public final class MP4FileSink: MediaSink {
         sampleClock = clock
     }
 
+    /// For `source` (an MPEG-TS) with its AAC stream `audio` (``TransportStreamAudioReader``)
+    /// carried beside the video as an `mp4a` track, timed against where the first picture
+    /// presents (``TransportStreamAudioReader/origin(in:)``); `parameterSets` as for
+    /// ``init(for:output:options:parameterSets:)``.
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
+                            transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws {
+        var options = options
+        let origin = audio.origin(in: source)
+        options.passthroughTracks = [audio.mp4Track(origin: origin)]
+        options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+        try self.init(for: source, output: output, options: options, parameterSets: parameterSets)
+        let feeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin)
+        muxer.willAppendVideoSample = { writer, time, timescale in
+            try feeder.advance(to: time, timescale: timescale, writer: writer)
+        }
+    }
+
     /// The passthrough tracks' copier, when there are any.
     public private(set) var passthrough: MP4PassthroughInterleaver<AnyRandomAccessSource>?
 

@@ -90,3 +90,12 @@ extension TransportStreamSink {
         self.audio = feeder
     }
 }
+
+extension TransportStreamSink {
+    /// Carries `source`'s (an MPEG-TS) AAC stream `audio` into this program at its own PTS,
+    /// timed against where the first picture presents (``TransportStreamAudioReader/origin(in:)``).
+    public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource) throws {
+        try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+        TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source)).attach(to: muxer)
+    }
+}

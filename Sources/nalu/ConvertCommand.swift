@@ -229,15 +229,7 @@ struct Convert: ParsableCommand {
                 var options = mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters)
                 options.metadata = try outputMetadata(from: source, output: output)
                 if let tsInputAudio {
-                    let origin = tsInputAudio.origin(in: source)
-                    options.passthroughTracks = [tsInputAudio.mp4Track(origin: origin)]
-                    options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
-                    let sink = try MP4FileSink(for: source, output: file, options: options)
-                    let feeder = TransportStreamAudioMP4Feeder(reader: tsInputAudio, origin: origin)
-                    sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                        try feeder.advance(to: time, timescale: timescale, writer: writer)
-                    }
-                    return sink
+                    return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: tsInputAudio)
                 }
                 return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
             }()
@@ -248,11 +240,7 @@ struct Convert: ParsableCommand {
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
                 let sink = try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
-                if let tsInputAudio {
-                    let origin = tsInputAudio.origin(in: source)
-                    try sink.muxer.addAudio(audioSpecificConfig: tsInputAudio.audioSpecificConfig)
-                    TransportStreamToTransportStreamAudioFeeder(reader: tsInputAudio, origin: origin).attach(to: sink.muxer)
-                }
+                if let tsInputAudio { try sink.carry(tsInputAudio, of: source) }
                 return sink
             }()
         }

@@ -265,16 +265,8 @@ struct Edit: ParsableCommand {
             options.colourBoxes = true
             options.metadata = try outputMetadata(from: source, output: output)
             if let audio = carried.transportStreamInput {
-                let origin = audio.origin(in: source)
-                options.passthroughTracks = [audio.mp4Track(origin: origin)]
-                options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
                 // An MPEG-TS input keeps its times (no --fps edit).
-                let sink = try MP4FileSink(for: source, output: file, options: options, parameterSets: outOfBand)
-                let feeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin)
-                sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                    try feeder.advance(to: time, timescale: timescale, writer: writer)
-                }
-                return sink
+                return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: audio, parameterSets: outOfBand)
             }
             // An MP4/MOV or MPEG-TS input keeps its times (no --fps edit).
             return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
@@ -289,11 +281,7 @@ struct Edit: ParsableCommand {
                                                outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
             if frameRate == nil { try sink.keepTimes(of: source) }
             try sink.attachAudio(carried.transportStream, source: source)
-            if let audio = carried.transportStreamInput {
-                let origin = audio.origin(in: source)
-                try sink.muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
-                TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin).attach(to: sink.muxer)
-            }
+            if let audio = carried.transportStreamInput { try sink.carry(audio, of: source) }
             return sink
         }
     }
