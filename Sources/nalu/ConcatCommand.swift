@@ -24,6 +24,11 @@ struct Concat: ParsableCommand {
         the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
         joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is \
         the first input's; a .mov output is branded qt.
+
+        --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, \
+        a.mp4@5- or b.mp4@-10; a bare IN is the whole; a file that exists under the whole name \
+        is that file). Each range is cut as trim --smart cuts it, and the pieces are joined on \
+        one continuous timeline with their audio, no edit list needed.
         """
     )
 
@@ -50,6 +55,8 @@ struct Concat: ParsableCommand {
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
     var noAudio = false
 
+    @OptionGroup var smartOptions: SmartTrimOptions
+
     @Flag(help: "Say what was joined on standard error.")
     var verbose = false
 
@@ -59,9 +66,14 @@ struct Concat: ParsableCommand {
         if to != .mp4 && (fps != nil || mp4.isSet) {
             throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with MP4 output.")
         }
+        try smartOptions.check(smart: smartOptions.smart)
+        if smartOptions.smart && (fps != nil || extradata != nil) {
+            throw ValidationError("--fps and --extradata do not go with --smart (the pieces keep their own times).")
+        }
     }
 
     func run() throws {
+        if smartOptions.smart { return try runSmart() }
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
@@ -133,11 +145,11 @@ struct Concat: ParsableCommand {
 }
 
 extension Concat: CommandIO {
-    var inputArgument: String? { inputs.first }
+    var inputArgument: String? { inputPaths.first }
     var inputIsOptional: Bool { false }
     var output: String { outputArgument ?? "-" }
     var outputs: [(option: String, path: String)] { [("-o", output)] }
-    var otherInputs: [String] { Array(inputs.dropFirst()) + (extradata.map { [$0] } ?? []) }
+    var otherInputs: [String] { Array(inputPaths.dropFirst()) + (extradata.map { [$0] } ?? []) }
     var writesBinary: Bool { true }
     var example: String { "nalu concat a.mp4 b.h264 -o joined.mp4" }
 
@@ -148,8 +160,11 @@ extension Concat: CommandIO {
     /// (Preflight checks the first).
     func checkOptions() throws {
         try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
+        if !smartOptions.smart, let ranged = inputs.first(where: { ConcatPiece($0).range != nil }) {
+            throw CLIError.usage(ranged, "a range (IN@START-END) goes with --smart", hint: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4")
+        }
         let key = OutputKey(output)
-        for input in inputs.dropFirst() where input != "-" {
+        for input in inputPaths.dropFirst() where input != "-" {
             if let identity = key.identity, identity.isRegularFile, identity == FileIdentity(path: input) {
                 throw CLIError(output, "is an input file (\(input)); refusing to overwrite it",
                                hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)

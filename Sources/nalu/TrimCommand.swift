@@ -26,6 +26,11 @@ struct Trim: ParsableCommand {
         lead-in pictures from the keyframe; their count is noted on standard error. The input is \
         read twice (timing, then copy): an elementary stream must be a file; MP4 may come through \
         a pipe. Timing: an MP4's own; else the SPS VUI's, or --fps.
+
+        --smart is frame-exact without an edit list (the partial GOPs at the ends re-encoded). \
+        --keep A-B,C-D keeps several ranges, in order, and joins them; it implies --smart, so \
+        every boundary is frame-exact and the timeline continuous, and the audio of each range \
+        is cut and joined with it (MP4, Annex-B and MPEG-TS output).
         """
     )
 
@@ -63,6 +68,9 @@ struct Trim: ParsableCommand {
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
     var noAudio = false
 
+    @Option(help: ArgumentHelp("Keep several ranges and join them, frame-exact at every boundary (implies --smart), the audio cut and joined with them: START-END,… each side as --start takes it, e.g. 0:10-0:20,1:05.5-1:30 (an open end, 5-, only last).", valueName: "ranges"))
+    var keep: String?
+
     @Flag(help: "Say what was kept on standard error.")
     var verbose = false
 
@@ -87,6 +95,10 @@ struct Trim: ParsableCommand {
 
     func validate() throws {
         if end != nil && duration != nil { throw ValidationError("Give --end or --duration, not both.") }
+        if keep != nil && (start != nil || end != nil || duration != nil) {
+            throw ValidationError("Give --keep or --start/--end/--duration, not both.")
+        }
+        try smartOptions.check(smart: smartOptions.smart || keep != nil)
         if to != .mp4 && mp4.isSet { throw ValidationError("--faststart, --fragmented and --sample-entry go with MP4 output.") }
         _ = try times()
     }
@@ -95,6 +107,7 @@ struct Trim: ParsableCommand {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true)
+        if let keep { return try runKeep(keep, options: options) }
         if smartOptions.smart {
             let (start, end) = try times()
             return try runSmart(options: options, start: start, end: end)

@@ -27,8 +27,12 @@ struct SmartTrimOptions: ParsableArguments {
 
     var isSet: Bool { crf != nil || bitrate != nil || preset != nil }
 
-    func validate() throws {
+    /// `--crf`, `--bitrate` and `--preset` need `--smart`, or what implies it (`trim --keep`).
+    func check(smart: Bool) throws {
         if !smart && isSet { throw ValidationError("--crf, --bitrate and --preset go with --smart.") }
+    }
+
+    func validate() throws {
         if crf != nil && bitrate != nil { throw ValidationError("Give --crf or --bitrate, not both.") }
         if let bitrate, !(1...2_000_000).contains(bitrate) { throw ValidationError("--bitrate: \(bitrate) kbit/s must be between 1 and 2000000.") }
     }

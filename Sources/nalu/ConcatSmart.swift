@@ -1,0 +1,46 @@
+import ArgumentParser
+import NALU
+import NALUIO
+import NALUMedia
+import NALUSmartCut
+
+/// One `nalu concat` input: `IN`, or `IN@START-END` with either side optional. A file that exists
+/// under the whole name wins (a path may hold `@`); otherwise a trailing `@…` that parses as a
+/// range is one (``NALUSmartCut/SmartCutRange/init(parsing:)``).
+struct ConcatPiece {
+    let path: String
+    let range: SmartCutRange?
+
+    init(_ argument: String) {
+        if argument != "-", FileIdentity(path: argument) == nil, let at = argument.lastIndex(of: "@"), at != argument.startIndex,
+           let range = try? SmartCutRange(parsing: String(argument[argument.index(after: at)...])) {
+            path = String(argument[..<at])
+            self.range = range
+        } else {
+            path = argument
+            range = nil
+        }
+    }
+}
+
+extension Concat {
+    /// The inputs' paths, their ranges taken off.
+    var inputPaths: [String] { inputs.map { ConcatPiece($0).path } }
+
+    /// `--smart`: every input's range (the whole of a bare input) cut frame-exactly and joined
+    /// (``SmartCutList``).
+    func runSmart() throws {
+        let options = MediaSourceOptions(codec: codec?.codec)
+        let pieces = inputs.map { argument in
+            let piece = ConcatPiece(argument)
+            return SmartCutList.Piece(path: piece.path, range: piece.range ?? .whole, options: options)
+        }
+        for (piece, argument) in zip(pieces, inputs) {
+            if let start = piece.range.start, let end = piece.range.end, end <= start {
+                throw CLIError.usage(argument, "the range is empty: it ends at or before its start", hint: "IN@START-END, e.g. a.mp4@5-12.5")
+            }
+        }
+        try CutListRun(pieces: pieces, option: "concat", to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio,
+                       verbose: verbose, example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4").run()
+    }
+}

@@ -1,0 +1,121 @@
+import ArgumentParser
+import Logging
+import NALU
+import NALUAVCodec
+import NALUEncoder
+import NALUIO
+import NALUMP4
+import NALUMedia
+import NALUSmartCut
+import NALUTS
+import NALUX264
+import NALUX265
+
+/// What `nalu trim --keep` and `nalu concat --smart` share: pieces cut frame-exactly by the smart
+/// trimmer and joined (``SmartCutList``), written as MP4, Annex-B or MPEG-TS.
+struct CutListRun {
+    var pieces: [SmartCutList.Piece]
+    /// The option that gave the ranges (`--keep`, or `concat` for per-input ranges).
+    var option: String
+    var to: OutputFraming
+    var output: String
+    var mp4: MP4OutputOptions
+    var smart: SmartTrimOptions
+    var noAudio: Bool
+    var verbose: Bool
+    var example: String
+
+    func run() throws {
+        guard to == .mp4 || to == .annexb || to.isTransportStream else {
+            throw CLIError.usage(option, "writes MP4, Annex-B and MPEG-TS", hint: example)
+        }
+        guard to != .mp4 || mp4.layout != .fragmented else { throw CLIError.usage(option, "does not write fragmented MP4") }
+        guard let first = pieces.first else { throw CLIError.usage(option, "no range to keep", hint: example) }
+        var logger = Logger(label: "nalu.cutlist")
+        logger.logLevel = .error
+        let probe = try MediaSource(path: first.path, options: first.options)
+        if to == .mp4 { try mp4.check(codec: probe.codec) }
+        let encoder: any EncoderBackendFactory = probe.codec == .h264 ? X264BackendFactory(logger: logger) : X265BackendFactory(logger: logger)
+        let ranges = Set(pieces.map(\.range.description))
+        func usage(_ error: NALUError) -> any Error {
+            guard error.field.hasPrefix("--") || ranges.contains(error.field) else { return error }
+            return CLIError.usage(option == "concat" ? error.field : "\(option) \(error.field)", error.detail ?? "\(error.code)", hint: example)
+        }
+        let list: SmartCutList
+        do {
+            list = try SmartCutList(pieces: pieces, decoder: AVCodecDecoderFactory(), encoder: encoder)
+        } catch let error as NALUError where error.field == "concat" {
+            throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
+        } catch let error as NALUError {
+            throw usage(error)
+        }
+        list.rateControl = smart.rateControl
+        list.preset = smart.preset
+        let file = try FileSink(path: output)
+        let report: SmartCutList.Report
+        do {
+            switch to {
+            case .mp4:
+                var options = mp4.muxerOptions(frameRate: nil)
+                options.metadata = try outputMetadata(from: probe, output: output)
+                report = try list.writeMP4(output: file, options: options, audio: !noAudio)
+            case .annexb:
+                report = try list.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
+            default:
+                var options = TransportStreamMuxerOptions(frameRate: nil)
+                options.maxAccessUnitSize = mp4.maxAccessUnitSize
+                options.writer.timestampedPackets = to == .m2ts
+                report = try list.writeTransportStream(output: file, options: options, audio: !noAudio)
+            }
+        } catch let error as NALUError {
+            throw usage(error)
+        }
+        try file.commit()
+        for note in report.join.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
+        // Audio the inputs have that is not in the output: exit status 2 (nothing lost silently).
+        let paths = Array(Set(pieces.map(\.path))).sorted()
+        let withAudio = paths.filter { list.source(of: $0)?.otherTracks.contains { $0.handler == "soun" } ?? false }
+        var lost: AudioNotCarried?
+        if !noAudio, report.join.audioJoined == nil, !withAudio.isEmpty {
+            let why = to == .annexb ? "an elementary stream holds one video track" : report.join.audioNotJoined ?? "the pieces' audio does not join"
+            lost = AudioNotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
+        }
+        // Tracks other than audio are named.
+        for path in paths {
+            let others = (list.source(of: path)?.otherTracks ?? []).filter { $0.handler != "soun" }
+            if !others.isEmpty {
+                StandardError.write("nalu: note: \(path): \(others.map(\.description).joined(separator: ", ")) not carried; the output has the video and audio only\n")
+            }
+        }
+        if verbose {
+            let parts = zip(pieces, report.pieces).map { piece, cut in
+                "\(piece.path)@\(piece.range): \(cut.plan.pictureCount) pictures (\(cut.headPictures) re-encoded before, "
+                    + "\(cut.copiedAccessUnits) copied, \(cut.tailPictures) re-encoded after)"
+            }
+            var line = "nalu: kept " + parts.joined(separator: " + ") + "; \(report.pictures) pictures"
+            if let summary = report.join.sink?.mp4 {
+                line += " → MP4 \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries"
+            }
+            if let audio = report.join.audioJoined { line += ", \(audio) audio samples" }
+            StandardError.write(line + "\n")
+        }
+        try lost?.fail()
+    }
+}
+
+extension Trim {
+    /// `--keep A-B,C-D`: the ranges of one input, checked (in order, none empty or overlapping)
+    /// and joined frame-exactly.
+    func runKeep(_ text: String, options: MediaSourceOptions) throws {
+        let ranges: [SmartCutRange]
+        do {
+            ranges = try SmartCutRange.list(parsing: text)
+        } catch {
+            throw CLIError.usage("--keep \(error.field)", error.detail ?? "not a range",
+                                 hint: "ranges START-END in order, e.g. --keep 0:10-0:20,1:05.5-1:30")
+        }
+        try CutListRun(pieces: ranges.map { SmartCutList.Piece(path: input, range: $0, options: options) }, option: "--keep",
+                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose,
+                       example: "nalu trim in.mp4 --keep 0:10-0:20,1:05.5-1:30 -o kept.mp4").run()
+    }
+}
