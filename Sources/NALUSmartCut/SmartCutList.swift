@@ -109,7 +109,8 @@ extension Substring {
 /// Each piece is cut by a ``SmartTrimmer`` (the pictures from its start to the first copy point
 /// and after the last whole GOP re-encoded with the source's settings, the GOPs between copied
 /// bit for bit) into a temporary MP4 file, with its audio cut to the same range; the pieces are
-/// then joined by ``NALUMedia/Concatenator`` as any MP4 inputs are:
+/// then joined by ``NALUMedia/Concatenator`` as any MP4 inputs are (a range with no picture
+/// fails with a ``NALU/NALUError`` whose field is `PATH@RANGE`):
 /// - **Video**: each piece shows exactly the pictures presenting in its range and lasts exactly
 ///   their durations; the join lays the pieces end to end on one timeline (``NALUMedia/ConcatTiming``:
 ///   each piece's first picture at the previous one's end, no gap, no overlap), an end of
@@ -252,8 +253,8 @@ public final class SmartCutList {
                 reports.append(try trimmer.writeMP4(start: piece.range.start ?? .zero, end: piece.range.end, output: file,
                                                     options: MP4MuxerOptions(), audio: audio))
             } catch let error as NALUError where error.field.hasPrefix("--") {
-                // The range is what was wrong (no picture in it, past the end).
-                throw NALUError(error.code, field: piece.range.description, detail: "\(piece.path): \(error.detail ?? "\(error.code)")")
+                // The range is what was wrong (no picture in it, past the end): `PATH@RANGE`.
+                throw NALUError(error.code, field: "\(piece.path)@\(piece.range)", detail: error.detail)
             }
             try file.commit()
             directory.created.append(path)

@@ -36,10 +36,13 @@ struct CutListRun {
         let probe = try MediaSource(path: first.path, options: first.options)
         if to == .mp4 { try mp4.check(codec: probe.codec) }
         let encoder: any EncoderBackendFactory = probe.codec == .h264 ? X264BackendFactory(logger: logger) : X265BackendFactory(logger: logger)
-        let ranges = Set(pieces.map(\.range.description))
+        let ranges = Dictionary(pieces.map { ("\($0.path)@\($0.range)", $0.range.description) }, uniquingKeysWith: { a, _ in a })
         func usage(_ error: NALUError) -> any Error {
-            guard error.field.hasPrefix("--") || ranges.contains(error.field) else { return error }
-            return CLIError.usage(option == "concat" ? error.field : "\(option) \(error.field)", error.detail ?? "\(error.code)", hint: example)
+            let detail = error.detail ?? "\(error.code)"
+            if error.field.hasPrefix("--") { return CLIError.usage(error.field, detail, hint: example) }
+            guard let range = ranges[error.field] else { return error }
+            // concat names the input and its range; --keep the range.
+            return CLIError.usage(option == "concat" ? error.field : "\(option) \(range)", detail, hint: example)
         }
         let list: SmartCutList
         do {
