@@ -123,6 +123,10 @@ extension Substring {
 ///   where its video starts within half an audio frame, so the joined audio lasts as long as
 ///   the video within one frame and never drifts.
 ///
+/// Pieces whose video timescales differ (inputs of other rates) cannot keep their own times: the
+/// join is then timed at the first piece's frame rate, as ``NALUMedia/Concatenator`` times it,
+/// and ``NALUMedia/ConcatReport/inputsAtAnotherRate`` names the pieces at another rate.
+///
 /// The pieces are read twice (cut, then join) and take about the output's size in the temporary
 /// directory while the join runs; they are removed afterwards, also on failure.
 ///
@@ -261,7 +265,13 @@ public final class SmartCutList {
             paths.append(path)
         }
         let joiner = try Concatenator(paths: paths)
-        return Report(pieces: reports, join: try join(joiner))
+        var report = try join(joiner)
+        // Why the audio did not join, in the pieces' names rather than their temporary files'.
+        if var reason = report.audioNotJoined {
+            for (path, piece) in zip(paths, pieces) { reason = reason.replacing(path, with: "\(piece.path)@\(piece.range)") }
+            report.audioNotJoined = reason
+        }
+        return Report(pieces: reports, join: report)
     }
 }
 

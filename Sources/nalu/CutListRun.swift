@@ -83,6 +83,13 @@ struct CutListRun {
             let why = to == .annexb ? "an elementary stream holds one video track" : report.join.audioNotJoined ?? "the pieces' audio does not join"
             lost = AudioNotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         }
+        // Pieces at another rate than the output's are retimed (the pieces' timescales differ).
+        if let rate = report.join.outputFrameRate {
+            for position in report.join.inputsAtAnotherRate where position < pieces.count {
+                let own = report.join.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
+                StandardError.write("nalu: warning: \(pieces[position].path)@\(pieces[position].range)\(own) the output is timed at \(rateText(rate)) fps\n")
+            }
+        }
         // Tracks other than audio are named.
         for path in paths {
             let others = (list.source(of: path)?.otherTracks ?? []).filter { $0.handler != "soun" }
@@ -104,6 +111,10 @@ struct CutListRun {
         }
         try lost?.fail()
     }
+}
+
+private func rateText(_ rate: Rational) -> String {
+    rate.denominator == 1 ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator)"
 }
 
 extension Trim {
