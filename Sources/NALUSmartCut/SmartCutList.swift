@@ -257,8 +257,12 @@ public final class SmartCutList {
                 reports.append(try trimmer.writeMP4(start: piece.range.start ?? .zero, end: piece.range.end, output: file,
                                                     options: MP4MuxerOptions(), audio: audio))
             } catch let error as NALUError where error.field.hasPrefix("--") {
+                file.discard()
                 // The range is what was wrong (no picture in it, past the end): `PATH@RANGE`.
                 throw NALUError(error.code, field: "\(piece.path)@\(piece.range)", detail: error.detail)
+            } catch {
+                file.discard()
+                throw error
             }
             try file.commit()
             directory.created.append(path)
