@@ -42,7 +42,8 @@ import Testing
 
     static func seconds(_ path: String, stream: String) throws -> Double {
         let result = try runTool("ffprobe", ["-v", "error", "-select_streams", "\(stream):0", "-show_entries", "stream=duration", "-of", "csv=p=0", path])
-        return Double(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        // A transport stream lists the stream under its program too: the first value.
+        return result.stdout.split(separator: "\n").first.flatMap { Double($0.trimmingCharacters(in: .whitespaces)) } ?? -1
     }
 
     /// Checks `output` against `source`'s frame ranges (sources at 25 fps: the smart fixtures).
@@ -101,6 +102,12 @@ import Testing
         let elementary = try CLIRunner.run(["trim", source, "--keep", keep, "-o", annexB, "--no-audio"])
         #expect(elementary.status == 0, "\(elementary.stderr)")
         try Self.check(annexB, source: source, ranges: ranges, label: "h264-annexb", scratch: scratch)
+        // MPEG-TS: the same pictures, the AAC as ADTS.
+        let ts = scratch.file("kept.ts")
+        let transport = try CLIRunner.run(["trim", source, "--keep", keep, "-o", ts])
+        #expect(transport.status == 0, "\(transport.stderr)")
+        try Self.check(ts, source: source, ranges: ranges, label: "h264-ts", scratch: scratch)
+        #expect(abs(try Self.seconds(ts, stream: "a") - 45 / Self.rate) <= 1024.0 / 48_000)
     }
 
     /// HEVC open GOP (CRA copy points rewritten as BLA), `[HH:]MM:SS` times, an open last range.
