@@ -31,6 +31,9 @@ struct CutListRun {
         }
         guard to != .mp4 || mp4.layout != .fragmented else { throw CLIError.usage(option, "does not write fragmented MP4") }
         guard let first = pieces.first else { throw CLIError.usage(option, "no range to keep", hint: example) }
+        if pieces.contains(where: { $0.path == "-" }) {
+            throw CLIError.usage("standard input", "each input is read more than once (index, cut, join)", hint: "give it as a file: \(example)")
+        }
         var logger = Logger(label: "nalu.cutlist")
         logger.logLevel = .error
         let probe = try MediaSource(path: first.path, options: first.options)
