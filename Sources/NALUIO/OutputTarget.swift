@@ -274,7 +274,7 @@ public enum TemporaryFileRegistry {
     }
 
     /// Lists `path`; returns its slot, or `nil` when every slot is taken.
-    static func register(_ path: String) -> Int? {
+    public static func register(_ path: String) -> Int? {
         pthread_mutex_lock(registration)
         defer { pthread_mutex_unlock(registration) }
         for index in 0..<capacity where slots[index] == nil {
@@ -286,7 +286,7 @@ public enum TemporaryFileRegistry {
 
     /// Takes the path in `slot` off the list. Its copy is not freed: a signal handler may be
     /// reading it at this moment, and a run lists only a few paths.
-    static func unregister(_ slot: Int) {
+    public static func unregister(_ slot: Int) {
         pthread_mutex_lock(registration)
         defer { pthread_mutex_unlock(registration) }
         slots[slot] = nil

@@ -128,7 +128,8 @@ extension Substring {
 /// and ``NALUMedia/ConcatReport/inputsAtAnotherRate`` names the pieces at another rate.
 ///
 /// The pieces are read twice (cut, then join) and take about the output's size in the temporary
-/// directory while the join runs; they are removed afterwards, also on failure.
+/// directory while the join runs; they are removed afterwards, also on failure or a signal (the
+/// CLI's, through ``NALUIO/TemporaryFileRegistry``).
 ///
 /// ```swift
 /// let list = try SmartCutList(path: "in.mp4", ranges: SmartCutRange.list(parsing: "0:10-0:20,1:05.5-1:30"),
@@ -243,15 +244,15 @@ public final class SmartCutList {
 
     /// Cuts every piece into a temporary MP4, joins them with `join`, and removes them.
     private func withPieces(audio: Bool, join: (Concatenator) throws -> ConcatReport) throws -> Report {
-        let directory = try TemporaryDirectory(in: temporaryDirectory)
-        defer { directory.remove() }
+        let temporary = TemporaryPieces(in: temporaryDirectory)
+        defer { temporary.remove() }
         var reports: [SmartTrimmer.Report] = []
         var paths: [String] = []
-        for (position, piece) in pieces.enumerated() {
+        for piece in pieces {
             guard let trimmer = trimmers[piece.path] else { continue }
             trimmer.rateControl = rateControl
             trimmer.preset = preset
-            let path = directory.file("piece\(position).mp4")
+            let path = try temporary.make()
             let file = try FileSink(path: path)
             do {
                 reports.append(try trimmer.writeMP4(start: piece.range.start ?? .zero, end: piece.range.end, output: file,
@@ -265,7 +266,6 @@ public final class SmartCutList {
                 throw error
             }
             try file.commit()
-            directory.created.append(path)
             paths.append(path)
         }
         let joiner = try Concatenator(paths: paths)
@@ -279,28 +279,39 @@ public final class SmartCutList {
     }
 }
 
-/// A directory of its own (`mkdtemp`) for the pieces, removed with what was written to it.
-private final class TemporaryDirectory {
-    let path: String
-    var created: [String] = []
+/// The pieces' files: each made by `mkstemps` in the temporary directory (a name of its own,
+/// `nalu-piece-XXXXXX.mp4`) and listed in ``NALUIO/TemporaryFileRegistry`` at once (while slots
+/// last), so a signal that ends the process removes them as it removes a half-written output;
+/// ``remove()`` removes them otherwise.
+private final class TemporaryPieces {
+    let directory: String
+    private var created: [(path: String, slot: Int?)] = []
 
-    init(in parent: String?) throws(NALUError) {
-        var parent = parent ?? ""
-        if parent.isEmpty, let tmp = getenv("TMPDIR") { parent = String(cString: tmp) }
-        if parent.isEmpty { parent = "/tmp" }
-        var template = Array((parent + "/nalu-cutlist-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { buffer -> Bool in
-            guard let base = buffer.baseAddress else { return false }
-            return mkdtemp(base) != nil
-        }
-        guard made else { throw NALUError(.io, field: parent, detail: String(cString: strerror(errno))) }
-        path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? parent }
+    init(in directory: String?) {
+        var directory = directory ?? ""
+        if directory.isEmpty, let tmp = getenv("TMPDIR") { directory = String(cString: tmp) }
+        self.directory = directory.isEmpty ? "/tmp" : directory
     }
 
-    func file(_ name: String) -> String { path + "/" + name }
+    /// A new empty file for a piece.
+    func make() throws(NALUError) -> String {
+        var template = Array((directory + "/nalu-piece-XXXXXX.mp4").utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress else { return -1 }
+            return mkstemps(base, 4)
+        }
+        guard descriptor >= 0 else { throw NALUError(.io, field: directory, detail: String(cString: strerror(errno))) }
+        close(descriptor)
+        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
+        created.append((path, TemporaryFileRegistry.register(path)))
+        return path
+    }
 
     func remove() {
-        for file in created { unlink(file) }
-        rmdir(path)
+        for (path, slot) in created {
+            unlink(path)
+            if let slot { TemporaryFileRegistry.unregister(slot) }
+        }
+        created = []
     }
 }
