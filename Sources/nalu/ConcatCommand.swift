@@ -32,7 +32,7 @@ struct Concat: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("Input streams or MP4/MOV files, in order (- for standard input, once).", valueName: "inputs"))
+    @Argument(help: ArgumentHelp("Input streams or MP4/MOV files, in order (- for standard input, once); with --smart, IN@START-END keeps a range of IN.", valueName: "inputs"))
     var inputs: [String] = []
 
     @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
