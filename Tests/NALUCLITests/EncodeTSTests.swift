@@ -9,7 +9,7 @@ import Testing
     static func encode(_ fixture: String, to name: String, _ extra: [String] = [], in directory: URL) throws -> (path: String, status: Int32, stderr: String) {
         let output = directory.appendingPathComponent(name).path
         let result = try CLIRunner.run(["encode", CLIRunner.fixture("realworld/" + fixture), "-o", output,
-                                        "--preset", "ultrafast", "--qp", "0", "--quiet"] + extra)
+                                        "--preset", "ultrafast", "--qp", "0", "--profile", "high444", "--quiet"] + extra)
         return (output, result.status, result.stderr)
     }
 

@@ -149,7 +149,7 @@ import Testing
         // edit up to the first; concat places it there, so the frame across a join stays with
         // the chunk it began in: every packet once, in order.
         #expect(try audio(joined) == (try audio(source)))
-        #expect(try AudioPathsTests.audioPackets(joined).count == 471)
+        #expect(try AudioPathsTests.audioPackets(joined) == (try AudioPathsTests.audioPackets(source)))
         // In sync: each packet at its source time (the pictures are, above), as ffprobe reads the edits.
         let times = { (path: String) in
             try runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]).stdout
@@ -181,7 +181,7 @@ import Testing
         let raw = CLIRunner.fixture(fixture + (fixture.hasPrefix("colour_avc") ? ".h264" : ".h265"))
         #expect(try runTool("ffprobe", ["-v", "error", "-show_entries", "frame=pict_type", "-of", "csv=p=0", raw]).stdout.contains("B"))
         let output = directory.appendingPathComponent("out.mp4").path
-        let result = try CLIRunner.run(["encode", source, "-o", output, "--codec", "h264", "--preset", "ultrafast", "--qp", "0", "--quiet"])
+        let result = try CLIRunner.run(["encode", source, "-o", output, "--codec", "h264", "--preset", "ultrafast", "--qp", "0", "--profile", "high444", "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         let frames = { (arguments: [String]) in
             try runTool("ffmpeg", ["-v", "error"] + arguments + ["-map", "0:v:0", "-f", "framemd5", "-"]).stdout.split(separator: "\n")
