@@ -23,7 +23,10 @@ struct Encode: ParsableCommand {
         name (clip_640x360.yuv; --pix-fmt, --fps), - or a pipe for standard input, or the moving \
         test pattern (--test-pattern, also the default with no input in a terminal: 640x360, 150 \
         frames). Without -o the output sits next to the input, named for it (raw.yuv → raw.h264, \
-        raw.h265 with --codec hevc), or goes to standard output when that is a pipe.
+        raw.h265 with --codec hevc), or goes to standard output when that is a pipe. A compressed \
+        input (MP4/MOV, MPEG-TS, H.264/H.265) is decoded and transcoded: into MP4 or MPEG-TS each \
+        picture keeps its time and the audio is copied in sync; colour, SAR and HDR10 mastering \
+        display and content light level SEI go to the encoder.
 
         Defaults follow a mobile capture pipeline: 30 fps, a keyframe every 5 s, B-frames on, 5 Mbit/s, \
         H.264 High / HEVC Main (or the profile the pixel format needs: High 10, High 4:2:2, High 4:4:4 \
