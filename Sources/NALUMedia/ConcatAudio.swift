@@ -12,7 +12,10 @@ import NALUTS
 /// edit (GStreamer's qtdemux) then play it through.
 ///
 /// Input *i*'s audio should start where its video does: after the inputs before it (the sum of
-/// their presented video durations, ``targets``). Whole samples are kept or left out so that it does, within
+/// their presented video durations, ``targets``), later by its own leading empty edits (the
+/// audio of a chunk of a distributed encode starts with the first frame that begins in the
+/// chunk, an empty edit before it: the previous chunk keeps the frame across the join, so a
+/// join of chunks holds every source frame once). Whole samples are kept or left out so that it does, within
 /// half a sample duration (one AAC frame is 1024 samples): the samples before an input's own
 /// edit (priming) and after it are left out where they would overlap the neighbours, so each
 /// join costs at most one audio frame and the error never accumulates.
@@ -63,7 +66,7 @@ public struct ConcatAudio {
         let scale = first.track.timescale
         guard scale > 0 else { return (nil, "audio timescale 0") }
         // Each input's samples, its media_time and its presented duration (track timescale).
-        var inputs: [(samples: [(dts: Int64, duration: Int64)], mediaTime: Int64, duration: Int64)] = []
+        var inputs: [(samples: [(dts: Int64, duration: Int64)], mediaTime: Int64, duration: Int64, delay: Int64)] = []
         for (position, reader) in readers.enumerated() {
             var samples: [(dts: Int64, duration: Int64)] = []
             var total: Int64 = 0
@@ -79,7 +82,11 @@ public struct ConcatAudio {
                 let (product, overflow) = start.segmentDuration.multipliedReportingOverflow(by: UInt64(scale))
                 if !overflow { duration = min(duration, Int64(clamping: product / movieScale)) }
             }
-            inputs.append((samples, mediaTime, duration))
+            // The leading empty edits: the audio starts that long after the input's video (a
+            // chunk of a distributed encode whose first audio frame begins inside it).
+            let lead = reader.track.presentationStart.delay.multipliedFullWidth(by: UInt64(scale))
+            let delay = lead.high < movieScale ? Int64(clamping: movieScale.dividingFullWidth(lead).quotient) : 0
+            inputs.append((samples, mediaTime, duration, delay))
         }
         // Input i's audio starts where its video does: after the previous inputs' presented
         // video (their video edit's duration, else their video media), so an input whose audio
@@ -92,7 +99,7 @@ public struct ConcatAudio {
             let video = position + 1 < inputs.count ? Self.videoDuration(sources[position], timescale: scale) : nil
             target &+= video ?? input.duration
         }
-        let end = targets.last.map { $0 &+ (inputs.last?.duration ?? 0) } ?? 0
+        let end = targets.last.map { $0 &+ (inputs.last.map { $0.delay &+ $0.duration } ?? 0) } ?? 0
         // The joined track's presentation position of the next sample kept (0 is the first
         // input's media_time, so its priming sits before 0).
         var cursor: Int64 = 0 &- (inputs.first?.mediaTime ?? 0)
@@ -100,7 +107,10 @@ public struct ConcatAudio {
         var errors: [Int64] = []
         var minimums: [UInt32] = []
         for (position, input) in inputs.enumerated() {
-            let limit = position + 1 < inputs.count ? targets[position + 1] : end
+            // Up to where the next input's audio starts: its video's start, or later by its
+            // leading empty edit (a chunk's audio resumes where the previous chunk's ends, so the
+            // frame across the join stays with the chunk it began in).
+            let limit = position + 1 < inputs.count ? targets[position + 1] &+ inputs[position + 1].delay : end
             var low: Int64?
             var high: Int64 = 0
             var error: Int64 = 0
@@ -111,7 +121,7 @@ public struct ConcatAudio {
             for sample in input.samples {
                 let duration = max(sample.duration, frame)
                 // Where the sample presents in the joined timeline were the input placed exactly.
-                let ideal = targets[position] &+ (sample.dts &- input.mediaTime)
+                let ideal = targets[position] &+ input.delay &+ (sample.dts &- input.mediaTime)
                 let middle = ideal &+ duration / 2
                 guard middle < limit else { break }
                 guard middle > cursor else { continue }

@@ -27,7 +27,7 @@ extension MP4Track {
 }
 
 /// The leading empty edits' duration and the first non-empty edit's `media_time` of `editList`.
-func editListStart(_ editList: [MP4EditListEntry]) -> (delay: UInt64, mediaTime: Int64) {
+public func editListStart(_ editList: [MP4EditListEntry]) -> (delay: UInt64, mediaTime: Int64) {
     var delay: UInt64 = 0
     for edit in editList {
         // Other negative media times are malformed: taken as 0.

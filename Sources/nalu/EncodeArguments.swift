@@ -18,8 +18,23 @@ struct PixelFormatOption: ExpressibleByArgument, Hashable {
 /// `--to annexb|avcc|mp4` (hidden alias `--output-format`).
 enum EncodeOutputFormat: String, ExpressibleByArgument, CaseIterable {
     case annexb, avcc, mp4
+    /// MPEG-2 transport stream: 188-byte packets, or 192-byte ones with arrival time stamps.
+    case ts, m2ts
 
     var streamFormat: StreamFormat { self == .avcc ? .lengthPrefixed : .annexB }
+
+    var isTransportStream: Bool { self == .ts || self == .m2ts }
+
+    /// The same framing as `nalu convert` names it.
+    var outputFraming: OutputFraming {
+        switch self {
+        case .annexb: .annexb
+        case .avcc: .avcc
+        case .mp4: .mp4
+        case .ts: .ts
+        case .m2ts: .m2ts
+        }
+    }
 }
 
 /// A bit rate: `2500k`, `5M`, `1.5M`, `800000bps`; a plain number is kbit/s, as in x264 and

@@ -23,7 +23,10 @@ struct Encode: ParsableCommand {
         name (clip_640x360.yuv; --pix-fmt, --fps), - or a pipe for standard input, or the moving \
         test pattern (--test-pattern, also the default with no input in a terminal: 640x360, 150 \
         frames). Without -o the output sits next to the input, named for it (raw.yuv → raw.h264, \
-        raw.h265 with --codec hevc), or goes to standard output when that is a pipe.
+        raw.h265 with --codec hevc), or goes to standard output when that is a pipe. A compressed \
+        input (MP4/MOV, MPEG-TS, H.264/H.265) is decoded and transcoded: into MP4 or MPEG-TS each \
+        picture keeps its time and the audio is copied in sync; colour, SAR and HDR10 mastering \
+        display and content light level SEI go to the encoder.
 
         Defaults follow a mobile capture pipeline: 30 fps, a keyframe every 5 s, B-frames on, 5 Mbit/s, \
         H.264 High / HEVC Main (or the profile the pixel format needs: High 10, High 4:2:2, High 4:4:4 \
@@ -111,7 +114,7 @@ struct Encode: ParsableCommand {
     var threads: Int?
 
     @Option(name: .customLong("to"),
-            help: "Output framing: annexb (start codes), avcc (4-byte lengths) or mp4. Default: from the output's extension (.h264 .264 .avc .h265 .265 .hevc: annexb; .mp4 .m4v .mov: mp4).")
+            help: "Output framing: annexb (start codes), avcc (4-byte lengths), mp4, ts or m2ts (MPEG-TS; a compressed input's times and AAC kept). Default: from the output's extension (.h264 .264 .avc .h265 .265 .hevc: annexb; .mp4 .m4v .mov: mp4; .ts: ts; .m2ts .mts: m2ts).")
     var toOption: EncodeOutputFormat?
 
     @Option(name: .customLong("output-format"), help: .hidden)
@@ -138,7 +141,7 @@ struct Encode: ParsableCommand {
     @Option(help: ArgumentHelp("Compressed input: resize to WxH through libswscale (bicubic); -1 for one side keeps the display aspect ratio, rounded to the chroma grid (1280x-1).", valueName: "WxH"))
     var scale: ScaleSize?
 
-    @Flag(name: .customLong("no-audio"), help: "Compressed MP4/MOV input to MP4: leave the audio out (copied unchanged otherwise).")
+    @Flag(name: .customLong("no-audio"), help: "Compressed input to MP4 or MPEG-TS: leave the audio out (copied unchanged otherwise; audio an output cannot hold gives exit status 2).")
     var noAudio = false
 
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
@@ -177,6 +180,7 @@ struct Encode: ParsableCommand {
         guard let outputArgument else { return .annexb }
         if outputArgument == "-" { return .annexb }
         if let framing = Naming.framing(forExtensionOf: outputArgument) { return framing }
+        if let transportStream = Naming.transportStream(outputArgument) { return transportStream == .m2ts ? .m2ts : .ts }
         // A device or FIFO (/dev/null, a named pipe) takes the default.
         var info = stat()
         if stat(outputArgument, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return .annexb }
@@ -199,6 +203,8 @@ struct Encode: ParsableCommand {
         case .annexb: return Naming.defaultOutput(forInput: input, extension: codecExtension)
         case .avcc: return Naming.defaultOutput(forInput: input, extension: codecExtension + ".lp")
         case .mp4: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".mp4")
+        case .ts: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".ts")
+        case .m2ts: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".m2ts")
         }
     }
 
@@ -243,7 +249,7 @@ struct Encode: ParsableCommand {
     func run() throws {
         Diagnostics.quiet = quiet
         Signals.finishOnSignal = true
-        guard let framing else { throw Naming.unknownFraming(self.output) }
+        guard let framing else { throw Naming.unknownFraming(self.output, transportStream: true) }
         let output = self.output
 
         // Input.
@@ -370,15 +376,25 @@ struct Encode: ParsableCommand {
                 StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video track only)\n")
             }
         }
-        let mp4File = framing == .mp4 && timedFile == nil
-            ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
-        let sink: FileSink? = timedFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
-        if let decodedInput, timedFile != nil, !decodedInput.source.container.isMP4, !quiet {
-            let others = decodedInput.source.otherTrackDescriptions
-            if !others.isEmpty {
-                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried; the MP4 output has the video only\n")
+        // MPEG-TS: the source's times and AAC kept, unless -r forces a rate.
+        let tsFile: EncodeTransportStreamOutput? = framing.isTransportStream
+            ? try EncodeTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
+                                              frameRate: frameRate, timeBase: fps == nil ? decodedInput?.timeBase : nil,
+                                              source: decodedInput?.source, keptRange: keptRange, copyAudio: !noAudio)
+            : nil
+        if let decodedInput, tsFile != nil, fps != nil {
+            let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
+            if !others.isEmpty, !quiet {
+                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video stream only)\n")
             }
         }
+        let mp4File = framing == .mp4 && timedFile == nil
+            ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
+        let sink: FileSink? = timedFile != nil || tsFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
+        // Tracks of the input an MP4 or MPEG-TS output leaves out are named; audio left out
+        // without --no-audio gives exit status 2 once the output is written.
+        let carried = timedFile?.carried ?? (fps == nil ? tsFile?.carried : nil)
+        let lost = carried.flatMap { decodedInput?.source.reportNotCarried(carried: $0, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-") }
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()
@@ -400,6 +416,8 @@ struct Encode: ParsableCommand {
             qualityMeter.take(packet)
             if let timedFile {
                 try timedFile.write(packet)
+            } else if let tsFile {
+                try tsFile.write(packet)
             } else if let mp4File {
                 try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
             } else {
@@ -428,7 +446,15 @@ struct Encode: ParsableCommand {
             throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
         }
         try session.flush(write)
-        if let timedFile { try timedFile.finish() } else if let mp4File { try mp4File.finish() } else { try sink?.commit() }
+        if let timedFile {
+            try timedFile.finish()
+        } else if let tsFile {
+            try tsFile.finish()
+        } else if let mp4File {
+            try mp4File.finish()
+        } else {
+            try sink?.commit()
+        }
         if showProgress { report.endProgress() }
 
         let interrupted = Signals.received
@@ -445,6 +471,7 @@ struct Encode: ParsableCommand {
             try file.commit()
         }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
+        try lost?.fail()
     }
 }
 
@@ -492,7 +519,7 @@ extension Encode: CommandIO {
     }
     var writesBinary: Bool { true }
     func checkOptions() throws {
-        if framing == nil { throw Naming.unknownFraming(output) }
+        if framing == nil { throw Naming.unknownFraming(output, transportStream: true) }
     }
     var example: String { "nalu encode clip_640x360.yuv --codec hevc (writes clip_640x360.h265), or nalu encode --test-pattern -o demo.mp4" }
 }

@@ -30,11 +30,24 @@ final class DecodedEncodeInput {
     private(set) var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)?
     /// The pts of the first picture shown.
     let firstPTS: Int64
+    /// The stream's mastering display and content light level SEI, carried to the encoder.
+    let hdr: HDRMetadata
 
     /// `--chunk I/N`: the pts of the chunk's pictures (ticks of the track's timescale).
     private(set) var chunkRange: Range<Int64>?
     /// `--chunk I/N`: whether this is the first and the last chunk.
     private(set) var chunkEnds: (first: Bool, last: Bool) = (true, true)
+
+    /// An MP4/MOV track whose every sample presents at its decoding time (no `ctts`): its
+    /// times in increasing order, from the first sample decoded. The container's presentation
+    /// order is then decoding order, which is wrong when the stream reorders (B-frames) — as
+    /// ffmpeg writes a raw stream without time stamps into MP4 (`pts == dts` with
+    /// `has_b_frames`). The decoder hands frames out in the bitstream's presentation order
+    /// (picture order count, H.264 8.2.1, H.265 8.3.1), so frame *k* takes the *k*-th time: the
+    /// times the container gives, in the order the bitstream shows the pictures. For a stream
+    /// that does not reorder this is each frame's own time.
+    private var decodingOrderTimes: [Int64]?
+    private var handedOut = 0
 
     init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil) throws {
         let options = MediaSourceOptions()
@@ -54,6 +67,8 @@ final class DecodedEncodeInput {
         } else {
             timeBase = nil
         }
+        decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
+        hdr = HDRMetadata(path: path)
         frames = try CompareInput(path: path, decoder: decoder, options: options, firstSample: firstSample)
         guard let frame = try frames.next() else {
             throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
@@ -63,7 +78,7 @@ final class DecodedEncodeInput {
         }
         first = frame
         signal = frames.signal
-        firstPTS = frame.pts
+        firstPTS = decodingOrderTimes?.first ?? frame.pts
         pixelFormat = frame.pixelFormat
         size = FrameSize(width: frame.width, height: frame.height)
     }
@@ -83,8 +98,24 @@ final class DecodedEncodeInput {
         } else {
             frame = try frames.next()
         }
-        guard let frame, let scaler else { return frame }
+        guard var frame else { return nil }
+        if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
+        handedOut += 1
+        guard let scaler else { return frame }
         return scaler.scale(frame)
+    }
+
+    /// The times of `source`'s samples from `first` on (decoding order) when no sample has a
+    /// composition offset (``decodingOrderTimes``); `nil` otherwise or for other inputs.
+    static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws -> [Int64]? {
+        guard let mp4 = source.mp4 else { return nil }
+        var times: [Int64] = []
+        var iterator = mp4.samples()
+        while let sample = try iterator.next() {
+            guard sample.pts == sample.dts else { return nil }
+            if sample.index >= first { times.append(sample.pts) }
+        }
+        return times.count > 1 ? times : nil
     }
 
     /// `--scale WxH` through libswscale; a side of `nil` (`-1`) keeps the display aspect ratio
@@ -129,9 +160,11 @@ final class DecodedEncodeInput {
 
     /// The source's colour description and SAR as x264/x265 parameters (`colorprim`, `transfer`,
     /// `colormatrix`, `sar`: the same names in both; x264's `fullrange` on/off, x265's `range` full/limited), leaving out what the stream does not
-    /// say and any name in `given` (the user's `--x264-params`/`--x265-params`).
+    /// say and any name in `given` (the user's `--x264-params`/`--x265-params`); then the
+    /// mastering display and content light level SEI (``HDRMetadata``).
     func signalParameters(except given: Set<String>, x265: Bool) -> [EncoderParameter] {
-        guard let signal else { return [] }
+        let hdrParameters = hdr.parameters(x265: x265, except: given)
+        guard let signal else { return hdrParameters }
         var parameters: [EncoderParameter] = []
         func add(_ name: String, _ value: String?) {
             guard let value, !given.contains(name), !["unknown", "reserved", "ebu3213"].contains(value) else { return }
@@ -149,7 +182,7 @@ final class DecodedEncodeInput {
         if let sar = signal.sampleAspectRatio, sar.numerator > 0, sar.denominator > 0, sar.numerator != sar.denominator {
             add("sar", "\(sar.numerator):\(sar.denominator)")
         }
-        return parameters
+        return parameters + hdrParameters
     }
 
     /// The presentation origin in pts ticks: an MP4 track's first edit `media_time`, else the

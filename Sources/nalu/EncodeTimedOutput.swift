@@ -36,6 +36,11 @@ final class TimedMP4Output {
     private var lastDuration: Int64 = 1
     /// Copied track descriptions, for the summary.
     private(set) var copiedTracks: [String] = []
+    /// The tracks carried (a transport stream's AAC as `0x1_0000 | PID`), for
+    /// ``MediaSource/reportNotCarried(carried:noAudio:to:input:)``.
+    let carried: Set<UInt32>
+    /// A transport stream input's AAC stream, carried as an `mp4a` track.
+    private let transportStreamAudio: TransportStreamAudioReader?
 
     /// - Parameters:
     ///   - timeBase: the packets' time base (1/timescale of the source track, 1/90000 for TS).
@@ -55,6 +60,10 @@ final class TimedMP4Output {
         self.timescale = UInt32(timeBase.denominator)
         self.keptRange = keptRange
         self.copyAudio = copyAudio
+        transportStreamAudio = copyAudio ? try source.transportStreamAudio() : nil
+        var carried = Set(try source.passthroughTracks(audio: copyAudio)?.tracks.map(\.track.trackID) ?? [])
+        if let transportStreamAudio { carried.insert(UInt32(transportStreamAudio.pid) | 0x1_0000) }
+        self.carried = carried
     }
 
     private func open(firstDecode: Int64, firstPresentation: Int64) throws -> MP4FileSink {
@@ -75,10 +84,24 @@ final class TimedMP4Output {
                     let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
                                            movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
                     decodeTimes?.append(cut?.range)
-                    passthrough[index].editList = cut.map { [MP4EditListEntry(segmentDuration: $0.segment, mediaTime: $0.mediaTime)] }
+                    passthrough[index].editList = cut.map {
+                        ($0.delay > 0 ? [MP4EditListEntry(segmentDuration: $0.delay, mediaTime: -1)] : [])
+                            + [MP4EditListEntry(segmentDuration: $0.segment, mediaTime: $0.mediaTime)]
+                    }
                 }
             }
             muxer.passthroughTracks = passthrough
+        }
+        var transportStreamFeeder: TransportStreamAudioMP4Feeder?
+        if let audio = transportStreamAudio {
+            // A transport stream's AAC as an `mp4a` track, timed against where the first picture
+            // kept presents (90 kHz, as the video's pts), cut to the range.
+            let origin = keptRange?.lowerBound ?? audio.origin(in: source)
+            muxer.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+            muxer.passthroughTracks = [audio.mp4Track(origin: origin)]
+            let presented = keptRange.map { UInt64(max(0, rescale($0.upperBound &- $0.lowerBound, from: Int64(timescale), to: Int64(TransportStreamAudioMP4Feeder.movieTimescale)))) }
+            transportStreamFeeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin, range: keptRange, presentedDuration: presented)
+            copiedTracks = ["AAC PID \(audio.pid)"]
         }
         let movieTimescale = muxer.movieTimescale ?? timescale
         if keptRange == nil, let edits = source.videoEditList(decodeOrigin: firstDecode, movieTimescale: movieTimescale), !edits.isEmpty {
@@ -93,6 +116,11 @@ final class TimedMP4Output {
         }
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.timing(at: offset) })
+        if let transportStreamFeeder {
+            sink.muxer.willAppendVideoSample = { writer, time, scale in
+                try transportStreamFeeder.advance(to: time, timescale: scale, writer: writer)
+            }
+        }
         if !tracks.isEmpty {
             let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
             sink.muxer.willAppendVideoSample = { writer, time, scale in
@@ -105,9 +133,13 @@ final class TimedMP4Output {
 
     /// The samples of `reader` whose presentation overlaps the video's `presented` pts (ticks
     /// of `videoTimescale`, the video's presentation 0 at `videoOrigin`): their decoding times,
-    /// and the edit that shows them from the range's start for its length.
+    /// and the edit that shows them from the range's start for its length. A chunk's audio
+    /// (the samples whose decoding time falls in it) starts inside the chunk: `delay` (movie
+    /// timescale) is the empty edit before it, so it plays where it did in the source and
+    /// `nalu concat` places it there (``NALUMedia/ConcatAudio``).
     static func cut(_ reader: MP4TrackReader<AnyRandomAccessSource>, presented: Range<Int64>, videoTimescale: UInt32, videoOrigin: Int64,
-                    movieTimescale: UInt32, chunk: (first: Bool, last: Bool)? = nil) throws -> (range: Range<Int64>, mediaTime: Int64, segment: UInt64)? {
+                    movieTimescale: UInt32, chunk: (first: Bool, last: Bool)? = nil)
+        throws -> (range: Range<Int64>, mediaTime: Int64, segment: UInt64, delay: UInt64)? {
         let scale = Int64(reader.track.timescale)
         guard scale > 0, videoTimescale > 0 else { return nil }
         let origin = reader.track.presentationStart.mediaTime
@@ -130,7 +162,8 @@ final class TimedMP4Output {
             guard let first, let end, end > first else { return nil }
             let mediaTime = chunk.first ? max(0, origin &- first) : 0
             let segment = UInt64(max(0, rescale(end &- first &- mediaTime, from: scale, to: Int64(movieTimescale))))
-            return (first..<end, mediaTime, segment)
+            let delay = chunk.first ? 0 : UInt64(max(0, rescale(first &- low, from: scale, to: Int64(movieTimescale))))
+            return (first..<end, mediaTime, segment, delay)
         }
         var first: Int64?
         var end: Int64?
@@ -144,7 +177,7 @@ final class TimedMP4Output {
         guard let first, let end, end > first else { return nil }
         let length = presented.upperBound &- presented.lowerBound
         let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
-        return (first..<end, max(0, low &- first), segment)
+        return (first..<end, max(0, low &- first), segment, 0)
     }
 
     private func timing(at offset: Int64) -> SampleTiming? {

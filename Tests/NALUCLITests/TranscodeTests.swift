@@ -145,18 +145,54 @@ import Testing
         let audio = { (path: String) in
             try runTool("ffmpeg", ["-v", "error", "-ignore_editlist", "1", "-i", path, "-map", "0:a:0", "-c", "copy", "-f", "md5", "-"]).stdout
         }
-        // Known issue (issue 33, left open): a chunk's audio holds the samples whose time falls
-        // in the chunk, while concat places each input's audio where its video starts and
-        // leaves out a sample overlapping the next input by more than half of it: the join
-        // drops one AAC frame of the first chunk (470 of 471 packets on phone.mp4).
-        let (joinedAudio, sourceAudio) = (try audio(joined), try audio(source))
-        withKnownIssue("concat drops one audio frame at a chunk join") {
-            #expect(joinedAudio == sourceAudio)
+        // A chunk's audio holds the samples whose decoding time falls in it, behind an empty
+        // edit up to the first; concat places it there, so the frame across a join stays with
+        // the chunk it began in: every packet once, in order.
+        #expect(try audio(joined) == (try audio(source)))
+        #expect(try AudioPathsTests.audioPackets(joined) == (try AudioPathsTests.audioPackets(source)))
+        // In sync: each packet at its source time (the pictures are, above), as ffprobe reads the edits.
+        let times = { (path: String) in
+            try runTool("ffprobe", ["-v", "error", "-select_streams", "a:0", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path]).stdout
+                .split(separator: "\n").compactMap { Double($0) }
         }
+        let (joinedTimes, sourceTimes) = (try times(joined), try times(source))
+        #expect(joinedTimes.count == sourceTimes.count)
+        #expect(zip(joinedTimes, sourceTimes).allSatisfy { abs($0 - $1) < 0.001 },
+                "\(zip(joinedTimes, sourceTimes).first { abs($0 - $1) >= 0.001 }.map { "\($0)" } ?? "")")
         let (joinedPSNR, joinedFrames) = try Self.psnr(source, joined)
         let (onePassPSNR, _) = try Self.psnr(source, onePass)
         #expect(joinedFrames == 300)
         #expect(abs(joinedPSNR - onePassPSNR) < 0.05, "\(joinedPSNR) against \(onePassPSNR)")
+    }
+
+    /// Item 4 with broken container times: ffmpeg writes a raw stream with B-frames into MP4 with
+    /// every pts equal to its dts (no `ctts`; `make-fixtures.sh`'s colour fixtures), so the
+    /// container's order is decoding order. The pictures take the container's times in the
+    /// order the bitstream presents them (picture order count): the encode succeeds (it stopped
+    /// at a "non-monotonic timestamp") and its pictures, lossless, are the raw stream's in order.
+    @Test(arguments: ["colour_avc_bt709_tv", "colour_hevc_hdr10"])
+    func presentationOrderFromTheBitstream(fixture: String) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = CLIRunner.fixture(fixture + ".mp4")
+        // The fixture is what the test is about: pts == dts on every packet, yet B-frames.
+        let packets = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "packet=pts,dts", "-of", "csv=p=0", source])
+        #expect(packets.stdout.split(separator: "\n").allSatisfy { line in let f = line.split(separator: ","); return f.count == 2 && f[0] == f[1] })
+        let raw = CLIRunner.fixture(fixture + (fixture.hasPrefix("colour_avc") ? ".h264" : ".h265"))
+        #expect(try runTool("ffprobe", ["-v", "error", "-show_entries", "frame=pict_type", "-of", "csv=p=0", raw]).stdout.contains("B"))
+        let output = directory.appendingPathComponent("out.mp4").path
+        let result = try CLIRunner.run(["encode", source, "-o", output, "--codec", "h264", "--preset", "ultrafast", "--qp", "0", "--profile", "high444", "--quiet"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let frames = { (arguments: [String]) in
+            try runTool("ffmpeg", ["-v", "error"] + arguments + ["-map", "0:v:0", "-f", "framemd5", "-"]).stdout.split(separator: "\n")
+                .filter { !$0.hasPrefix("#") }.map { $0.split(separator: ",").last.map(String.init) ?? "" }
+        }
+        let expected = try frames(["-i", raw])
+        #expect(expected.count == 5)
+        #expect(try frames(["-ignore_editlist", "1", "-i", output]) == expected)
+        // The times: the container's, increasing.
+        let pts = try Self.framePTS(output)
+        #expect(zip(pts.dropFirst(), pts).allSatisfy { $0 > $1 }, "\(pts)")
     }
 
     /// `--scale 160x90`: the frames equal ffmpeg's bicubic `scale` filter's (both lossless).

@@ -1,0 +1,126 @@
+import NALU
+import NALUEncoder
+import NALUIO
+import NALUMP4
+import NALUMedia
+import NALUTS
+
+/// MPEG-TS output of `nalu encode` (`-o out.ts`, `--to ts|m2ts`; ISO/IEC 13818-1): the encoder's
+/// access units as one PES packet each through ``NALUTS/TransportStreamMuxer``.
+///
+/// From a compressed input every picture keeps its source pts (variable frame rates included:
+/// ``NALUTS/TransportStreamMuxer/useSourceTiming(timescale:presentationOrigin:lookup:)``), and
+/// the input's AAC is carried as ADTS in sync, as `nalu convert` carries it: an MP4/MOV input's
+/// first AAC track (``NALUMedia/TransportStreamAudioFeeder``), a transport stream input's AAC
+/// stream at its own PTS (``NALUMedia/TransportStreamToTransportStreamAudioFeeder``), both cut to
+/// `--start/--end`. Raw, Y4M and test-pattern input (or `-r`) is timed at the frame rate.
+final class EncodeTransportStreamOutput {
+    private let file: FileSink
+    private let muxer: TransportStreamMuxer<FileSink>
+    /// The times of the packets pushed and not yet looked up: the first byte offset given to the
+    /// packet's NAL units and its times (source timing only).
+    private var pending: [(start: Int64, timing: SampleTiming)] = []
+    private var nextOffset: Int64 = 0
+    private let timescale: UInt32?
+    private var lastPTS: Int64?
+    private var lastDuration: Int64 = 1
+    /// The AAC frames pushed so far (for the summary and tests), read at the end.
+    private var audioFrames: () -> Int = { 0 }
+
+    /// The tracks carried (for ``MediaSource/reportNotCarried(carried:noAudio:to:input:)``).
+    private(set) var carried: Set<UInt32> = []
+
+    /// - Parameters:
+    ///   - timestamped: 192-byte packets with arrival time stamps (M2TS).
+    ///   - frameRate: the constant rate of uncompressed input (or `-r`); ignored with `timeBase`.
+    ///   - timeBase: the packets' time base (1/timescale of an MP4 track, 1/90000 for TS): the
+    ///     source's times kept; `nil` for a constant rate.
+    ///   - source: the compressed input whose audio is carried.
+    ///   - keptRange: the source pts kept (`--start/--end`), ticks of `timeBase`.
+    init(path: String, codec: Codec, timestamped: Bool, maxAccessUnitSize: Int, frameRate: Rational,
+         timeBase: Rational?, source: MediaSource?, keptRange: Range<Int64>?, copyAudio: Bool) throws {
+        var options = TransportStreamMuxerOptions(frameRate: timeBase == nil ? frameRate : nil)
+        options.maxAccessUnitSize = maxAccessUnitSize
+        options.writer.timestampedPackets = timestamped
+        file = try FileSink(path: path)
+        muxer = try TransportStreamMuxer(codec: codec, sink: file, options: options)
+        guard let timeBase, let source else {
+            timescale = nil
+            return
+        }
+        guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
+            throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
+        }
+        let scale = UInt32(timeBase.denominator)
+        timescale = scale
+        // Time 0 of the audio: where the video's first picture presents (the range's start, an
+        // MP4's first edit, a transport stream's first picture).
+        let videoOrigin = source.mp4.map { editListStart($0.track.editList).mediaTime }
+        let origin: Int64? = keptRange?.lowerBound ?? videoOrigin ?? source.transportStreamVideoStart
+        try muxer.useSourceTiming(timescale: scale, presentationOrigin: origin,
+                                  lookup: { [weak self] offset in self?.timing(at: offset) })
+        guard copyAudio else { return }
+        if let audio = try source.transportStreamAudioTrack(), let video = source.mp4 {
+            // An MP4/MOV input's AAC track as ADTS.
+            try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+            let feeder: TransportStreamAudioFeeder
+            if let keptRange {
+                // The samples overlapping the range, timed from its start.
+                let audioScale = Int64(audio.reader.track.timescale)
+                let audioOrigin = audio.reader.track.presentationStart.mediaTime
+                let low = rescale(keptRange.lowerBound &- (videoOrigin ?? 0), from: Int64(scale), to: audioScale) &+ audioOrigin
+                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: videoOrigin ?? 0,
+                                                 movieTimescale: video.track.movieTimescale)
+                feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                    decodeTimes: cut?.range ?? 0..<0, origin: low)
+            } else {
+                feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
+                                                    videoDelay: editListStart(video.track.editList).delay)
+            }
+            feeder.attach(to: muxer)
+            audioFrames = { feeder.pushedFrames }
+            carried.insert(audio.reader.track.trackID)
+        } else if let audio = try source.transportStreamAudio() {
+            // A transport stream's AAC at its own PTS, against the same origin as the video.
+            try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+            let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin ?? audio.origin(in: source), range: keptRange)
+            feeder.attach(to: muxer)
+            audioFrames = { feeder.pushedFrames }
+            carried.insert(UInt32(audio.pid) | 0x1_0000)
+        }
+    }
+
+    private func timing(at offset: Int64) -> SampleTiming? {
+        // The last packet starting at or before `offset`; older ones are done.
+        guard let index = pending.lastIndex(where: { $0.start <= offset }) else { return nil }
+        let timing = pending[index].timing
+        pending.removeFirst(index)
+        return timing
+    }
+
+    /// Writes one encoded access unit (Annex-B) with its times.
+    func write(_ packet: EncodedPacket) throws {
+        let start = nextOffset
+        if let timescale {
+            if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
+            lastPTS = packet.pts
+            pending.append((start, SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale)))
+        }
+        try packet.bytes.withUnsafeBytes { bytes in
+            try AnnexB.forEachNALUnit(in: bytes) { range in
+                try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: start + Int64(range.lowerBound), prefixLength: 3) {
+                    try muxer.push($0)
+                }
+            }
+        }
+        nextOffset = start + Int64(packet.bytes.count) + 16
+    }
+
+    /// Writes what is left and renames the file into place; the AAC frames carried.
+    @discardableResult
+    func finish() throws -> Int {
+        try muxer.finish()
+        try file.commit()
+        return audioFrames()
+    }
+}
