@@ -4,8 +4,8 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 35 item 5: `nalu package - --live` reads an MPEG-TS stream from a pipe (x264 through
-/// ffmpeg: 12 s, a keyframe every second, B-frames) and writes each segment and part as soon as
+/// Issue 35 item 5: `nalu package - --live` reads an MPEG-TS stream (x264 through ffmpeg: 12 s,
+/// a keyframe every second, B-frames) or an Annex-B stream (`nalu encode -o -`) from a pipe and writes each segment and part as soon as
 /// it is complete, with a sliding-window LL-HLS playlist and a dynamic MPD; `EXT-X-ENDLIST`
 /// when the input ends or on SIGTERM. Checked with the `m3u8` package, Python's XML parser and
 /// ffmpeg decoding the segments.
@@ -132,6 +132,29 @@ import Glibc
         #expect(variants.first?["resolution"] as? [Int] == [192, 108])
     }
 
+    /// What `nalu encode … -o -` writes (Annex-B, here HEVC with B-frames): timed from the SPS's
+    /// VUI frame rate, presented in picture-order-count order; the pictures are the stream's.
+    @Test(arguments: ["h264", "h265"]) func annexBFromNaluEncode(codec: String) throws {
+        let scratch = try Scratch()
+        let encoded = try CLIRunner.run(["encode", "--codec", codec, "--test-pattern", "--size", "192x108", "--frames", "120", "--keyint", "30",
+                                         "--bframes", "3", "--preset", "fast", "--quiet", "-o", "-"])
+        #expect(encoded.status == 0, "\(encoded.stderr)")
+        try scratch.write("stream.bin", encoded.stdoutBytes)
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--live", "--window", "100", "--segment-duration", "1",
+                                        "--part-duration", "0.5"], stdin: encoded.stdoutBytes)
+        #expect(result.status == 0, "\(result.stderr)")
+        let source = try PackageCommandTests.md5s(scratch.file("stream.bin"), map: "0:v:0")
+        #expect(source.count == 120)
+        #expect(try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0") == source)
+        let playlist = try PackageLowLatencyTests.parseMedia(dir + "/v0.m3u8")
+        #expect((playlist["segments"] as? [Any])?.count == 4 && playlist["endlist"] as? Bool == true)
+        try PackageLowLatencyTests.checkParts(playlist, dir: dir, partTarget: 0.5, scratch: scratch)
+        let variants = try #require(try PackageCommandTests.parsePlaylists(dir)["variants"] as? [[String: Any]])
+        #expect((variants.first?["codecs"] as? String)?.hasPrefix(codec == "h264" ? "avc1." : "hvc1.") == true, "\(variants)")
+        #expect(variants.first?["frame_rate"] as? Double == 30)
+    }
+
     @Test func sigtermEndsThePlaylist() throws {
         let scratch = try Scratch()
         let data = try Data(contentsOf: URL(fileURLWithPath: try Self.stream(scratch)))
@@ -169,6 +192,6 @@ import Glibc
         #expect(dropped.status == 0, "\(dropped.stderr)")
         let mp4 = try Data(contentsOf: URL(fileURLWithPath: PackageLowLatencyTests.phone))
         let notTS = try CLIRunner.run(["package", "-", "-o", scratch.file("c"), "--hls", "--live"], stdin: mp4)
-        #expect(notTS.status == 65 && notTS.stderr.contains("MPEG transport stream"), "\(notTS.status) \(notTS.stderr)")
+        #expect(notTS.status == 65 && notTS.stderr.contains("MPEG transport stream") && notTS.stderr.contains("Annex-B"), "\(notTS.status) \(notTS.stderr)")
     }
 }

@@ -27,12 +27,12 @@ final class LiveWriter {
     private var availabilityStart: Int = 0
     private var segmentsWritten = 0
 
-    init(directory: String, options: PackagerOptions, name: String) {
+    init(directory: String, options: PackagerOptions, name: String, timescale: UInt32) {
         self.directory = directory
         self.options = options
         self.name = name
-        segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: 90_000, presentationOffset: 0)
-        track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: 90_000, codecs: "")
+        segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: timescale, presentationOffset: 0)
+        track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale, codecs: "")
         targetDuration = max(1, Int(options.segmentDuration.doubleValue.rounded(.up)))
         segmenter.didWrite = { [unowned self] in try self.update() }
     }
@@ -48,8 +48,9 @@ final class LiveWriter {
         track.width = description.width
         track.height = description.height
         track.partTarget = options.partDuration?.doubleValue
-        segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * 90_000).rounded(.down))) }
-        let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height, timescale: 90_000)
+        segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
+        let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height,
+                                           timescale: track.timescale)
         try PackageFile.write([header], to: track.initName ?? name + "_init.mp4", in: directory)
         availabilityStart = Int(time(nil))
     }
@@ -73,14 +74,14 @@ final class LiveWriter {
             // DASH presentationTimeOffset: the period starts with the first segment.
             if all.count == 1 { track.presentationOffset = all[0].decodeTime }
             if let newest = all.last {
-                let rounded = Int((Double(newest.duration) / 90_000).rounded(.toNearestOrAwayFromZero))
+                let rounded = Int((Double(newest.duration) / Double(track.timescale)).rounded(.toNearestOrAwayFromZero))
                 if rounded > targetDuration {
-                    notes.append("segment \(all.count) lasts \(HLSPlaylist.decimal(newest.duration, 90_000)) s, past the target duration of \(targetDuration) s (keyframes further apart than --segment-duration): EXT-X-TARGETDURATION is raised to \(rounded)")
+                    notes.append("segment \(all.count) lasts \(HLSPlaylist.decimal(newest.duration, track.timescale)) s, past the target duration of \(targetDuration) s (keyframes further apart than --segment-duration): EXT-X-TARGETDURATION is raised to \(rounded)")
                     targetDuration = rounded
                 }
             }
             let ticks = all.reduce(Int64(0)) { $0 + $1.duration }
-            if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * 90_000 / Double(ticks) }
+            if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
         }
         if all.isEmpty && segmenter.openParts.isEmpty { return }
         if options.hls {
