@@ -25,7 +25,8 @@ import Testing
                'hint': {'type': pl.preload_hint.hint_type, 'uri': pl.preload_hint.uri} if pl.preload_hint else None,
                'map': {'uri': pl.segment_map[0].uri, 'range': pl.segment_map[0].byterange} if pl.segment_map else None,
                'segments': [{'uri': s.uri, 'duration': s.duration, 'range': s.byterange,
-                             'parts': [{'duration': p.duration, 'uri': p.uri, 'independent': p.independent == 'YES'} for p in s.parts]}
+                             'parts': [{'duration': p.duration, 'uri': p.uri, 'independent': p.independent == 'YES', 'range': p.byterange}
+                                       for p in s.parts]}
                             for s in pl.segments]}
         print(json.dumps(out))
         """
@@ -170,6 +171,38 @@ import Testing
         }
         // ffprobe reads the video file on its own, through its sidx.
         #expect(try PackageCommandTests.md5s(dir + "/v0.mp4", map: "0:v:0") == PackageCommandTests.md5s(Self.phone, map: "0:v:0"))
+    }
+
+    /// Parts in one file: `EXT-X-PART` with `BYTERANGE`, one after the other, covering their
+    /// segment's range exactly.
+    @Test func singleFileWithPartsUsesByteRanges() throws {
+        let scratch = try Scratch()
+        let (dir, result) = try PackageCommandTests.package([Self.phone], ["--hls", "--segment-duration", "2", "--part-duration", "0.5",
+                                                                           "--single-file", "--no-audio"], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir).sorted() == ["master.m3u8", "v0.m3u8", "v0.mp4"])
+        #expect(try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0") == PackageCommandTests.md5s(Self.phone, map: "0:v:0"))
+        let playlist = try Self.parseMedia(dir + "/v0.m3u8")
+        var withParts = 0
+        for segment in try #require(playlist["segments"] as? [[String: Any]]) {
+            let range = try #require((segment["range"] as? String)?.split(separator: "@").compactMap { Int($0) })
+            try #require(range.count == 2)
+            let parts = try #require(segment["parts"] as? [[String: Any]])
+            guard !parts.isEmpty else { continue }
+            withParts += 1
+            var next = range[1]
+            for part in parts {
+                #expect(part["uri"] as? String == "v0.mp4")
+                // (The m3u8 package keeps the attribute's quotes.)
+                let text = try #require(part["range"] as? String).replacingOccurrences(of: "\"", with: "")
+                let partRange = text.split(separator: "@").compactMap { Int($0) }
+                try #require(partRange.count == 2, "\(text)")
+                #expect(partRange[1] == next, "\(partRange) after \(next)")
+                next = partRange[0] + partRange[1]
+            }
+            #expect(next == range[0] + range[1])
+        }
+        #expect(withParts == 3)
     }
 
     @Test func transportStreamSegmentsInOneFile() throws {

@@ -79,6 +79,9 @@ public struct HLSMediaPlaylist: Sendable {
 
     private func partLine(_ part: PackagedPart) -> String {
         let duration = HLSPlaylist.decimal(part.duration, track.timescale)
-        return "#EXT-X-PART:DURATION=\(duration),URI=\"\(part.name)\"" + (part.independent ? ",INDEPENDENT=YES" : "")
+        var line = "#EXT-X-PART:DURATION=\(duration),URI=\"\(part.name)\""
+        if part.independent { line += ",INDEPENDENT=YES" }
+        if let offset = part.byteOffset { line += ",BYTERANGE=\"\(part.bytes)@\(offset)\"" }
+        return line
     }
 }

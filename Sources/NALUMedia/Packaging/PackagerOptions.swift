@@ -76,6 +76,8 @@ public struct PackagedPart: Hashable, Sendable {
     public var bytes: Int64
     /// Whether its first sample is a sync sample (`INDEPENDENT=YES`).
     public var independent: Bool
+    /// With ``PackagerOptions/singleFile``: where it starts in the track's media file (``name``).
+    public var byteOffset: Int64? = nil
 }
 
 /// One track of the package: a video rendition or the audio rendition.

@@ -73,6 +73,14 @@ extension Packager {
             removed.append(track.segments[position].name)
             track.segments[position].name = fileName
             track.segments[position].byteOffset = offset
+            // Parts: byte ranges of their segment's (its bytes are theirs, one after the other).
+            var partOffset = offset + bytes - track.segments[position].parts.reduce(Int64(0)) { $0 + $1.bytes }
+            for index in track.segments[position].parts.indices {
+                removed.append(track.segments[position].parts[index].name)
+                track.segments[position].parts[index].name = fileName
+                track.segments[position].parts[index].byteOffset = partOffset
+                partOffset += track.segments[position].parts[index].bytes
+            }
         }
         try sink.commit()
         for name in removed { unlink(directory + "/" + name) }
