@@ -19,11 +19,17 @@ struct PackageCommand: ParsableCommand {
         and times (variable frame rate included); each init segment keeps its track's edit list. \
         Writes <v>_init.mp4, <v>_00001.m4s, …, <v>.m3u8 and master.m3u8 (--hls), manifest.mpd \
         (--dash) into the output folder, each file under a temporary name renamed when complete. \
-        Renditions whose keyframes do not align stop the run (exit 65) unless --no-align-check.
+        Renditions whose keyframes do not align stop the run (exit 65) unless --no-align-check. \
+        --part-duration adds low-latency HLS parts (<v>_00001.p1.m4s, …: EXT-X-PART, EXT-X-PART-INF, \
+        EXT-X-SERVER-CONTROL); --single-file writes one <v>.mp4 per track addressed by byte ranges \
+        (and a sidx for DASH). --live reads one MPEG-TS or Annex-B stream from a pipe ('-'), writes \
+        each segment and part as it completes, keeps the last --window segments in the playlists \
+        (older ones are deleted), writes a dynamic MPD, and ends the playlists (EXT-X-ENDLIST) when \
+        the input ends or on SIGINT/SIGTERM.
         """
     )
 
-    @Argument(help: ArgumentHelp("Input MP4/MOV files, one per rendition.", valueName: "inputs"))
+    @Argument(help: ArgumentHelp("Input MP4/MOV files, one per rendition; with --live one stream ('-': standard input).", valueName: "inputs"))
     var inputs: [String] = []
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
