@@ -39,9 +39,25 @@ public struct HLSMediaPlaylist: Sendable {
         return text
     }
 
+    /// `EXT-X-TARGETDURATION`.
+    var target: Int { max(targetDuration ?? 1, HLSPlaylist.targetDuration(track)) }
+
+    /// The index of the first segment whose parts are listed: the first that starts within three
+    /// target durations of the playlist's end (4.4.4.9).
+    var firstSegmentWithParts: Int {
+        let scale = Double(max(track.timescale, 1))
+        let total = Double(track.segments.reduce(Int64(0)) { $0 + $1.duration } + openParts.reduce(Int64(0)) { $0 + $1.duration }) / scale
+        let partsFrom = total - 3 * Double(target)
+        var start = 0.0
+        for (index, segment) in track.segments.enumerated() {
+            if start + 1e-9 >= partsFrom { return index }
+            start += Double(segment.duration) / scale
+        }
+        return track.segments.count
+    }
+
     /// The playlist text.
     public var text: String {
-        let target = max(targetDuration ?? 1, HLSPlaylist.targetDuration(track))
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(segmentType == .fmp4 ? 7 : 4)", "#EXT-X-TARGETDURATION:\(target)"]
         if let part = track.partTarget {
             lines.append("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=" + Self.seconds(3 * part))
@@ -59,14 +75,9 @@ public struct HLSMediaPlaylist: Sendable {
                 lines.append("#EXT-X-MAP:URI=\"\(initName)\"")
             }
         }
-        // Segments starting at or after `partsFrom` (seconds from the first listed) list their parts.
-        let scale = Double(max(track.timescale, 1))
-        let total = Double(track.segments.reduce(Int64(0)) { $0 + $1.duration } + openParts.reduce(Int64(0)) { $0 + $1.duration }) / scale
-        let partsFrom = total - 3 * Double(target)
-        var start = 0.0
-        for segment in track.segments {
-            if start + 1e-9 >= partsFrom { lines += segment.parts.map(partLine) }
-            start += Double(segment.duration) / scale
+        let partsFrom = firstSegmentWithParts
+        for (index, segment) in track.segments.enumerated() {
+            if index >= partsFrom { lines += segment.parts.map(partLine) }
             lines.append("#EXTINF:\(HLSPlaylist.decimal(segment.duration, track.timescale)),")
             if let offset = segment.byteOffset { lines.append("#EXT-X-BYTERANGE:\(segment.bytes)@\(offset)") }
             lines.append(segment.name)

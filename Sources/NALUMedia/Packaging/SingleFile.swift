@@ -27,11 +27,10 @@ extension Packager {
     /// (older than three target durations from its end, RFC 8216bis 4.4.4.9) are removed.
     func removeUnlistedParts(_ track: inout PackagedTrack) {
         guard track.partTarget != nil else { return }
-        let listed = HLSMediaPlaylist(track: track, segmentType: options.segmentType).text
-        for index in track.segments.indices {
-            let kept = track.segments[index].parts.filter { listed.contains("URI=\"\($0.name)\"") }
-            for part in track.segments[index].parts where !kept.contains(part) { unlink(directory + "/" + part.name) }
-            track.segments[index].parts = kept
+        let listedFrom = HLSMediaPlaylist(track: track, segmentType: options.segmentType).firstSegmentWithParts
+        for index in track.segments.indices where index < listedFrom {
+            for part in track.segments[index].parts { unlink(directory + "/" + part.name) }
+            track.segments[index].parts = []
         }
     }
 
