@@ -16,6 +16,9 @@ public final class LiveInput: ByteSource {
     private let shouldStop: () -> Bool
     /// Bytes read so far.
     public private(set) var bytesRead: Int64 = 0
+    /// Whether the input ended because `shouldStop` said so (not at its end): what was read last
+    /// may stop inside a picture.
+    public private(set) var stopped = false
 
     /// Opens `path` (`"-"`: standard input).
     /// - Throws: ``NALUError`` `.io` when it cannot be opened.
@@ -38,7 +41,10 @@ public final class LiveInput: ByteSource {
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
-            if shouldStop() { return 0 }
+            if stopped || shouldStop() {
+                stopped = true
+                return 0
+            }
             var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&request, 1, 100)
             if ready < 0 {

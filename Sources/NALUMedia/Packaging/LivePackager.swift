@@ -69,16 +69,30 @@ public final class LivePackager {
             }
             let codec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
             var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10)
-            return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in try nalReader.forEachNALUnit(body) }
+            return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in
+                try nalReader.forEachCompleteNALUnit(body)
+                // Stopped: the NAL unit read last may be cut short.
+                if !input.stopped { try nalReader.finish(body) }
+            }
         }
         guard prefix.starts(with: [0, 0, 1]) || prefix.starts(with: [0, 0, 0, 1]) else {
             throw NALUError(.unrecognisedFormat, field: "input", byteOffset: 0,
                             detail: "live packaging reads an MPEG transport stream (sync byte 0x47 every 188 or 192 bytes) or an Annex-B H.264/H.265 stream; this input is neither")
         }
-        // An Annex-B stream (`nalu encode … -o -`): the codec from its NAL unit headers.
-        var elementary = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: ChunkedSource(source: input, limit: 4096)),
-                                                    format: .annexB, chunkSize: 4096)
-        return try run(codec: elementary.codec, input: input, timing: .frameRate) { body in try elementary.forEachNALUnit(body) }
+        // An Annex-B stream (`nalu encode … -o -`): the codec from its first NAL unit headers.
+        var headers: [(UInt8, UInt8)] = []
+        for index in 0..<max(0, prefix.count - 4) where prefix[index] == 0 && prefix[index + 1] == 0 && prefix[index + 2] == 1 {
+            headers.append((prefix[index + 3], prefix[index + 4]))
+        }
+        guard let codec = FormatDetection.codec(fromHeaders: headers) else {
+            throw NALUError(.unrecognisedFormat, field: "codec", byteOffset: 0,
+                            detail: "the first NAL unit headers of the Annex-B stream are neither H.264's nor H.265's")
+        }
+        var nalReader = AnnexBReader(ReplaySource(prefix: prefix, source: ChunkedSource(source: input, limit: 4096)), chunkSize: 64 << 10)
+        return try run(codec: codec, input: input, timing: .frameRate) { body in
+            try nalReader.forEachCompleteNALUnit(body)
+            if !input.stopped { try nalReader.finish(body) }
+        }
     }
 
     /// Where the pictures' times come from.
@@ -218,7 +232,12 @@ public final class LivePackager {
             if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
             pending.append((unit.offset, Array(unit.bytes)))
         }
-        if let completed = splitter.finish() { try complete(completed, poc: assemblingPOC) }
+        if !input.stopped {
+            if let completed = splitter.finish() { try complete(completed, poc: assemblingPOC) }
+        } else if !pending.isEmpty, record != nil {
+            // Stopped: the access unit being read may be incomplete.
+            notes.append("the picture being read when the input was stopped is not packaged: it may be incomplete")
+        }
         if case .frameRate = timing {
             queue.flush()
             try drain()
