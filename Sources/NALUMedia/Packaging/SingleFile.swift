@@ -11,14 +11,15 @@ extension Packager {
     /// `ticks` of `timescale` that a part may last at most: ``PackagerOptions/partDuration``
     /// rounded down, so a part never exceeds the `PART-TARGET` the playlist states.
     func partTicks(_ timescale: UInt32) -> Int64? {
-        guard let part = options.partDuration else { return nil }
+        guard options.segmentType == .fmp4, let part = options.partDuration else { return nil }
         return max(1, Int64((part.doubleValue * Double(timescale)).rounded(.down)))
     }
 
     /// What follows a track's segments: its part target, its unlisted parts removed, its
     /// segments joined (``PackagerOptions/singleFile``).
     func finishTrack(_ track: inout PackagedTrack) throws {
-        track.partTarget = options.partDuration?.doubleValue
+        // Parts are CMAF chunks: TS segments have none.
+        track.partTarget = options.segmentType == .fmp4 ? options.partDuration?.doubleValue : nil
         removeUnlistedParts(&track)
         if options.singleFile { try joinSegments(&track) }
     }
