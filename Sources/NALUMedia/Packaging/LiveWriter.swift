@@ -17,8 +17,9 @@ final class LiveWriter {
     private(set) var track: PackagedTrack
     private(set) var notes: [String] = []
     private(set) var manifests: [String] = []
-    /// `EXT-X-TARGETDURATION`: the segment duration rounded up, raised (with a note) when a
-    /// segment comes out longer.
+    /// `EXT-X-TARGETDURATION`: the segment duration rounded up, or the first segment's rounded
+    /// duration if longer (keyframes further apart); raised, with a note, when a later segment
+    /// comes out longer still (RFC 8216 wants it fixed).
     private var targetDuration: Int
     /// Segments (1-based numbers) whose files were deleted: 1...deleted.
     private var deleted = 0
@@ -75,7 +76,10 @@ final class LiveWriter {
             if all.count == 1 { track.presentationOffset = all[0].decodeTime }
             if let newest = all.last {
                 let rounded = Int((Double(newest.duration) / Double(track.timescale)).rounded(.toNearestOrAwayFromZero))
-                if rounded > targetDuration {
+                if all.count == 1 {
+                    // No playlist was written before the first segment: the target can still follow it.
+                    targetDuration = max(targetDuration, rounded)
+                } else if rounded > targetDuration {
                     notes.append("segment \(all.count) lasts \(HLSPlaylist.decimal(newest.duration, track.timescale)) s, past the target duration of \(targetDuration) s (keyframes further apart than --segment-duration): EXT-X-TARGETDURATION is raised to \(rounded)")
                     targetDuration = rounded
                 }
@@ -83,7 +87,8 @@ final class LiveWriter {
             let ticks = all.reduce(Int64(0)) { $0 + $1.duration }
             if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
         }
-        if all.isEmpty && segmenter.openParts.isEmpty { return }
+        // The first playlist waits for the first segment, whose length fixes the target duration.
+        if all.isEmpty { return }
         if options.hls {
             var windowTrack = track
             windowTrack.segments = Array(listed)
@@ -97,11 +102,9 @@ final class LiveWriter {
                 if track.partTarget != nil { playlist.preloadHint = segmenter.nextPartName }
             }
             try PackageFile.write(text: playlist.text, to: name + ".m3u8", in: directory)
-            if !all.isEmpty {
-                try PackageFile.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName, in: directory)
-            }
+            try PackageFile.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName, in: directory)
         }
-        if options.dash, !all.isEmpty {
+        if options.dash {
             var windowTrack = track
             windowTrack.segments = Array(listed)
             let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
