@@ -115,7 +115,9 @@ import Glibc
         #expect(try PackageCommandTests.md5s(scratch.file("window.mp4"), map: "0:v:0") == Array(sourceFrames.suffix(90)))
     }
 
-    /// A window that holds everything: ffmpeg reading the final playlist decodes every picture.
+    /// A window that holds everything: ffmpeg reading the final playlist decodes every picture;
+    /// GStreamer plays it. (The dynamic MPD is checked by its structure: players take it by the
+    /// wall clock, and a stream packaged faster than real time is not available yet.)
     @Test func everyPictureOfTheStream() throws {
         let scratch = try Scratch()
         let source = try Self.stream(scratch)
@@ -128,8 +130,9 @@ import Glibc
         #expect((playlist["segments"] as? [Any])?.count == 6 && playlist["sequence"] as? Int == 1 && playlist["endlist"] as? Bool == true)
         #expect(playlist["part_target"] is NSNull)
         let variants = try #require(try PackageCommandTests.parsePlaylists(dir)["variants"] as? [[String: Any]])
-        #expect(variants.first?["codecs"] as? String == "avc1.42c00b" || (variants.first?["codecs"] as? String)?.hasPrefix("avc1.") == true)
+        #expect((variants.first?["codecs"] as? String)?.hasPrefix("avc1.") == true)
         #expect(variants.first?["resolution"] as? [Int] == [192, 108])
+        try PackageLowLatencyTests.gstreamerPlays(dir + "/master.m3u8")
     }
 
     /// What `nalu encode … -o -` writes (Annex-B, here HEVC with B-frames): timed from the SPS's
