@@ -99,6 +99,7 @@ import Glibc
         try PackageLowLatencyTests.checkParts(final, dir: dir, partTarget: 0.5, scratch: scratch)
         // The window slid: segments 1–5 are gone (kept: the window and as many again, plus one).
         let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.contains(hinted), "the part hinted mid-stream, \(hinted), never came")
         for number in 1...5 { #expect(!names.contains(String(format: "v0_%05d.m4s", number)), "segment \(number) is still there") }
         for number in 6...12 { #expect(names.contains(String(format: "v0_%05d.m4s", number)), "segment \(number) is missing") }
         #expect(names.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(names)")

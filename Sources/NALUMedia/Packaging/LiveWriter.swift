@@ -67,6 +67,18 @@ final class LiveWriter {
     /// The segments listed: the last ``PackagerOptions/window``.
     private var listed: ArraySlice<PackagedSegment> { segmenter.segments.suffix(max(1, options.window)) }
 
+    /// The part that will come next (`EXT-X-PRELOAD-HINT`): the open segment's next one, or,
+    /// once that segment has reached its end time (the next keyframe will start a new one), the
+    /// next segment's first part.
+    private func nextPart(_ all: [PackagedSegment]) -> String {
+        let ticks = all.reduce(Int64(0)) { $0 + $1.duration } + segmenter.openParts.reduce(Int64(0)) { $0 + $1.duration }
+        let due = options.segmentDuration.doubleValue * Double(all.count + 1)
+        if !segmenter.openParts.isEmpty, Double(ticks) / Double(track.timescale) + 1e-9 >= due {
+            return segmenter.partName(all.count + 2, 1)
+        }
+        return segmenter.nextPartName
+    }
+
     private func update() throws {
         let all = segmenter.segments
         track.segments = all
@@ -99,7 +111,7 @@ final class LiveWriter {
             playlist.targetDuration = targetDuration
             if !ended {
                 playlist.openParts = segmenter.openParts
-                if track.partTarget != nil { playlist.preloadHint = segmenter.nextPartName }
+                if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
             }
             try PackageFile.write(text: playlist.text, to: name + ".m3u8", in: directory)
             try PackageFile.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName, in: directory)
