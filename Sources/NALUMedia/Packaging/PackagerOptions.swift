@@ -106,9 +106,12 @@ public struct PackagedTrack: Hashable, Sendable {
     /// The LL-HLS part target in seconds, when the segments have parts.
     public var partTarget: Double? = nil
     /// With ``PackagerOptions/singleFile``: the init segment's bytes at the start of the media
-    /// file, and the `sidx` after it (offset, size), if any.
+    /// file (HLS `EXT-X-MAP` `BYTERANGE`, DASH `Initialization@range`).
     public var initBytes: Int64? = nil
+    /// With ``PackagerOptions/singleFile`` (fMP4): where the segment index (`sidx`) starts in the
+    /// media file (DASH `SegmentBase@indexRange`).
     public var indexOffset: Int64? = nil
+    /// Bytes of that segment index.
     public var indexSize: Int64 = 0
 
     /// Bits per second of the busiest segment (HLS `BANDWIDTH`), rounded up.
