@@ -90,10 +90,11 @@ public enum CMAFBoxes {
     /// `msdh`, `msix`, `cmfs`), `moof` (8.8.4) with `mfhd` (`sequenceNumber`) and a `traf` of
     /// `trackID` starting at `baseMediaDecodeTime` (`tfdt` version 1) whose `trun` (version 1)
     /// lists `samples`, and the `mdat` header for their bytes. The caller writes the samples'
-    /// bytes, in order, after it.
+    /// bytes, in order, after it. Without `segmentType` the `styp` is left out: a CMAF chunk
+    /// (ISO/IEC 23000-19 7.3.2.3) that continues a segment, as an LL-HLS part after the first is.
     /// - Throws: ``NALUError`` `.tooLarge` when a composition offset does not fit 32 bits.
     public static func segmentHeader(sequenceNumber: UInt32, trackID: UInt32, baseMediaDecodeTime: UInt64,
-                                     samples: [CMAFSample]) throws(NALUError) -> [UInt8] {
+                                     samples: [CMAFSample], segmentType: Bool = true) throws(NALUError) -> [UInt8] {
         var payload: Int64 = 0
         for (index, sample) in samples.enumerated() {
             payload += Int64(sample.size)
@@ -120,6 +121,29 @@ public enum CMAFBoxes {
         let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count)
         moof.replaceSubrange(patch..<(patch + 4), with: [UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF),
                                                           UInt8((dataOffset >> 8) & 0xFF), UInt8(dataOffset & 0xFF)])
-        return styp.bytes + moof + header
+        return (segmentType ? styp.bytes : []) + moof + header
+    }
+
+    /// A segment index box (`sidx` version 1, ISO/IEC 14496-12 8.16.3) of `references`, one
+    /// media reference (type 0) each, in order: its size in bytes, its duration in `timescale`
+    /// ticks and whether it starts with a SAP of type 1. `first_offset` is 0: the first
+    /// referenced segment follows the box. At most 65535 references (`reference_count`).
+    public static func segmentIndex(referenceID: UInt32, timescale: UInt32, earliestPresentationTime: UInt64,
+                                    references: [(size: UInt32, duration: UInt32, startsWithSAP: Bool)]) -> [UInt8] {
+        var builder = BoxBuilder(capacity: 40 + 12 * references.count)
+        builder.fullBox("sidx", version: 1) { box in
+            box.u32(referenceID)
+            box.u32(timescale)
+            box.u64(earliestPresentationTime)
+            box.u64(0)
+            box.u16(0)
+            box.u16(UInt16(truncatingIfNeeded: references.count))
+            for reference in references {
+                box.u32(reference.size & 0x7FFF_FFFF)
+                box.u32(reference.duration)
+                box.u32(reference.startsWithSAP ? 0x9000_0000 : 0)
+            }
+        }
+        return builder.bytes
     }
 }

@@ -31,7 +31,7 @@ public enum DASHManifest {
         return lines
     }
 
-    static func representation(_ track: PackagedTrack) -> [String] {
+    static func representation(_ track: PackagedTrack, startNumber: Int = 1) -> [String] {
         var attributes = "id=\"\(track.name)\" bandwidth=\"\(track.peakBandwidth)\" codecs=\"\(track.codecs)\""
         if track.kind == .video {
             attributes += " width=\"\(track.width)\" height=\"\(track.height)\""
@@ -41,8 +41,18 @@ public enum DASHManifest {
         if track.kind == .audio, let channels = track.channels {
             lines.append("      <AudioChannelConfiguration schemeIdUri=\"urn:mpeg:dash:23003:3:audio_channel_configuration:2011\" value=\"\(channels)\"/>")
         }
+        if let initBytes = track.initBytes, let indexOffset = track.indexOffset {
+            // One file (--single-file): the on-demand profile's SegmentBase over its sidx (5.3.9.2).
+            lines.append("      <BaseURL>\(track.initName ?? "")</BaseURL>")
+            lines.append("      <SegmentBase timescale=\"\(track.timescale)\" presentationTimeOffset=\"\(track.presentationOffset)\" "
+                         + "indexRange=\"\(indexOffset)-\(indexOffset + track.indexSize - 1)\" indexRangeExact=\"true\">")
+            lines.append("        <Initialization range=\"0-\(initBytes - 1)\"/>")
+            lines.append("      </SegmentBase>")
+            lines.append("    </Representation>")
+            return lines
+        }
         lines.append("      <SegmentTemplate timescale=\"\(track.timescale)\" presentationTimeOffset=\"\(track.presentationOffset)\" "
-                     + "initialization=\"\(track.initName ?? "")\" media=\"\(track.name)_$Number%05d$.m4s\" startNumber=\"1\">")
+                     + "initialization=\"\(track.initName ?? "")\" media=\"\(track.name)_$Number%05d$.m4s\" startNumber=\"\(startNumber)\">")
         lines.append("        <SegmentTimeline>")
         lines += timeline(track).map { "          " + $0 }
         lines.append("        </SegmentTimeline>")
@@ -51,11 +61,14 @@ public enum DASHManifest {
         return lines
     }
 
-    /// The MPD of type `static` (5.3.1.2), profile `isoff-live` (8.4).
+    /// The MPD of type `static` (5.3.1.2), profile `isoff-live` (8.4), or `isoff-on-demand` (8.3)
+    /// for one file per track (``PackagerOptions/singleFile``).
     public static func staticMPD(video: [PackagedTrack], audio: PackagedTrack?, segmentDuration: Double) -> String {
         let total = (video + (audio.map { [$0] } ?? [])).map(\.duration).max() ?? 0
+        // One file per track (SegmentBase): the on-demand profile (8.3); else the live profile (8.4).
+        let profile = video.first?.initBytes != nil ? "on-demand" : "live"
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
-                     "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"static\" "
+                     "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-\(profile):2011\" type=\"static\" "
                      + "mediaPresentationDuration=\"\(duration(total))\" minBufferTime=\"\(duration(segmentDuration))\">",
                      "  <Period id=\"0\" start=\"PT0S\">"]
         if !video.isEmpty {

@@ -28,6 +28,9 @@ public enum HLSPlaylist {
     /// segment in `EXT-X-MAP` (fMP4), `EXT-X-INDEPENDENT-SEGMENTS` when every segment starts
     /// with a sync sample, and `EXT-X-ENDLIST`.
     public static func media(_ track: PackagedTrack, segmentType: SegmentType) -> String {
+        if track.partTarget != nil || track.initBytes != nil || track.segments.contains(where: { $0.byteOffset != nil }) {
+            return HLSMediaPlaylist(track: track, segmentType: segmentType).text
+        }
         var lines = ["#EXTM3U", "#EXT-X-VERSION:\(segmentType == .fmp4 ? 7 : 3)", "#EXT-X-TARGETDURATION:\(targetDuration(track))",
                      "#EXT-X-MEDIA-SEQUENCE:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
         if track.segments.allSatisfy(\.startsWithSyncSample) { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }

@@ -64,6 +64,8 @@ public final class Packager {
             track.inputPath = path
             video.append(track)
         }
+        for index in video.indices { try finishTrack(&video[index]) }
+        if audio != nil { try finishTrack(&audio!) }
         var manifests: [String] = []
         if options.hls {
             for track in video + (audio.map { [$0] } ?? []) {
@@ -140,6 +142,7 @@ public final class Packager {
             try PackageFile.write([header], to: packaged.initName ?? name + "_init.mp4", in: directory)
         }
         let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
+        segmenter.partTarget = partTicks(track.timescale)
         var buffer: [UInt8] = []
         var iterator = mp4.samples()
         var count = 0
@@ -206,6 +209,7 @@ public final class Packager {
         try PackageFile.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
                               to: name + "_init.mp4", in: directory)
         let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
+        segmenter.partTarget = partTicks(track.timescale)
         var buffer: [UInt8] = []
         var iterator = reader.samples()
         var segment = 0

@@ -22,6 +22,15 @@ public struct PackagerOptions: Sendable {
     public var checksAlignment: Bool
     /// Package no audio (else the first input's first audio track becomes the audio rendition).
     public var dropsAudio: Bool
+    /// Low-latency HLS: the part target in seconds (`EXT-X-PART-INF:PART-TARGET`); each segment
+    /// is also cut into parts no longer than it (fMP4 only). `nil`: no parts.
+    public var partDuration: Rational? = nil
+    /// One media file per track (`v0.mp4`, `a0.mp4`, or `.ts`) addressed by byte ranges (HLS
+    /// `EXT-X-BYTERANGE`, DASH `SegmentBase` with a `sidx`) instead of a file per segment.
+    public var singleFile = false
+    /// Live (``LivePackager``): playlists list the last this many segments (a sliding window);
+    /// older segments are deleted.
+    public var window = 6
 
     public init(segmentDuration: Rational = Rational(4, 1), segmentType: SegmentType = .fmp4, hls: Bool = true, dash: Bool = false,
                 checksAlignment: Bool = true, dropsAudio: Bool = false) {
@@ -51,6 +60,24 @@ public struct PackagedSegment: Hashable, Sendable {
     public var samples: Int
     /// Whether its first sample is a sync sample.
     public var startsWithSyncSample: Bool
+    /// Its LL-HLS parts, in order (empty without ``PackagerOptions/partDuration``).
+    public var parts: [PackagedPart] = []
+    /// With ``PackagerOptions/singleFile``: where it starts in the track's media file (``name``).
+    public var byteOffset: Int64? = nil
+}
+
+/// One LL-HLS part (RFC 8216bis 4.4.4.9, `EXT-X-PART`): a CMAF chunk of a segment, in its own file.
+public struct PackagedPart: Hashable, Sendable {
+    /// The file name, relative to the output folder.
+    public var name: String
+    /// The sum of its samples' durations, in the track's timescale.
+    public var duration: Int64
+    /// Bytes of the file.
+    public var bytes: Int64
+    /// Whether its first sample is a sync sample (`INDEPENDENT=YES`).
+    public var independent: Bool
+    /// With ``PackagerOptions/singleFile``: where it starts in the track's media file (``name``).
+    public var byteOffset: Int64? = nil
 }
 
 /// One track of the package: a video rendition or the audio rendition.
@@ -76,6 +103,16 @@ public struct PackagedTrack: Hashable, Sendable {
     /// `presentationTimeOffset`).
     public var presentationOffset: Int64 = 0
     public var segments: [PackagedSegment] = []
+    /// The LL-HLS part target in seconds, when the segments have parts.
+    public var partTarget: Double? = nil
+    /// With ``PackagerOptions/singleFile``: the init segment's bytes at the start of the media
+    /// file (HLS `EXT-X-MAP` `BYTERANGE`, DASH `Initialization@range`).
+    public var initBytes: Int64? = nil
+    /// With ``PackagerOptions/singleFile`` (fMP4): where the segment index (`sidx`) starts in the
+    /// media file (DASH `SegmentBase@indexRange`).
+    public var indexOffset: Int64? = nil
+    /// Bytes of that segment index.
+    public var indexSize: Int64 = 0
 
     /// Bits per second of the busiest segment (HLS `BANDWIDTH`), rounded up.
     public var peakBandwidth: Int {

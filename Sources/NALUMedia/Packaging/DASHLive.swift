@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension DASHManifest {
+    /// `seconds` since 1970 as an `xs:dateTime` in UTC ("2026-11-28T22:30:00Z").
+    static func dateTime(_ seconds: Int) -> String {
+        var value = time_t(seconds)
+        var parts = tm()
+        gmtime_r(&value, &parts)
+        func two(_ number: Int32) -> String { number < 10 ? "0\(number)" : "\(number)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+    }
+
+    /// A dynamic MPD (ISO/IEC 23009-1 5.3.1.2, 5.4) for a live package: `type="dynamic"`,
+    /// `availabilityStartTime` (when the first picture arrived: segment *n* is available once
+    /// its end has passed on that clock), `publishTime` (now), `minimumUpdatePeriod` (one
+    /// segment: it changes with every segment), `timeShiftBufferDepth` (the window), and a
+    /// `SegmentTimeline` of the segments in the window whose `startNumber` is the first one's.
+    /// `presentationTimeOffset` is the first segment's start, so the period starts with it.
+    /// When the stream has ended (`total` seconds), `minimumUpdatePeriod` goes and
+    /// `mediaPresentationDuration` comes (5.4.1: the MPD no longer changes).
+    static func dynamicMPD(video: PackagedTrack, startNumber: Int, availabilityStart: Int, publishTime: Int,
+                           segmentDuration: Double, window: Int, total: Double?) -> String {
+        var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"dynamic\" "
+        mpd += "availabilityStartTime=\"\(dateTime(availabilityStart))\" publishTime=\"\(dateTime(publishTime))\" "
+        if let total {
+            mpd += "mediaPresentationDuration=\"\(duration(total))\" "
+        } else {
+            mpd += "minimumUpdatePeriod=\"\(duration(segmentDuration))\" "
+        }
+        mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" minBufferTime=\"\(duration(segmentDuration))\">"
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
+                     "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">"]
+        lines += representation(video, startNumber: startNumber)
+        lines += ["   </AdaptationSet>", "  </Period>", "</MPD>"]
+        return lines.joined(separator: "\n") + "\n"
+    }
+}

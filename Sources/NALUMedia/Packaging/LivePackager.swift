@@ -1,0 +1,265 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALU
+import NALUIO
+import NALUMP4
+import NALUTS
+
+/// Packages a live MPEG-TS stream (a pipe: `ffmpeg … -f mpegts -`) as it arrives: CMAF segments
+/// (and LL-HLS parts) are written as soon as each is complete, each under a temporary name
+/// renamed into place, and after each the playlists (and a dynamic MPD) are rewritten atomically
+/// (temporary file + rename). The playlists list a sliding window of the last
+/// ``PackagerOptions/window`` segments (`EXT-X-MEDIA-SEQUENCE` counts the ones that left); a
+/// segment that left the window is deleted once it has been out of it for as long again (RFC
+/// 8216 6.2.2: a removed segment stays available for its duration plus the playlist's). When the
+/// input ends (or ``LiveInput`` is told to stop), the last segment is completed and the
+/// playlists get `EXT-X-ENDLIST` (the MPD a `mediaPresentationDuration`).
+///
+/// The video is read from the transport stream's first H.264/H.265 stream with its PES times
+/// (90 kHz, unwrapped: ISO/IEC 13818-1 2.4.3.7); each access unit (H.264 7.4.1.2.3, H.265
+/// 7.4.2.4.4) is one sample, its duration the distance to the next one's decoding time. The init
+/// segment is written at the first keyframe from its parameter sets (`avc1`/`hvc1`; those sets
+/// leave the samples). Memory: one segment and one access unit.
+public final class LivePackager {
+    public let directory: String
+    public let options: PackagerOptions
+    private var notes: [String] = []
+    private let name = "v0"
+
+    /// - Parameter directory: an existing folder the package is written into.
+    public init(directory: String, options: PackagerOptions) {
+        self.directory = directory
+        self.options = options
+    }
+
+    /// A picture read, waiting for the next one's decoding time (its duration).
+    private struct Held {
+        var bytes: [UInt8]
+        var decode: Int64
+        var presentation: Int64
+        var isSync: Bool
+    }
+
+    /// Packages `input` until it ends.
+    /// - Throws: ``NALUError``: `.unrecognisedFormat` when it is neither a transport stream nor
+    ///   an Annex-B stream, `.unsupported` for other streams in a transport stream (unless
+    ///   ``PackagerOptions/dropsAudio``) and for parameter sets that change, `.invalidValue` for
+    ///   decoding times that do not increase, `.missing` for an Annex-B stream without VUI timing.
+    public func package(_ input: LiveInput) throws -> PackageSummary {
+        var prefix = [UInt8](repeating: 0, count: 4 * TransportStream.timestampedPacketSize)
+        var filled = 0
+        while filled < prefix.count {
+            let count = try prefix.withUnsafeMutableBytes { try input.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...])) }
+            if count <= 0 { break }
+            filled += count
+        }
+        prefix.removeSubrange(filled...)
+        guard filled > 0 else { throw NALUError(.unrecognisedFormat, field: "input", byteOffset: 0, detail: "empty input") }
+        if let packetSize = ContainerDetection.transportStreamPacketSize(prefix) {
+            let reader = TransportStreamReader(ReplaySource(prefix: prefix, source: input), packetSize: packetSize, chunkPackets: 8)
+            try reader.readProgram()
+            let video = reader.demuxer.video
+            let others = (reader.demuxer.program?.elements ?? []).filter { $0.pid != video?.pid }
+            if let other = others.first, !options.dropsAudio {
+                throw NALUError(.unsupported, field: "input \(other)",
+                                detail: "live packaging carries the video only; --no-audio packages the stream without its \(others.count) other stream(s)")
+            }
+            let codec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
+            var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10)
+            return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in
+                try nalReader.forEachCompleteNALUnit(body)
+                // Stopped: the NAL unit read last may be cut short.
+                if !input.stopped { try nalReader.finish(body) }
+            }
+        }
+        guard prefix.starts(with: [0, 0, 1]) || prefix.starts(with: [0, 0, 0, 1]) else {
+            throw NALUError(.unrecognisedFormat, field: "input", byteOffset: 0,
+                            detail: "live packaging reads an MPEG transport stream (sync byte 0x47 every 188 or 192 bytes) or an Annex-B H.264/H.265 stream; this input is neither")
+        }
+        // An Annex-B stream (`nalu encode … -o -`): the codec from its first NAL unit headers.
+        var headers: [(UInt8, UInt8)] = []
+        for index in 0..<max(0, prefix.count - 4) where prefix[index] == 0 && prefix[index + 1] == 0 && prefix[index + 2] == 1 {
+            headers.append((prefix[index + 3], prefix[index + 4]))
+        }
+        guard let codec = FormatDetection.codec(fromHeaders: headers) else {
+            throw NALUError(.unrecognisedFormat, field: "codec", byteOffset: 0,
+                            detail: "the first NAL unit headers of the Annex-B stream are neither H.264's nor H.265's")
+        }
+        var nalReader = AnnexBReader(ReplaySource(prefix: prefix, source: ChunkedSource(source: input, limit: 4096)), chunkSize: 64 << 10)
+        return try run(codec: codec, input: input, timing: .frameRate) { body in
+            try nalReader.forEachCompleteNALUnit(body)
+            if !input.stopped { try nalReader.finish(body) }
+        }
+    }
+
+    /// Where the pictures' times come from.
+    private enum Timing {
+        /// The PES time stamps of a transport stream (90 kHz).
+        case transportStream(TransportStreamReader<ReplaySource<LiveInput>>)
+        /// An elementary stream: the SPS's VUI frame rate, and the presentation order from the
+        /// picture order counts (``PresentationOrderer``), as ``NALUMP4/MP4Muxer`` times one.
+        case frameRate
+    }
+
+    private func run(codec: Codec, input: LiveInput, timing: Timing,
+                     read: ((NALUnitView) throws -> Void) throws -> Void) throws -> PackageSummary {
+        var splitter = AccessUnitSplitter(codec: codec)
+        var counter = PictureOrderCounter()
+        var queue = ReorderQueue<Held>()
+        var assemblingPOC: (PictureOrderCount, reorderLimit: Int)?
+        var frame: MP4FrameTiming?
+        var writer: LiveWriter?
+        var pending: [(offset: Int64, bytes: [UInt8])] = []
+        var held: Held?
+        var last: (decode: Int64, distance: Int64, offset: Int64)?
+        var record: [[UInt8]]?
+        var skipped = 0
+        var first: Int64?
+
+        func emit(_ sample: Held, duration: Int64) throws {
+            guard let writer else { return }
+            guard duration > 0 else {
+                throw NALUError(.invalidValue, field: "DTS", detail: "the decoding time does not increase after \(sample.decode) ticks: a discontinuity in the stream, which live packaging does not carry")
+            }
+            let segmenter = writer.segmenter
+            let timescale = Double(writer.track.timescale)
+            if let first, sample.isSync, segmenter.isOpen,
+               Double(sample.decode &- first) / timescale + 1e-9 >= options.segmentDuration.doubleValue * Double(segmenter.segments.count + 1) {
+                try segmenter.flush()
+            }
+            try sample.bytes.withUnsafeBytes { raw in
+                try segmenter.append(raw, timing: SampleTiming(decode: sample.decode, presentation: sample.presentation, duration: duration,
+                                                              timescale: writer.track.timescale), isSync: sample.isSync)
+            }
+        }
+
+        /// Frame-rate timing: writes the queued pictures whose presentation index is known.
+        func drain() throws {
+            guard let frame else { return }
+            var ready = 0
+            while let next = queue.ready(ready) {
+                var sample = next.entry.element
+                sample.decode = Int64(next.decodeIndex) * Int64(frame.frameDuration)
+                sample.presentation = Int64(next.presentation) * Int64(frame.frameDuration)
+                if first == nil { first = sample.decode }
+                try emit(sample, duration: Int64(frame.frameDuration))
+                ready += 1
+            }
+            queue.removeFirst(ready)
+        }
+
+        func complete(_ summary: AccessUnitSummary, poc: (PictureOrderCount, reorderLimit: Int)?) throws {
+            let end = summary.offset + summary.size
+            let count = pending.firstIndex { $0.offset >= end } ?? pending.count
+            let units = pending[0..<count]
+            defer { pending.removeFirst(count) }
+            var decode: Int64 = 0
+            var presentation: Int64 = 0
+            if case .transportStream(let reader) = timing {
+                let stamps = reader.demuxer.timestamps(forAccessUnitAt: summary.offset + 4)
+                if let raw = stamps?.effectiveDecoding {
+                    decode = raw
+                    presentation = stamps?.presentation ?? raw
+                } else if let last {
+                    decode = last.decode &+ last.distance
+                    presentation = decode &+ last.offset
+                } else {
+                    throw NALUError(.missing, field: "PTS", byteOffset: summary.offset, detail: "the first access unit has no time stamps")
+                }
+            }
+            let isSync = summary.keyframe != nil
+            if record == nil {
+                guard isSync else {
+                    skipped += 1
+                    last = (decode, last.map { decode &- $0.decode } ?? 0, presentation &- decode)
+                    return
+                }
+                var sets: [[UInt8]] = units.map(\.bytes).filter { Self.isParameterSet($0, codec) }
+                if sets.isEmpty { sets = splitter.parameterSets.nalUnits }
+                var unique: [[UInt8]] = []
+                for set in sets where !unique.contains(set) { unique.append(set) }
+                let description = splitter.parameterSets.streamDescription
+                var timescale: UInt32 = 90_000
+                if case .frameRate = timing {
+                    guard let rate = description?.frameRate else {
+                        throw NALUError(.missing, field: "frame rate", byteOffset: summary.offset,
+                                        detail: "the SPS has no VUI timing: an elementary stream needs it to be timed (or send MPEG-TS, whose PES packets carry times)")
+                    }
+                    let timing = try MP4FrameTiming(frameRate: rate)
+                    frame = timing
+                    timescale = timing.timescale
+                }
+                let started = LiveWriter(directory: directory, options: options, name: name, timescale: timescale)
+                try started.start(codec: codec, parameterSets: unique, description: description)
+                writer = started
+                record = unique
+                if case .transportStream = timing { first = decode }
+            }
+            var bytes: [UInt8] = []
+            for unit in units {
+                if Self.isParameterSet(unit.bytes, codec) {
+                    if record?.contains(unit.bytes) == true { continue }
+                    throw NALUError(.unsupported, field: "parameter set", byteOffset: unit.offset,
+                                    detail: "the stream's parameter sets change after access unit \(summary.index); live packaging keeps one set per stream")
+                }
+                let length = UInt32(unit.bytes.count)
+                bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
+                bytes += unit.bytes
+            }
+            let sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
+            if case .frameRate = timing {
+                queue.append(sample, size: bytes.count, poc: poc?.0, reorderLimit: poc?.reorderLimit, maxBytes: 256 << 20)
+                return try drain()
+            }
+            let distance = last.map { decode &- $0.decode } ?? 0
+            last = (decode, distance > 0 ? distance : last?.distance ?? 0, presentation &- decode)
+            if let previous = held { try emit(previous, duration: decode &- previous.decode) }
+            held = sample
+        }
+
+        try read { unit in
+            let step = try splitter.push(unit)
+            if let completed = step.completed {
+                try complete(completed, poc: assemblingPOC)
+                assemblingPOC = nil
+            }
+            if case .frameRate = timing, step.isFirstVCL {
+                assemblingPOC = try splitter.pictureOrderCount(after: step, counter: &counter, offset: unit.offset)
+            }
+            if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
+            pending.append((unit.offset, Array(unit.bytes)))
+        }
+        if !input.stopped {
+            if let completed = splitter.finish() { try complete(completed, poc: assemblingPOC) }
+        } else if !pending.isEmpty, record != nil {
+            // Stopped: the access unit being read may be incomplete.
+            notes.append("the picture being read when the input was stopped is not packaged: it may be incomplete")
+        }
+        if case .frameRate = timing {
+            queue.flush()
+            try drain()
+        } else if let held {
+            try emit(held, duration: max(1, last?.distance ?? 3003))
+        }
+        if skipped > 0 {
+            notes.append("\(skipped) picture(s) before the first keyframe were not packaged: no segment can start with them")
+        }
+        guard let writer, record != nil else {
+            throw NALUError(.missing, field: "keyframe", byteOffset: input.bytesRead, detail: "the stream ended before its first keyframe: nothing to package")
+        }
+        try writer.finish()
+        return PackageSummary(video: [writer.track], audio: nil, manifests: writer.manifests, notes: notes + writer.notes)
+    }
+
+    /// VPS, SPS, PPS (H.265 32–34; H.264 7, 8).
+    static func isParameterSet(_ unit: [UInt8], _ codec: Codec) -> Bool {
+        guard let header = unit.first else { return false }
+        switch codec {
+        case .h264: return [7, 8].contains(header & 0x1F)
+        case .hevc: return (32...34).contains(header >> 1 & 0x3F)
+        }
+    }
+}

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALU
+import NALUMP4
+
+/// The output side of a ``LivePackager``: the init segment, the segmenter, and after every part
+/// and segment the media playlist, the multivariant playlist and the dynamic MPD, each rewritten
+/// whole under a temporary name and renamed (``PackageFile``); old segments deleted.
+final class LiveWriter {
+    let directory: String
+    let options: PackagerOptions
+    let name: String
+    let segmenter: FragmentSegmenter
+    private(set) var track: PackagedTrack
+    private(set) var notes: [String] = []
+    private(set) var manifests: [String] = []
+    /// `EXT-X-TARGETDURATION`: the segment duration rounded up, or the first segment's rounded
+    /// duration if longer (keyframes further apart); raised, with a note, when a later segment
+    /// comes out longer still (RFC 8216 wants it fixed).
+    private var targetDuration: Int
+    /// Segments (1-based numbers) whose files were deleted: 1...deleted.
+    private var deleted = 0
+    private var ended = false
+    /// Wall-clock seconds since 1970 when the first picture came (DASH `availabilityStartTime`).
+    private var availabilityStart: Int = 0
+    private var segmentsWritten = 0
+
+    init(directory: String, options: PackagerOptions, name: String, timescale: UInt32) {
+        self.directory = directory
+        self.options = options
+        self.name = name
+        segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: timescale, presentationOffset: 0)
+        track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale, codecs: "")
+        targetDuration = max(1, Int(options.segmentDuration.doubleValue.rounded(.up)))
+        segmenter.didWrite = { [unowned self] in try self.update() }
+    }
+
+    /// Writes the init segment for the first keyframe's parameter sets.
+    func start(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?) throws {
+        guard let description else {
+            throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "the first keyframe has no SPS before it")
+        }
+        let entry: MP4SampleEntryType = codec == .h264 ? .avc1 : .hvc1
+        let record = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4, arrayCompleteness: true)
+        track.codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: entry.rawValue)
+        track.width = description.width
+        track.height = description.height
+        track.partTarget = options.partDuration?.doubleValue
+        segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
+        let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height,
+                                           timescale: track.timescale)
+        try PackageFile.write([header], to: track.initName ?? name + "_init.mp4", in: directory)
+        availabilityStart = Int(time(nil))
+    }
+
+    /// Ends the stream: the last segment, then the playlists with `EXT-X-ENDLIST`.
+    func finish() throws {
+        try segmenter.flush()
+        ended = true
+        if segmenter.segments.isEmpty { return }
+        try update()
+    }
+
+    /// The segments listed: the last ``PackagerOptions/window``.
+    private var listed: ArraySlice<PackagedSegment> { segmenter.segments.suffix(max(1, options.window)) }
+
+    /// The part that will come next (`EXT-X-PRELOAD-HINT`): the open segment's next one, or,
+    /// once that segment has reached its end time (the next keyframe will start a new one), the
+    /// next segment's first part.
+    private func nextPart(_ all: [PackagedSegment]) -> String {
+        let ticks = all.reduce(Int64(0)) { $0 + $1.duration } + segmenter.openParts.reduce(Int64(0)) { $0 + $1.duration }
+        let due = options.segmentDuration.doubleValue * Double(all.count + 1)
+        if !segmenter.openParts.isEmpty, Double(ticks) / Double(track.timescale) + 1e-9 >= due {
+            return segmenter.partName(all.count + 2, 1)
+        }
+        return segmenter.nextPartName
+    }
+
+    private func update() throws {
+        let all = segmenter.segments
+        track.segments = all
+        if all.count > segmentsWritten {
+            segmentsWritten = all.count
+            // DASH presentationTimeOffset: the period starts with the first segment.
+            if all.count == 1 { track.presentationOffset = all[0].decodeTime }
+            if let newest = all.last {
+                let rounded = Int((Double(newest.duration) / Double(track.timescale)).rounded(.toNearestOrAwayFromZero))
+                if all.count == 1 {
+                    // No playlist was written before the first segment: the target can still follow it.
+                    targetDuration = max(targetDuration, rounded)
+                } else if rounded > targetDuration {
+                    notes.append("segment \(all.count) lasts \(HLSPlaylist.decimal(newest.duration, track.timescale)) s, past the target duration of \(targetDuration) s (keyframes further apart than --segment-duration): EXT-X-TARGETDURATION is raised to \(rounded)")
+                    targetDuration = rounded
+                }
+            }
+            let ticks = all.reduce(Int64(0)) { $0 + $1.duration }
+            if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
+        }
+        // The first playlist waits for the first segment, whose length fixes the target duration.
+        if all.isEmpty { return }
+        if options.hls {
+            var windowTrack = track
+            windowTrack.segments = Array(listed)
+            var playlist = HLSMediaPlaylist(track: windowTrack, segmentType: .fmp4)
+            playlist.mediaSequence = all.count - listed.count + 1
+            playlist.live = true
+            playlist.ended = ended
+            playlist.targetDuration = targetDuration
+            if !ended {
+                playlist.openParts = segmenter.openParts
+                if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
+            }
+            try PackageFile.write(text: playlist.text, to: name + ".m3u8", in: directory)
+            try PackageFile.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName, in: directory)
+        }
+        if options.dash {
+            var windowTrack = track
+            windowTrack.segments = Array(listed)
+            let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
+                                               availabilityStart: availabilityStart, publishTime: Int(time(nil)),
+                                               segmentDuration: options.segmentDuration.doubleValue, window: options.window,
+                                               total: ended ? track.duration : nil)
+            try PackageFile.write(text: text, to: DASHManifest.name, in: directory)
+        }
+        manifests = (options.hls ? [name + ".m3u8", HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
+        // A segment that left the window stays for as long again as the window (RFC 8216 6.2.2).
+        let keep = 2 * max(1, options.window) + 1
+        while deleted < all.count - keep {
+            let segment = all[deleted]
+            unlink(directory + "/" + segment.name)
+            for part in segment.parts { unlink(directory + "/" + part.name) }
+            deleted += 1
+        }
+    }
+}
