@@ -141,7 +141,7 @@ struct Encode: ParsableCommand {
     @Option(help: ArgumentHelp("Compressed input: resize to WxH through libswscale (bicubic); -1 for one side keeps the display aspect ratio, rounded to the chroma grid (1280x-1).", valueName: "WxH"))
     var scale: ScaleSize?
 
-    @Flag(name: .customLong("no-audio"), help: "Compressed input to MP4 or MPEG-TS: leave the audio out (copied unchanged otherwise; audio an output cannot hold gives exit status 2).")
+    @Flag(name: .customLong("no-audio"), help: "Compressed input: leave the audio out (copied unchanged into MP4 or MPEG-TS otherwise; audio an output cannot hold, as an elementary stream or an -r output, gives exit status 2).")
     var noAudio = false
 
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
@@ -370,31 +370,21 @@ struct Encode: ParsableCommand {
             try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
                                keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
         } else { nil }
-        if let decodedInput, timedFile == nil, framing == .mp4 {
-            let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
-            if !others.isEmpty, !quiet {
-                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video track only)\n")
-            }
-        }
         // MPEG-TS: the source's times and AAC kept, unless -r forces a rate.
         let tsFile: EncodeTransportStreamOutput? = framing.isTransportStream
             ? try EncodeTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
                                               frameRate: frameRate, timeBase: fps == nil ? decodedInput?.timeBase : nil,
                                               source: decodedInput?.source, keptRange: keptRange, copyAudio: !noAudio)
             : nil
-        if let decodedInput, tsFile != nil, fps != nil {
-            let others = decodedInput.source.container.isMP4 ? decodedInput.source.otherTracks.map(\.description) : decodedInput.source.otherTrackDescriptions
-            if !others.isEmpty, !quiet {
-                StandardError.write("nalu: note: \(input ?? "-"): \(others.joined(separator: ", ")) not carried (-r gives a constant-rate video stream only)\n")
-            }
-        }
         let mp4File = framing == .mp4 && timedFile == nil
             ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
         let sink: FileSink? = timedFile != nil || tsFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
-        // Tracks of the input an MP4 or MPEG-TS output leaves out are named; audio left out
-        // without --no-audio gives exit status 2 once the output is written.
-        let carried = timedFile?.carried ?? (fps == nil ? tsFile?.carried : nil)
-        let lost = carried.flatMap { decodedInput?.source.reportNotCarried(carried: $0, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-") }
+        // Tracks of a compressed input the output leaves out are named: an elementary stream
+        // holds the video only, and -r writes a constant-rate video track or stream only. Audio
+        // left out without --no-audio gives exit status 2 once the output is written.
+        let carried: Set<UInt32> = timedFile?.carried ?? (fps == nil ? tsFile?.carried : nil) ?? []
+        let lost = decodedInput?.source.reportNotCarried(carried: carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
+                                                          reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only" : nil)
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()

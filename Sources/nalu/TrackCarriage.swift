@@ -49,8 +49,8 @@ extension MediaSource {
     }
 
     /// Names the tracks or streams left out (a note), and returns the audio among them unless
-    /// `noAudio` asked for that.
-    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String) -> AudioNotCarried? {
+    /// `noAudio` asked for that. `reason` replaces what `to` holds as the words saying why.
+    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> AudioNotCarried? {
         var dropped: [String] = []
         var audio: [String] = []
         if container.isMP4 {
@@ -70,11 +70,12 @@ extension MediaSource {
                 }
             }
         }
-        let held = switch to {
+        let holds = switch to {
         case .mp4: "the MP4 output has the video and the tracks it copies"
         case .ts, .m2ts: "the MPEG-TS output carries the video and one AAC stream"
         case .annexb, .avcc: "an elementary stream holds one video track"
         }
+        let held = reason ?? holds
         if !dropped.isEmpty {
             StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
         }

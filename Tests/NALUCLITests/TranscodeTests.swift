@@ -73,6 +73,27 @@ import Testing
         #expect(zip(got, expected).allSatisfy { abs(($0 - firstGot) - ($1 - first)) < 0.0005 })
     }
 
+    /// Audio an output cannot hold is not lost quietly: into an elementary stream, or with -r
+    /// (a constant-rate video only), the video is written and the exit status is 2 naming the
+    /// audio; `--no-audio` asks for the loss and exits 0.
+    @Test(arguments: [("phone.mp4", "out.h264", [String]()), ("phone.ts", "out.h265", []), ("phone.mp4", "out.mp4", ["-r", "30"])])
+    func audioNotHeldIsNamed(fixture: String, name: String, extra: [String]) throws {
+        let directory = try Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent(name).path
+        let arguments = ["encode", CLIRunner.fixture("realworld/" + fixture), "-o", output, "--preset", "ultrafast", "--crf", "35",
+                         "--end", "0.5", "--quiet"] + (name.hasSuffix(".h265") ? ["--codec", "hevc"] : []) + extra
+        let refused = try CLIRunner.run(arguments)
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("nalu: error:") && refused.stderr.contains("not carried") && refused.stderr.contains("--no-audio"),
+                "\(refused.stderr)")
+        let frames = try runTool("ffprobe", ["-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames",
+                                             "-of", "csv=p=0", output])
+        #expect(frames.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "15", "\(frames.stdout) \(frames.stderr)")
+        let asked = try CLIRunner.run(arguments + ["--no-audio"])
+        #expect(asked.status == 0, "\(asked.stderr)")
+    }
+
     /// `--start 2 --end 5.5` on a 30 fps input: exactly the frames shown in [2, 5.5), at their
     /// times from 0, with the audio cut to the same span.
     @Test func startAndEnd() throws {
