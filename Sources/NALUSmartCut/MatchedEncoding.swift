@@ -89,8 +89,8 @@ extension MatchedEncoding {
     /// constraint_set1_flag, ITU-T H.264 A.2.1.1) and has no parameter parser: a CRF becomes the
     /// same constant QP.
     /// - Throws: ``NALU/NALUError`` `.unsupported` when the source is not Constrained Baseline, or
-    ///   its VUI carries a colour description, sample aspect ratio or chroma location that
-    ///   OpenH264 cannot write (nothing the source says is dropped silently).
+    ///   its VUI carries a colour description, a sample aspect ratio other than 1:1 or a chroma
+    ///   location, which OpenH264 cannot write (nothing the source says is dropped silently).
     public static func openH264(_ configuration: EncoderConfiguration, sps: [UInt8]) throws -> EncoderConfiguration {
         let parsed = try AVCSequenceParameterSet(nalUnit: sps[...])
         guard configuration.codec == .h264, parsed.profileIdc == 66, parsed.constraintSetFlags & 0x40 != 0 else {
@@ -98,6 +98,9 @@ extension MatchedEncoding {
                             detail: "OpenH264 encodes Constrained Baseline only; the source is profile \(parsed.profileIdc) (use x264)")
         }
         var configuration = configuration
+        // What OpenH264 writes anyway: square pixels, limited range.
+        let implied: Set<EncoderParameter> = [.init(name: "sar", value: "1:1"), .init(name: "fullrange", value: "off")]
+        configuration.extraParameters.removeAll { implied.contains($0) }
         if let first = configuration.extraParameters.first {
             throw NALUError(.unsupported, field: "vui_parameters",
                             detail: "OpenH264 cannot write the source's \(first.name) (\(first.value)); use x264")

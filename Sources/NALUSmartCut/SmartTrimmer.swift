@@ -281,22 +281,21 @@ public final class SmartTrimmer {
 
         do {
             if let mp4 = input.mp4 {
-                try forEachSample(of: mp4, firstNeeded: firstNeeded, lastNeeded: lastNeeded, store: &store) { position, nalUnits, offset in
+                try forEachSample(of: mp4, firstNeeded: firstNeeded, lastNeeded: lastNeeded) { position, nalUnits, offset in
                     try handle(position, nalUnits, byteOffset: offset, keyframe: index.entries[position].keyframe, pictureType: nil)
                 }
             } else {
-                var units: [(offset: Int64, bytes: [UInt8])] = []
+                // Each NAL unit read, in order (`nil`: skipped before the first access unit
+                // needed); an access unit is its summary's `nalUnitCount` of them.
+                var units: [[UInt8]?] = []
                 var consumed = 0
                 var next = 0  // the position of the access unit being read
                 _ = try input.forEachAccessUnit(nalUnit: { view, header in
-                    // Before the first access unit needed, only the parameter sets are kept.
-                    if next >= firstNeeded || header.isParameterSet { units.append((view.offset, Array(view.bytes))) }
+                    units.append(next + 1 >= firstNeeded || header.isParameterSet ? Array(view.bytes) : nil)
                 }) { unit in
                     next = unit.summary.index + 1
-                    let end = unit.summary.offset + unit.summary.size
-                    var split = consumed
-                    while split < units.count && units[split].offset < end { split += 1 }
-                    let nalUnits = units[consumed..<split].map(\.bytes)
+                    let split = min(units.count, consumed + unit.summary.nalUnitCount)
+                    let nalUnits = units[consumed..<split].compactMap { $0 }
                     consumed = split
                     if consumed > 64 {
                         units.removeFirst(consumed)
@@ -314,9 +313,9 @@ public final class SmartTrimmer {
     /// An MP4 input's samples (one access unit each) by their positions, read from the file only
     /// from `firstNeeded` to `lastNeeded`: the sample table says where each one is, so the
     /// pictures before the cut are not read. A sample switching to another sample entry is
-    /// preceded by that entry's parameter sets (which `store` takes up before `firstNeeded`).
+    /// preceded by that entry's parameter sets (before `firstNeeded`, `body` gets them alone).
     private func forEachSample(of mp4: MP4VideoTrackReader<AnyRandomAccessSource>, firstNeeded: Int, lastNeeded: Int,
-                               store: inout ParameterSetStore, _ body: (Int, [[UInt8]], Int64) throws -> Void) throws {
+                               _ body: (Int, [[UInt8]], Int64) throws -> Void) throws {
         let descriptions = mp4.track.sampleDescriptions
         var current = 1
         var samples = mp4.samples()
@@ -333,9 +332,11 @@ public final class SmartTrimmer {
             if entry != current {
                 current = entry
                 nalUnits = descriptions[entry - 1].record.parameterSets
-                if position < firstNeeded { for unit in nalUnits { try store.add(unit) } }
             }
-            guard position >= firstNeeded else { continue }
+            guard position >= firstNeeded else {
+                if !nalUnits.isEmpty { try body(position, nalUnits, sample.offset) }
+                continue
+            }
             try mp4.read(sample, into: &buffer)
             try buffer.withUnsafeBytes { bytes in
                 try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: descriptions[entry - 1].record.lengthSize, baseOffset: sample.offset,

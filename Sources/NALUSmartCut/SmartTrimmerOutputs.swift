@@ -38,11 +38,18 @@ extension SmartTrimmer {
         if audio, let aac = try source.transportStreamAudioTrack(),
            let cut = try TrimAudioCut.cuts(for: trim, source: source, segmentDuration: 0).first(where: { $0.reader.track.trackID == aac.reader.track.trackID }),
            let video = source.mp4 {
-            // The range's start on the audio's media timeline presents with the first picture.
+            // The range's start on the audio's media timeline presents with the first picture;
+            // without an edit list to trim them, the AAC frames kept are those starting within
+            // half a frame of the range (the cut's extra frame at each end is left out), so the
+            // audio lasts the video's duration within one frame.
             try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
             let origin = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+            let presented = trim.presentedRange(timescale: Int64(cut.reader.track.timescale))
+            let half: Int64 = 512  // an AAC frame is 1024 samples (ISO/IEC 14496-3 4.5.1)
+            let lower = max(cut.decodeTimes.lowerBound, origin &- half)
+            let upper = min(cut.decodeTimes.upperBound, max(lower, origin &+ (presented.upperBound &- presented.lowerBound) &- half))
             TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                       decodeTimes: cut.decodeTimes, origin: origin).attach(to: sink.muxer)
+                                       decodeTimes: lower..<upper, origin: origin).attach(to: sink.muxer)
             ids.append(aac.reader.track.trackID)
         } else if audio, let tsAudio = try source.transportStreamAudio() {
             try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
