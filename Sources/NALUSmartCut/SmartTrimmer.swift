@@ -46,8 +46,10 @@ public final class SmartTrimmer {
     public var encoder: any EncoderBackendFactory
     /// How the re-encoded pictures spend bits (default CRF 12: ≥ 40 dB PSNR on the test fixtures).
     public var rateControl: RateControl = .crf(12)
-    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default).
-    public var preset: String?
+    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default, medium).
+    /// Default `veryfast`: the partial GOPs are short, and at CRF 12 their quality stays within
+    /// 1 dB of the source's own (SmartTrimContainersTests) at a quarter of medium's time.
+    public var preset: String? = "veryfast"
     let trimmer: Trimmer
 
     /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream

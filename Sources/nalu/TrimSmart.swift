@@ -24,7 +24,7 @@ struct SmartTrimOptions: ParsableArguments {
     @Option(help: ArgumentHelp("--smart: average bitrate of the re-encoded pictures in kbit/s, instead of --crf.", valueName: "kbps"))
     var bitrate: Int?
 
-    @Option(name: .customLong("preset"), help: ArgumentHelp("--smart: x264/x265 preset of the re-encoded pictures.", valueName: "name"))
+    @Option(name: .customLong("preset"), help: ArgumentHelp("--smart: x264/x265 preset of the re-encoded pictures (default veryfast).", valueName: "name"))
     var preset: String?
 
     @Option(help: "--smart: encoder of the re-encoded pictures: x264 (H.264, default), x265 (HEVC, default) or openh264 (Constrained Baseline H.264 sources).")
@@ -70,7 +70,7 @@ extension Trim {
         default: if probe.codec == .hevc { trimmer.encoder = X265BackendFactory(logger: logger) }
         }
         trimmer.rateControl = smartOptions.rateControl
-        trimmer.preset = smartOptions.preset
+        if let preset = smartOptions.preset { trimmer.preset = preset }
         var muxerOptions = mp4.muxerOptions(frameRate: nil)
         muxerOptions.editList = nil
         let file = try FileSink(path: output)
