@@ -17,6 +17,13 @@ public import NALUMedia
 /// sample entry of their own whenever they differ from the copied pictures' (``NALUMP4/MP4Muxer``
 /// starts one at every change).
 ///
+/// Inputs: anything ``NALUMedia/MediaSource`` reads (MP4/MOV, MPEG-TS, Annex-B, length-prefixed
+/// with a record); an MP4 is planned from its sample table and read only from the decode-start
+/// keyframe on. Outputs: ``writeMP4(start:end:output:options:audio:)``,
+/// ``writeAnnexB(start:end:output:)``, ``writeLengthPrefixed(start:end:output:lengthSize:)``,
+/// ``writeTransportStream(start:end:output:options:audio:)`` (an MP4's or a transport stream's
+/// AAC cut along).
+///
 /// ```swift
 /// let trimmer = try SmartTrimmer(path: "in.mp4", decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
 /// let report = try trimmer.writeMP4(start: MediaTime(parsing: "1.2"), end: MediaTime(parsing: "3"),
