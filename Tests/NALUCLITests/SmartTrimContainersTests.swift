@@ -206,4 +206,17 @@ import Testing
         let own = reencoded.map { theirs[$0] }.reduce(0, +) / Double(reencoded.count)
         #expect(own - mine <= 1, "\(fixture): re-encoded \(mine) dB against testsrc2, the source \(own) dB")
     }
+
+    /// Through a pipe: MP4 is cut (it is spooled and read through its sample table); an
+    /// elementary stream, which a smart cut reads twice, is refused with exit status 64.
+    @Test func standardInput() throws {
+        let scratch = try Scratch()
+        let mp4 = try Data(contentsOf: URL(fileURLWithPath: Self.fixture("avc_closed_bpyramid")))
+        let piped = try CLIRunner.run(["trim", "-", "--start", "0.52", "--end", "2.28", "--smart", "-o", scratch.file("cut.mp4")], stdin: mp4)
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(try SmartTrimTests.md5s(scratch.file("cut.mp4"), strict: true).count == 44)
+        let annexB = try Data(contentsOf: URL(fileURLWithPath: try Self.remux("avc_closed_bpyramid", to: "h264", scratch: scratch)))
+        let refused = try CLIRunner.run(["trim", "-", "--start", "0.5", "--smart", "-o", scratch.file("cut2.mp4")], stdin: annexB)
+        #expect(refused.status == 64 && refused.stderr.contains("standard input"), "\(refused.stderr)")
+    }
 }
