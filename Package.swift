@@ -135,7 +135,7 @@ let package = Package(
         .target(name: "NALUAVCodec", dependencies: ["NALUDecoder", "NALUEncoder", "CAVCodec"], swiftSettings: strictSettings),
         .target(name: "NALUDe265", dependencies: ["NALUDecoder", "NALUEncoder", "CDe265"], swiftSettings: strictSettings),
         // Issue 34: smart trim, re-encoding only the partial GOPs at a cut's ends.
-        .target(name: "NALUSmartCut", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUDecoder", "NALUEncoder"],
+        .target(name: "NALUSmartCut", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS", "NALUDecoder", "NALUEncoder"],
                 swiftSettings: strictSettings),
         .testTarget(
             name: "NALUDecoderTests",

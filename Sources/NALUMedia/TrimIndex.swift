@@ -35,19 +35,19 @@ public struct TrimIndex: Sendable {
     public let hasSourceTimes: Bool
     /// Added to a ``Entry/presentationTime`` to give the source's presentation time (before
     /// any edit list), in ticks of ``timeBase``.
-    public private(set) var presentationOrigin: Int64 = 0
+    public internal(set) var presentationOrigin: Int64 = 0
     /// Source-timed: where the last picture stops presenting (its presentation time plus its
     /// duration), in ticks of ``timeBase`` like ``Entry/presentationTime``.
-    public private(set) var presentationEnd: Int64 = 0
+    public internal(set) var presentationEnd: Int64 = 0
     /// Where the first picture presents on the track's presentation timeline (after its edit
     /// list's `media_time`; an input without an edit list whose first picture has a
     /// composition offset, as fragmented files often do), in ticks of ``timeBase``: times are
     /// counted from that picture, other tracks from the timeline's start.
-    public private(set) var firstPictureTime: Int64 = 0
+    public internal(set) var firstPictureTime: Int64 = 0
 
     public let codec: Codec
     /// Access units in decoding order.
-    public private(set) var entries: [Entry]
+    public internal(set) var entries: [Entry]
     /// Seconds per tick of ``Entry/presentationTime``: `1/timescale` (MP4) or `1/frameRate`.
     public let timeBase: Rational
     /// The frame rate the output is timed at: the MP4 track's (timescale over its first sample's
@@ -181,7 +181,7 @@ public struct TrimIndex: Sendable {
     /// Makes the earliest presentation time at or after 0 the origin (pictures before the edit
     /// list's `media_time` stay negative: they are not presented).
     /// - Returns: what was subtracted.
-    private static func countFromFirstPicture(_ entries: inout [Entry]) -> Int64 {
+    static func countFromFirstPicture(_ entries: inout [Entry]) -> Int64 {
         var origin: Int64?
         for entry in entries {
             guard let time = entry.presentationTime, time >= 0 else { continue }

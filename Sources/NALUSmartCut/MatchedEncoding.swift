@@ -82,3 +82,31 @@ public enum MatchedEncoding {
         return configuration
     }
 }
+
+extension MatchedEncoding {
+    /// `configuration` (from ``configuration(codec:sps:pps:width:height:pixelFormat:frameRate:timeBase:count:rateControl:)``)
+    /// for OpenH264, which encodes Constrained Baseline only (profile_idc 66 with
+    /// constraint_set1_flag, ITU-T H.264 A.2.1.1) and has no parameter parser: a CRF becomes the
+    /// same constant QP.
+    /// - Throws: ``NALU/NALUError`` `.unsupported` when the source is not Constrained Baseline, or
+    ///   its VUI carries a colour description, a sample aspect ratio other than 1:1 or a chroma
+    ///   location, which OpenH264 cannot write (nothing the source says is dropped silently).
+    public static func openH264(_ configuration: EncoderConfiguration, sps: [UInt8]) throws -> EncoderConfiguration {
+        let parsed = try AVCSequenceParameterSet(nalUnit: sps[...])
+        guard configuration.codec == .h264, parsed.profileIdc == 66, parsed.constraintSetFlags & 0x40 != 0 else {
+            throw NALUError(.unsupported, field: "profile_idc",
+                            detail: "OpenH264 encodes Constrained Baseline only; the source is profile \(parsed.profileIdc) (use x264)")
+        }
+        var configuration = configuration
+        // What OpenH264 writes anyway: square pixels, limited range.
+        let implied: Set<EncoderParameter> = [.init(name: "sar", value: "1:1"), .init(name: "fullrange", value: "off")]
+        configuration.extraParameters.removeAll { implied.contains($0) }
+        if let first = configuration.extraParameters.first {
+            throw NALUError(.unsupported, field: "vui_parameters",
+                            detail: "OpenH264 cannot write the source's \(first.name) (\(first.value)); use x264")
+        }
+        if case .crf(let value) = configuration.rateControl { configuration.rateControl = .qp(Int(value.rounded())) }
+        configuration.bFrames = 0
+        return configuration
+    }
+}

@@ -17,6 +17,13 @@ public import NALUMedia
 /// sample entry of their own whenever they differ from the copied pictures' (``NALUMP4/MP4Muxer``
 /// starts one at every change).
 ///
+/// Inputs: anything ``NALUMedia/MediaSource`` reads (MP4/MOV, MPEG-TS, Annex-B, length-prefixed
+/// with a record); an MP4 is planned from its sample table and read only from the decode-start
+/// keyframe on. Outputs: ``writeMP4(start:end:output:options:audio:)``,
+/// ``writeAnnexB(start:end:output:)``, ``writeLengthPrefixed(start:end:output:lengthSize:)``,
+/// ``writeTransportStream(start:end:output:options:audio:)`` (an MP4's or a transport stream's
+/// AAC cut along).
+///
 /// ```swift
 /// let trimmer = try SmartTrimmer(path: "in.mp4", decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
 /// let report = try trimmer.writeMP4(start: MediaTime(parsing: "1.2"), end: MediaTime(parsing: "3"),
@@ -41,51 +48,72 @@ public final class SmartTrimmer {
     public let path: String
     public let options: MediaSourceOptions
     public let decoder: any DecoderBackendFactory
-    public let encoder: any EncoderBackendFactory
+    /// The encoder of the re-encoded pictures (x264 for H.264, x265 for HEVC; OpenH264 for a
+    /// Constrained Baseline source, ``MatchedEncoding/openH264(_:sps:)``).
+    public var encoder: any EncoderBackendFactory
     /// How the re-encoded pictures spend bits (default CRF 12: ≥ 40 dB PSNR on the test fixtures).
     public var rateControl: RateControl = .crf(12)
-    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default).
-    public var preset: String?
-    private let trimmer: Trimmer
+    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default, medium).
+    /// Default `veryfast`: the partial GOPs are short, and at CRF 12 their quality stays within
+    /// 1 dB of the source's own (SmartTrimContainersTests) at a quarter of medium's time.
+    public var preset: String? = "veryfast"
+    let trimmer: Trimmer
 
-    public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), decoder: any DecoderBackendFactory,
-                encoder: any EncoderBackendFactory) throws {
+    /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream
+    /// (``NALUMedia/MediaSource``). An elementary stream is timed at `frameRate` (`--fps`), else
+    /// its SPS VUI's, as ``NALUMedia/Trimmer`` times it; it is read twice, so it must be a file.
+    public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil,
+                decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws {
         self.path = path
         self.options = options
         self.decoder = decoder
         self.encoder = encoder
-        trimmer = try Trimmer(path: path, options: options)
+        trimmer = try Trimmer(path: path, options: options, frameRate: frameRate)
+        if path == "-" && trimmer.source.mp4 == nil {
+            throw NALUError(.unsupported, field: "standard input",
+                            detail: "a smart cut reads an elementary stream or transport stream twice; save it to a file first, or pipe MP4")
+        }
     }
 
     /// The input as first opened.
     public var source: MediaSource { trimmer.source }
 
+    private var cachedIndex: TrimIndex?
+
+    /// The timing index the cut is planned on: an MP4/MOV input's from its sample table
+    /// (``NALUMedia/TrimIndex/fromSampleTable(_:frameRate:)``: only the sync samples are read),
+    /// another input's from a pass over the stream (``NALUMedia/Trimmer/index()``).
+    public func index() throws -> TrimIndex {
+        if let cachedIndex { return cachedIndex }
+        let index = try TrimIndex.fromSampleTable(trimmer.source, frameRate: trimmer.frameRate) ?? trimmer.index()
+        cachedIndex = index
+        return index
+    }
+
     /// Plans the cut (see ``SmartCutPlan``) and the ordinary trim plan of the same range (its
     /// audio cut is reused).
     public func plan(start: MediaTime, end: MediaTime?) throws -> (smart: SmartCutPlan, trim: TrimPlan) {
-        let index = try trimmer.index()
-        guard index.hasSourceTimes else {
-            throw NALUError(.unsupported, field: "--smart", detail: "needs an input with its own times (MP4/MOV); this is an elementary stream")
-        }
-        let trim = try trimmer.plan(start: start, end: end)
+        let index = try self.index()
+        let trim = try TrimPlan(index: index, start: start, end: end)
         let smart = try SmartCutPlan(index: index, startTick: trim.startTick, endTick: trim.endTick)
         return (smart, trim)
     }
 
-    /// Writes the cut as MP4, with the input's audio tracks cut to the same range when `audio`.
+    /// Writes the cut as MP4, with the input's audio cut to the same range when `audio`: an
+    /// MP4/MOV input's sound tracks (copied samples, ``NALUMedia/TrimAudioCut``), a transport
+    /// stream input's AAC stream. An input with its own times keeps them (the track timescale, or
+    /// 90 kHz); an elementary stream is timed at its frame rate.
     public func writeMP4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
         let (plan, trim) = try self.plan(start: start, end: end)
-        let index = try trimmer.index()
-        let timescale = UInt32(clamping: index.timeBase.denominator)
-        guard timescale > 0, let firstTime = plan.presentationTimes.first, let lastTime = plan.presentationTimes.last else {
-            throw NALUError(.invalidValue, field: "timescale", detail: "no time base")
-        }
+        let index = try self.index()
+        let timing = try outputTiming(plan, index: index)
+        let timescale = timing.timescale
         var options = options
         options.frameRate = nil
         options.movieTimescale = timescale
         options.negativeCompositionOffsets = true
         options.editList = nil
-        let videoDuration = UInt64(clamping: lastTime &- firstTime &+ index.frameDuration)
+        let videoDuration = UInt64(clamping: timing.presentedDuration)
         let cuts = audio ? try TrimAudioCut.cuts(for: trim, source: trimmer.source, segmentDuration: videoDuration) : []
         if !cuts.isEmpty {
             options.passthroughTracks = cuts.map { cut in
@@ -94,9 +122,18 @@ public final class SmartTrimmer {
                 return track
             }
         }
+        // A transport stream's AAC, cut to the presented range (its PTS, 90 kHz).
+        let tsAudio = audio && cuts.isEmpty ? try trimmer.source.transportStreamAudio() : nil
+        var tsFeeder: TransportStreamAudioMP4Feeder?
+        if let tsAudio {
+            let range = trim.presentedRange(timescale: 90_000)
+            let origin = index.hasSourceTimes ? 0 : tsAudio.origin(in: trimmer.source)
+            options.passthroughTracks = [tsAudio.mp4Track]
+            tsFeeder = TransportStreamAudioMP4Feeder(reader: tsAudio, origin: origin &+ range.lowerBound,
+                                                     range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound),
+                                                     presentedDuration: videoDuration, movieTimescale: timescale)
+        }
         let sink = try MP4FileSink(codec: index.codec, output: output, options: options)
-        // Timing: the i-th access unit written decodes at the i-th presentation time.
-        let timing = OutputTiming(times: plan.presentationTimes, origin: firstTime, frameDuration: index.frameDuration, timescale: timescale)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: timing.lookup)
         if !cuts.isEmpty {
             let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
@@ -104,11 +141,18 @@ public final class SmartTrimmer {
                 try interleaver.advance(to: time, timescale: timescale, writer: writer)
             }
         }
+        if let tsFeeder {
+            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                try tsFeeder.advance(to: time, timescale: timescale, writer: writer)
+            }
+        }
         let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.muxer.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
+        var ids = cuts.map(\.reader.track.trackID)
+        if let tsAudio { ids.append(UInt32(tsAudio.pid) | 0x1_0000) }
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
-                      copiedAccessUnits: plan.copied.count, audioTracks: cuts.count, audioTrackIDs: cuts.map(\.reader.track.trackID))
+                      copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids)
     }
 
     /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'
@@ -116,21 +160,31 @@ public final class SmartTrimmer {
     /// point; pictures present in picture order count order, so no timing is written.
     public func writeAnnexB<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output) throws -> Report {
         let (plan, _) = try self.plan(start: start, end: end)
-        let index = try trimmer.index()
+        let index = try self.index()
         let sink = try AnnexBSink(codec: index.codec, output: output, options: .init(placement: .beforeFirstSlice))
-        let timing = OutputTiming(times: plan.presentationTimes, origin: plan.presentationTimes.first ?? 0,
-                                  frameDuration: index.frameDuration, timescale: 1)
-        let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index)) { try sink.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
                       copiedAccessUnits: plan.copied.count, audioTracks: 0)
     }
 
+    /// The output's times: source ticks scaled to a timescale (a tick of an elementary stream's
+    /// index is a frame period, `timeBase.numerator / timeBase.denominator` s).
+    func outputTiming(_ plan: SmartCutPlan, index: TrimIndex, decodeAdvance: Int64 = 0) throws -> OutputTiming {
+        let base = index.timeBase
+        guard base.numerator > 0, base.denominator > 0, base.denominator <= Int64(UInt32.max), let first = plan.presentationTimes.first else {
+            throw NALUError(.invalidValue, field: "timescale", detail: "no time base")
+        }
+        return OutputTiming(times: plan.presentationTimes, origin: first, frameDuration: index.frameDuration,
+                            timescale: UInt32(base.denominator), scale: base.numerator, decodeAdvance: decodeAdvance)
+    }
+
     /// One pass over the input: decodes what the head and tail need, re-encodes them, copies the
     /// rest, handing NAL units to `writer` in output decoding order.
-    private func run(_ plan: SmartCutPlan, index: TrimIndex, writer: OutputWriter) throws {
-        let input = try MediaSource(path: path, options: options)
+    func run(_ plan: SmartCutPlan, index: TrimIndex, writer: OutputWriter) throws {
+        // An MP4 is read again through its sample table; other inputs are opened again.
+        let input = trimmer.source.mp4 != nil ? trimmer.source : try MediaSource(path: path, options: options)
         let codec = input.codec
         var store = ParameterSetStore(codec: codec)
         for unit in input.outOfBandParameterSets { try store.add(unit) }
@@ -161,6 +215,7 @@ public final class SmartTrimmer {
                 codec: codec, sps: sps, pps: pps, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
                 frameRate: index.frameRate, timeBase: index.timeBase, count: frames.count, rateControl: rateControl)
             configuration.preset = preset
+            if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
             let session = try EncoderSession(configuration: configuration, factory: encoder)
             let sorted = frames.sorted { $0.pts < $1.pts }
             for frame in sorted {
@@ -187,63 +242,117 @@ public final class SmartTrimmer {
             tailFrames = []
         }
 
-        var units: [(offset: Int64, bytes: [UInt8])] = []
-        var consumed = 0
+        // Before the first access unit needed, only parameter sets are kept.
+        let firstNeeded = min(headRange?.lowerBound ?? Int.max, firstCopied ?? Int.max, tailRange?.lowerBound ?? Int.max)
+        func handle(_ position: Int, _ nalUnits: [[UInt8]], byteOffset: Int64, keyframe: KeyframeClass?, pictureType: PictureType?) throws {
+            var nalUnits = nalUnits
+            guard position <= lastNeeded else { throw EndOfPass() }
+            guard position < index.entries.count else { return }
+            if position < firstCopied ?? Int.max {
+                for nal in nalUnits where codec.isParameterSet(nal) { try store.add(nal) }
+            }
+            guard position >= firstNeeded else { return }
+            let pts = index.entries[position].presentationTime
+            let coded = CodedAccessUnit(nalUnits: nalUnits, index: position, byteOffset: byteOffset, pts: pts,
+                                        keyframe: keyframe, pictureType: pictureType)
+            if let headRange, headRange.contains(position) {
+                if headDecoder == nil {
+                    headDecoder = try DecoderSession(codec: codec, parameterSets: store.nalUnits, factory: decoder)
+                }
+                headFrames += try headDecoder?.decode(coded).filter { headSet.contains($0.accessUnitIndex) } ?? []
+                if position == headRange.upperBound { try finishHead() }
+            }
+            if let tailRange, tailRange.contains(position) {
+                if tailDecoder == nil {
+                    // The tail's decoder starts with the sets in force there.
+                    var tailStore = store
+                    if let sets = copyParameterSets { for set in sets { try tailStore.add(set) } }
+                    tailDecoder = try DecoderSession(codec: codec, parameterSets: tailStore.nalUnits, factory: decoder)
+                }
+                tailFrames += try tailDecoder?.decode(coded).filter { tailSet.contains($0.accessUnitIndex) } ?? []
+            }
+            if copied.contains(position) {
+                if position == firstCopied {
+                    // The copied pictures' own parameter sets first (a new sample entry when
+                    // they differ from the re-encoded ones'), the CRA made a BLA.
+                    copyParameterSets = store.nalUnits
+                    let inBand = Set(nalUnits.filter { codec.isParameterSet($0) })
+                    nalUnits = store.nalUnits.filter { !inBand.contains($0) } + nalUnits
+                    if plan.rewritesCopyPointAsBLA { nalUnits = nalUnits.map(craAsBLA) }
+                }
+                if headDone { try writer.write(nalUnits, pts: pts) } else { pending.append((nalUnits, pts)) }
+            }
+            if let tailRange, position == tailRange.upperBound {
+                try finishHead()
+                try finishTail()
+            }
+        }
+
         do {
-            _ = try input.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }) { unit in
-                let end = unit.summary.offset + unit.summary.size
-                var split = consumed
-                while split < units.count && units[split].offset < end { split += 1 }
-                var nalUnits = units[consumed..<split].map(\.bytes)
-                consumed = split
-                if consumed > 64 {
-                    units.removeFirst(consumed)
-                    consumed = 0
+            if let mp4 = input.mp4 {
+                try forEachSample(of: mp4, firstNeeded: firstNeeded, lastNeeded: lastNeeded) { position, nalUnits, offset in
+                    try handle(position, nalUnits, byteOffset: offset, keyframe: index.entries[position].keyframe, pictureType: nil)
                 }
-                let position = unit.summary.index
-                guard position <= lastNeeded else { throw EndOfPass() }
-                guard position < index.entries.count else { return }
-                let pts = index.entries[position].presentationTime
-                let coded = CodedAccessUnit(nalUnits: nalUnits, index: position, byteOffset: unit.summary.offset, pts: pts,
-                                            keyframe: unit.summary.keyframe, pictureType: unit.summary.pictureType)
-                if position < firstCopied ?? Int.max {
-                    for nal in nalUnits where codec.isParameterSet(nal) { try store.add(nal) }
-                }
-                if let headRange, headRange.contains(position) {
-                    if headDecoder == nil {
-                        headDecoder = try DecoderSession(codec: codec, parameterSets: store.nalUnits, factory: decoder)
+            } else {
+                // Each NAL unit read, in order (`nil`: skipped before the first access unit
+                // needed); an access unit is its summary's `nalUnitCount` of them.
+                var units: [[UInt8]?] = []
+                var consumed = 0
+                var next = 0  // the position of the access unit being read
+                _ = try input.forEachAccessUnit(nalUnit: { view, header in
+                    units.append(next + 1 >= firstNeeded || header.isParameterSet ? Array(view.bytes) : nil)
+                }) { unit in
+                    next = unit.summary.index + 1
+                    let split = min(units.count, consumed + unit.summary.nalUnitCount)
+                    let nalUnits = units[consumed..<split].compactMap { $0 }
+                    consumed = split
+                    if consumed > 64 {
+                        units.removeFirst(consumed)
+                        consumed = 0
                     }
-                    headFrames += try headDecoder?.decode(coded).filter { headSet.contains($0.accessUnitIndex) } ?? []
-                    if position == headRange.upperBound { try finishHead() }
-                }
-                if let tailRange, tailRange.contains(position) {
-                    if tailDecoder == nil {
-                        // The tail's decoder starts with the sets in force there.
-                        var tailStore = store
-                        if let sets = copyParameterSets { for set in sets { try tailStore.add(set) } }
-                        tailDecoder = try DecoderSession(codec: codec, parameterSets: tailStore.nalUnits, factory: decoder)
-                    }
-                    tailFrames += try tailDecoder?.decode(coded).filter { tailSet.contains($0.accessUnitIndex) } ?? []
-                }
-                if copied.contains(position) {
-                    if position == firstCopied {
-                        // The copied pictures' own parameter sets first (a new sample entry when
-                        // they differ from the re-encoded ones'), the CRA made a BLA.
-                        copyParameterSets = store.nalUnits
-                        let inBand = Set(nalUnits.filter { codec.isParameterSet($0) })
-                        nalUnits = store.nalUnits.filter { !inBand.contains($0) } + nalUnits
-                        if plan.rewritesCopyPointAsBLA { nalUnits = nalUnits.map(craAsBLA) }
-                    }
-                    if headDone { try writer.write(nalUnits, pts: pts) } else { pending.append((nalUnits, pts)) }
-                }
-                if let tailRange, position == tailRange.upperBound {
-                    try finishHead()
-                    try finishTail()
+                    try handle(unit.summary.index, nalUnits, byteOffset: unit.summary.offset, keyframe: unit.summary.keyframe,
+                               pictureType: unit.summary.pictureType)
                 }
             }
         } catch is EndOfPass {}
         try finishHead()
         try finishTail()
+    }
+
+    /// An MP4 input's samples (one access unit each) by their positions, read from the file only
+    /// from `firstNeeded` to `lastNeeded`: the sample table says where each one is, so the
+    /// pictures before the cut are not read. A sample switching to another sample entry is
+    /// preceded by that entry's parameter sets (before `firstNeeded`, `body` gets them alone).
+    private func forEachSample(of mp4: MP4VideoTrackReader<AnyRandomAccessSource>, firstNeeded: Int, lastNeeded: Int,
+                               _ body: (Int, [[UInt8]], Int64) throws -> Void) throws {
+        let descriptions = mp4.track.sampleDescriptions
+        var current = 1
+        var samples = mp4.samples()
+        var buffer: [UInt8] = []
+        while let sample = try samples.next() {
+            let position = sample.index
+            guard position <= lastNeeded else { return }
+            let entry = sample.sampleDescriptionIndex
+            guard entry >= 1 && entry <= descriptions.count else {
+                throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
+                                detail: "sample \(sample.index + 1) names entry \(entry) of \(descriptions.count)")
+            }
+            var nalUnits: [[UInt8]] = []
+            if entry != current {
+                current = entry
+                nalUnits = descriptions[entry - 1].record.parameterSets
+            }
+            guard position >= firstNeeded else {
+                if !nalUnits.isEmpty { try body(position, nalUnits, sample.offset) }
+                continue
+            }
+            try mp4.read(sample, into: &buffer)
+            try buffer.withUnsafeBytes { bytes in
+                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: descriptions[entry - 1].record.lengthSize, baseOffset: sample.offset,
+                                                  within: "sample") { nalUnits.append(Array($0.bytes)) }
+            }
+            try body(position, nalUnits, sample.offset)
+        }
     }
 
     private func check(_ got: Int, _ expected: Int, _ part: String) throws {
@@ -282,27 +391,40 @@ func isVCL(_ nal: [UInt8], _ codec: Codec) -> Bool {
 private struct EndOfPass: Error {}
 
 /// The output's times: the i-th access unit written decodes at the i-th presentation time (so
-/// decoding times rise by a frame each and never pass the last presentation), keyed by the
-/// offset given to its first VCL NAL unit.
+/// decoding times rise by a frame each and never pass the last presentation), less
+/// `decodeAdvance` (an output whose decoding time may not pass the presentation time: MPEG-TS),
+/// keyed by the offset given to its first VCL NAL unit; source ticks times `scale` give ticks of
+/// `1/timescale` s.
 final class OutputTiming: @unchecked Sendable {
     let times: [Int64]
     let origin: Int64
     let frameDuration: Int64
     let timescale: UInt32
+    let scale: Int64
+    let decodeAdvance: Int64
     private var byOffset: [Int64: SampleTiming] = [:]
 
-    init(times: [Int64], origin: Int64, frameDuration: Int64, timescale: UInt32) {
+    init(times: [Int64], origin: Int64, frameDuration: Int64, timescale: UInt32, scale: Int64 = 1, decodeAdvance: Int64 = 0) {
         self.times = times
         self.origin = origin
         self.frameDuration = max(1, frameDuration)
         self.timescale = timescale
+        self.scale = max(1, scale)
+        self.decodeAdvance = decodeAdvance
+    }
+
+    /// The presented duration, in ticks of `1/timescale` s.
+    var presentedDuration: Int64 {
+        guard let last = times.last else { return 0 }
+        return (last &- origin &+ frameDuration) &* scale
     }
 
     /// Records the timing of the `count`-th picture, presenting at `presentation` (source ticks).
     func assign(offset: Int64, count: Int, presentation: Int64) {
         let decode = count < times.count ? times[count] : (times.last ?? 0) &+ Int64(count - times.count + 1) &* frameDuration
         let next = count + 1 < times.count ? times[count + 1] : decode &+ frameDuration
-        byOffset[offset] = SampleTiming(decode: decode &- origin, presentation: presentation &- origin, duration: next &- decode, timescale: timescale)
+        byOffset[offset] = SampleTiming(decode: (decode &- origin) &* scale &- decodeAdvance, presentation: (presentation &- origin) &* scale,
+                                        duration: (next &- decode) &* scale, timescale: timescale)
     }
 
     var lookup: SampleTimingLookup { { [self] offset in byOffset[offset] } }

@@ -52,7 +52,9 @@ import Testing
         let scratch = try Scratch()
         let output = scratch.file(name)
         let isMP4 = name.hasSuffix(".mp4")
-        let run = try CLIRunner.run(["trim", source, "--start", start, "--end", stop, "--smart", "--verbose", "-o", output])
+        // An elementary stream holds no audio: leaving it out is asked for (else exit status 2).
+        let run = try CLIRunner.run(["trim", source, "--start", start, "--end", stop, "--smart", "--verbose", "-o", output]
+                                    + (isMP4 ? [] : ["--no-audio"]))
         #expect(run.status == 0, "\(fixture) [\(start), \(stop)): \(run.stderr)")
         guard run.status == 0 else { return }
         // "… N access units copied …"
@@ -141,11 +143,16 @@ import Testing
         #expect(abs(seconds - 1.76) <= 1024.0 / 48_000, "audio lasts \(seconds) s")
     }
 
+    /// Fragmented MP4 output is refused; `--crf` without `--smart` too; an elementary output
+    /// of a source with audio leaves it out only when asked (`--no-audio`), else exit status 2.
     @Test func refusesOtherOutputs() throws {
         let scratch = try Scratch()
-        let run = try CLIRunner.run(["trim", CLIRunner.fixture("smart/avc_slices.mp4"), "--start", "1", "--smart", "-o", scratch.file("cut.ts")])
+        let run = try CLIRunner.run(["trim", CLIRunner.fixture("smart/avc_slices.mp4"), "--start", "1", "--smart", "--fragmented", "-o", scratch.file("cut.mp4")])
         #expect(run.status == 64)
         let crf = try CLIRunner.run(["trim", CLIRunner.fixture("smart/avc_slices.mp4"), "--crf", "20", "-o", scratch.file("cut.mp4")])
         #expect(crf.status == 64)
+        let audio = try CLIRunner.run(["trim", CLIRunner.fixture("smart/avc_closed_bpyramid.mp4"), "--start", "0.5", "--end", "1.5", "--smart",
+                                       "-o", scratch.file("cut.264")])
+        #expect(audio.status == 2 && audio.stderr.contains("not carried"), "\(audio.stderr)")
     }
 }
