@@ -91,9 +91,11 @@ public enum CMAFBoxes {
     /// `trackID` starting at `baseMediaDecodeTime` (`tfdt` version 1) whose `trun` (version 1)
     /// lists `samples`, and the `mdat` header for their bytes. The caller writes the samples'
     /// bytes, in order, after it.
+    /// `randomAccessLeadingSamples` adds to the `traf` a `rap ` sample group (ISO/IEC 14496-12
+    /// 10.4) holding the first sample (``randomAccessGroup(leadingSamples:)``).
     /// - Throws: ``NALUError`` `.tooLarge` when a composition offset does not fit 32 bits.
     public static func segmentHeader(sequenceNumber: UInt32, trackID: UInt32, baseMediaDecodeTime: UInt64,
-                                     samples: [CMAFSample]) throws(NALUError) -> [UInt8] {
+                                     samples: [CMAFSample], randomAccessLeadingSamples: Int? = nil) throws(NALUError) -> [UInt8] {
         var payload: Int64 = 0
         for (index, sample) in samples.enumerated() {
             payload += Int64(sample.size)
@@ -116,6 +118,7 @@ public enum CMAFBoxes {
                                                         samples: samples.map { ($0.size, $0.duration, $0.compositionOffset, $0.isSync) })
         }
         var moof = builder.bytes
+        if let randomAccessLeadingSamples { appendToTrackFragment(&moof, randomAccessGroup(leadingSamples: randomAccessLeadingSamples)) }
         let header = MP4Writer<MemorySink>.mediaDataHeader(payload: payload)
         let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count)
         moof.replaceSubrange(patch..<(patch + 4), with: [UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF),

@@ -23,7 +23,7 @@ struct PackageCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("Input MP4/MOV files, one per rendition.", valueName: "inputs"))
+    @Argument(help: ArgumentHelp("Inputs, one per rendition: MP4/MOV, MPEG-TS (with its AAC), Annex-B or length-prefixed H.264/H.265 (told by content).", valueName: "inputs"))
     var inputs: [String] = []
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
@@ -50,6 +50,21 @@ struct PackageCommand: ParsableCommand {
     @Flag(help: "Leave the audio out.")
     var noAudio = false
 
+    @Option(help: ArgumentHelp("H.265 CRA picture with RASL pictures starting a segment: keep (a 'rap ' sample group, SAP type 3) or bla (rewritten as BLA, its RASL pictures dropped).", valueName: "keep|bla"))
+    var openGOP: String = "keep"
+
+    @Option(help: ArgumentHelp("Raw (Annex-B, length-prefixed) input: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
+    var fps: FrameRate?
+
+    @Option(help: "Raw input: codec (h264|hevc); detected from the NAL headers when omitted.")
+    var codec: CodecOption?
+
+    @Option(help: ArgumentHelp("Length-prefixed input: bytes in each NAL length field (1|2|4).", valueName: "n"))
+    var lengthSize: Int?
+
+    @Option(help: ArgumentHelp("avcC/hvcC record with the parameter sets of length-prefixed input (implies that framing).", valueName: "file"))
+    var extradata: String?
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Give the inputs to package, one per rendition.") }
         if !hls && !dash { throw ValidationError("Give --hls, --dash or both.") }
@@ -58,6 +73,8 @@ struct PackageCommand: ParsableCommand {
         }
         guard SegmentType(rawValue: segmentType) != nil else { throw ValidationError("--segment-type must be fmp4 or ts.") }
         if segmentType == "ts" && dash { throw ValidationError("--dash needs fmp4 segments (--segment-type fmp4).") }
+        guard OpenGOPPolicy(rawValue: openGOP) != nil else { throw ValidationError("--open-gop must be keep or bla.") }
+        if let lengthSize, ![1, 2, 4].contains(lengthSize) { throw ValidationError("--length-size must be 1, 2 or 4.") }
         if partDuration != nil { throw CLIError.usage("--part-duration", "low-latency HLS parts are not supported yet") }
     }
 
@@ -68,11 +85,16 @@ struct PackageCommand: ParsableCommand {
         if mkdir(output, 0o777) != 0 && errno != EEXIST {
             throw NALUError(.cannotCreate, field: output, detail: Failure.errnoText(errno))
         }
-        let options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
+        var options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
                                       segmentType: SegmentType(rawValue: segmentType) ?? .fmp4, hls: hls, dash: dash,
                                       checksAlignment: !noAlignCheck, dropsAudio: noAudio)
+        options.frameRate = fps?.rational
+        options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
+        var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
+                                               record: try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) })
+        sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
         Failure.inputSubject = inputs.first
-        let summary = try Packager(directory: output, options: options).package(inputs)
+        let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)
         for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
     }
 }

@@ -39,6 +39,8 @@ final class FragmentSegmenter {
     private var firstDecode: Int64 = 0
     private var firstPresentation: Int64 = 0
     private var duration: Int64 = 0
+    /// The open segment's first sample's `rap ` group, if any.
+    private var firstLeadingSamples: Int?
     /// The decoding time the next sample must have (its predecessor's plus its duration).
     private var expectedDecode: Int64?
 
@@ -64,7 +66,9 @@ final class FragmentSegmenter {
     /// Adds a sample to the open segment (opening one if none is).
     /// - Throws: ``NALUError`` when its times do not fit a `trun` (a duration past 32 bits, a
     ///   negative decoding time) or its decoding time is not its predecessor's plus its duration.
-    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool) throws {
+    /// `randomAccessLeadingSamples` puts the segment's first sample in a `rap ` sample group with
+    /// that many leading samples (``CMAFBoxes/segmentHeader(sequenceNumber:trackID:baseMediaDecodeTime:samples:randomAccessLeadingSamples:)``).
+    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int? = nil) throws {
         guard timing.decode >= 0 else {
             throw NALUError(.invalidValue, field: "\(name) decoding time", detail: "\(timing.decode) ticks: before the track's start")
         }
@@ -75,6 +79,7 @@ final class FragmentSegmenter {
             throw NALUError(.invalidValue, field: "\(name) composition offset", detail: "does not fit 64 bits")
         }
         if samples.isEmpty {
+            firstLeadingSamples = randomAccessLeadingSamples
             firstDecode = timing.decode
             firstPresentation = timing.presentation
             duration = 0
@@ -95,7 +100,8 @@ final class FragmentSegmenter {
         guard let first = samples.first else { return }
         let number = segments.count + 1
         let header = try CMAFBoxes.segmentHeader(sequenceNumber: UInt32(truncatingIfNeeded: number), trackID: trackID,
-                                                 baseMediaDecodeTime: UInt64(firstDecode), samples: samples)
+                                                 baseMediaDecodeTime: UInt64(firstDecode), samples: samples,
+                                                 randomAccessLeadingSamples: firstLeadingSamples)
         let segmentName = segmentName(number)
         let bytes = try PackageFile.write([header, data], to: segmentName, in: directory)
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
