@@ -62,7 +62,7 @@ public struct PackageDoctor: Sendable {
         for manifest in manifests {
             var check = PackageCheck(doctor: self, manifest: manifest)
             try check.run()
-            for finding in check.log.findings { log.add(finding, key: finding.message) }
+            for finding in check.log.findings { log.add(finding, key: manifest + finding.message) }
         }
         let findings = log.findings
         return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
@@ -110,9 +110,11 @@ struct PackageCheck {
         self.manifest = manifest
     }
 
-    mutating func add(_ code: DoctorCode, _ message: String, clause: String, severity: DoctorSeverity? = nil) {
+    /// Adds a finding; findings of one code and `key` (a rendition: each of its segments) are
+    /// one, counted, at the first.
+    mutating func add(_ code: DoctorCode, _ message: String, clause: String, severity: DoctorSeverity? = nil, key: String? = nil) {
         log.add(DoctorFinding(severity: severity ?? code.defaultSeverity, code: code, message: message, accessUnit: nil, byteOffset: nil,
-                              clause: clause), key: message)
+                              clause: clause), key: key ?? message)
     }
 
     /// `uri` relative to the manifest's folder (absolute paths kept; URLs are not fetched).
@@ -159,7 +161,7 @@ struct PackageCheck {
         if let target = rendition.targetDuration {
             for segment in rendition.segments where Int(segment.duration.rounded(.toNearestOrAwayFromZero)) > target {
                 add(.segmentOverTarget, "\(rendition.name): \(segment.uri) lasts \(segment.duration) s, over EXT-X-TARGETDURATION \(target) once rounded",
-                    clause: "RFC 8216 4.3.3.1")
+                    clause: "RFC 8216 4.3.3.1", key: rendition.name)
             }
         }
         var initBytes: [UInt8] = []
@@ -177,7 +179,8 @@ struct PackageCheck {
         for segment in rendition.segments {
             guard let path = resolve(segment.uri) else { continue }
             guard PackageDoctor.exists(path) else {
-                add(.packageFileMissing, "\(rendition.name): segment \(segment.uri) is not on disk", clause: isDASH ? "ISO/IEC 23009-1 5.3.9.4" : "RFC 8216 4.3.2")
+                add(.packageFileMissing, "\(rendition.name): segment \(segment.uri) is not on disk", clause: isDASH ? "ISO/IEC 23009-1 5.3.9.4" : "RFC 8216 4.3.2",
+                    key: rendition.name)
                 continue
             }
             guard rendition.isVideo else { continue }
@@ -187,14 +190,14 @@ struct PackageCheck {
                 if let start {
                     if !start.isKeyframe {
                         add(.segmentStartsWithoutKeyframe, "\(rendition.name): \(segment.uri) starts with a picture that is no keyframe (\(start.what))",
-                            clause: "RFC 8216 4.3.2 / ISO/IEC 23000-19 7.3.2")
+                            clause: "RFC 8216 4.3.2 / ISO/IEC 23000-19 7.3.2", key: rendition.name)
                     }
                     times.append(start.time)
                 }
             } else if let start = try firstPictureOfTransportStream(path) {
                 if !start.isKeyframe {
                     add(.segmentStartsWithoutKeyframe, "\(rendition.name): \(segment.uri) starts with a picture that is no keyframe (\(start.what))",
-                        clause: "RFC 8216 3.2")
+                        clause: "RFC 8216 3.2", key: rendition.name)
                 }
                 times.append(segment.start)
             }
