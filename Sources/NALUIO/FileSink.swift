@@ -25,6 +25,10 @@ public final class FileSink: ByteSink {
     private let buffer: UnsafeMutablePointer<OutputBuffer>
     /// Bytes accepted so far.
     public var bytesWritten: Int64 { buffer.pointee.accepted }
+    /// The descriptor written (``append(copying:offset:count:)``).
+    var outputDescriptor: Int32 { descriptor }
+    /// Counts bytes written around the buffer (``append(copying:offset:count:)``).
+    func addAccepted(_ count: Int) { buffer.pointee.accepted += Int64(count) }
 
     /// Opens `path` for writing (`"-"`: standard output), buffering up to `bufferSize` bytes.
     public init(path: String, bufferSize: Int = 1 << 20) throws(NALUError) {

@@ -126,3 +126,14 @@ public final class AnyRandomAccessSource: RandomAccessByteSource {
         try base.read(at: offset, into: buffer)
     }
 }
+
+extension InputFile {
+    /// The descriptor of a regular file, for copies in the kernel (``NALUIO/FileSink``'s
+    /// `append(copying:offset:count:)`); `nil` for pipes and terminals.
+    package var regularFileDescriptor: Int32? { isRegularFile ? descriptor : nil }
+}
+
+extension AnyRandomAccessSource {
+    /// The descriptor of the regular file read, when it is an ``InputFile`` (not a spool).
+    package var regularFileDescriptor: Int32? { (base as? InputFile)?.regularFileDescriptor }
+}

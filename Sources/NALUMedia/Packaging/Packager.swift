@@ -151,6 +151,7 @@ public final class Packager {
             try PackageFile.write([header], to: packaged.initName ?? name + "_init.mp4", in: directory)
         }
         let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
+        segmenter.sourceDescriptor = mp4.source.regularFileDescriptor
         let filter = VideoSampleFilter(codec: track.codec, lengthSize: track.lengthSize, policy: options.openGOP, inBandParameterSets: inBand)
         var buffer: [UInt8] = []
         var iterator = mp4.samples()
@@ -168,12 +169,9 @@ public final class Packager {
             } else if sample.isSync, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
                 startsSegment = true
             }
-            try mp4.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { raw in
-                try filter.push(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
-                                                          timescale: track.timescale),
-                                isSync: sample.isSync, description: sample.sampleDescriptionIndex, startsSegment: startsSegment, into: segmenter)
-            }
+            try filter.push(sample, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                         timescale: track.timescale),
+                            startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
             count += 1
         }
         try filter.finish(into: segmenter)
@@ -223,6 +221,7 @@ public final class Packager {
         try PackageFile.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
                               to: name + "_init.mp4", in: directory)
         let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
+        segmenter.sourceDescriptor = reader.source.regularFileDescriptor
         var buffer: [UInt8] = []
         var iterator = reader.samples()
         var segment = 0
@@ -234,11 +233,13 @@ public final class Packager {
                 try segmenter.flush()
                 segment = target
             }
-            try reader.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { raw in
-                try segmenter.append(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
-                                                              timescale: track.timescale), isSync: sample.isSync)
+            let timing = SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration), timescale: track.timescale)
+            if segmenter.sourceDescriptor != nil {
+                try segmenter.append(fileBytes: sample.offset, count: sample.size, timing: timing, isSync: sample.isSync)
+                continue
             }
+            try reader.read(sample, into: &buffer)
+            try buffer.withUnsafeBytes { raw in try segmenter.append(raw, timing: timing, isSync: sample.isSync) }
         }
         try segmenter.flush()
         packaged.segments = segmenter.segments

@@ -39,6 +39,15 @@ final class FragmentSegmenter {
     private var firstDecode: Int64 = 0
     private var firstPresentation: Int64 = 0
     private var duration: Int64 = 0
+    /// The open segment's bytes in order: runs of ``data``, and runs of the source file.
+    private enum Part {
+        case memory(Range<Int>)
+        case file(offset: Int64, count: Int)
+    }
+    private var parts: [Part] = []
+    /// The source file's descriptor, when samples may be copied from it
+    /// (``append(fileBytes:count:timing:isSync:)``).
+    var sourceDescriptor: Int32?
     /// The open segment's first sample's `rap ` group, if any.
     private var firstLeadingSamples: Int?
     /// The decoding time the next sample must have (its predecessor's plus its duration).
@@ -68,12 +77,14 @@ final class FragmentSegmenter {
     ///   negative decoding time) or its decoding time is not its predecessor's plus its duration.
     /// `randomAccessLeadingSamples` puts the segment's first sample in a `rap ` sample group with
     /// that many leading samples (``CMAFBoxes/segmentHeader(sequenceNumber:trackID:baseMediaDecodeTime:samples:randomAccessLeadingSamples:)``).
-    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int? = nil) throws {
+    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int? = nil,
+                source: (offset: Int64, count: Int)? = nil) throws {
+        let size = source?.count ?? bytes.count
         guard timing.decode >= 0 else {
             throw NALUError(.invalidValue, field: "\(name) decoding time", detail: "\(timing.decode) ticks: before the track's start")
         }
-        guard timing.duration >= 0, timing.duration <= Int64(UInt32.max), bytes.count <= Int(UInt32.max) else {
-            throw NALUError(.tooLarge, field: "\(name) sample_duration", detail: "\(timing.duration) ticks, \(bytes.count) bytes")
+        guard timing.duration >= 0, timing.duration <= Int64(UInt32.max), size <= Int(UInt32.max) else {
+            throw NALUError(.tooLarge, field: "\(name) sample_duration", detail: "\(timing.duration) ticks, \(size) bytes")
         }
         guard let offset = timing.compositionOffset else {
             throw NALUError(.invalidValue, field: "\(name) composition offset", detail: "does not fit 64 bits")
@@ -89,10 +100,30 @@ final class FragmentSegmenter {
                             detail: "sample at \(timing.decode) ticks follows one ending at \(expectedDecode): durations and times disagree")
         }
         firstPresentation = min(firstPresentation, timing.presentation)
-        samples.append(CMAFSample(size: UInt32(bytes.count), duration: UInt32(timing.duration), compositionOffset: offset, isSync: isSync))
-        data.append(contentsOf: bytes)
+        samples.append(CMAFSample(size: UInt32(size), duration: UInt32(timing.duration), compositionOffset: offset, isSync: isSync))
+        if let source {
+            // Bytes of the source file: copied by the kernel when the segment is written.
+            if case .file(let start, let count)? = parts.last, start + Int64(count) == source.offset {
+                parts[parts.count - 1] = .file(offset: start, count: count + size)
+            } else {
+                parts.append(.file(offset: source.offset, count: size))
+            }
+        } else {
+            if case .memory(let range)? = parts.last, range.upperBound == data.count {
+                parts[parts.count - 1] = .memory(range.lowerBound..<(data.count + size))
+            } else {
+                parts.append(.memory(data.count..<(data.count + size)))
+            }
+            data.append(contentsOf: bytes)
+        }
         duration += timing.duration
         expectedDecode = timing.decode &+ timing.duration
+    }
+
+    /// Adds a sample that is `count` bytes of the source file (``sourceDescriptor``) at `offset`,
+    /// unchanged: not read, copied file to file when the segment is written.
+    func append(fileBytes offset: Int64, count: Int, timing: SampleTiming, isSync: Bool) throws {
+        try append(UnsafeRawBufferPointer(start: nil, count: 0), timing: timing, isSync: isSync, source: (offset, count))
     }
 
     /// Writes the open segment, if any.
@@ -103,10 +134,23 @@ final class FragmentSegmenter {
                                                  baseMediaDecodeTime: UInt64(firstDecode), samples: samples,
                                                  randomAccessLeadingSamples: firstLeadingSamples)
         let segmentName = segmentName(number)
-        let bytes = try PackageFile.write([header, data], to: segmentName, in: directory)
+        let sink = try FileSink(path: directory + "/" + segmentName)
+        try sink.write(header)
+        for part in parts {
+            switch part {
+            case .memory(let range):
+                try data.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[range])) }
+            case .file(let offset, let count):
+                guard let sourceDescriptor else { throw NALUError(.missing, field: name, detail: "no source file to copy samples from") }
+                try sink.append(copying: sourceDescriptor, offset: offset, count: count)
+            }
+        }
+        let bytes = sink.bytesWritten
+        try sink.commit()
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
                                         duration: duration, bytes: bytes, samples: samples.count, startsWithSyncSample: first.isSync))
         samples.removeAll(keepingCapacity: true)
         data.removeAll(keepingCapacity: true)
+        parts.removeAll(keepingCapacity: true)
     }
 }

@@ -1,4 +1,5 @@
 import NALU
+import NALUMP4
 
 /// What `--open-gop` does with an H.265 CRA picture that starts a segment and is followed by
 /// RASL pictures (H.265 7.4.2.2, 8.1.3), which need the pictures before the CRA and so the
@@ -78,6 +79,35 @@ final class VideoSampleFilter {
             try segmenter.append(bytes, timing: timing, isSync: isSync)
         } else {
             try emit(Sample(bytes: prefix + Array(bytes), timing: timing, isSync: isSync, type: type), into: segmenter)
+        }
+    }
+
+    /// As ``push(_:timing:isSync:description:startsSegment:into:)`` for `sample` of `reader`'s
+    /// file, read only when something changes it: otherwise (no parameter sets to add, no CRA
+    /// held or starting a segment) the segmenter copies its bytes file to file
+    /// (``FragmentSegmenter/append(fileBytes:count:timing:isSync:)``). An H.265 sample's
+    /// picture type is read from its first bytes.
+    func push(_ sample: MP4Sample, timing: SampleTiming, startsSegment: Bool, reader: MP4VideoTrackReader<AnyRandomAccessSource>,
+              buffer: inout [UInt8], into segmenter: FragmentSegmenter) throws {
+        if segmenter.sourceDescriptor != nil, inBandParameterSets == nil, pending.isEmpty {
+            var passes = true
+            if codec == .hevc {
+                var head = [UInt8](repeating: 0, count: min(sample.size, 256))
+                try head.withUnsafeMutableBytes { try reader.source.readExactly(at: sample.offset, into: $0, field: "sample") }
+                let type = head.withUnsafeBytes { firstPictureType($0) }
+                passes = type != nil && !(startsSegment && type == 21)
+            }
+            if passes {
+                if startsSegment { try segmenter.flush() }
+                try segmenter.append(fileBytes: sample.offset, count: sample.size, timing: timing, isSync: sample.isSync)
+                lastDescription = sample.sampleDescriptionIndex
+                return
+            }
+        }
+        try reader.read(sample, into: &buffer)
+        try buffer.withUnsafeBytes { raw in
+            try push(raw, timing: timing, isSync: sample.isSync, description: sample.sampleDescriptionIndex, startsSegment: startsSegment,
+                     into: segmenter)
         }
     }
 
