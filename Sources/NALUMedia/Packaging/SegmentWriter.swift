@@ -24,7 +24,9 @@ enum PackageFile {
 
 /// Collects the samples of one track into CMAF segments of one fragment each (ISO/IEC 23000-19
 /// 7.3.2.2) and writes each when it is complete: `<name>_00001.m4s`, `<name>_00002.m4s`, …
-/// Memory: one segment.
+/// Samples passed unchanged from a regular file are not held: their file ranges are copied by
+/// the kernel when the segment is written (``append(fileBytes:count:timing:isSync:)``). Memory: one
+/// segment's sample entries and the bytes of the samples changed.
 final class FragmentSegmenter {
     let directory: String
     let name: String
