@@ -92,9 +92,12 @@ public enum CMAFBoxes {
     /// lists `samples`, and the `mdat` header for their bytes. The caller writes the samples'
     /// bytes, in order, after it. Without `segmentType` the `styp` is left out: a CMAF chunk
     /// (ISO/IEC 23000-19 7.3.2.3) that continues a segment, as an LL-HLS part after the first is.
+    /// `randomAccessLeadingSamples` adds to the `traf` a `rap ` sample group (ISO/IEC 14496-12
+    /// 10.4) holding the first sample (``randomAccessGroup(leadingSamples:)``).
     /// - Throws: ``NALUError`` `.tooLarge` when a composition offset does not fit 32 bits.
     public static func segmentHeader(sequenceNumber: UInt32, trackID: UInt32, baseMediaDecodeTime: UInt64,
-                                     samples: [CMAFSample], segmentType: Bool = true) throws(NALUError) -> [UInt8] {
+                                     samples: [CMAFSample], segmentType: Bool = true,
+                                     randomAccessLeadingSamples: Int? = nil) throws(NALUError) -> [UInt8] {
         var payload: Int64 = 0
         for (index, sample) in samples.enumerated() {
             payload += Int64(sample.size)
@@ -117,6 +120,7 @@ public enum CMAFBoxes {
                                                         samples: samples.map { ($0.size, $0.duration, $0.compositionOffset, $0.isSync) })
         }
         var moof = builder.bytes
+        if let randomAccessLeadingSamples { appendToTrackFragment(&moof, randomAccessGroup(leadingSamples: randomAccessLeadingSamples)) }
         let header = MP4Writer<MemorySink>.mediaDataHeader(payload: payload)
         let dataOffset = UInt32(truncatingIfNeeded: moof.count + header.count)
         moof.replaceSubrange(patch..<(patch + 4), with: [UInt8(dataOffset >> 24), UInt8((dataOffset >> 16) & 0xFF),

@@ -22,12 +22,15 @@ protocol CommandIO {
     func checkOptions() throws
     /// Other files read (an `--extradata` record).
     var otherInputs: [String] { get }
+    /// Whether the input may be a folder (`nalu doctor` on a streaming package).
+    var inputMayBeFolder: Bool { get }
 }
 
 extension CommandIO {
     var inputIsOptional: Bool { true }
     func checkOptions() throws {}
     var otherInputs: [String] { [] }
+    var inputMayBeFolder: Bool { false }
 }
 
 /// The input path a command reads: the argument, or `"-"` (standard input) without one.
@@ -59,7 +62,7 @@ enum Preflight {
         if input == "-" {
             inputIdentity = FileIdentity(descriptor: 0)
         } else if command.inputArgument != nil {
-            try checkReadable(input)
+            try checkReadable(input, folderAllowed: command.inputMayBeFolder)
             inputIdentity = FileIdentity(path: input)
         }
         for path in command.otherInputs where path != "-" { try checkReadable(path) }
@@ -100,12 +103,12 @@ enum Preflight {
 
 extension Preflight {
     /// A missing, unreadable or folder input: exit 66, naming the path.
-    static func checkReadable(_ path: String) throws {
+    static func checkReadable(_ path: String, folderAllowed: Bool = false) throws {
         var info = stat()
         guard stat(path, &info) == 0 else {
             throw CLIError(path, Failure.errnoText(errno), status: ExitStatus.noInput)
         }
-        if info.st_mode & S_IFMT == S_IFDIR {
+        if info.st_mode & S_IFMT == S_IFDIR, !folderAllowed {
             throw CLIError(path, "is a directory", status: ExitStatus.noInput)
         }
         guard access(path, R_OK) == 0 else {

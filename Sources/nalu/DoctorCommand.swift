@@ -25,7 +25,9 @@ struct DoctorCommand: ParsableCommand {
         byte offset where it applies, the spec clause, and a nalu edit/convert command that fixes \
         it when one exists. A code found many times is shown once, at its first occurrence, with \
         the count. Exit status: 0 when there is no error (warnings allowed), 3 when there is at \
-        least one error, the usual codes otherwise. The codes: Docs/doctor.md.
+        least one error, the usual codes otherwise. The codes: Docs/doctor.md. Given a folder, an \
+        .m3u8 or an .mpd, it checks the streaming package instead: files on disk, segment \
+        durations, keyframes at segment starts, codec strings, hvc1, aligned renditions.
         """
     )
 
@@ -61,10 +63,17 @@ struct DoctorCommand: ParsableCommand {
 
     func run() throws {
         if encoders { return try EncoderLibraryCheck.run(json: json) }
-        let source = try inputOptions.openSource()
-        var findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
-            .examine(source)
-        if decode { findings += try DecodeCheck.run(inputOptions, decoder: decoder) }
+        var findings: [DoctorFinding]
+        if let package = inputOptions.inputArgument, PackageDoctor.isPackage(package) {
+            // A streaming package: a folder, an HLS playlist or a DASH MPD.
+            if decode { throw ValidationError("--decode checks a stream; \(package) is a streaming package.") }
+            findings = try PackageDoctor(target: target?.target).examine(package)
+        } else {
+            let source = try inputOptions.openSource()
+            findings = try Doctor(target: target?.target, inputName: inputOptions.input == "-" ? "in.\(source.defaultExtension)" : inputOptions.input)
+                .examine(source)
+            if decode { findings += try DecodeCheck.run(inputOptions, decoder: decoder) }
+        }
         let out = try StandardOutput()
         let errors = findings.filter { $0.severity == .error }.count
         let information = findings.filter { $0.severity == .information }.count
@@ -131,4 +140,6 @@ extension DoctorCommand: CommandIO {
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }
     var example: String { "nalu doctor clip.mp4, or cat clip.h264 | nalu doctor" }
+    /// A streaming package: its folder.
+    var inputMayBeFolder: Bool { true }
 }

@@ -29,7 +29,7 @@ struct PackageCommand: ParsableCommand {
         """
     )
 
-    @Argument(help: ArgumentHelp("Input MP4/MOV files, one per rendition; with --live one stream ('-': standard input).", valueName: "inputs"))
+    @Argument(help: ArgumentHelp("Inputs, one per rendition: MP4/MOV, MPEG-TS (with its AAC), Annex-B or length-prefixed H.264/H.265 (told by content); with --live one MPEG-TS or Annex-B stream ('-': standard input).", valueName: "inputs"))
     var inputs: [String] = []
 
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output folder (created if missing).", valueName: "dir"))
@@ -65,6 +65,21 @@ struct PackageCommand: ParsableCommand {
     @Flag(help: "Leave the audio out.")
     var noAudio = false
 
+    @Option(help: ArgumentHelp("H.265 CRA picture with RASL pictures starting a segment: keep (a 'rap ' sample group, SAP type 3) or bla (rewritten as BLA, its RASL pictures dropped).", valueName: "keep|bla"))
+    var openGOP: String = "keep"
+
+    @Option(help: ArgumentHelp("Raw (Annex-B, length-prefixed) input: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
+    var fps: FrameRate?
+
+    @Option(help: "Raw input: codec (h264|hevc); detected from the NAL headers when omitted.")
+    var codec: CodecOption?
+
+    @Option(help: ArgumentHelp("Length-prefixed input: bytes in each NAL length field (1|2|4).", valueName: "n"))
+    var lengthSize: Int?
+
+    @Option(help: ArgumentHelp("avcC/hvcC record with the parameter sets of length-prefixed input (implies that framing).", valueName: "file"))
+    var extradata: String?
+
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Give the inputs to package, one per rendition.") }
         if !hls && !dash { throw ValidationError("Give --hls, --dash or both.") }
@@ -85,6 +100,8 @@ struct PackageCommand: ParsableCommand {
             if segmentType == "ts" { throw ValidationError("--live writes fmp4 segments (--segment-type fmp4).") }
             guard window >= 1 && window <= 10_000 else { throw ValidationError("--window must be between 1 and 10000 segments.") }
         }
+        guard OpenGOPPolicy(rawValue: openGOP) != nil else { throw ValidationError("--open-gop must be keep or bla.") }
+        if let lengthSize, ![1, 2, 4].contains(lengthSize) { throw ValidationError("--length-size must be 1, 2 or 4.") }
     }
 
     func run() throws {
@@ -94,16 +111,20 @@ struct PackageCommand: ParsableCommand {
         if mkdir(output, 0o777) != 0 && errno != EEXIST {
             throw NALUError(.cannotCreate, field: output, detail: Failure.errnoText(errno))
         }
-        let options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
+        var options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
                                       segmentType: SegmentType(rawValue: segmentType) ?? .fmp4, hls: hls, dash: dash,
                                       checksAlignment: !noAlignCheck, dropsAudio: noAudio)
-        var packaging = options
-        packaging.partDuration = partDuration.map { Rational(Int64(($0 * 1000).rounded()), 1000) }
-        packaging.singleFile = singleFile
-        packaging.window = window
+        options.partDuration = partDuration.map { Rational(Int64(($0 * 1000).rounded()), 1000) }
+        options.singleFile = singleFile
+        options.window = window
+        options.frameRate = fps?.rational
+        options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
         Failure.inputSubject = inputs.first
-        if live { return try runLive(packaging) }
-        let summary = try Packager(directory: output, options: packaging).package(inputs)
+        if live { return try runLive(options) }
+        var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
+                                               record: try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) })
+        sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
+        let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)
         for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
     }
 

@@ -42,6 +42,17 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     case malformed
     /// The decoder reported an error inside a picture (`nalu doctor --decode`).
     case decodeError = "decode-error"
+    /// A streaming package (`nalu doctor DIR|.m3u8|.mpd`, ``PackageDoctor``): a file the
+    /// manifests name is not on disk.
+    case packageFileMissing = "package-file-missing"
+    /// A video segment starts with a picture that is no keyframe.
+    case segmentStartsWithoutKeyframe = "segment-starts-without-keyframe"
+    /// A segment's `EXTINF`, rounded, exceeds `EXT-X-TARGETDURATION`.
+    case segmentOverTarget = "segment-over-target"
+    /// A declared codec string (`CODECS`, `@codecs`) is not the one the parameter sets give.
+    case codecsMismatch = "codecs-mismatch"
+    /// Video renditions whose segments start at different times.
+    case renditionsMisaligned = "renditions-misaligned"
     // Warnings.
     case hev1SampleEntry = "hev1-sample-entry"
     case noTiming = "no-timing"
@@ -57,7 +68,8 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     public var defaultSeverity: DoctorSeverity {
         switch self {
         case .noParameterSets, .missingReference, .startsWithoutKeyframe, .levelExceeded, .truncated, .forbiddenZeroBit,
-             .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError:
+             .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError,
+             .packageFileMissing, .segmentStartsWithoutKeyframe, .segmentOverTarget, .codecsMismatch, .renditionsMisaligned:
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
              .targetUnsupported:

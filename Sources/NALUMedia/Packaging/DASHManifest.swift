@@ -61,6 +61,13 @@ public enum DASHManifest {
         return lines
     }
 
+    /// `startWithSAP` of the video adaptation set (ISO/IEC 23009-1 5.3.3.2, Annex I of
+    /// ISO/IEC 14496-12): 1 when every segment starts with a sync sample, else 3 (an open-GOP
+    /// CRA kept by `--open-gop keep`: its RASL pictures follow it in decoding order).
+    static func startWithSAP(_ video: [PackagedTrack]) -> Int {
+        video.allSatisfy { $0.segments.allSatisfy(\.startsWithSyncSample) } ? 1 : 3
+    }
+
     /// The MPD of type `static` (5.3.1.2), profile `isoff-live` (8.4), or `isoff-on-demand` (8.3)
     /// for one file per track (``PackagerOptions/singleFile``).
     public static func staticMPD(video: [PackagedTrack], audio: PackagedTrack?, segmentDuration: Double) -> String {
@@ -72,7 +79,7 @@ public enum DASHManifest {
                      + "mediaPresentationDuration=\"\(duration(total))\" minBufferTime=\"\(duration(segmentDuration))\">",
                      "  <Period id=\"0\" start=\"PT0S\">"]
         if !video.isEmpty {
-            lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP(video))\">")
             for track in video { lines += representation(track) }
             lines.append("   </AdaptationSet>")
         }

@@ -48,7 +48,9 @@ public enum HLSPlaylist {
     /// peak and average bit rates (video plus audio, measured from the segments), `CODECS`,
     /// `RESOLUTION` and `FRAME-RATE`.
     public static func multivariant(video: [PackagedTrack], audio: PackagedTrack?) -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-INDEPENDENT-SEGMENTS"]
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7"]
+        // Only when every segment starts with an independent picture (not so after --open-gop keep).
+        if video.allSatisfy({ $0.segments.allSatisfy(\.startsWithSyncSample) }) { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
         if let audio {
             var media = "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio\",DEFAULT=YES,AUTOSELECT=YES"
             if let channels = audio.channels { media += ",CHANNELS=\"\(channels)\"" }

@@ -24,15 +24,22 @@ public final class Packager {
         self.options = options
     }
 
-    /// Packages `inputs` (paths; `"-"` is standard input).
-    /// - Throws: ``NALUError``: the inputs' errors; `.unsupported` for what cannot be packaged
-    ///   yet; `.invalidValue` naming the rendition and time when keyframes do not align.
-    public func package(_ inputs: [String], sourceOptions: MediaSourceOptions = MediaSourceOptions()) throws -> PackageSummary {
+    /// The temporary MP4s raw and MPEG-TS inputs were muxed into, and the inputs' names, which
+    /// notes and errors give instead (``package(_:sourceOptions:)``).
+    var inputNames: [(temporary: String, original: String)] = []
+
+    /// ``package(_:sourceOptions:)``'s work.
+    func packageInputs(_ inputs: [String], sourceOptions: MediaSourceOptions) throws -> PackageSummary {
         guard !inputs.isEmpty else { throw NALUError(.missing, field: "input", detail: "no input to package") }
         var video: [PackagedTrack] = []
         var audio: PackagedTrack?
         for (index, path) in inputs.enumerated() {
-            let source = try MediaSource(path: path, options: sourceOptions)
+            let opened = try MediaSource(path: path, options: sourceOptions)
+            // A raw stream or an MPEG-TS is muxed into an MP4 first (PackageInput.swift).
+            let input = opened.mp4 == nil ? try PackageInput(opened, name: "v\(index)", directory: directory, options: options) : nil
+            notes += input?.notes ?? []
+            if let input { inputNames.append((input.source.path, path)) }
+            let source = input?.source ?? opened
             // Nothing is left out silently: a track that is neither the video nor audio stops the run.
             let others = try source.passthroughTracks()?.tracks.filter { !$0.track.isAudio } ?? []
             if let other = others.first {
@@ -46,6 +53,7 @@ public final class Packager {
                     try Self.checkAlignment(track, against: reference, rendition: index)
                 }
                 if let audioCodecs { track.codecs += "," + audioCodecs }
+                track.inputPath = path
                 video.append(track)
                 continue
             }
@@ -121,12 +129,10 @@ public final class Packager {
             return try packageElementaryVideo(source, name: name)
         }
         let track = mp4.track
-        guard track.additionalSampleDescriptions.isEmpty else {
-            throw NALUError(.unsupported, field: source.path,
-                            detail: "the video track has \(track.sampleDescriptions.count) sample descriptions (parameter sets change); packaging it is not supported yet")
-        }
-        let entry = track.sampleEntryType
-        if entry.allowsInBandParameterSets {
+        // Parameter sets that change mid-stream go in band (VideoSampleFilter).
+        let inBand = try inBandParameterSets(track, path: source.path)
+        let entry = inBand == nil ? track.sampleEntryType : (track.codec == .h264 ? .avc3 : .hev1)
+        if inBand == nil, entry.allowsInBandParameterSets {
             notes.append("\(source.path): the source's sample entry is \(entry) (parameter sets may be in band); the segments keep it")
         }
         let editList = track.editList
@@ -135,6 +141,11 @@ public final class Packager {
                                       parameterSets: track.decoderConfiguration.parameterSets,
                                       width: track.width, height: track.height, timescale: track.timescale)
         packaged.presentationOffset = offset
+        if inBand != nil {
+            // RESOLUTION and @width/@height: the largest pictures.
+            packaged.width = track.sampleDescriptions.map(\.width).max() ?? track.width
+            packaged.height = track.sampleDescriptions.map(\.height).max() ?? track.height
+        }
         if options.segmentType == .fmp4 {
             let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: track.sampleDescription.recordBytes, width: track.width,
                                                height: track.height, timescale: track.timescale, movieTimescale: track.movieTimescale,
@@ -143,29 +154,32 @@ public final class Packager {
         }
         let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)
+        let filter = VideoSampleFilter(codec: track.codec, lengthSize: track.lengthSize, policy: options.openGOP, inBandParameterSets: inBand)
         var buffer: [UInt8] = []
         var iterator = mp4.samples()
         var count = 0
         var first: Int64?
         while let sample = try iterator.next() {
+            var startsSegment = false
             if first == nil {
                 guard sample.isSync else {
                     throw NALUError(.invalidValue, field: source.path, byteOffset: sample.offset,
                                     detail: "the first video sample is not a sync sample: a segment cannot start with it")
                 }
                 first = sample.dts
+                startsSegment = true
+            } else if sample.isSync, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
+                startsSegment = true
             }
-            if sample.isSync, segmenter.isOpen, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
-                try segmenter.flush()
-            }
-            try mp4.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { raw in
-                try segmenter.append(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
-                                                              timescale: track.timescale), isSync: sample.isSync)
-            }
+            try filter.push(sample, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                         timescale: track.timescale),
+                            startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
             count += 1
         }
+        try filter.finish(into: segmenter)
         try segmenter.flush()
+        notes += openGOPNotes(filter, path: source.path, name: name)
+        count -= filter.droppedRASL
         packaged.segments = segmenter.segments
         let ticks = packaged.segments.reduce(Int64(0)) { $0 + $1.duration }
         if ticks > 0 { packaged.frameRate = Double(count) * Double(track.timescale) / Double(ticks) }
@@ -221,11 +235,9 @@ public final class Packager {
                 try segmenter.flush()
                 segment = target
             }
+            let timing = SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration), timescale: track.timescale)
             try reader.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { raw in
-                try segmenter.append(raw, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
-                                                              timescale: track.timescale), isSync: sample.isSync)
-            }
+            try buffer.withUnsafeBytes { raw in try segmenter.append(raw, timing: timing, isSync: sample.isSync) }
         }
         try segmenter.flush()
         packaged.segments = segmenter.segments

@@ -31,6 +31,11 @@ public struct PackagerOptions: Sendable {
     /// Live (``LivePackager``): playlists list the last this many segments (a sliding window);
     /// older segments are deleted.
     public var window = 6
+    /// The frame rate a raw (Annex-B or length-prefixed) input is timed at (`--fps`); `nil`: its
+    /// SPS VUI timing. Inputs with times of their own (MP4/MOV, MPEG-TS) keep them.
+    public var frameRate: Rational? = nil
+    /// What becomes of an H.265 CRA picture with RASL pictures that starts a segment (`--open-gop`).
+    public var openGOP: OpenGOPPolicy = .keep
 
     public init(segmentDuration: Rational = Rational(4, 1), segmentType: SegmentType = .fmp4, hls: Bool = true, dash: Bool = false,
                 checksAlignment: Bool = true, dropsAudio: Bool = false) {

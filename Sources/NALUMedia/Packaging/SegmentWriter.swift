@@ -53,6 +53,8 @@ final class FragmentSegmenter {
     private var segmentBytes: [UInt8] = []
     private var segmentSamples = 0
     private var segmentStartsWithSync = false
+    /// The open segment's first sample's `rap ` group, if any.
+    private var firstLeadingSamples: Int?
     private var chunkDecode: Int64 = 0
     private var chunkDuration: Int64 = 0
     private var firstDecode: Int64 = 0
@@ -92,7 +94,9 @@ final class FragmentSegmenter {
     /// Adds a sample to the open segment (opening one if none is).
     /// - Throws: ``NALUError`` when its times do not fit a `trun` (a duration past 32 bits, a
     ///   negative decoding time) or its decoding time is not its predecessor's plus its duration.
-    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool) throws {
+    /// `randomAccessLeadingSamples` puts the segment's first sample in a `rap ` sample group with
+    /// that many leading samples (``CMAFBoxes/segmentHeader(sequenceNumber:trackID:baseMediaDecodeTime:samples:segmentType:randomAccessLeadingSamples:)``).
+    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int? = nil) throws {
         guard timing.decode >= 0 else {
             throw NALUError(.invalidValue, field: "\(name) decoding time", detail: "\(timing.decode) ticks: before the track's start")
         }
@@ -103,6 +107,7 @@ final class FragmentSegmenter {
             throw NALUError(.invalidValue, field: "\(name) composition offset", detail: "does not fit 64 bits")
         }
         if segmentSamples == 0 {
+            firstLeadingSamples = randomAccessLeadingSamples
             firstDecode = timing.decode
             firstPresentation = timing.presentation
             duration = 0
@@ -134,7 +139,8 @@ final class FragmentSegmenter {
         chunks += 1
         let header = try CMAFBoxes.segmentHeader(sequenceNumber: UInt32(truncatingIfNeeded: chunks), trackID: trackID,
                                                  baseMediaDecodeTime: UInt64(chunkDecode), samples: samples,
-                                                 segmentType: segmentBytes.isEmpty)
+                                                 segmentType: segmentBytes.isEmpty,
+                                                 randomAccessLeadingSamples: segmentBytes.isEmpty ? firstLeadingSamples : nil)
         if partTarget != nil {
             let partName = partName(segments.count + 1, openParts.count + 1)
             let bytes = try PackageFile.write([header, data], to: partName, in: directory)

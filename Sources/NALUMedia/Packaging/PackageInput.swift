@@ -1,0 +1,78 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import NALU
+import NALUIO
+import NALUMP4
+
+/// An input that is no MP4/MOV (an Annex-B or length-prefixed stream, an MPEG-TS) made
+/// packageable: its video muxed into an MP4 beside the package (a hidden file, deleted when the
+/// input is packaged) by the muxer `nalu convert --to mp4` uses (``MP4FileSink``), which times
+/// it as that command does:
+///
+/// - **MPEG-TS**: every access unit keeps its PES DTS/PTS (``SampleClock``, 90 kHz), the first
+///   picture shown at time 0 through an edit list; its first ADTS AAC stream becomes an `mp4a`
+///   track (the ADTS header made an `esds`, ``TransportStreamAudioReader``), each frame's bytes
+///   unchanged, placed against the video by its PTS.
+/// - **Raw streams**: a constant frame rate from ``PackagerOptions/frameRate`` (`--fps`), else the
+///   SPS VUI's (neither: an error asking for `--fps`); composition offsets from the picture order counts.
+///
+/// A stream whose parameter sets change gets one sample entry per set, which
+/// ``Packager`` turns into in-band parameter sets (`avc3`/`hev1`).
+final class PackageInput {
+    /// The MP4 the input was muxed into.
+    let source: MediaSource
+    /// Things the user should know (the muxer's notes).
+    let notes: [String]
+    private let temporaryPath: String
+
+    /// Muxes `original` into `directory/.<name>_input.mp4`.
+    /// - Throws: ``NALUError``: `.unsupported` for a transport stream with streams that cannot
+    ///   be packaged (other than one AAC stream), or audio read from standard input (a second
+    ///   pass is needed); the muxer's errors.
+    init(_ original: MediaSource, name: String, directory: String, options: PackagerOptions) throws {
+        var audio: TransportStreamAudioReader?
+        if let stream = original.transportStream {
+            let aac = stream.otherStreams.filter { $0.streamType == 0x0F }
+            if let other = stream.otherStreams.first(where: { $0.streamType != 0x0F }) ?? (aac.count > 1 ? aac[1] : nil) {
+                throw NALUError(.unsupported, field: original.path,
+                                detail: "\(other) cannot be packaged: only the video and one ADTS AAC stream can")
+            }
+            if !aac.isEmpty, !options.dropsAudio {
+                guard original.path != "-" else {
+                    throw NALUError(.unsupported, field: original.path,
+                                    detail: "the transport stream's AAC audio is read in a second pass, which standard input cannot give: give a file, or --no-audio")
+                }
+                guard let reader = try original.transportStreamAudio() else {
+                    throw NALUError(.missing, field: original.path, detail: "\(aac[0]) has no AAC frame in its first 16 MiB")
+                }
+                audio = reader
+            }
+        }
+        temporaryPath = directory + "/." + name + "_input.mp4"
+        let containerRate = original.sampleClock() == nil ? try original.containerFrameRate() : nil
+        var muxerOptions = MP4MuxerOptions(sampleEntry: nil, layout: .moovAtEnd, frameRate: options.frameRate ?? containerRate)
+        muxerOptions.maxAccessUnitSize = AccessUnitLimit.defaultMaxBytes
+        let file = try FileSink(path: temporaryPath)
+        let sink: MP4FileSink = if let audio {
+            try MP4FileSink(for: original, output: file, options: muxerOptions, transportStreamAudio: audio)
+        } else {
+            try MP4FileSink(for: original, output: file, options: muxerOptions)
+        }
+        let report = try sink.write(original)
+        try file.commit()
+        notes = report.notes.map { "\(original.path): \($0)" }
+        do {
+            source = try MediaSource(path: temporaryPath)
+        } catch {
+            unlink(temporaryPath)
+            throw error
+        }
+    }
+
+    deinit { unlink(temporaryPath) }
+}
