@@ -20,6 +20,7 @@ extension DASHManifest {
     /// segment: it changes with every segment), `timeShiftBufferDepth` (the window), and a
     /// `SegmentTimeline` of the segments in the window whose `startNumber` is the first one's.
     /// `presentationTimeOffset` is the first segment's start, so the period starts with it.
+    /// `startWithSAP` is 3 while a segment in the window starts with an open-GOP CRA (``OpenGOPPolicy/keep``).
     /// When the stream has ended (`total` seconds), `minimumUpdatePeriod` goes and
     /// `mediaPresentationDuration` comes (5.4.1: the MPD no longer changes).
     static func dynamicMPD(video: PackagedTrack, startNumber: Int, availabilityStart: Int, publishTime: Int,
@@ -33,7 +34,7 @@ extension DASHManifest {
         }
         mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" minBufferTime=\"\(duration(segmentDuration))\">"
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
-                     "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">"]
+                     "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([video]))\">"]
         lines += representation(video, startNumber: startNumber)
         lines += ["   </AdaptationSet>", "  </Period>", "</MPD>"]
         return lines.joined(separator: "\n") + "\n"

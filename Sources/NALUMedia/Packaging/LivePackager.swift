@@ -22,7 +22,10 @@ import NALUTS
 /// (90 kHz, unwrapped: ISO/IEC 13818-1 2.4.3.7); each access unit (H.264 7.4.1.2.3, H.265
 /// 7.4.2.4.4) is one sample, its duration the distance to the next one's decoding time. The init
 /// segment is written at the first keyframe from its parameter sets (`avc1`/`hvc1`; those sets
-/// leave the samples). Memory: one segment and one access unit.
+/// leave the samples). An H.265 CRA picture that starts a segment and has RASL pictures is
+/// handled as ``PackagerOptions/openGOP`` says (``VideoSampleFilter``): kept in a `rap ` sample
+/// group, its segment and part not independent, or rewritten as BLA with its RASL pictures
+/// dropped. Memory: one segment and one access unit (and a CRA's leading pictures).
 public final class LivePackager {
     public let directory: String
     public let options: PackagerOptions
@@ -118,6 +121,9 @@ public final class LivePackager {
         var record: [[UInt8]]?
         var skipped = 0
         var first: Int64?
+        // Open-GOP CRAs that start a segment (VideoSampleFilter); `started`: a sample was emitted.
+        let filter = VideoSampleFilter(codec: codec, lengthSize: 4, policy: options.openGOP, inBandParameterSets: nil)
+        var started = false
 
         func emit(_ sample: Held, duration: Int64) throws {
             guard let writer else { return }
@@ -126,13 +132,16 @@ public final class LivePackager {
             }
             let segmenter = writer.segmenter
             let timescale = Double(writer.track.timescale)
-            if let first, sample.isSync, segmenter.isOpen,
+            var startsSegment = !started
+            if let first, sample.isSync, started,
                Double(sample.decode &- first) / timescale + 1e-9 >= options.segmentDuration.doubleValue * Double(segmenter.segments.count + 1) {
-                try segmenter.flush()
+                startsSegment = true
             }
+            started = true
             try sample.bytes.withUnsafeBytes { raw in
-                try segmenter.append(raw, timing: SampleTiming(decode: sample.decode, presentation: sample.presentation, duration: duration,
-                                                              timescale: writer.track.timescale), isSync: sample.isSync)
+                try filter.push(raw, timing: SampleTiming(decode: sample.decode, presentation: sample.presentation, duration: duration,
+                                                          timescale: writer.track.timescale),
+                                isSync: sample.isSync, description: 1, startsSegment: startsSegment, into: segmenter)
             }
         }
 
@@ -250,6 +259,8 @@ public final class LivePackager {
         guard let writer, record != nil else {
             throw NALUError(.missing, field: "keyframe", byteOffset: input.bytesRead, detail: "the stream ended before its first keyframe: nothing to package")
         }
+        try filter.finish(into: writer.segmenter)
+        notes += Packager.openGOPNotes(filter, path: "input", name: name)
         try writer.finish()
         return PackageSummary(video: [writer.track], audio: nil, manifests: writer.manifests, notes: notes + writer.notes)
     }

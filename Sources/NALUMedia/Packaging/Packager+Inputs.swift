@@ -7,9 +7,11 @@ extension Packager {
     /// segment carry them in band, under an `avc3`/`hev1` sample entry (ISO/IEC 14496-15 5.4.2,
     /// 8.4.1), said in a note. `nil` when there is one description (the sets stay in the
     /// `avc1`/`hvc1` record).
+    /// `entries`: the segments have sample entries (CMAF; MPEG-TS segments have none), which the
+    /// note names.
     /// - Throws: ``NALUError`` `.unsupported` when the descriptions differ in codec or NAL
     ///   unit length size (the samples could not share one sample entry).
-    func inBandParameterSets(_ track: MP4VideoTrack, path: String) throws -> [[[UInt8]]]? {
+    func inBandParameterSets(_ track: MP4VideoTrack, path: String, entries: Bool = true) throws -> [[[UInt8]]]? {
         guard !track.additionalSampleDescriptions.isEmpty else { return nil }
         for description in track.additionalSampleDescriptions
         where description.type.codec != track.codec || description.record.lengthSize != track.lengthSize {
@@ -19,16 +21,18 @@ extension Packager {
         let entry = track.codec == .h264 ? "avc3" : "hev1"
         notes.append("\(path): the parameter sets change mid-stream (\(track.sampleDescriptions.count) sample descriptions, "
                      + track.sampleDescriptions.map { "\($0.width)x\($0.height)" }.joined(separator: ", ")
-                     + "): the segments carry them in band, at each segment start and each change, with \(entry) sample entries")
+                     + "): the segments carry them in band, at each segment start and each change" + (entries ? ", with \(entry) sample entries" : ""))
         return track.sampleDescriptions.map(\.record.parameterSets)
     }
 
     /// The notes of what ``OpenGOPPolicy`` did to segments that start with an open-GOP CRA.
-    func openGOPNotes(_ filter: VideoSampleFilter, path: String, name: String) -> [String] {
+    /// `transportStream`: MPEG-TS segments, which have no sample groups.
+    static func openGOPNotes(_ filter: VideoSampleFilter, path: String, name: String, transportStream: Bool = false) -> [String] {
         var notes: [String] = []
         if filter.openGOPStarts > 0 {
             notes.append("\(path) (\(name)): \(filter.openGOPStarts) segment\(filter.openGOPStarts == 1 ? "" : "s") start with a CRA picture whose RASL pictures need the previous segment: "
-                         + "marked as random access points of SAP type 3 (a 'rap ' sample group), no EXT-X-INDEPENDENT-SEGMENTS; "
+                         + (transportStream ? "no EXT-X-INDEPENDENT-SEGMENTS; "
+                            : "marked as random access points of SAP type 3 (a 'rap ' sample group), no EXT-X-INDEPENDENT-SEGMENTS; ")
                          + "--open-gop bla makes them independent by dropping those RASL pictures")
         }
         if filter.rewrittenCRA > 0 {

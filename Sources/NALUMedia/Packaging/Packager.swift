@@ -178,7 +178,7 @@ public final class Packager {
         }
         try filter.finish(into: segmenter)
         try segmenter.flush()
-        notes += openGOPNotes(filter, path: source.path, name: name)
+        notes += Self.openGOPNotes(filter, path: source.path, name: name)
         count -= filter.droppedRASL
         packaged.segments = segmenter.segments
         let ticks = packaged.segments.reduce(Int64(0)) { $0 + $1.duration }

@@ -34,6 +34,96 @@ final class SegmentFileSink: ByteSink {
     }
 }
 
+/// MPEG-TS segments of one video track written through a ``TransportStreamWriter``: each
+/// length-prefixed sample becomes an access unit delimiter and its NAL units in Annex-B form
+/// (parameter sets the ``VideoSampleFilter`` put in band included) in one PES packet; `flush()`
+/// ends the open segment file (the writer's next packets start with PAT and PMT).
+final class TransportStreamSegmenter: VideoSampleOutput {
+    let writer: TransportStreamWriter<SegmentFileSink>
+    let sink: SegmentFileSink
+    let name: String
+    let codec: Codec
+    let lengthSize: Int
+    let timescale: UInt32
+    /// The presentation time (track ticks) that is 0 on the presentation timeline.
+    let presentationOffset: Int64
+    /// Called with each sample's decoding time before it is written (the audio that goes before it).
+    var beforeSample: ((Int64) throws -> Void)?
+    private(set) var segments: [PackagedSegment] = []
+    /// Samples written.
+    private(set) var count = 0
+    private var open: (name: String, decode: Int64, presentation: Int64, duration: Int64, samples: Int, sync: Bool)?
+    private var unit: [UInt8] = []
+    private let delimiter: [UInt8]
+
+    init(writer: TransportStreamWriter<SegmentFileSink>, sink: SegmentFileSink, name: String, codec: Codec, lengthSize: Int, timescale: UInt32,
+         presentationOffset: Int64) {
+        self.writer = writer
+        self.sink = sink
+        self.name = name
+        self.codec = codec
+        self.lengthSize = lengthSize
+        self.timescale = timescale
+        self.presentationOffset = presentationOffset
+        delimiter = codec == .h264 ? [0, 0, 0, 1, 0x09, 0xF0] : [0, 0, 0, 1, 0x46, 0x01, 0x50]
+    }
+
+    /// A segment-starting CRA kept as a SAP of type 3 (`randomAccessLeadingSamples`) is still an
+    /// IRAP picture (H.265 3.73), so its PES packet has `random_access_indicator`; the segment
+    /// does not start with a sync sample (no `EXT-X-INDEPENDENT-SEGMENTS`).
+    func append(_ sample: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int?) throws {
+        try beforeSample?(timing.decode)
+        if open == nil {
+            let number = String(segments.count + 1)
+            let segmentName = name + "_" + String(repeating: "0", count: max(0, 5 - number.count)) + number + ".ts"
+            try sink.next(name: segmentName)
+            open = (segmentName, timing.decode, timing.presentation, 0, 0, isSync)
+        }
+        // Length-prefixed NAL units → Annex-B, after a delimiter (the source's own delimiters left out).
+        unit.removeAll(keepingCapacity: true)
+        unit += delimiter
+        var position = 0
+        while position < sample.count {
+            guard position + lengthSize <= sample.count else {
+                throw NALUError(.lengthPastEnd, field: "NALUnitLength", detail: "\(name) sample \(count + 1), byte \(position)")
+            }
+            var length = 0
+            for index in 0..<lengthSize { length = length << 8 | Int(sample[position + index]) }
+            position += lengthSize
+            guard length <= sample.count - position else {
+                throw NALUError(.lengthPastEnd, field: "NALUnitLength",
+                                detail: "\(length) bytes past the end of \(name) sample \(count + 1) (byte \(position - lengthSize))")
+            }
+            let type = codec == .h264 ? Int(sample[position] & 0x1F) : Int(sample[position] >> 1 & 0x3F)
+            let isDelimiter = codec == .h264 ? type == 9 : type == 35
+            if !isDelimiter, length > 0 {
+                unit += [0, 0, 0, 1]
+                unit.append(contentsOf: UnsafeRawBufferPointer(rebasing: sample[position..<(position + length)]))
+            }
+            position += length
+        }
+        let pts = Packager.transportStreamStart + Packager.ninetyKilohertz(timing.presentation &- presentationOffset, timescale)
+        let dts = Packager.transportStreamStart + Packager.ninetyKilohertz(timing.decode &- presentationOffset, timescale)
+        try unit.withUnsafeBytes { try writer.writeVideo($0, pts: pts, dts: dts, randomAccess: isSync || randomAccessLeadingSamples != nil) }
+        if var current = open {
+            current.duration += timing.duration
+            current.samples += 1
+            current.presentation = min(current.presentation, timing.presentation)
+            open = current
+        }
+        count += 1
+    }
+
+    func flush() throws {
+        guard let current = open else { return }
+        try writer.startSegment()
+        let bytes = try sink.next(name: nil)
+        segments.append(PackagedSegment(name: current.name, decodeTime: current.decode, presentationTime: current.presentation &- presentationOffset,
+                                        duration: current.duration, bytes: bytes, samples: current.samples, startsWithSyncSample: current.sync))
+        open = nil
+    }
+}
+
 extension Packager {
     /// 90 kHz time stamps are this far after the presentation timeline's 0 (1.4 s, as FFmpeg's
     /// muxer starts), so that pictures decoded before it and AAC priming stay positive.
@@ -51,21 +141,26 @@ extension Packager {
     /// keyframe's PES packet (with its parameter sets in band and an access unit delimiter);
     /// continuity counters run on across segments (one ``TransportStreamWriter``). Times are
     /// the source's, on the presentation timeline (after the edit lists), at 90 kHz from
-    /// ``transportStreamStart``.
+    /// ``transportStreamStart``. The samples go through a ``VideoSampleFilter``: parameter sets
+    /// before each segment start, sync sample and sample description change (a track whose sets
+    /// change mid-stream is carried), and an H.265 CRA starting a segment with RASL pictures
+    /// handled as ``PackagerOptions/openGOP`` says.
     func packageTransportStream(_ source: MediaSource, name: String, withAudio: Bool) throws -> (video: PackagedTrack, audioCodecs: String?) {
         guard let mp4 = source.mp4 else {
             throw NALUError(.unsupported, field: source.path, detail: "\(source.container) input cannot be packaged yet: give an MP4/MOV")
         }
         let track = mp4.track
-        guard track.additionalSampleDescriptions.isEmpty else {
-            throw NALUError(.unsupported, field: source.path,
-                            detail: "the video track has \(track.sampleDescriptions.count) sample descriptions (parameter sets change); packaging it is not supported yet")
-        }
+        let inBand = try inBandParameterSets(track, path: source.path, entries: false)
         let record = track.decoderConfiguration
         let codec = track.codec
         let codecs = try CodecString.video(codec: codec, parameterSets: record.parameterSets, entry: codec == .h264 ? "avc1" : "hvc1")
         var packaged = PackagedTrack(kind: .video, inputPath: source.path, name: name, initName: nil, timescale: track.timescale,
                                      codecs: codecs, width: track.width, height: track.height)
+        if inBand != nil {
+            // RESOLUTION: the largest pictures.
+            packaged.width = track.sampleDescriptions.map(\.width).max() ?? track.width
+            packaged.height = track.sampleDescriptions.map(\.height).max() ?? track.height
+        }
         let videoOffset = track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
         packaged.presentationOffset = videoOffset
 
@@ -79,27 +174,14 @@ extension Packager {
         }
         let sink = SegmentFileSink(directory: directory)
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
-        let lengthSize = record.lengthSize
-        let delimiter: [UInt8] = codec == .h264 ? [0, 0, 0, 1, 0x09, 0xF0] : [0, 0, 0, 1, 0x46, 0x01, 0x50]
-        var parameterSets: [UInt8] = []
-        for unit in record.parameterSets { parameterSets += [0, 0, 0, 1] + unit }
+        let segmenter = TransportStreamSegmenter(writer: writer, sink: sink, name: name, codec: codec, lengthSize: record.lengthSize,
+                                                 timescale: track.timescale, presentationOffset: videoOffset)
+        let filter = VideoSampleFilter(codec: codec, lengthSize: record.lengthSize, policy: options.openGOP,
+                                       inBandParameterSets: inBand ?? [record.parameterSets])
+        filter.parameterSetsAtEverySyncSample = true
 
-        var sample = [UInt8]()
-        var unit = [UInt8]()
         var audioFrame = [UInt8]()
         var pendingAudio: MP4Sample?
-        var segments: [PackagedSegment] = []
-        var open: (name: String, decode: Int64, presentation: Int64, duration: Int64, samples: Int)?
-        var first: Int64?
-        var count = 0
-        func close() throws {
-            guard let current = open else { return }
-            try writer.startSegment()
-            let bytes = try sink.next(name: nil)
-            segments.append(PackagedSegment(name: current.name, decodeTime: current.decode, presentationTime: current.presentation &- videoOffset,
-                                            duration: current.duration, bytes: bytes, samples: current.samples, startsWithSyncSample: true))
-            open = nil
-        }
         /// Writes the audio frames that start before `seconds` on the presentation timeline.
         func writeAudio(before seconds: Double?) throws {
             guard var lane = audio else { return }
@@ -116,68 +198,36 @@ extension Packager {
                 pendingAudio = nil
             }
         }
+        // Audio up to each picture's decoding time goes before it.
+        segmenter.beforeSample = { decode in try writeAudio(before: Double(decode &- videoOffset) / Double(track.timescale)) }
+        defer { segmenter.beforeSample = nil }
+        var buffer = [UInt8]()
         var iterator = mp4.samples()
+        var first: Int64?
         while let next = try iterator.next() {
+            var startsSegment = false
             if first == nil {
                 guard next.isSync else {
                     throw NALUError(.invalidValue, field: source.path, byteOffset: next.offset,
                                     detail: "the first video sample is not a sync sample: a segment cannot start with it")
                 }
                 first = next.dts
+                startsSegment = true
+            } else if next.isSync, let first, due(elapsed: next.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
+                startsSegment = true
             }
-            if next.isSync, open != nil, let first, due(elapsed: next.dts &- first, timescale: track.timescale, segments: segments.count + 1) {
-                try close()
-            }
-            // Audio up to this picture's decoding time goes before it.
-            try writeAudio(before: Double(next.dts &- videoOffset) / Double(track.timescale))
-            if open == nil {
-                let number = String(segments.count + 1)
-                let segmentName = name + "_" + String(repeating: "0", count: max(0, 5 - number.count)) + number + ".ts"
-                try sink.next(name: segmentName)
-                open = (segmentName, next.dts, next.pts, 0, 0)
-            }
-            try mp4.read(next, into: &sample)
-            // Length-prefixed NAL units → Annex-B: a delimiter, the parameter sets before a keyframe.
-            unit.removeAll(keepingCapacity: true)
-            unit += delimiter
-            if next.isSync { unit += parameterSets }
-            var position = 0
-            while position < sample.count {
-                guard position + lengthSize <= sample.count else {
-                    throw NALUError(.lengthPastEnd, field: "NALUnitLength", byteOffset: next.offset + Int64(position), detail: "sample \(next.index + 1)")
-                }
-                var length = 0
-                for index in 0..<lengthSize { length = length << 8 | Int(sample[position + index]) }
-                position += lengthSize
-                guard length <= sample.count - position else {
-                    throw NALUError(.lengthPastEnd, field: "NALUnitLength", byteOffset: next.offset + Int64(position - lengthSize),
-                                    detail: "\(length) bytes past the end of sample \(next.index + 1)")
-                }
-                let type = codec == .h264 ? Int(sample[position] & 0x1F) : Int(sample[position] >> 1 & 0x3F)
-                let isDelimiter = codec == .h264 ? type == 9 : type == 35
-                if !isDelimiter, length > 0 {
-                    unit += [0, 0, 0, 1]
-                    unit.append(contentsOf: sample[position..<(position + length)])
-                }
-                position += length
-            }
-            let pts = Self.transportStreamStart + Self.ninetyKilohertz(next.pts &- videoOffset, track.timescale)
-            let dts = Self.transportStreamStart + Self.ninetyKilohertz(next.dts &- videoOffset, track.timescale)
-            try unit.withUnsafeBytes { try writer.writeVideo($0, pts: pts, dts: dts, randomAccess: next.isSync) }
-            if var current = open {
-                current.duration += Int64(next.duration)
-                current.samples += 1
-                current.presentation = min(current.presentation, next.pts)
-                open = current
-            }
-            count += 1
+            try filter.push(next, timing: SampleTiming(decode: next.dts, presentation: next.pts, duration: Int64(next.duration),
+                                                       timescale: track.timescale),
+                            startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
         }
+        try filter.finish(into: segmenter)
         try writeAudio(before: nil)
         try writer.finish()
-        try close()
-        packaged.segments = segments
-        let ticks = segments.reduce(Int64(0)) { $0 + $1.duration }
-        if ticks > 0 { packaged.frameRate = Double(count) * Double(track.timescale) / Double(ticks) }
+        try segmenter.flush()
+        notes += Self.openGOPNotes(filter, path: source.path, name: name, transportStream: true)
+        packaged.segments = segmenter.segments
+        let ticks = segmenter.segments.reduce(Int64(0)) { $0 + $1.duration }
+        if ticks > 0 { packaged.frameRate = Double(segmenter.count) * Double(track.timescale) / Double(ticks) }
         return (packaged, audioCodecs)
     }
 }

@@ -16,8 +16,21 @@ public enum OpenGOPPolicy: String, Sendable, CaseIterable {
     case bla
 }
 
-/// The video samples on their way into a ``FragmentSegmenter``: parameter sets put in band
-/// (`avc3`/`hev1`: at the start of each segment and where the sample description changes), and
+/// Where a ``VideoSampleFilter`` sends its samples: a ``FragmentSegmenter`` (CMAF segments) or
+/// ``TransportStreamSegmenter`` (MPEG-TS segments). `flush()` ends the open segment.
+protocol VideoSampleOutput: AnyObject {
+    /// Adds a sample (length-prefixed NAL units) to the open segment, opening one if none is;
+    /// `randomAccessLeadingSamples` is given for a segment-starting CRA kept as a SAP of type 3.
+    func append(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, randomAccessLeadingSamples: Int?) throws
+    /// Ends the open segment, if any.
+    func flush() throws
+}
+
+extension FragmentSegmenter: VideoSampleOutput {}
+
+/// The video samples on their way into a ``FragmentSegmenter`` or ``TransportStreamSegmenter``:
+/// parameter sets put in band (`avc3`/`hev1`, MPEG-TS: at the start of each segment and where
+/// the sample description changes), and
 /// H.265 CRA pictures that start a segment handled as ``OpenGOPPolicy`` says. A CRA that starts a
 /// segment is held with its leading pictures (the run of RADL/RASL pictures after it in decoding
 /// order, H.265 7.4.3.2: leading pictures precede all trailing pictures) until the first trailing
@@ -35,6 +48,9 @@ final class VideoSampleFilter {
     let policy: OpenGOPPolicy
     /// Each sample description's parameter sets (1-based index − 1), when they go in band.
     let inBandParameterSets: [[[UInt8]]]?
+    /// Whether the in-band parameter sets also go before every sync sample (MPEG-TS: a
+    /// receiver may tune in at any random access point).
+    var parameterSetsAtEverySyncSample = false
     private var pending: [Sample] = []
     private var lastDescription = 0
     /// RASL pictures dropped (`bla`), CRA pictures rewritten as BLA, CRA pictures kept as
@@ -53,9 +69,9 @@ final class VideoSampleFilter {
     /// Takes the next sample in decoding order (`description`: its 1-based sample description);
     /// `startsSegment` flushes the open segment first.
     func push(_ bytes: UnsafeRawBufferPointer, timing: SampleTiming, isSync: Bool, description: Int, startsSegment: Bool,
-              into segmenter: FragmentSegmenter) throws {
+              into segmenter: any VideoSampleOutput) throws {
         var prefix: [UInt8] = []
-        if let sets = inBandParameterSets, startsSegment || description != lastDescription,
+        if let sets = inBandParameterSets, startsSegment || description != lastDescription || (parameterSetsAtEverySyncSample && isSync),
            description >= 1, description <= sets.count {
             for unit in sets[description - 1] {
                 var length = unit.count
@@ -76,7 +92,7 @@ final class VideoSampleFilter {
         if !pending.isEmpty || (startsSegment && type == 21) {
             pending.append(Sample(bytes: prefix + Array(bytes), timing: timing, isSync: isSync, type: type))
         } else if prefix.isEmpty {
-            try segmenter.append(bytes, timing: timing, isSync: isSync)
+            try segmenter.append(bytes, timing: timing, isSync: isSync, randomAccessLeadingSamples: nil)
         } else {
             try emit(Sample(bytes: prefix + Array(bytes), timing: timing, isSync: isSync, type: type), into: segmenter)
         }
@@ -85,7 +101,7 @@ final class VideoSampleFilter {
     /// As ``push(_:timing:isSync:description:startsSegment:into:)`` for `sample` of `reader`'s
     /// file, read into `buffer`.
     func push(_ sample: MP4Sample, timing: SampleTiming, startsSegment: Bool, reader: MP4VideoTrackReader<AnyRandomAccessSource>,
-              buffer: inout [UInt8], into segmenter: FragmentSegmenter) throws {
+              buffer: inout [UInt8], into segmenter: any VideoSampleOutput) throws {
         try reader.read(sample, into: &buffer)
         try buffer.withUnsafeBytes { raw in
             try push(raw, timing: timing, isSync: sample.isSync, description: sample.sampleDescriptionIndex, startsSegment: startsSegment,
@@ -94,18 +110,18 @@ final class VideoSampleFilter {
     }
 
     /// Emits what is held.
-    func finish(into segmenter: FragmentSegmenter) throws {
+    func finish(into segmenter: any VideoSampleOutput) throws {
         if !pending.isEmpty { try resolve(into: segmenter) }
     }
 
-    private func emit(_ sample: Sample, into segmenter: FragmentSegmenter, leadingSamples: Int? = nil) throws {
+    private func emit(_ sample: Sample, into segmenter: any VideoSampleOutput, leadingSamples: Int? = nil) throws {
         try sample.bytes.withUnsafeBytes { raw in
             try segmenter.append(raw, timing: sample.timing, isSync: sample.isSync, randomAccessLeadingSamples: leadingSamples)
         }
     }
 
     /// A CRA that starts a segment and the leading pictures after it.
-    private func resolve(into segmenter: FragmentSegmenter) throws {
+    private func resolve(into segmenter: any VideoSampleOutput) throws {
         let held = pending
         pending = []
         guard var cra = held.first else { return }
