@@ -138,6 +138,38 @@ import Testing
         try Self.gstreamerPlays(dir)
     }
 
+    /// The same stream in MPEG-TS segments: the parameter sets in band at each segment start and
+    /// at the change, so ffmpeg decodes every picture through the playlist and each segment on
+    /// its own decodes all of its pictures (none needs a parameter set of another segment).
+    @Test func resolutionChangeInTransportStreamSegments() throws {
+        let scratch = try Scratch()
+        var joined = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("concat_avc_640x360.h264")))
+        joined.append(try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("concat_avc_1280x720.h264"))))
+        try scratch.write("joined.h264", joined)
+        let source = scratch.file("joined.h264")
+        let (dir, result) = try Package.package([source], ["--hls", "--segment-type", "ts", "--segment-duration", "0.5"], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("note:") && result.stderr.contains("in band") && !result.stderr.contains("avc3"), "\(result.stderr)")
+        let frames = try Package.md5s(source, map: "0:v:0")
+        #expect(frames.count == 50)
+        #expect(try Package.md5s(dir + "/master.m3u8", map: "0:v:0") == frames)
+        let parsed = try Package.parsePlaylists(dir)
+        let variant = try #require((parsed["variants"] as? [[String: Any]])?.first)
+        #expect((variant["codecs"] as? String)?.hasPrefix("avc1.") == true)
+        #expect(variant["resolution"] as? [Int] == [1280, 720])
+        let uris = try #require((parsed["playlists"] as? [String: [String: Any]])?["v0.m3u8"]?["uris"] as? [String])
+        #expect(uris.count > 2)
+        var decoded: [String] = []
+        for uri in uris {
+            #expect(try Package.packets(dir + "/" + uri).first?.key == true, "\(uri) does not start with a keyframe")
+            decoded += try Package.md5s(dir + "/" + uri, map: "0:v:0")
+        }
+        // (ffmpeg scales a whole stream's pictures to its first size; one segment keeps its own,
+        // so the count is compared here and the pictures through the playlist above.)
+        #expect(decoded.count == frames.count, "the segments decoded one by one: \(decoded.count) pictures")
+        #expect(Array(decoded.prefix(25)) == Array(frames.prefix(25)))
+    }
+
     /// A transport stream's audio needs a second pass: from standard input it is refused unless
     /// `--no-audio` (nothing is dropped silently).
     @Test func transportStreamAudioFromStandardInputIsRefused() throws {
