@@ -57,16 +57,8 @@ extension TrimIndex {
             throw NALUError(.missing, field: "frame rate", detail: "the track has no sample duration; give a frame rate (--fps)")
         }
         self.frameRate = rate
-        timeBase = Rational(1, Int64(timescale))
-        let origin = Self.countFromFirstPicture(&entries)
-        presentationOrigin = editShift &+ origin
-        firstPictureTime = origin
-        presentationEnd = (lastEnd ?? 0) &- origin
-        let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: rate.denominator)
-        guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
-            throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(timescale)")
-        }
-        frameDuration = max(1, ticks / rate.numerator)
+        (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) =
+            try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
         self.entries = entries
     }
 

@@ -146,17 +146,8 @@ public struct TrimIndex: Sendable {
                 throw NALUError(.missing, field: "frame rate", detail: "the track has no sample duration; give a frame rate (--fps)")
             }
             self.frameRate = rate
-            timeBase = Rational(1, Int64(timescale))
-            let origin = Self.countFromFirstPicture(&entries)
-            presentationOrigin = editShift &+ origin
-            firstPictureTime = origin
-            presentationEnd = (lastEnd ?? 0) &- origin
-            // Ticks per frame at the track's rate (its first sample's duration, or from --fps).
-            let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: rate.denominator)
-            guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
-                throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(timescale)")
-            }
-            frameDuration = max(1, ticks / rate.numerator)
+            let times = try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
+            (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) = times
         } else {
             guard let rate = (frameRate ?? parameterSets.streamDescription?.frameRate)?.reduced,
                   rate.numerator > 0, rate.denominator > 0 else {
@@ -176,6 +167,19 @@ public struct TrimIndex: Sendable {
     /// input's start time), so an empty edit (a delay) does not move them.
     static func editShift(_ track: MP4VideoTrack) -> Int64 {
         track.editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
+    }
+
+    /// The index's times on the source's own clock (`timescale` ticks): presentation times
+    /// counted from the first picture, the origin and end in the source's terms, and the ticks a
+    /// frame lasts at `rate` (its first sample's duration, or from --fps).
+    static func sourceTimes(_ entries: inout [Entry], timescale: UInt32, rate: Rational, editShift: Int64, lastEnd: Int64?) throws
+        -> (timeBase: Rational, presentationOrigin: Int64, firstPictureTime: Int64, presentationEnd: Int64, frameDuration: Int64) {
+        let origin = countFromFirstPicture(&entries)
+        let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: rate.denominator)
+        guard !overflow, rate.numerator > 0, rate.denominator > 0 else {
+            throw NALUError(.invalidValue, field: "frame rate", detail: "\(rate) at timescale \(timescale)")
+        }
+        return (Rational(1, Int64(timescale)), editShift &+ origin, origin, (lastEnd ?? 0) &- origin, max(1, ticks / rate.numerator))
     }
 
     /// Makes the earliest presentation time at or after 0 the origin (pictures before the edit

@@ -28,7 +28,7 @@ final class TimedMP4Output {
     private var file: MP4FileSink?
     /// The times of the packets pushed and not yet looked up by the muxer: the first byte
     /// offset given to the packet's NAL units and its times.
-    private var pending: [(start: Int64, timing: SampleTiming)] = []
+    private var pending = PendingPacketTimes()
     private var nextOffset: Int64 = 0
     private var firstDecode: Int64?
     /// A sample's duration when no later one says it: the distance between the last two pts.
@@ -115,7 +115,7 @@ final class TimedMP4Output {
             muxer.editListFollowsSampleTimes = true
         }
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
-        try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.timing(at: offset) })
+        try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.pending.timing(at: offset) })
         if let transportStreamFeeder {
             sink.muxer.willAppendVideoSample = { writer, time, scale in
                 try transportStreamFeeder.advance(to: time, timescale: scale, writer: writer)
@@ -180,14 +180,6 @@ final class TimedMP4Output {
         return (first..<end, max(0, low &- first), segment, 0)
     }
 
-    private func timing(at offset: Int64) -> SampleTiming? {
-        // The last packet starting at or before `offset`; older ones are done.
-        guard let index = pending.lastIndex(where: { $0.start <= offset }) else { return nil }
-        let timing = pending[index].timing
-        pending.removeFirst(index)
-        return timing
-    }
-
     /// Writes one encoded access unit (Annex-B) with its times.
     func write(_ packet: EncodedPacket) throws {
         let sink: MP4FileSink
@@ -201,7 +193,7 @@ final class TimedMP4Output {
         if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
         lastPTS = packet.pts
         let start = nextOffset
-        pending.append((start, SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale)))
+        pending.add(start: start, timing: SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale))
         try packet.bytes.withUnsafeBytes { bytes in
             try AnnexB.forEachNALUnit(in: bytes) { range in
                 try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: start + Int64(range.lowerBound), prefixLength: 3) {

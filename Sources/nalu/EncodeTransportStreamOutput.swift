@@ -19,7 +19,7 @@ final class EncodeTransportStreamOutput {
     private let muxer: TransportStreamMuxer<FileSink>
     /// The times of the packets pushed and not yet looked up: the first byte offset given to the
     /// packet's NAL units and its times (source timing only).
-    private var pending: [(start: Int64, timing: SampleTiming)] = []
+    private var pending = PendingPacketTimes()
     private var nextOffset: Int64 = 0
     private let timescale: UInt32?
     private var lastPTS: Int64?
@@ -58,7 +58,7 @@ final class EncodeTransportStreamOutput {
         let videoOrigin = source.mp4.map { editListStart($0.track.editList).mediaTime }
         let origin: Int64? = keptRange?.lowerBound ?? videoOrigin ?? source.transportStreamVideoStart
         try muxer.useSourceTiming(timescale: scale, presentationOrigin: origin,
-                                  lookup: { [weak self] offset in self?.timing(at: offset) })
+                                  lookup: { [weak self] offset in self?.pending.timing(at: offset) })
         guard copyAudio else { return }
         if let audio = try source.transportStreamAudioTrack(), let video = source.mp4 {
             // An MP4/MOV input's AAC track as ADTS.
@@ -90,21 +90,13 @@ final class EncodeTransportStreamOutput {
         }
     }
 
-    private func timing(at offset: Int64) -> SampleTiming? {
-        // The last packet starting at or before `offset`; older ones are done.
-        guard let index = pending.lastIndex(where: { $0.start <= offset }) else { return nil }
-        let timing = pending[index].timing
-        pending.removeFirst(index)
-        return timing
-    }
-
     /// Writes one encoded access unit (Annex-B) with its times.
     func write(_ packet: EncodedPacket) throws {
         let start = nextOffset
         if let timescale {
             if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
             lastPTS = packet.pts
-            pending.append((start, SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale)))
+            pending.add(start: start, timing: SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale))
         }
         try packet.bytes.withUnsafeBytes { bytes in
             try AnnexB.forEachNALUnit(in: bytes) { range in
