@@ -1,8 +1,10 @@
 public import NALU
 public import NALUMP4
 
-/// The times of a join of MP4/MOV inputs that share a video timescale: each input keeps its
-/// samples' times and its edit list (ISO/IEC 14496-12 8.6.6), laid end to end.
+/// The times of a join of MP4/MOV inputs: each input keeps its samples' times and its edit list
+/// (ISO/IEC 14496-12 8.6.6), laid end to end. Inputs of different video timescales (other frame
+/// rates, other muxers) are joined on the least common multiple of their timescales, in which
+/// every input's ticks are a whole number of ticks: no time is rounded.
 ///
 /// Input `i`'s decoding times move by `shift[i]` so that its first sample decodes where the
 /// one before ends (the sum of the earlier inputs' sample durations), or later when the pictures
@@ -19,12 +21,14 @@ public import NALUMP4
 /// of every input's edit in decoding order sits equally far before the edit's `media_time`: a demuxer that rebuilds presentation times from decoding times and composition offsets
 /// edit by edit (FFmpeg's `mov_fix_index`) then shows every input's pictures at their times.
 public final class ConcatTiming {
-    /// The shared media timescale.
+    /// The output's media timescale: a multiple of every input's.
     public let timescale: UInt32
     /// The output's edit list, durations in ``movieTimescale``.
     public let editList: [MP4EditListEntry]
     public let movieTimescale: UInt32
     private let clocks: [SampleClock]
+    /// Output ticks per tick of input `i`'s timescale.
+    private let factors: [Int64]
     private let shifts: [Int64]
     /// Added to input `i`'s decoding times only (composition offsets shrink by as much).
     public let decodeDelays: [Int64]
@@ -32,8 +36,9 @@ public final class ConcatTiming {
     /// Whether the next picture completed is still the previous input's (its last).
     private var previousPending = false
 
-    /// `nil` unless every input is an MP4/MOV whose video track has the first one's timescale;
-    /// `movieTimescale` (default: the first input's) is the output movie's.
+    /// `nil` unless every input is an MP4/MOV with a video track (and the least common multiple
+    /// of their timescales fits 31 bits); `movieTimescale` (default: the first input's) is the
+    /// output movie's.
     public convenience init?(_ sources: [MediaSource], movieTimescale: UInt32? = nil) throws {
         try self.init(count: sources.count, open: { sources[$0] }, movieTimescale: movieTimescale)
     }
@@ -42,14 +47,16 @@ public final class ConcatTiming {
     /// sample tables and edit lists are read; each may be closed again after).
     public init?(count: Int, open: (Int) throws -> MediaSource, movieTimescale: UInt32? = nil) throws {
         guard count > 0, let first = try open(0).mp4?.track else { return nil }
-        let scale = first.timescale
         let movieScale = movieTimescale ?? first.movieTimescale
-        guard scale > 0, movieScale > 0 else { return nil }
-        // What each input's samples say.
+        guard movieScale > 0 else { return nil }
+        // What each input's samples say, in its own timescale.
         var pieces: [(firstDecode: Int64, total: Int64, earliest: Int64, latestEnd: Int64, lead: Int64, edits: [MP4EditListEntry])] = []
+        var inputScales: [UInt32] = []
         for position in 0..<count {
             let source = try open(position)
-            guard let reader = source.mp4, reader.track.timescale == scale else { return nil }
+            guard let reader = source.mp4, reader.track.timescale > 0 else { return nil }
+            let scale = reader.track.timescale
+            inputScales.append(scale)
             var firstDecode: Int64?
             var total: Int64 = 0
             var earliest = Int64.max
@@ -72,6 +79,33 @@ public final class ConcatTiming {
                 ? [MP4EditListEntry(segmentDuration: MediaSource.convert(UInt64(total), from: scale, to: movieScale) ?? 0, mediaTime: firstDecode)]
                 : own
             pieces.append((firstDecode, total, earliest, latestEnd, lead, edits))
+        }
+        // The output timescale, and each input's ticks in it.
+        var common: Int64 = 1
+        for inputScale in inputScales {
+            let value = Int64(inputScale)
+            var (a, b) = (common, value)
+            while b != 0 { (a, b) = (b, a % b) }
+            common = common / a * value
+            guard common <= Int64(Int32.max) else { return nil }
+        }
+        let scale = UInt32(common)
+        let factors = inputScales.map { common / Int64($0) }
+        for index in pieces.indices where factors[index] != 1 {
+            let factor = factors[index]
+            var piece = pieces[index]
+            let limit = UInt64(Int64.max / 4 / factor)
+            guard [piece.total, piece.firstDecode, piece.earliest, piece.latestEnd].allSatisfy({ $0.magnitude <= limit }) else { return nil }
+            piece.firstDecode *= factor
+            piece.total *= factor
+            piece.earliest *= factor
+            piece.latestEnd *= factor
+            piece.lead *= factor
+            for edit in piece.edits.indices where piece.edits[edit].mediaTime >= 0 {
+                guard piece.edits[edit].mediaTime.magnitude <= limit else { return nil }
+                piece.edits[edit].mediaTime *= factor
+            }
+            pieces[index] = piece
         }
         // Every input decodes as far before its edit as the one that decodes furthest before:
         // decoding times only move earlier (composition offsets grow, never turn negative).
@@ -120,7 +154,8 @@ public final class ConcatTiming {
         editList = edits
         self.shifts = shifts
         decodeDelays = delays
-        clocks = (0..<count).map { _ in SampleClock(timescale: scale) }
+        self.factors = factors
+        clocks = inputScales.map { SampleClock(timescale: $0) }
     }
 
     /// Input `position` starts: its samples feed its own clock.
@@ -139,8 +174,11 @@ public final class ConcatTiming {
             let position = previousPending ? current - 1 : current
             previousPending = false
             guard position >= 0, var timing = clocks[position].timing(at: offset) else { return nil }
-            timing.decode &+= shifts[position] &+ decodeDelays[position]
-            timing.presentation &+= shifts[position]
+            let factor = factors[position]
+            timing.decode = timing.decode &* factor &+ shifts[position] &+ decodeDelays[position]
+            timing.presentation = timing.presentation &* factor &+ shifts[position]
+            timing.duration &*= factor
+            timing.timescale = timescale
             return timing
         }
     }

@@ -17,9 +17,9 @@ public import NALUTS
 ///   gets `NoRaslOutputFlag` 1) whatever it starts with. A CRA an H.265 input starts with
 ///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
 ///   which cannot decode, are dropped (``LeadingPictureFilter``).
-/// - **Timing**: MP4 output of MP4/MOV inputs that share a video timescale keeps each input's
+/// - **Timing**: MP4 output of MP4/MOV inputs (of any video timescales) keeps each input's
 ///   sample times and edit list, laid end to end (``ConcatTiming``): every input shows exactly
-///   the pictures it shows alone. Otherwise (elementary inputs, mixed timescales, a rate given)
+///   the pictures it shows alone. Otherwise (elementary inputs, a rate given)
 ///   MP4 output is timed at one constant frame rate (the option's, else the first
 ///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
 ///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
@@ -177,7 +177,7 @@ public final class Concatenator {
     }
 
     /// Joins into one MP4 video track (``MP4FileSink``): a sample description per parameter-set
-    /// change (or in band with `avc3`/`hev1`); MP4/MOV inputs of one video timescale keep their
+    /// change (or in band with `avc3`/`hev1`); MP4/MOV inputs (of any video timescales) keep their
     /// times and edit lists (``ConcatTiming``) unless `options.frameRate` is given; others are
     /// timed at `options.frameRate`, else the first input's rate.
     ///

@@ -86,7 +86,7 @@ struct CutListRun {
             let why = to == .annexb ? "an elementary stream holds one video track" : report.join.audioNotJoined ?? "the pieces' audio does not join"
             lost = AudioNotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         }
-        // Pieces at another rate than the output's are retimed (the pieces' timescales differ).
+        // Pieces at another rate than the output's are retimed (elementary and MPEG-TS output).
         if let rate = report.join.outputFrameRate {
             for position in report.join.inputsAtAnotherRate where position < pieces.count {
                 let own = report.join.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""

@@ -159,14 +159,23 @@ import Testing
         #expect(one.count == 20)
         #expect(try Self.md5s(decoded) == one + one + one)
     }
-    /// Inputs at different rates: one constant rate for the output, and a warning naming the
-    /// input timed at another.
-    @Test func anInputAtAnotherRateIsNamed() throws {
+    /// MP4 inputs at different rates (timescales 15360 and 12800) keep their own times: the
+    /// output's timescale is a multiple of both, the 30 fps pictures last 1/30 s and the 25 fps
+    /// ones 1/25 s (ffprobe), with nothing to warn about.
+    @Test func inputsAtDifferentRatesKeepTheirTimes() throws {
         let folder = try Scratch()
         let other = CLIRunner.fixture("trim_avc_bframes_audio.mp4")
-        let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--no-audio", "-o", folder.file("joined.mp4")])
+        let joined = folder.file("joined.mp4")
+        let result = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--no-audio", "-o", joined])
         #expect(result.status == 0)
-        #expect(result.stderr.contains("nalu: warning: \(other) is 25 fps; the output is timed at 30 fps (give --fps)\n"))
+        #expect(!result.stderr.contains("warning"), "\(result.stderr)")
+        let probe = try runTool("ffprobe", ["-v", "error", "-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", joined])
+        let times = probe.stdout.split(separator: "\n").compactMap { Double($0.replacingOccurrences(of: ",", with: "").trimmingCharacters(in: .whitespaces)) }
+        #expect(times.count == 105)
+        let steps = zip(times.dropFirst(), times).map { (($0 - $1) * 1000).rounded() / 1000 }
+        #expect(steps.prefix(29).allSatisfy { abs($0 - 1.0 / 30) < 0.001 }, "\(steps)")
+        #expect(steps.suffix(74).allSatisfy { abs($0 - 0.04) < 0.001 }, "\(steps)")
+        #expect(abs((times.last ?? 0) - 3.96) < 0.0005)
         // --fps chose the rate: nothing to warn about.
         let chosen = try CLIRunner.run(["concat", CLIRunner.fixture("mp4_avc_bframes.mp4"), other, "--fps", "25", "--no-audio", "-o", folder.file("chosen.mp4")])
         #expect(chosen.status == 0)
