@@ -26,14 +26,9 @@ final class TimedMP4Output {
     /// time falls in, so that the joined chunks hold every sample once.
     private let chunk: (first: Bool, last: Bool)?
     private var file: MP4FileSink?
-    /// The times of the packets pushed and not yet looked up by the muxer: the first byte
-    /// offset given to the packet's NAL units and its times.
-    private var pending = PendingPacketTimes()
-    private var nextOffset: Int64 = 0
+    /// The packets' NAL units into the muxer, their times kept until it looks them up.
+    private let packets = TimedPacketFeed()
     private var firstDecode: Int64?
-    /// A sample's duration when no later one says it: the distance between the last two pts.
-    private var lastPTS: Int64?
-    private var lastDuration: Int64 = 1
     /// Copied track descriptions, for the summary.
     private(set) var copiedTracks: [String] = []
     /// The tracks carried (a transport stream's AAC as `0x1_0000 | PID`), for
@@ -115,7 +110,7 @@ final class TimedMP4Output {
             muxer.editListFollowsSampleTimes = true
         }
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
-        try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.pending.timing(at: offset) })
+        try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.packets.timing(at: offset) })
         if let transportStreamFeeder {
             sink.muxer.willAppendVideoSample = { writer, time, scale in
                 try transportStreamFeeder.advance(to: time, timescale: scale, writer: writer)
@@ -190,18 +185,7 @@ final class TimedMP4Output {
             file = sink
             firstDecode = packet.dts
         }
-        if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
-        lastPTS = packet.pts
-        let start = nextOffset
-        pending.add(start: start, timing: SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale))
-        try packet.bytes.withUnsafeBytes { bytes in
-            try AnnexB.forEachNALUnit(in: bytes) { range in
-                try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: start + Int64(range.lowerBound), prefixLength: 3) {
-                    try sink.push($0)
-                }
-            }
-        }
-        nextOffset = start + Int64(packet.bytes.count) + 16
+        try packets.feed(packet, timescale: timescale) { try sink.push($0) }
     }
 
     /// Writes the movie box and renames the file into place.

@@ -17,13 +17,10 @@ import NALUTS
 final class EncodeTransportStreamOutput {
     private let file: FileSink
     private let muxer: TransportStreamMuxer<FileSink>
-    /// The times of the packets pushed and not yet looked up: the first byte offset given to the
-    /// packet's NAL units and its times (source timing only).
-    private var pending = PendingPacketTimes()
-    private var nextOffset: Int64 = 0
+    /// The packets' NAL units into the muxer, their times (source timing only) kept until it
+    /// looks them up.
+    private let packets = TimedPacketFeed()
     private let timescale: UInt32?
-    private var lastPTS: Int64?
-    private var lastDuration: Int64 = 1
     /// The AAC frames pushed so far (for the summary and tests), read at the end.
     private var audioFrames: () -> Int = { 0 }
 
@@ -58,7 +55,7 @@ final class EncodeTransportStreamOutput {
         let videoOrigin = source.mp4.map { editListStart($0.track.editList).mediaTime }
         let origin: Int64? = keptRange?.lowerBound ?? videoOrigin ?? source.transportStreamVideoStart
         try muxer.useSourceTiming(timescale: scale, presentationOrigin: origin,
-                                  lookup: { [weak self] offset in self?.pending.timing(at: offset) })
+                                  lookup: { [weak self] offset in self?.packets.timing(at: offset) })
         guard copyAudio else { return }
         if let audio = try source.transportStreamAudioTrack(), let video = source.mp4 {
             // An MP4/MOV input's AAC track as ADTS.
@@ -92,20 +89,7 @@ final class EncodeTransportStreamOutput {
 
     /// Writes one encoded access unit (Annex-B) with its times.
     func write(_ packet: EncodedPacket) throws {
-        let start = nextOffset
-        if let timescale {
-            if let lastPTS, packet.pts > lastPTS { lastDuration = packet.pts - lastPTS }
-            lastPTS = packet.pts
-            pending.add(start: start, timing: SampleTiming(decode: packet.dts, presentation: packet.pts, duration: lastDuration, timescale: timescale))
-        }
-        try packet.bytes.withUnsafeBytes { bytes in
-            try AnnexB.forEachNALUnit(in: bytes) { range in
-                try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: start + Int64(range.lowerBound), prefixLength: 3) {
-                    try muxer.push($0)
-                }
-            }
-        }
-        nextOffset = start + Int64(packet.bytes.count) + 16
+        try packets.feed(packet, timescale: timescale) { try muxer.push($0) }
     }
 
     /// Writes what is left and renames the file into place; the AAC frames carried.

@@ -160,17 +160,8 @@ public final class Packager {
         var count = 0
         var first: Int64?
         while let sample = try iterator.next() {
-            var startsSegment = false
-            if first == nil {
-                guard sample.isSync else {
-                    throw NALUError(.invalidValue, field: source.path, byteOffset: sample.offset,
-                                    detail: "the first video sample is not a sync sample: a segment cannot start with it")
-                }
-                first = sample.dts
-                startsSegment = true
-            } else if sample.isSync, let first, due(elapsed: sample.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
-                startsSegment = true
-            }
+            let startsSegment = try startsSegment(sample, first: &first, timescale: track.timescale, segments: segmenter.segments.count + 1,
+                                                  path: source.path)
             try filter.push(sample, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
                                                          timescale: track.timescale),
                             startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
@@ -184,6 +175,21 @@ public final class Packager {
         let ticks = packaged.segments.reduce(Int64(0)) { $0 + $1.duration }
         if ticks > 0 { packaged.frameRate = Double(count) * Double(track.timescale) / Double(ticks) }
         return packaged
+    }
+
+    /// Whether `sample` (in decoding order) starts a segment: the first sample, which must be a
+    /// sync sample (its decoding time goes to `first`), or a sync sample that ends the open
+    /// segment, number `segments` (``due(elapsed:timescale:segments:)``).
+    func startsSegment(_ sample: MP4Sample, first: inout Int64?, timescale: UInt32, segments: Int, path: String) throws -> Bool {
+        guard let start = first else {
+            guard sample.isSync else {
+                throw NALUError(.invalidValue, field: path, byteOffset: sample.offset,
+                                detail: "the first video sample is not a sync sample: a segment cannot start with it")
+            }
+            first = sample.dts
+            return true
+        }
+        return sample.isSync && due(elapsed: sample.dts &- start, timescale: timescale, segments: segments)
     }
 
     /// Whether a sync sample `elapsed` ticks after the first ends the open segment, segment

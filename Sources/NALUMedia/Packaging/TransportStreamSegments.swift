@@ -205,17 +205,8 @@ extension Packager {
         var iterator = mp4.samples()
         var first: Int64?
         while let next = try iterator.next() {
-            var startsSegment = false
-            if first == nil {
-                guard next.isSync else {
-                    throw NALUError(.invalidValue, field: source.path, byteOffset: next.offset,
-                                    detail: "the first video sample is not a sync sample: a segment cannot start with it")
-                }
-                first = next.dts
-                startsSegment = true
-            } else if next.isSync, let first, due(elapsed: next.dts &- first, timescale: track.timescale, segments: segmenter.segments.count + 1) {
-                startsSegment = true
-            }
+            let startsSegment = try startsSegment(next, first: &first, timescale: track.timescale, segments: segmenter.segments.count + 1,
+                                                  path: source.path)
             try filter.push(next, timing: SampleTiming(decode: next.dts, presentation: next.pts, duration: Int64(next.duration),
                                                        timescale: track.timescale),
                             startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
