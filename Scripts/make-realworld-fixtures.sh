@@ -14,7 +14,7 @@
 #   rotated.mov      phone.mp4's first 3 s in a MOV with a 90° display matrix and creation_time
 #
 # The audio is seeded pink noise plus a rising tone: no two windows alike, so
-# ../shared/tools/avsync.py can find any stretch of it by content. The pictures are testsrc2
+# Scripts/avsync.py can find any stretch of it by content. The pictures are testsrc2
 # (a frame counter in every picture): no two pictures alike, so framemd5 finds each by content.
 # Needs ffmpeg with libx264/libx265. Re-run from the repo root: Scripts/make-realworld-fixtures.sh
 set -euo pipefail

@@ -5,13 +5,13 @@ import Testing
 /// (Scripts/make-realworld-fixtures.sh): a transport stream's AAC into MP4 and into MPEG-TS, and
 /// through trims; `edit` copying an MP4's audio; `concat` joining clips whose AAC differs only
 /// in its bitrate fields into one continuous track that GStreamer plays through. Each checked
-/// by content: A/V sync with ../shared/tools/avsync.py (5 ms; 25 ms across joins), the audio
+/// by content: A/V sync with Scripts/avsync.py (5 ms; 25 ms across joins), the audio
 /// packets byte for byte where they are copied, GStreamer's and ffmpeg's decoded durations.
 @Suite struct AudioPathsTests {
     static let realworld = CLIRunner.fixtures.appendingPathComponent("realworld")
     static func clip(_ name: String) -> String { realworld.appendingPathComponent(name).path }
 
-    static let avsync = CLIRunner.repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared/tools/avsync.py").path
+    static let avsync = CLIRunner.repositoryRoot.appendingPathComponent("Scripts/avsync.py").path
 
     /// The A/V shift of `output` against `source` in ms, measured by content at `at` seconds.
     static func shift(_ source: String, _ output: String, at: Double = 1) throws -> Double {

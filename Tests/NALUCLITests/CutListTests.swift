@@ -7,7 +7,7 @@ import Testing
 /// the ranges, the copied ones with the source's decoded MD5s, the re-encoded ones ≥ 40 dB PSNR;
 /// one continuous timeline (the i-th picture at i frames); `-xerror` clean; the same with
 /// `-ignore_editlist 1`; the audio as long as the video within one AAC frame, and in sync by
-/// content (../shared/tools/avsync.py) in every piece.
+/// content (Scripts/avsync.py) in every piece.
 @Suite struct CutListTests {
     static let rate = 25.0
     static func time(_ frame: Int) -> String { String(format: "%.2f", Double(frame) / rate) }

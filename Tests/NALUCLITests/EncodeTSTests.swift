@@ -3,7 +3,7 @@ import Testing
 
 /// `nalu encode IN` into MPEG-TS, and a transport stream's AAC into MP4 and MPEG-TS (issue 33,
 /// item 4): every picture at its source time, the AAC packets byte for byte, in sync by content
-/// (../shared/tools/avsync.py on a lossless encode, so its pictures are found in the source).
+/// (Scripts/avsync.py on a lossless encode, so its pictures are found in the source).
 @Suite struct EncodeTSTests {
     /// Encodes `fixture` (realworld/) losslessly to `name`; the exit status and standard error.
     static func encode(_ fixture: String, to name: String, _ extra: [String] = [], in directory: URL) throws -> (path: String, status: Int32, stderr: String) {

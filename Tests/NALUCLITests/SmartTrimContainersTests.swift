@@ -130,7 +130,7 @@ import Testing
     }
 
     /// The AAC cut along into MPEG-TS output, from an MP4 and from a transport stream input:
-    /// in sync by content (../shared/tools/avsync.py: ≤ 5 ms), lasting the video's 1.8 s within
+    /// in sync by content (Scripts/avsync.py: ≤ 5 ms), lasting the video's 1.8 s within
     /// one AAC frame. The cut starts at a keyframe (frame 12), which avsync finds by its MD5.
     @Test(arguments: ["mp4", "ts"])
     func audioIntoTransportStream(input kind: String) throws {

@@ -5,7 +5,7 @@ import Testing
 /// edit lists are honoured. Checked by content on the real-world fixtures
 /// (Scripts/make-realworld-fixtures.sh): each picture shown equals the source's picture at the
 /// same presentation time (ffmpeg framemd5 with times), frame counts are exact, and A/V sync
-/// measured by content (../shared/tools/avsync.py) stays within 5 ms (25 ms across joins).
+/// measured by content (Scripts/avsync.py) stays within 5 ms (25 ms across joins).
 @Suite struct TimingTests {
     static func realWorld(_ name: String) -> String { CLIRunner.fixture("realworld/" + name) }
 
@@ -47,7 +47,7 @@ import Testing
         return (offsets, unknown, pictures.count)
     }
 
-    /// `../shared/tools/avsync.py` (beside the repository, as CI lays it): how far `output`'s audio
+    /// `Scripts/avsync.py`: how far `output`'s audio
     /// moved against its pictures, in ms.
     static func avSync(source: String, output: String, at seconds: String = "1.0") throws -> Double {
         let script = AudioPathsTests.avsync
