@@ -118,6 +118,11 @@ struct MovieDescription {
     var colourBoxes = false
     /// Times, matrices, names and user data copied (``MP4WriterConfiguration/metadata``).
     var metadata: MP4MovieMetadata? = nil
+    /// Where the video's last presentation ends (media timescale, in the written edit list's
+    /// time: the `ctts` shift applied where the edit list follows it), when samples were written.
+    var presentationEnd: Int64? = nil
+    /// The same for each passthrough track.
+    var passthroughPresentationEnds: [Int64?] = []
 
     /// `duration` in the movie timescale, rounded up (saturating).
     var movieDuration: UInt64 {
@@ -130,7 +135,9 @@ struct MovieDescription {
     /// The video track's edit list: the explicit one, else the start delay's empty edit and the
     /// edit from `editMediaTime` (the whole media when there is a delay but no shift), else none.
     var videoEdits: [MP4EditListEntry]? {
-        if let editList { return editList.isEmpty ? nil : editList }
+        if let editList {
+            return editList.isEmpty ? nil : resolvingOpenEnd(editList, presentationEnd: presentationEnd, mediaDuration: duration, timescale: timescale)
+        }
         var edits: [MP4EditListEntry] = []
         if startDelay > 0 { edits.append(MP4EditListEntry(segmentDuration: startDelay, mediaTime: -1)) }
         // Fragmented movies have no duration yet: progressive ones give the media's.
@@ -147,7 +154,29 @@ struct MovieDescription {
     func passthroughDuration(_ index: Int) -> UInt64 {
         guard !fragmented else { return 0 }
         let (track, duration) = passthrough[index]
-        return track.editList.map(Self.editDuration) ?? MP4Timescale.convert(duration, from: track.timescale, to: movieTimescale) ?? .max
+        return passthroughEdits(index).map(Self.editDuration) ?? MP4Timescale.convert(duration, from: track.timescale, to: movieTimescale) ?? .max
+    }
+
+    /// Passthrough track `index`'s edit list as written (``resolvingOpenEnd(_:presentationEnd:mediaDuration:timescale:)``).
+    func passthroughEdits(_ index: Int) -> [MP4EditListEntry]? {
+        let (track, duration) = passthrough[index]
+        let end = index < passthroughPresentationEnds.count ? passthroughPresentationEnds[index] : nil
+        return track.editList.map { resolvingOpenEnd($0, presentationEnd: end, mediaDuration: duration, timescale: track.timescale) }
+    }
+
+    /// `entries` as a progressive movie must hold them. In a fragmented movie the last edit's
+    /// `segment_duration` may be 0 for "to the end of the media, whose length is not known yet"
+    /// (ISO/IEC 14496-12 8.6.6.3; ffmpeg's `-f dash` and CMAF output write it); in a progressive
+    /// movie 0 means no time at all and players show nothing. So a progressive write gives
+    /// such an edit the time from its `media_time` to where the media's last presentation ends
+    /// (`presentationEnd`; else the media duration), rounded up to the movie timescale; a
+    /// fragmented write keeps it.
+    func resolvingOpenEnd(_ entries: [MP4EditListEntry], presentationEnd: Int64?, mediaDuration: UInt64, timescale: UInt32) -> [MP4EditListEntry] {
+        guard !fragmented, var last = entries.last, last.segmentDuration == 0, last.mediaTime >= 0 else { return entries }
+        let end = presentationEnd.map { UInt64(max(0, $0)) } ?? mediaDuration
+        let remaining = end > UInt64(last.mediaTime) ? end - UInt64(last.mediaTime) : 0
+        last.segmentDuration = MP4Timescale.convert(remaining, from: timescale, to: movieTimescale) ?? .max
+        return entries.dropLast() + [last]
     }
 
     /// The `trak` of passthrough track `index` (track_ID `index + 2`, 8.3–8.5): its header
@@ -173,7 +202,7 @@ struct MovieDescription {
                 box.u32(track.width)
                 box.u32(track.height)
             }
-            if let editList = track.editList { trak.editList(editList) }
+            if let editList = passthroughEdits(index) { trak.editList(editList) }
             trak.box(.mdia) { mdia in
                 mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in
                     box.times(metadata.mediaCreationTime, metadata.mediaModificationTime, wide: wide)

@@ -42,6 +42,8 @@ struct SampleTableState {
     var minimumOffset: Int64 = 0
     /// The smallest presentation time (decoding time + composition offset) so far.
     var earliestPresentation: Int64?
+    /// The latest end of a presentation (decoding time + composition offset + duration) so far.
+    var latestPresentationEnd: Int64?
 
     /// Adds one sample: its size, duration, composition offset (within 32 bits, which the
     /// callers check) and whether it is a sync sample.
@@ -73,6 +75,8 @@ struct SampleTableState {
         minimumOffset = min(minimumOffset, offset)
         let presentation = Int64(clamping: totalDuration).addingReportingOverflow(offset).partialValue
         earliestPresentation = min(earliestPresentation ?? presentation, presentation)
+        let end = presentation.addingReportingOverflow(Int64(duration)).partialValue
+        latestPresentationEnd = max(latestPresentationEnd ?? end, end)
         let number = UInt32(truncatingIfNeeded: count)
         if isSync {
             syncCount += 1

@@ -470,7 +470,9 @@ public final class MP4Writer<Sink: ByteSink> {
                          startDelay: configuration.videoStartDelay,
                          fragmented: configuration.layout == .fragmented,
                          passthrough: zip(configuration.passthroughTracks, passthrough).map { ($0, $1.tables.totalDuration) },
-                         colourBoxes: configuration.colourBoxes, metadata: configuration.metadata)
+                         colourBoxes: configuration.colourBoxes, metadata: configuration.metadata,
+                         presentationEnd: tables.latestPresentationEnd.map { $0 &+ (configuration.editListFollowsSampleTimes ? offsetShift : 0) },
+                         passthroughPresentationEnds: passthrough.map(\.tables.latestPresentationEnd))
     }
 
     /// Writes what precedes the first sample, once. (The check is inlined into the per-sample

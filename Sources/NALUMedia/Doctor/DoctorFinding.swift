@@ -53,6 +53,10 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     case codecsMismatch = "codecs-mismatch"
     /// Video renditions whose segments start at different times.
     case renditionsMisaligned = "renditions-misaligned"
+    /// A progressive MP4 track's edit that shows media for no time (`segment_duration` 0 with a
+    /// `media_time`): players show none of the track. A fragmented movie's open-ended edit copied
+    /// into a progressive one, where 0 no longer means "to the end".
+    case zeroLengthEdit = "zero-length-edit"
     // Warnings.
     case hev1SampleEntry = "hev1-sample-entry"
     case noTiming = "no-timing"
@@ -69,7 +73,7 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
         switch self {
         case .noParameterSets, .missingReference, .startsWithoutKeyframe, .levelExceeded, .truncated, .forbiddenZeroBit,
              .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError,
-             .packageFileMissing, .segmentStartsWithoutKeyframe, .segmentOverTarget, .codecsMismatch, .renditionsMisaligned:
+             .packageFileMissing, .segmentStartsWithoutKeyframe, .segmentOverTarget, .codecsMismatch, .renditionsMisaligned, .zeroLengthEdit:
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
              .targetUnsupported:

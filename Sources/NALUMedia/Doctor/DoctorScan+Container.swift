@@ -29,6 +29,10 @@ struct ContainerTiming {
 extension DoctorScan {
     func containerChecks() {
         guard let mp4 = source.mp4 else { return }
+        if !mp4.track.isFragmented, let edit = mp4.track.editList.last, edit.segmentDuration == 0, edit.mediaTime >= 0 {
+            add(.zeroLengthEdit, "the video track's last edit shows media from \(edit.mediaTime) for no time (segment_duration 0): players show no picture (in a fragmented movie 0 means \"to the end\", in a progressive one it does not)",
+                accessUnit: nil, offset: nil, clause: "ISO/IEC 14496-12 8.6.6.3", fix: "nalu convert \(Doctor.quoted(doctor.inputName)) -o \(doctor.fixedName)")
+        }
         if mp4.track.sampleEntryType == .hev1 {
             let apple = doctor.target == .apple
             add(.hev1SampleEntry, "the HEVC track's sample entry is hev1 (parameter sets may be in band); Apple players (QuickTime, Safari, AVFoundation, iOS) play only hvc1",
