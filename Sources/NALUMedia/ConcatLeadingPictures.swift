@@ -22,7 +22,9 @@ public import NALU
 public struct LeadingPictureFilter: Sendable {
     private enum State: Sendable { case start, dropping, passing }
     private var state: State
-    private var held: [[UInt8]] = []
+    /// NAL units held (their bytes and their offsets in the input, which the muxer looks the
+    /// source's sample times up by).
+    private var held: [(bytes: [UInt8], offset: Int64)] = []
     private var currentHasVCL = false
     private var currentDropped = false
     /// Whether the current picture is the starting CRA being rewritten to BLA.
@@ -68,8 +70,8 @@ public struct LeadingPictureFilter: Sendable {
                 currentDropped = true
                 droppedPictures += 1
                 // Only the parameter sets held survive a dropped picture.
-                for bytes in held where try NALUnitHeader(bytes, codec: .hevc).isParameterSet {
-                    try NALUnitView.withNALUnit(bytes) { try sink.push($0) }
+                for unit in held where try NALUnitHeader(unit.bytes, codec: .hevc).isParameterSet {
+                    try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { try sink.push($0) }
                 }
                 held.removeAll()
                 return
@@ -83,7 +85,7 @@ public struct LeadingPictureFilter: Sendable {
             return
         }
         if !currentHasVCL {
-            held.append(unit.array)
+            held.append((unit.array, unit.offset))
             return
         }
         if currentDropped && !header.nalUnitType.isParameterSetType { return }
@@ -100,7 +102,8 @@ public struct LeadingPictureFilter: Sendable {
         let rewritten = HEVCNALUnitHeader(nalUnitType: .blaWLP, nuhLayerId: header.nuhLayerId, nuhTemporalIdPlus1: header.nuhTemporalIdPlus1).bytes
         guard bytes.count >= rewritten.count else { throw NALUError(.truncated, field: "nal_unit_header", byteOffset: unit.offset) }
         bytes.replaceSubrange(0..<rewritten.count, with: rewritten)
-        try NALUnitView.withNALUnit(bytes) { try sink.push($0) }
+        // At the input's offset: sinks find the sample's source times by it.
+        try NALUnitView.withNALUnit(bytes, offset: unit.offset, prefixLength: unit.prefixLength) { try sink.push($0) }
     }
 
     /// Writes what is held (NAL units after the input's last picture).
@@ -109,7 +112,7 @@ public struct LeadingPictureFilter: Sendable {
     }
 
     private mutating func flush(to sink: any MediaSink) throws {
-        for bytes in held { try NALUnitView.withNALUnit(bytes) { try sink.push($0) } }
+        for unit in held { try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { try sink.push($0) } }
         held.removeAll()
     }
 }
