@@ -37,10 +37,17 @@ public struct ConcatAudio {
     /// presented in the input (track timescale): the join error; 0 for the first.
     public let joinErrors: [Int64]
     /// The duration each input's samples are written with inside the join: every input but the
-    /// last has its samples written at least a whole frame long (its longest duration), as a
+    /// last has its samples written at least a whole frame long (its commonest duration), as a
     /// decoder outputs a whole frame for an AAC encoder's shorter last one; 0 for the last
     /// input (its durations as they are: its short last frame is the joined track's end).
     public let minimumDurations: [UInt32]
+
+    /// The duration most of `durations` have (the longest of those tied), 0 for none.
+    static func commonestDuration(_ durations: [Int64]) -> Int64 {
+        var counts: [Int64: Int] = [:]
+        for duration in durations { counts[duration, default: 0] += 1 }
+        return counts.max { ($0.value, $0.key) < ($1.value, $1.key) }?.key ?? 0
+    }
 
     /// The join of `sources`' audio, or why there is none (`reason`, one phrase).
     public static func plan(_ sources: [MediaSource]) throws -> (audio: ConcatAudio?, reason: String?) {
@@ -115,8 +122,11 @@ public struct ConcatAudio {
             var high: Int64 = 0
             var error: Int64 = 0
             // A shorter last sample (an AAC encoder's final partial frame) still decodes to a
-            // whole frame: inside the join it counts (and is written) as one.
-            let frame = position + 1 < inputs.count ? (input.samples.map(\.duration).max() ?? 0) : 0
+            // whole frame: inside the join it counts (and is written) as one. A whole frame is
+            // the duration most samples have, not the longest: a fragmented file without an edit
+            // list gives its first sample the time before it (80 ms where the video starts late),
+            // and every sample written that long would stretch the audio over the join.
+            let frame = position + 1 < inputs.count ? Self.commonestDuration(input.samples.map(\.duration)) : 0
             minimums.append(UInt32(clamping: frame))
             for sample in input.samples {
                 let duration = max(sample.duration, frame)
