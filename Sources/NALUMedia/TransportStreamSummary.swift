@@ -12,6 +12,12 @@ public struct TransportStreamSummary: Sendable {
     public var video: ProgramElement?
     /// The program's other elementary streams (audio, subtitles, data).
     public var otherStreams: [ProgramElement]
+    /// The other programs the PAT lists (`program_number`, `program_map_PID`): not read (a
+    /// reader takes one program's video; `--pid` chooses which).
+    public var otherPrograms: [(number: UInt16, pid: UInt16)]
+    /// Whether a PID was asked for (`--pid`): the program read was chosen, the others left out
+    /// on purpose.
+    public var streamRequested: Bool
     /// Packets, PES packets, payload bytes, warnings by kind.
     public var counts: TransportStreamCounts
     /// Input bytes read.
@@ -25,6 +31,8 @@ public struct TransportStreamSummary: Sendable {
         programNumber = demuxer.program?.programNumber
         video = demuxer.video
         otherStreams = (demuxer.program?.elements ?? []).filter { $0.pid != demuxer.video?.pid }
+        otherPrograms = demuxer.programsListed.filter { $0.number != demuxer.program?.programNumber }
+        streamRequested = demuxer.requestedPID != nil
         counts = demuxer.counts
         bytes = reader.bytesRead
         firstTimestamps = demuxer.firstTimestamps

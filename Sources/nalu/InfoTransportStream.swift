@@ -15,6 +15,7 @@ extension StreamSummary {
             ("pid", ts.video.map { .number(Int($0.pid)) } ?? .null),
             ("stream_type", ts.video.map { .number(Int($0.streamType)) } ?? .null),
             ("other_streams", .array(ts.otherStreams.map { .object([("pid", .number(Int($0.pid))), ("stream_type", .number(Int($0.streamType)))]) })),
+            ("other_programs", .array(ts.otherPrograms.map { .object([("program_number", .number(Int($0.number))), ("pmt_pid", .number(Int($0.pid)))]) })),
             ("packets", .number(ts.counts.packets)),
             ("pes_packets", .number(ts.counts.pesPackets)),
             ("first_pts", presentationTimeRange.map { .number(Int($0.lowerBound)) } ?? .null),
@@ -37,6 +38,9 @@ extension StreamSummary {
             lines.append(("stream", "\(video)" + (ts.programNumber.map { ", program \($0)" } ?? "")))
         }
         for other in ts.otherStreams { lines.append(("other stream", "\(other)")) }
+        for program in ts.otherPrograms {
+            lines.append(("other program", "\(program.number) (PMT PID 0x\(String(program.pid, radix: 16))), not read: --pid chooses its video"))
+        }
         lines.append(("packets", "\(ts.counts.packets) (\(ts.counts.pesPackets) video PES packets)"))
         if let rate = ts.frameRate {
             lines.append(("timing", "\(formatFPS(rate.doubleValue)) fps (\(rate.numerator)/\(rate.denominator), from the DTS)"))

@@ -20,18 +20,29 @@ struct CarriedTracks {
     }
 }
 
-/// Audio an output could not hold although `--no-audio` was not given: the output is written,
-/// then ``fail()`` exits with status 2 (Docs/cli.md), so a script sees the loss.
+/// Audio an output could not hold although `--no-audio` was not given, or programs of a
+/// transport stream input that were not read although `--pid` did not choose one: the output is
+/// written, then ``fail()`` exits with status 2 (Docs/cli.md), so a script sees the loss.
 struct AudioNotCarried {
     let input: String
     let tracks: [String]
     let why: String
+    /// The other programs of a transport stream input, left out.
+    var programs: [String] = []
 
     static let status: Int32 = 2
 
     func fail() throws {
-        throw CLIError(input, "\(tracks.joined(separator: ", ")) not carried: \(why); the video was written",
-                       hint: "give --no-audio to leave the audio out on purpose (exit 0)", status: Self.status)
+        var lost: [String] = []
+        if !tracks.isEmpty { lost.append("\(tracks.joined(separator: ", ")) not carried: \(why)") }
+        if !programs.isEmpty {
+            lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
+        }
+        var hints: [String] = []
+        if !tracks.isEmpty { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
+        if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
+        throw CLIError(input, lost.joined(separator: "; ") + "; the video was written",
+                       hint: hints.joined(separator: "; "), status: Self.status)
     }
 }
 
@@ -76,10 +87,15 @@ extension MediaSource {
         case .annexb, .avcc: "an elementary stream holds one video track"
         }
         let held = reason ?? holds
+        // Other programs of a transport stream: left out unless --pid chose the one read.
+        var programs: [String] = []
+        if let ts = transportStream, !ts.streamRequested {
+            programs = ts.otherPrograms.map { "program \($0.number) (PMT PID 0x\(String($0.pid, radix: 16)))" }
+        }
         if !dropped.isEmpty {
             StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
         }
-        guard !audio.isEmpty else { return nil }
-        return AudioNotCarried(input: input, tracks: audio, why: held)
+        guard !audio.isEmpty || !programs.isEmpty else { return nil }
+        return AudioNotCarried(input: input, tracks: audio, why: held, programs: programs)
     }
 }

@@ -31,6 +31,9 @@ public struct TransportStreamDemuxer {
     public private(set) var requestedPIDProblem: String?
     /// Every elementary stream of the PMTs parsed before the video was chosen.
     public private(set) var streamsSeen: [ProgramElement] = []
+    /// The programs the PAT lists (`program_number`, `program_map_PID`; at most 64, the network
+    /// PID left out): the one read and the others, which a reader of one program leaves out.
+    public private(set) var programsListed: [(number: UInt16, pid: UInt16)] = []
     public private(set) var counts = TransportStreamCounts()
     /// The first PES packets' time stamps (at most 32), for the frame rate.
     public private(set) var firstTimestamps: [PESTimestamps] = []
@@ -281,6 +284,9 @@ public struct TransportStreamDemuxer {
             guard let table = try ProgramAssociationTable(section: section) else { return }
             for program in table.programs where !mapPIDs.contains(program.pid) && mapPIDs.count < 64 {
                 mapPIDs.append(program.pid)
+            }
+            for program in table.programs where !programsListed.contains(where: { $0.number == program.number }) && programsListed.count < 64 {
+                programsListed.append(program)
             }
         } catch {
             warn(.section, TransportStream.programAssociationPID, offset, "PAT \(error); ignored")
