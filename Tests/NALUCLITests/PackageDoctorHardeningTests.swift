@@ -103,6 +103,17 @@ import Testing
             #expect(run.status == 3 && run.codes.contains("segment-duration-mismatch"), "\(path): \(run.output)")
             #expect(run.output.contains("v0_00001.m4s lasts 2.000 s by its samples"), "\(path): \(run.output)")
         }
+        // MPEG-TS segments: their duration by the PES time stamps.
+        let ts = try Scratch()
+        let (tsDir, tsRun) = try PackageCommandTests.package([PackageCommandTests.realWorld("phone.ts")], ["--hls", "--segment-type", "ts"], in: ts)
+        #expect(tsRun.status == 0, "\(tsRun.stderr)")
+        try Doctor.edit(tsDir + "/v0.m3u8") { text in
+            guard let range = text.range(of: "#EXTINF:4.000000,") else { return text }
+            return text.replacingCharacters(in: range, with: "#EXTINF:3.000000,")
+        }
+        let run = try Self.doctor(tsDir)
+        #expect(run.status == 3 && run.codes == ["segment-duration-mismatch"], "\(run.output)")
+        #expect(run.output.contains("v0_00001.ts lasts 4.000 s by its samples; the playlist says 3.000 s"), "\(run.output)")
     }
 
     /// Item 19: damage that doctor called clean.

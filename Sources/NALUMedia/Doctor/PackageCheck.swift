@@ -87,7 +87,8 @@ struct PackageCheck {
         }
         let manifestName = name(manifest)
         for problem in reading.problems {
-            add(.manifestInvalid, "\(manifestName): \(problem.message)", clause: problem.clause, key: problem.key)
+            let named = problem.message.hasPrefix(manifestName + ":") || problem.message.hasPrefix(manifestName + " ")
+            add(.manifestInvalid, named ? problem.message : "\(manifestName): \(problem.message)", clause: problem.clause, key: problem.key)
         }
         var starts: [(name: String, times: [Double?])] = []
         for (rendition, base) in renditions {

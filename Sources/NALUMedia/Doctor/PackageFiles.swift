@@ -101,6 +101,27 @@ struct PackageFiles {
         return String(cString: pointer)
     }
 
+    /// A regular file opened `O_NOFOLLOW | O_NONBLOCK` and checked with `fstat`, for readers
+    /// that open a path themselves: ``descriptorPath`` (`/dev/fd/N`) reopens this very file.
+    final class OpenFile {
+        let descriptor: Int32
+
+        init?(_ path: String) {
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+            guard descriptor >= 0 else { return nil }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+                close(descriptor)
+                return nil
+            }
+            self.descriptor = descriptor
+        }
+
+        deinit { close(descriptor) }
+
+        var descriptorPath: String { "/dev/fd/\(descriptor)" }
+    }
+
     /// Reads `length` bytes at `offset` of the regular file `path` (a resolved path), at most
     /// `limit`: opened `O_NOFOLLOW | O_NONBLOCK` (a FIFO swapped in does not block), refused
     /// unless `fstat` finds a regular file, read with `pread` up to what is there.

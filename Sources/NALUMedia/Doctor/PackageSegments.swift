@@ -149,7 +149,11 @@ enum PackageSegments {
     static func firstPictureOfTransportStream(_ path: String) -> (isKeyframe: Bool, what: String, duration: Double?)? {
         var options = MediaSourceOptions()
         options.readsAhead = false
-        guard let source = try? MediaSource(path: path, options: options) else { return nil }
+        // The file checked and opened here (O_NOFOLLOW, O_NONBLOCK, a regular file), reopened
+        // through its descriptor: a file swapped in after the checks is not followed.
+        guard let file = PackageFiles.OpenFile(path) else { return nil }
+        let opened = withExtendedLifetime(file) { try? MediaSource(path: file.descriptorPath, options: options) }
+        guard let source = opened else { return nil }
         var first: AccessUnitSummary?
         var firstTiming: SampleTiming?
         var lastTiming: SampleTiming?
