@@ -108,32 +108,10 @@ struct PackageCheck {
                     clause: "RFC 8216 4.3.3.1", key: rendition.name)
             }
         }
-        var initBytes: [UInt8] = []
-        var track: MP4VideoTrack?
-        var initReadable = true
-        var isVideo = rendition.isVideo
-        if let initSegment = rendition.initSegment,
-           let file = resolve(initSegment, base: base, what: "\(rendition.name): its init segment \(initSegment)",
-                              clause: isDASH ? "ISO/IEC 23009-1 5.3.9.2" : "RFC 8216 4.3.2.5") {
-            let clause = isDASH ? "ISO/IEC 23009-1 5.3.9.2" : "RFC 8216 4.3.2.5"
-            do {
-                initBytes = try PackageDoctor.read(file.path, range: rendition.initRange)
-                // An audio-only variant stream, or a media playlist named alone, is audio when its init says so.
-                if PackageSegments.isAudio(initBytes) { isVideo = false }
-                if isVideo {
-                    track = try? MP4VideoTrackReader(MemoryRandomAccessSource(initBytes)).track
-                    if let track { checkCodecs(rendition, track: track) }
-                }
-                if track == nil, !PackageSegments.hasBox("moov", in: initBytes) || isVideo {
-                    add(.segmentUnreadable, "\(rendition.name): its init segment \(initSegment) (\(initBytes.count) bytes) holds no \(isVideo ? "video track" : "movie box")",
-                        clause: clause)
-                    initReadable = false
-                }
-            } catch {
-                add(.segmentUnreadable, "\(rendition.name): its init segment \(initSegment) cannot be read: \(error)", clause: clause)
-                initReadable = false
-            }
-        }
+        let initSegment = readInitSegment(rendition, base: base, isDASH: isDASH)
+        let initBytes = initSegment.bytes
+        let initReadable = initSegment.isReadable
+        let isVideo = initSegment.isVideo
         for part in rendition.parts {
             _ = resolve(part, base: base, what: "\(rendition.name): part \(part)", clause: "RFC 8216bis 4.4.4.9", key: rendition.name)
         }
@@ -142,6 +120,11 @@ struct PackageCheck {
             let clause = isDASH ? "ISO/IEC 23009-1 5.3.9.4" : "RFC 8216 4.3.2"
             guard let file = resolve(segment.uri, base: base, what: "\(rendition.name): segment \(segment.uri)", clause: clause,
                                      key: rendition.name) else {
+                times.append(nil)
+                continue
+            }
+            // Without its init segment an fMP4 segment cannot be read: only its existence is checked.
+            guard initReadable else {
                 times.append(nil)
                 continue
             }
@@ -160,10 +143,8 @@ struct PackageCheck {
                 continue
             }
             guard facts.isReadable else {
-                if initReadable {
-                    add(.segmentUnreadable, "\(rendition.name): segment \(segment.uri) (\(facts.size) bytes) is no \(facts.kind) segment: \(facts.reason)",
-                        clause: clause, key: rendition.name)
-                }
+                add(.segmentUnreadable, "\(rendition.name): segment \(segment.uri) (\(facts.size) bytes) is no \(facts.kind) segment: \(facts.reason)",
+                    clause: clause, key: rendition.name)
                 times.append(nil)
                 continue
             }
@@ -179,6 +160,38 @@ struct PackageCheck {
             times.append(rendition.initSegment == nil ? segment.start : facts.firstPicture?.time ?? nil)
         }
         return isVideo ? times : []
+    }
+
+    /// The rendition's init segment, if it has one: its bytes, whether it reads as one (else a
+    /// finding, and its segments are only checked to be on disk), and whether the rendition is
+    /// video (an audio-only variant stream, or a media playlist named alone, is audio when its
+    /// init's handler says so). Checks the declared codecs against it.
+    mutating func readInitSegment(_ rendition: PackageManifests.Rendition, base: String, isDASH: Bool)
+        -> (bytes: [UInt8], isReadable: Bool, isVideo: Bool) {
+        guard let initSegment = rendition.initSegment else { return ([], true, rendition.isVideo) }
+        let clause = isDASH ? "ISO/IEC 23009-1 5.3.9.2" : "RFC 8216 4.3.2.5"
+        guard let file = resolve(initSegment, base: base, what: "\(rendition.name): its init segment \(initSegment)", clause: clause) else {
+            return ([], false, rendition.isVideo)
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try PackageDoctor.read(file.path, range: rendition.initRange)
+        } catch {
+            add(.segmentUnreadable, "\(rendition.name): its init segment \(initSegment) cannot be read: \(error)", clause: clause)
+            return ([], false, rendition.isVideo)
+        }
+        let isVideo = rendition.isVideo && !PackageSegments.isAudio(bytes)
+        var track: MP4VideoTrack?
+        if isVideo {
+            track = try? MP4VideoTrackReader(MemoryRandomAccessSource(bytes)).track
+            if let track { checkCodecs(rendition, track: track) }
+        }
+        if isVideo ? track == nil : !PackageSegments.hasBox("moov", in: bytes) {
+            add(.segmentUnreadable, "\(rendition.name): its init segment \(initSegment) (\(bytes.count) bytes) holds no \(isVideo ? "video track" : "movie box")",
+                clause: clause)
+            return (bytes, false, isVideo)
+        }
+        return (bytes, true, isVideo)
     }
 
     /// The declared codec strings against the init segment's sample entry and parameter sets.
