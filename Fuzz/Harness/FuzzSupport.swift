@@ -30,6 +30,9 @@ public enum FuzzHarnesses {
         "ts": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamHarness.run(bytes) },
         "ps-write": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ParameterSetWriterHarness.run(bytes) },
         "lent": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try LentHarness.run(bytes) },
+        "hls": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ManifestHarness.hls(bytes) },
+        "dash": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ManifestHarness.dash(bytes) },
+        "package-doctor": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try PackageDoctorHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

@@ -84,7 +84,7 @@ struct DoctorCommand: ParsableCommand {
                                                           ("info", .number(information))]))]).text)
         } else {
             for finding in findings { try out.write(finding.text) }
-            let name = inputOptions.input == "-" ? "standard input" : inputOptions.input
+            let name = inputOptions.input == "-" ? "standard input" : inputOptions.input.escapingControlCharacters
             let notes = information == 0 ? "" : " (\(information) info)"
             try out.line(errors + warnings == 0 ? "\(name): no problems found\(notes)"
                          : "\(name): \(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")\(notes)")
@@ -111,10 +111,10 @@ extension DoctorFinding {
         if let byteOffset { place.append("byte \(byteOffset)") }
         var line = "\(severity.rawValue)[\(code.rawValue)] "
         if !place.isEmpty { line += place.joined(separator: ", ") + ": " }
-        line += "\(message) (\(clause))"
+        line += "\(message.escapingControlCharacters) (\(clause))"
         if count > 1 { line += " [\(count) times]" }
         line += "\n"
-        if let fix { line += "  fix: \(fix)\n" }
+        if let fix { line += "  fix: \(fix.escapingControlCharacters)\n" }
         return line
     }
 
@@ -142,4 +142,28 @@ extension DoctorCommand: CommandIO {
     var example: String { "nalu doctor clip.mp4, or cat clip.h264 | nalu doctor" }
     /// A streaming package: its folder.
     var inputMayBeFolder: Bool { true }
+}
+
+extension String {
+    /// The text with control characters (C0, DEL, C1: what a terminal takes for escape
+    /// sequences, e.g. from a playlist's URIs) written `\u001b` as JSON strings write them, so
+    /// `nalu doctor`'s text output shows them instead of obeying them.
+    var escapingControlCharacters: String {
+        guard unicodeScalars.contains(where: \.isControlCharacter) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.isControlCharacter {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}
+
+extension Unicode.Scalar {
+    /// C0 (below 0x20), DEL (0x7F) and C1 (0x80 to 0x9F).
+    var isControlCharacter: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 }

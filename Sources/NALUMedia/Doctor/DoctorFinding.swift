@@ -57,6 +57,17 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     /// `media_time`): players show none of the track. A fragmented movie's open-ended edit copied
     /// into a progressive one, where 0 no longer means "to the end".
     case zeroLengthEdit = "zero-length-edit"
+    /// A URI that leaves the package folder (`..`, an absolute path, a symlink out): not opened.
+    case segmentOutsidePackage = "segment-outside-package"
+    /// A URI that names a directory, a FIFO, a device or a socket: not opened.
+    case segmentNotAFile = "segment-not-a-file"
+    /// A segment, init segment or byte range that cannot be read as what it should be.
+    case segmentUnreadable = "segment-unreadable"
+    /// A segment whose samples last other than the manifest says (`EXTINF`, `S@d`).
+    case segmentDurationMismatch = "segment-duration-mismatch"
+    /// A manifest value that is not usable (a duration that is no number, a time past 2^63),
+    /// a manifest that is none, or one that declares more segments than the doctor checks.
+    case manifestInvalid = "manifest-invalid"
     // Warnings.
     case hev1SampleEntry = "hev1-sample-entry"
     case noTiming = "no-timing"
@@ -73,7 +84,8 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
         switch self {
         case .noParameterSets, .missingReference, .startsWithoutKeyframe, .levelExceeded, .truncated, .forbiddenZeroBit,
              .recordMismatch, .nonMonotonicTimestamps, .bFramesWithoutCtts, .malformed, .decodeError,
-             .packageFileMissing, .segmentStartsWithoutKeyframe, .segmentOverTarget, .codecsMismatch, .renditionsMisaligned, .zeroLengthEdit:
+             .packageFileMissing, .segmentStartsWithoutKeyframe, .segmentOverTarget, .codecsMismatch, .renditionsMisaligned,
+             .segmentOutsidePackage, .segmentNotAFile, .segmentUnreadable, .segmentDurationMismatch, .manifestInvalid, .zeroLengthEdit:
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
              .targetUnsupported:
@@ -124,18 +136,27 @@ public struct DoctorFinding: Hashable, Sendable {
 /// found: memory stays bounded by the number of codes however long the stream.
 struct DoctorFindingLog {
     private(set) var findings: [DoctorFinding] = []
-    /// What makes two findings one: the code, or the code and a key (a sample description).
-    private var keys: [String] = []
+    /// What makes two findings one: the code, or the code and a key (a sample description, a
+    /// rendition), with the finding's index (a dictionary: a package's many keys stay linear).
+    private var indices: [String: Int] = [:]
 
     mutating func add(_ finding: DoctorFinding, key: String? = nil) {
         let key = finding.code.rawValue + (key.map { "/" + $0 } ?? "")
-        if let index = keys.firstIndex(of: key) {
+        if let index = indices[key] {
             findings[index].count += 1
         } else {
+            indices[key] = findings.count
             findings.append(finding)
-            keys.append(key)
         }
     }
 
     func contains(_ code: DoctorCode) -> Bool { findings.contains { $0.code == code } }
+
+    /// Counts one more finding of `code` and `key` when there is one already; false otherwise
+    /// (the caller then makes the finding and ``add(_:key:)``s it).
+    mutating func count(_ code: DoctorCode, key: String) -> Bool {
+        guard let index = indices[code.rawValue + "/" + key] else { return false }
+        findings[index].count += 1
+        return true
+    }
 }
