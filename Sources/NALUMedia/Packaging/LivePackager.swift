@@ -300,9 +300,6 @@ public final class LivePackager {
     /// VPS, SPS, PPS (H.265 32–34; H.264 7, 8).
     static func isParameterSet(_ unit: [UInt8], _ codec: Codec) -> Bool {
         guard let header = unit.first else { return false }
-        switch codec {
-        case .h264: return [7, 8].contains(header & 0x1F)
-        case .hevc: return (32...34).contains(header >> 1 & 0x3F)
-        }
+        return codec.isParameterSet(firstByte: header)
     }
 }

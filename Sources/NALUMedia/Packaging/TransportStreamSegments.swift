@@ -94,9 +94,8 @@ final class TransportStreamSegmenter: VideoSampleOutput {
                 throw NALUError(.lengthPastEnd, field: "NALUnitLength",
                                 detail: "\(length) bytes past the end of \(name) sample \(count + 1) (byte \(position - lengthSize))")
             }
-            let type = codec == .h264 ? Int(sample[position] & 0x1F) : Int(sample[position] >> 1 & 0x3F)
-            let isDelimiter = codec == .h264 ? type == 9 : type == 35
-            if !isDelimiter, length > 0 {
+            // An empty NAL unit (a zero length, perhaps the sample's last bytes) has no header to read.
+            if length > 0, !codec.isAccessUnitDelimiter(firstByte: sample[position]) {
                 unit += [0, 0, 0, 1]
                 unit.append(contentsOf: UnsafeRawBufferPointer(rebasing: sample[position..<(position + length)]))
             }
