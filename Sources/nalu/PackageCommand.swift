@@ -127,6 +127,7 @@ struct PackageCommand: ParsableCommand {
         options.frameRate = fps?.rational
         options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
         options.maxAccessUnitSize = maxAccessUnitSize
+        options.otherInputs = extradata.map { [$0] } ?? []
         Failure.inputSubject = inputs.first
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,

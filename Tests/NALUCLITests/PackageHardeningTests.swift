@@ -155,6 +155,14 @@ import Glibc
             #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == original, "\(name) was overwritten")
             try FileManager.default.removeItem(atPath: input)
         }
+        // The --extradata record of a length-prefixed input is an input too.
+        let record = out + "/v0_init.mp4"
+        let recordBytes = try Data(contentsOf: URL(fileURLWithPath: CLIRunner.fixture("avc_baseline.avcC")))
+        try recordBytes.write(to: URL(fileURLWithPath: record))
+        let result = try CLIRunner.run(["package", CLIRunner.fixture("avc_baseline.lp"), "--extradata", record, "--length-size", "4",
+                                        "--fps", "30", "-o", out, "--hls"])
+        #expect(result.status == 73 && result.stderr.contains("is the input file"), "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: record)) == recordBytes, "the record was overwritten")
     }
 
     // MARK: Item 10

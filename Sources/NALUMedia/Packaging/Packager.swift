@@ -34,7 +34,7 @@ public final class Packager {
     /// ``package(_:sourceOptions:)``'s work.
     func packageInputs(_ inputs: [String], sourceOptions: MediaSourceOptions) throws -> PackageSummary {
         guard !inputs.isEmpty else { throw NALUError(.missing, field: "input", detail: "no input to package") }
-        folder = PackageFolder(path: directory, inputs: inputs)
+        folder = PackageFolder(path: directory, inputs: inputs + options.otherInputs)
         // No playlist of an older package may name the segments this run replaces.
         try folder.removePlaylists(renditions: inputs.count)
         var video: [PackagedTrack] = []

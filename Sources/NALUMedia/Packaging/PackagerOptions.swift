@@ -40,6 +40,9 @@ public struct PackagerOptions: Sendable {
     /// ``NALU/AccessUnitLimit``): past it, raw, MPEG-TS, MP4 and live inputs stop with
     /// ``NALU/NALUError/Code/tooLarge`` naming the access unit.
     public var maxAccessUnitSize = AccessUnitLimit.defaultMaxBytes
+    /// Other files the run reads (an `--extradata` record): like the inputs, no package file
+    /// may replace them.
+    public var otherInputs: [String] = []
 
     public init(segmentDuration: Rational = Rational(4, 1), segmentType: SegmentType = .fmp4, hls: Bool = true, dash: Bool = false,
                 checksAlignment: Bool = true, dropsAudio: Bool = false) {
