@@ -190,6 +190,14 @@ import Glibc
         let good = try Self.fragmentedMP4(scratch, name: "good.mp4", seconds: "4", gop: 30)
         let first = try CLIRunner.run(["package", good, "-o", out, "--hls", "--dash", "--segment-duration", "1"])
         #expect(first.status == 0, "\(first.stderr)")
+        // A run that stops on an unreadable input before writing anything leaves the package whole.
+        let junk = scratch.file("junk.bin")
+        try Data(repeating: 0x5A, count: 4096).write(to: URL(fileURLWithPath: junk))
+        let refused = try CLIRunner.run(["package", junk, "-o", out, "--hls", "--dash", "--segment-duration", "2"])
+        #expect(refused.status == 65, "\(refused.stderr)")
+        for name in ["v0.m3u8", "master.m3u8", "manifest.mpd"] {
+            #expect(FileManager.default.fileExists(atPath: out + "/" + name), "\(name) removed by a run that wrote nothing")
+        }
         var before: [String: UInt64] = [:]
         for name in try FileManager.default.contentsOfDirectory(atPath: out) {
             before[name] = (try FileManager.default.attributesOfItem(atPath: out + "/" + name)[.systemFileNumber] as? NSNumber)?.uint64Value

@@ -40,7 +40,7 @@ public final class LivePackager {
     }
 
     /// Where the files go, and the input they may not replace.
-    private var folder: PackageFolder
+    private let folder: PackageFolder
 
     /// A picture read, waiting for the next one's decoding time (its duration).
     private struct Held {
@@ -58,7 +58,7 @@ public final class LivePackager {
     public func package(_ input: LiveInput) throws -> PackageSummary {
         folder.protect(input.identity, as: "input")
         // No playlist of an older package may name the segments this run replaces.
-        try folder.removePlaylists(renditions: 1)
+        folder.removePlaylistsBeforeFirstWrite(renditions: 1)
         var prefix = [UInt8](repeating: 0, count: 4 * TransportStream.timestampedPacketSize)
         var filled = 0
         while filled < prefix.count {

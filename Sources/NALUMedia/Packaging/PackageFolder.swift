@@ -16,8 +16,9 @@ import NALUIO
 /// a symbolic link, FIFO or device planted at the name is replaced, never written through or
 /// opened, and a reader of the folder never sees a partial file. A name that holds one of the
 /// inputs (same device and inode) is refused, as every other command refuses an output that is
-/// its input.
-struct PackageFolder {
+/// its input. Before the first file is written, the playlists of an older package are removed
+/// (``removePlaylistsBeforeFirstWrite(renditions:)``).
+final class PackageFolder {
     /// The folder.
     let path: String
     /// The inputs' paths and files (`"-"`: standard input's file, if it is one).
@@ -33,7 +34,7 @@ struct PackageFolder {
     }
 
     /// Adds an input by its open file (a live input).
-    mutating func protect(_ identity: FileIdentity?, as name: String) {
+    func protect(_ identity: FileIdentity?, as name: String) {
         if let identity, identity.isRegularFile { inputs.append((name, identity)) }
     }
 
@@ -51,9 +52,16 @@ struct PackageFolder {
                         detail: "is the input file\(input.path == "-" ? " (standard input)" : " (\(input.path))"); refusing to overwrite it")
     }
 
+    /// Renditions whose playlists go before the first file is written, if not done yet.
+    private var playlistsToRemove: Int?
+
     /// Opens `name` for writing, to be committed (renamed into place) when complete.
     func open(_ name: String) throws -> FileSink {
         try checkNotInput(name)
+        if let renditions = playlistsToRemove {
+            playlistsToRemove = nil
+            try removePlaylists(renditions: renditions)
+        }
         return try FileSink(path: file(name), replacing: true)
     }
 
@@ -78,10 +86,16 @@ struct PackageFolder {
         unlink(file(name))
     }
 
-    /// Removes the playlists and MPD a package of `renditions` video renditions would write,
-    /// before any of its segments: a run that replaces an older package's segments and then
+    /// Removes the playlists and MPD a package of `renditions` video renditions writes when the
+    /// first of its files is about to be written (a run that fails before, reading its inputs,
+    /// leaves the older package whole): a run that replaces an older package's segments and then
     /// stops (a signal, a full disk, an error) leaves no playlist naming a mix of old and new
     /// files (`Docs/packaging.md`, "Packaging into a folder again").
+    func removePlaylistsBeforeFirstWrite(renditions: Int) {
+        playlistsToRemove = renditions
+    }
+
+    /// Removes the playlists and MPD of `renditions` video renditions now.
     func removePlaylists(renditions: Int) throws {
         let names = (0..<renditions).map { "v\($0).m3u8" } + ["a0.m3u8", HLSPlaylist.multivariantName, DASHManifest.name]
         for name in names { try remove(name) }

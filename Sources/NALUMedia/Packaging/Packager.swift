@@ -36,7 +36,7 @@ public final class Packager {
         guard !inputs.isEmpty else { throw NALUError(.missing, field: "input", detail: "no input to package") }
         folder = PackageFolder(path: directory, inputs: inputs + options.otherInputs)
         // No playlist of an older package may name the segments this run replaces.
-        try folder.removePlaylists(renditions: inputs.count)
+        folder.removePlaylistsBeforeFirstWrite(renditions: inputs.count)
         var video: [PackagedTrack] = []
         var audio: PackagedTrack?
         for (index, path) in inputs.enumerated() {
