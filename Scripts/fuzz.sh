@@ -20,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor)
+TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
@@ -45,8 +45,7 @@ build_module() { # build_module NAME DIR
 
 build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the target's entry point
     local target=$1
-    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" \
-        "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a"; then
+    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a"; then
         echo "fuzz: building target $target" >&2
         "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUMedia -lNALUIO -lNALUMP4 -lNALUTS -lNALUEncoder -lNALU \
             Fuzz/Harness/*.swift "Fuzz/Targets/$target.swift" -o "$OUT/bin/$target"
@@ -68,8 +67,8 @@ seed() {
     python3 Fuzz/make-seeds.py Tests/Fixtures "$OUT/seeds"
 }
 
-max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks), TS 16 kB (~85 packets)
-    [[ $1 == mp4 || $1 == ts ]] && echo 16384 || echo 4096
+max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks), TS 16 kB (~85 packets), package 16 kB (MP4 or TS inputs)
+    [[ $1 == mp4 || $1 == ts || $1 == package ]] && echo 16384 || echo 4096
 }
 
 run_target() { # run_target TARGET SECONDS

@@ -33,6 +33,7 @@ public enum FuzzHarnesses {
         "hls": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ManifestHarness.hls(bytes) },
         "dash": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ManifestHarness.dash(bytes) },
         "package-doctor": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try PackageDoctorHarness.run(bytes) },
+        "package": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try PackageHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

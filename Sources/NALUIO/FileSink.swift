@@ -27,9 +27,10 @@ public final class FileSink: ByteSink {
     public var bytesWritten: Int64 { buffer.pointee.accepted }
 
     /// Opens `path` for writing (`"-"`: standard output), buffering up to `bufferSize` bytes.
-    public init(path: String, bufferSize: Int = 1 << 20) throws(NALUError) {
+    /// `replacing`: a link, FIFO or device at `path` is replaced, not written (``OutputTarget/init(path:replacing:)``).
+    public init(path: String, bufferSize: Int = 1 << 20, replacing: Bool = false) throws(NALUError) {
         self.path = path
-        target = try OutputTarget(path: path)
+        target = try OutputTarget(path: path, replacing: replacing)
         descriptor = target.descriptor
         buffer = UnsafeMutablePointer<OutputBuffer>.allocate(capacity: 1)
         buffer.initialize(to: OutputBuffer(capacity: max(4096, bufferSize)))

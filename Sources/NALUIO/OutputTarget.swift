@@ -50,10 +50,30 @@ public final class OutputTarget {
 
     /// Opens `path` for writing as described above.
     ///
+    /// `replacing`: whatever is at `path` (a symbolic link, a FIFO, a device) is replaced by the
+    /// rename, never written to or through: for files a command names itself inside a folder
+    /// (`package`'s segments and playlists), where a planted link or FIFO must not redirect or
+    /// stall the write.
+    ///
     /// - Throws: ``NALUError/Code/cannotCreate`` naming `path` when the folder is missing or not
     ///   writable, or the path is a directory.
-    public init(path: String) throws(NALUError) {
+    public init(path: String, replacing: Bool = false) throws(NALUError) {
         self.path = path
+        if replacing {
+            var info = stat()
+            if lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR {
+                throw NALUError(.cannotCreate, field: path, detail: "is a directory")
+            }
+            kind = .file
+            finalPath = path
+            var previousMask = OutputTarget.blockStoppingSignals()
+            defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+            let (fd, temporary) = try OutputTarget.createTemporary(beside: path, reportedAs: path)
+            descriptor = fd
+            temporaryPath = temporary
+            registration = TemporaryFileRegistry.register(temporary)
+            return
+        }
         if OutputTarget.standardOutputNames.contains(path) {
             kind = .standardOutput
             descriptor = 1
@@ -178,6 +198,30 @@ public final class OutputTarget {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder
+    }
+
+    /// Creates an empty scratch file with an unpredictable name in `$TMPDIR` (else `/tmp`),
+    /// `mkstemps(3)` with `suffix`, listed in ``TemporaryFileRegistry`` (signals held until it is),
+    /// so a signal removes it. The caller writes it, then ``removeScratchFile(_:)``s it.
+    /// - Returns: its path and registry slot.
+    /// - Throws: ``NALUError/Code/cannotCreate`` when it cannot be created.
+    public static func createScratchFile(suffix: String) throws(NALUError) -> (path: String, slot: Int?) {
+        var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        if folder.isEmpty { folder = "/tmp" }
+        var template = Array((folder + "/nalu-XXXXXX" + suffix).utf8CString)
+        var previousMask = blockStoppingSignals()
+        defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
+        let fd = mkstemps(&template, Int32(suffix.utf8.count))
+        guard fd >= 0 else { throw NALUError(.cannotCreate, field: folder, detail: FileSource.errnoText()) }
+        close(fd)
+        let path = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (path, TemporaryFileRegistry.register(path))
+    }
+
+    /// Removes a file made by ``createScratchFile(suffix:)`` and takes it off the registry.
+    public static func removeScratchFile(_ file: (path: String, slot: Int?)) {
+        unlink(file.path)
+        if let slot = file.slot { TemporaryFileRegistry.unregister(slot) }
     }
 
     /// Blocks the signals that stop `nalu` (their handler removes the listed temporary files) for

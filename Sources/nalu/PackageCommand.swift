@@ -77,6 +77,10 @@ struct PackageCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Length-prefixed input: bytes in each NAL length field (1|2|4).", valueName: "n"))
     var lengthSize: Int?
 
+    @Option(name: .customLong("max-access-unit-size"),
+            help: ArgumentHelp("Bytes of one access unit (or NAL unit) held in memory before giving up (default 64 MiB).", valueName: "bytes"))
+    var maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes
+
     @Option(help: ArgumentHelp("avcC/hvcC record with the parameter sets of length-prefixed input (implies that framing).", valueName: "file"))
     var extradata: String?
 
@@ -102,6 +106,9 @@ struct PackageCommand: ParsableCommand {
         }
         guard OpenGOPPolicy(rawValue: openGOP) != nil else { throw ValidationError("--open-gop must be keep or bla.") }
         if let lengthSize, ![1, 2, 4].contains(lengthSize) { throw ValidationError("--length-size must be 1, 2 or 4.") }
+        if maxAccessUnitSize < 1 << 16 || maxAccessUnitSize > 1 << 30 {
+            throw ValidationError("--max-access-unit-size must be between 65536 and 1073741824 bytes.")
+        }
     }
 
     func run() throws {
@@ -119,6 +126,8 @@ struct PackageCommand: ParsableCommand {
         options.window = window
         options.frameRate = fps?.rational
         options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
+        options.maxAccessUnitSize = maxAccessUnitSize
+        options.otherInputs = extradata.map { [$0] } ?? []
         Failure.inputSubject = inputs.first
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
@@ -130,11 +139,17 @@ struct PackageCommand: ParsableCommand {
 
     /// `--live`: packages the stream as it comes; the first SIGINT/SIGTERM ends it like the end
     /// of the input (the last segment completed, `EXT-X-ENDLIST`), then exits 128 + the signal.
+    /// A stop before anything could be packaged (before the first keyframe, in a FIFO's open)
+    /// exits 128 + the signal too, not as a data or I/O error.
     private func runLive(_ options: PackagerOptions) throws {
         Signals.finishOnSignal = true
-        let input = try LiveInput(path: inputs[0]) { Signals.stopRequested }
-        let summary = try LivePackager(directory: output, options: options).package(input)
-        for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
+        do {
+            let input = try LiveInput(path: inputs[0]) { Signals.stopRequested }
+            let summary = try LivePackager(directory: output, options: options).package(input)
+            for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
+        } catch where Signals.stopRequested {
+            throw ExitCode(Signals.exitStatus(Signals.received))
+        }
         if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
     }
 }

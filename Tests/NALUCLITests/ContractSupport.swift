@@ -34,7 +34,7 @@ final class RunningNalu {
     private let folder: Scratch
 
     /// Starts `nalu arguments`; `stdin` defaults to an empty file.
-    init(_ arguments: [String], stdin: Any? = nil, stdout: FileHandle? = nil) throws {
+    init(_ arguments: [String], stdin: Any? = nil, stdout: FileHandle? = nil, environment: [String: String] = [:]) throws {
         folder = try Scratch()
         stdoutURL = folder.url.appendingPathComponent("stdout")
         stderrURL = folder.url.appendingPathComponent("stderr")
@@ -43,6 +43,9 @@ final class RunningNalu {
         try Data().write(to: folder.url.appendingPathComponent("stdin"))
         process.executableURL = CLIRunner.executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try stdout ?? FileHandle(forWritingTo: stdoutURL)
         process.standardError = try FileHandle(forWritingTo: stderrURL)
         process.standardInput = try stdin ?? FileHandle(forReadingFrom: folder.url.appendingPathComponent("stdin"))

@@ -31,12 +31,12 @@ public enum CodecString {
     public static func video(codec: Codec, parameterSets: [[UInt8]], entry: String) throws -> String {
         switch codec {
         case .h264:
-            guard let unit = parameterSets.first(where: { ($0.first ?? 0) & 0x1F == 7 }) else {
+            guard let unit = parameterSets.first(where: { AVCNALUnitType(rawValue: $0.first ?? 0) == .sps }) else {
                 throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "no SPS to compute the codec string from")
             }
             return avc(try AVCSequenceParameterSet(nalUnit: unit), entry: entry)
         case .hevc:
-            guard let unit = parameterSets.first(where: { (($0.first ?? 0) >> 1) & 0x3F == 33 }) else {
+            guard let unit = parameterSets.first(where: { HEVCNALUnitType(rawValue: ($0.first ?? 0) >> 1) == .sps }) else {
                 throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "no SPS to compute the codec string from")
             }
             return hevc(try HEVCSequenceParameterSet(nalUnit: unit), entry: entry)

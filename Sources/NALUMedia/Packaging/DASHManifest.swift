@@ -1,3 +1,5 @@
+import NALU
+
 /// A static DASH MPD (ISO/IEC 23009-1) over a package's CMAF segments: one adaptation set for
 /// the video renditions and one for the audio, each representation with a `SegmentTemplate`
 /// (`$Number%05d$`) and a `SegmentTimeline` of the segments' decoding times and durations.
@@ -8,6 +10,11 @@ public enum DASHManifest {
     /// ISO 8601 duration with milliseconds ("PT10.000S").
     static func duration(_ seconds: Double) -> String { "PT" + Packager.format3(seconds) + "S" }
 
+    /// The decoding time after `segment` and `repeats` more of its duration (`nil` past 64 bits).
+    static func after(_ segment: PackagedSegment, repeats: Int) -> Int64? {
+        CheckedNumber.product(Int64(repeats) + 1, segment.duration).flatMap { CheckedNumber.sum(segment.decodeTime, $0) }
+    }
+
     /// 5.3.9.6 Segment timeline: `S` elements with `t` on the first of each run and `r` repeats.
     static func timeline(_ track: PackagedTrack) -> [String] {
         var lines: [String] = []
@@ -17,7 +24,7 @@ public enum DASHManifest {
             let segment = track.segments[index]
             var repeats = 0
             while index + repeats + 1 < track.segments.count, track.segments[index + repeats + 1].duration == segment.duration,
-                  track.segments[index + repeats + 1].decodeTime == segment.decodeTime + Int64(repeats + 1) * segment.duration {
+                  track.segments[index + repeats + 1].decodeTime == Self.after(segment, repeats: repeats) {
                 repeats += 1
             }
             var element = "<S"
@@ -25,7 +32,7 @@ public enum DASHManifest {
             element += " d=\"\(segment.duration)\""
             if repeats > 0 { element += " r=\"\(repeats)\"" }
             lines.append(element + "/>")
-            expected = segment.decodeTime + Int64(repeats + 1) * segment.duration
+            expected = Self.after(segment, repeats: repeats)
             index += repeats + 1
         }
         return lines

@@ -1,3 +1,5 @@
+import NALU
+
 /// HLS playlists (RFC 8216): media playlists of a package's tracks and the multivariant playlist
 /// that lists the video renditions with their audio group.
 public enum HLSPlaylist {
@@ -10,16 +12,18 @@ public enum HLSPlaylist {
         var target = 1
         for segment in track.segments {
             let seconds = Double(segment.duration) / Double(max(track.timescale, 1))
-            target = max(target, Int(seconds.rounded(.toNearestOrAwayFromZero)))
+            target = max(target, CheckedNumber.int(seconds.rounded(.toNearestOrAwayFromZero)) ?? Int.max)
         }
         return target
     }
 
     /// `EXTINF` duration: seconds with 6 decimals (RFC 8216 4.3.2.1, decimal-floating-point).
     static func decimal(_ ticks: Int64, _ timescale: UInt32) -> String {
-        let micro = (Double(ticks) * 1_000_000 / Double(max(timescale, 1))).rounded()
-        let whole = Int64(micro) / 1_000_000
-        let digits = String(Int64(micro) % 1_000_000)
+        // Times were checked on input (PackagedTime); what does not fit is shown as it is.
+        let seconds = Double(ticks) / Double(max(timescale, 1))
+        guard let micro = CheckedNumber.int64(seconds * 1_000_000), micro >= 0 else { return String(seconds) }
+        let whole = micro / 1_000_000
+        let digits = String(micro % 1_000_000)
         return "\(whole)." + String(repeating: "0", count: 6 - digits.count) + digits
     }
 

@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 public import NALU
+import NALUIO
 import NALUTS
 
 /// A pipe, FIFO or file read as a live packager needs it: each read returns what has arrived
@@ -28,7 +29,13 @@ public final class LiveInput: ByteSource {
             descriptor = 0
             ownsDescriptor = false
         } else {
-            descriptor = open(path, O_RDONLY)
+            // A FIFO's open waits for a writer: a signal interrupts it (EINTR), which ends the
+            // run when `shouldStop` says so (the command then exits 128 + the signal).
+            var opened: Int32
+            repeat {
+                opened = open(path, O_RDONLY | O_CLOEXEC)
+            } while opened < 0 && errno == EINTR && !shouldStop()
+            descriptor = opened
             guard descriptor >= 0 else {
                 throw NALUError(.io, field: path, detail: String(cString: strerror(errno)))
             }
@@ -37,6 +44,9 @@ public final class LiveInput: ByteSource {
     }
 
     deinit { if ownsDescriptor { close(descriptor) } }
+
+    /// The file read (device and inode), which the package may not replace.
+    var identity: FileIdentity? { FileIdentity(descriptor: descriptor) }
 
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }

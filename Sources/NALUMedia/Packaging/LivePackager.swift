@@ -36,7 +36,11 @@ public final class LivePackager {
     public init(directory: String, options: PackagerOptions) {
         self.directory = directory
         self.options = options
+        folder = PackageFolder(path: directory)
     }
+
+    /// Where the files go, and the input they may not replace.
+    private let folder: PackageFolder
 
     /// A picture read, waiting for the next one's decoding time (its duration).
     private struct Held {
@@ -52,6 +56,9 @@ public final class LivePackager {
     ///   ``PackagerOptions/dropsAudio``) and for parameter sets that change, `.invalidValue` for
     ///   decoding times that do not increase, `.missing` for an Annex-B stream without VUI timing.
     public func package(_ input: LiveInput) throws -> PackageSummary {
+        folder.protect(input.identity, as: "input")
+        // No playlist of an older package may name the segments this run replaces.
+        folder.removePlaylistsBeforeFirstWrite(renditions: 1)
         var prefix = [UInt8](repeating: 0, count: 4 * TransportStream.timestampedPacketSize)
         var filled = 0
         while filled < prefix.count {
@@ -71,7 +78,7 @@ public final class LivePackager {
                                 detail: "live packaging carries the video only; --no-audio packages the stream without its \(others.count) other stream(s)")
             }
             let codec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
-            var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10)
+            var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10, maxNALUnitSize: options.maxAccessUnitSize)
             return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in
                 try nalReader.forEachCompleteNALUnit(body)
                 // Stopped: the NAL unit read last may be cut short.
@@ -91,7 +98,7 @@ public final class LivePackager {
             throw NALUError(.unrecognisedFormat, field: "codec", byteOffset: 0,
                             detail: "the first NAL unit headers of the Annex-B stream are neither H.264's nor H.265's")
         }
-        var nalReader = AnnexBReader(ReplaySource(prefix: prefix, source: ChunkedSource(source: input, limit: 4096)), chunkSize: 64 << 10)
+        var nalReader = AnnexBReader(ReplaySource(prefix: prefix, source: ChunkedSource(source: input, limit: 64 << 10)), chunkSize: 64 << 10, maxNALUnitSize: options.maxAccessUnitSize)
         return try run(codec: codec, input: input, timing: .frameRate) { body in
             try nalReader.forEachCompleteNALUnit(body)
             if !input.stopped { try nalReader.finish(body) }
@@ -116,6 +123,8 @@ public final class LivePackager {
         var frame: MP4FrameTiming?
         var writer: LiveWriter?
         var pending: [(offset: Int64, bytes: [UInt8])] = []
+        // Bytes in `pending`: at most the access unit limit (a flood of filler after a picture).
+        var pendingBytes = 0
         var held: Held?
         var last: (decode: Int64, distance: Int64, offset: Int64)?
         var record: [[UInt8]]?
@@ -139,8 +148,8 @@ public final class LivePackager {
             }
             started = true
             try sample.bytes.withUnsafeBytes { raw in
-                try filter.push(raw, timing: SampleTiming(decode: sample.decode, presentation: sample.presentation, duration: duration,
-                                                          timescale: writer.track.timescale),
+                try filter.push(raw, timing: PackagedTime.timing(decode: sample.decode, presentation: sample.presentation, duration: duration,
+                                                                 timescale: writer.track.timescale, name: "input video"),
                                 isSync: sample.isSync, description: 1, startsSegment: startsSegment, into: segmenter)
             }
         }
@@ -164,7 +173,10 @@ public final class LivePackager {
             let end = summary.offset + summary.size
             let count = pending.firstIndex { $0.offset >= end } ?? pending.count
             let units = pending[0..<count]
-            defer { pending.removeFirst(count) }
+            defer {
+                pendingBytes -= pending[0..<count].reduce(0) { $0 + $1.bytes.count }
+                pending.removeFirst(count)
+            }
             var decode: Int64 = 0
             var presentation: Int64 = 0
             if case .transportStream(let reader) = timing {
@@ -201,7 +213,7 @@ public final class LivePackager {
                     frame = timing
                     timescale = timing.timescale
                 }
-                let started = LiveWriter(directory: directory, options: options, name: name, timescale: timescale)
+                let started = LiveWriter(folder: folder, options: options, name: name, timescale: timescale)
                 try started.start(codec: codec, parameterSets: unique, description: description)
                 writer = started
                 record = unique
@@ -220,7 +232,7 @@ public final class LivePackager {
             }
             let sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
             if case .frameRate = timing {
-                queue.append(sample, size: bytes.count, poc: poc?.0, reorderLimit: poc?.reorderLimit, maxBytes: 256 << 20)
+                queue.append(sample, size: bytes.count, poc: poc?.0, reorderLimit: poc?.reorderLimit, maxBytes: options.maxAccessUnitSize)
                 return try drain()
             }
             let distance = last.map { decode &- $0.decode } ?? 0
@@ -229,48 +241,65 @@ public final class LivePackager {
             held = sample
         }
 
-        try read { unit in
-            let step = try splitter.push(unit)
-            if let completed = step.completed {
-                try complete(completed, poc: assemblingPOC)
-                assemblingPOC = nil
+        // However the run ends (a DTS going back, a parameter-set change, a full disk), the
+        // playlists end as at the end of the input: the open segment completed if the disk
+        // allows, EXT-X-ENDLIST, no part or preload hint left dangling, the MPD's duration set.
+        func packageStream() throws -> LiveWriter {
+            try read { unit in
+                let step = try splitter.push(unit)
+                if let completed = step.completed {
+                    try complete(completed, poc: assemblingPOC)
+                    assemblingPOC = nil
+                }
+                if case .frameRate = timing, step.isFirstVCL {
+                    assemblingPOC = try splitter.pictureOrderCount(after: step, counter: &counter, offset: unit.offset)
+                }
+                if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
+                guard unit.bytes.count <= options.maxAccessUnitSize - pendingBytes else {
+                    throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: unit.offset)
+                }
+                pendingBytes += unit.bytes.count
+                pending.append((unit.offset, Array(unit.bytes)))
             }
-            if case .frameRate = timing, step.isFirstVCL {
-                assemblingPOC = try splitter.pictureOrderCount(after: step, counter: &counter, offset: unit.offset)
+            if !input.stopped {
+                if let completed = splitter.finish() { try complete(completed, poc: assemblingPOC) }
+            } else if !pending.isEmpty, record != nil {
+                // Stopped: the access unit being read may be incomplete.
+                notes.append("the picture being read when the input was stopped is not packaged: it may be incomplete")
             }
-            if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
-            pending.append((unit.offset, Array(unit.bytes)))
+            if case .frameRate = timing {
+                queue.flush()
+                try drain()
+            } else if let held {
+                try emit(held, duration: max(1, last?.distance ?? 3003))
+            }
+            if skipped > 0 {
+                notes.append("\(skipped) picture(s) before the first keyframe were not packaged: no segment can start with them")
+            }
+            guard let writer, record != nil else {
+                throw NALUError(.missing, field: "keyframe", byteOffset: input.bytesRead, detail: "the stream ended before its first keyframe: nothing to package")
+            }
+            try filter.finish(into: writer.segmenter)
+            notes += Packager.openGOPNotes(filter, path: "input", name: name)
+            try writer.finish()
+            return writer
         }
-        if !input.stopped {
-            if let completed = splitter.finish() { try complete(completed, poc: assemblingPOC) }
-        } else if !pending.isEmpty, record != nil {
-            // Stopped: the access unit being read may be incomplete.
-            notes.append("the picture being read when the input was stopped is not packaged: it may be incomplete")
+        let finished: LiveWriter
+        do {
+            finished = try packageStream()
+        } catch {
+            if let writer {
+                try? filter.finish(into: writer.segmenter)
+                writer.endAfterFailure()
+            }
+            throw error
         }
-        if case .frameRate = timing {
-            queue.flush()
-            try drain()
-        } else if let held {
-            try emit(held, duration: max(1, last?.distance ?? 3003))
-        }
-        if skipped > 0 {
-            notes.append("\(skipped) picture(s) before the first keyframe were not packaged: no segment can start with them")
-        }
-        guard let writer, record != nil else {
-            throw NALUError(.missing, field: "keyframe", byteOffset: input.bytesRead, detail: "the stream ended before its first keyframe: nothing to package")
-        }
-        try filter.finish(into: writer.segmenter)
-        notes += Packager.openGOPNotes(filter, path: "input", name: name)
-        try writer.finish()
-        return PackageSummary(video: [writer.track], audio: nil, manifests: writer.manifests, notes: notes + writer.notes)
+        return PackageSummary(video: [finished.track], audio: nil, manifests: finished.manifests, notes: notes + finished.notes)
     }
 
     /// VPS, SPS, PPS (H.265 32–34; H.264 7, 8).
     static func isParameterSet(_ unit: [UInt8], _ codec: Codec) -> Bool {
         guard let header = unit.first else { return false }
-        switch codec {
-        case .h264: return [7, 8].contains(header & 0x1F)
-        case .hevc: return (32...34).contains(header >> 1 & 0x3F)
-        }
+        return codec.isParameterSet(firstByte: header)
     }
 }

@@ -8,9 +8,9 @@ import NALUMP4
 
 /// The output side of a ``LivePackager``: the init segment, the segmenter, and after every part
 /// and segment the media playlist, the multivariant playlist and the dynamic MPD, each rewritten
-/// whole under a temporary name and renamed (``PackageFile``); old segments deleted.
+/// whole under a temporary name and renamed (``PackageFolder``); old segments deleted.
 final class LiveWriter {
-    let directory: String
+    let folder: PackageFolder
     let options: PackagerOptions
     let name: String
     let segmenter: FragmentSegmenter
@@ -28,11 +28,11 @@ final class LiveWriter {
     private var availabilityStart: Int = 0
     private var segmentsWritten = 0
 
-    init(directory: String, options: PackagerOptions, name: String, timescale: UInt32) {
-        self.directory = directory
+    init(folder: PackageFolder, options: PackagerOptions, name: String, timescale: UInt32) {
+        self.folder = folder
         self.options = options
         self.name = name
-        segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: timescale, presentationOffset: 0)
+        segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 1, timescale: timescale, presentationOffset: 0)
         track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale, codecs: "")
         targetDuration = max(1, Int(options.segmentDuration.doubleValue.rounded(.up)))
         segmenter.didWrite = { [unowned self] in try self.update() }
@@ -52,7 +52,7 @@ final class LiveWriter {
         segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
         let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height,
                                            timescale: track.timescale)
-        try PackageFile.write([header], to: track.initName ?? name + "_init.mp4", in: directory)
+        try folder.write([header], to: track.initName ?? name + "_init.mp4")
         availabilityStart = Int(time(nil))
     }
 
@@ -62,6 +62,16 @@ final class LiveWriter {
         ended = true
         if segmenter.segments.isEmpty { return }
         try update()
+    }
+
+    /// Ends the stream after a failure, as far as the disk allows: the open segment completed
+    /// (its samples are whole), then the playlists with `EXT-X-ENDLIST` and no part or preload
+    /// hint, the MPD with its duration. Errors here are dropped: the failure is what is reported.
+    func endAfterFailure() {
+        try? segmenter.flush()
+        ended = true
+        if segmenter.segments.isEmpty { return }
+        try? update()
     }
 
     /// The segments listed: the last ``PackagerOptions/window``.
@@ -113,8 +123,8 @@ final class LiveWriter {
                 playlist.openParts = segmenter.openParts
                 if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
             }
-            try PackageFile.write(text: playlist.text, to: name + ".m3u8", in: directory)
-            try PackageFile.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName, in: directory)
+            try folder.write(text: playlist.text, to: name + ".m3u8")
+            try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName)
         }
         if options.dash {
             var windowTrack = track
@@ -123,15 +133,15 @@ final class LiveWriter {
                                                availabilityStart: availabilityStart, publishTime: Int(time(nil)),
                                                segmentDuration: options.segmentDuration.doubleValue, window: options.window,
                                                total: ended ? track.duration : nil)
-            try PackageFile.write(text: text, to: DASHManifest.name, in: directory)
+            try folder.write(text: text, to: DASHManifest.name)
         }
         manifests = (options.hls ? [name + ".m3u8", HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
         // A segment that left the window stays for as long again as the window (RFC 8216 6.2.2).
         let keep = 2 * max(1, options.window) + 1
         while deleted < all.count - keep {
             let segment = all[deleted]
-            unlink(directory + "/" + segment.name)
-            for part in segment.parts { unlink(directory + "/" + part.name) }
+            try folder.remove(segment.name)
+            for part in segment.parts { try folder.remove(part.name) }
             deleted += 1
         }
     }

@@ -10,8 +10,8 @@ import NALUIO
 import NALUMP4
 
 /// An input that is no MP4/MOV (an Annex-B or length-prefixed stream, an MPEG-TS) made
-/// packageable: its video muxed into an MP4 beside the package (a hidden file, deleted when the
-/// input is packaged) by the muxer `nalu convert --to mp4` uses (``MP4FileSink``), which times
+/// packageable: its video muxed into an MP4 scratch file outside the package (an unpredictable
+/// name in `$TMPDIR`, removed when the input is packaged, on an error or on a signal) by the muxer `nalu convert --to mp4` uses (``MP4FileSink``), which times
 /// it as that command does:
 ///
 /// - **MPEG-TS**: every access unit keeps its PES DTS/PTS (``SampleClock``, 90 kHz), the first
@@ -28,13 +28,14 @@ final class PackageInput {
     let source: MediaSource
     /// Things the user should know (the muxer's notes).
     let notes: [String]
-    private let temporaryPath: String
+    /// The MP4 file (``NALUIO/OutputTarget/createScratchFile(suffix:)``).
+    private let scratch: (path: String, slot: Int?)
 
-    /// Muxes `original` into `directory/.<name>_input.mp4`.
+    /// Muxes `original` into a scratch file in `$TMPDIR` (`nalu-XXXXXX_input.mp4`).
     /// - Throws: ``NALUError``: `.unsupported` for a transport stream with streams that cannot
     ///   be packaged (other than one AAC stream), or audio read from standard input (a second
     ///   pass is needed); the muxer's errors.
-    init(_ original: MediaSource, name: String, directory: String, options: PackagerOptions) throws {
+    init(_ original: MediaSource, options: PackagerOptions) throws {
         var audio: TransportStreamAudioReader?
         if let stream = original.transportStream {
             let aac = stream.otherStreams.filter { $0.streamType == 0x0F }
@@ -53,26 +54,28 @@ final class PackageInput {
                 audio = reader
             }
         }
-        temporaryPath = directory + "/." + name + "_input.mp4"
+        // An unpredictable name outside the package, removed on a signal too.
+        scratch = try OutputTarget.createScratchFile(suffix: "_input.mp4")
+        let temporaryPath = scratch.path
         let containerRate = original.sampleClock() == nil ? try original.containerFrameRate() : nil
         var muxerOptions = MP4MuxerOptions(sampleEntry: nil, layout: .moovAtEnd, frameRate: options.frameRate ?? containerRate)
-        muxerOptions.maxAccessUnitSize = AccessUnitLimit.defaultMaxBytes
-        let file = try FileSink(path: temporaryPath)
-        let sink: MP4FileSink = if let audio {
-            try MP4FileSink(for: original, output: file, options: muxerOptions, transportStreamAudio: audio)
-        } else {
-            try MP4FileSink(for: original, output: file, options: muxerOptions)
-        }
-        let report = try sink.write(original)
-        try file.commit()
-        notes = report.notes.map { "\(original.path): \($0)" }
+        muxerOptions.maxAccessUnitSize = options.maxAccessUnitSize
         do {
+            let file = try FileSink(path: temporaryPath, replacing: true)
+            let sink: MP4FileSink = if let audio {
+                try MP4FileSink(for: original, output: file, options: muxerOptions, transportStreamAudio: audio)
+            } else {
+                try MP4FileSink(for: original, output: file, options: muxerOptions)
+            }
+            let report = try sink.write(original)
+            try file.commit()
+            notes = report.notes.map { "\(original.path): \($0)" }
             source = try MediaSource(path: temporaryPath)
         } catch {
-            unlink(temporaryPath)
+            OutputTarget.removeScratchFile(scratch)
             throw error
         }
     }
 
-    deinit { unlink(temporaryPath) }
+    deinit { OutputTarget.removeScratchFile(scratch) }
 }

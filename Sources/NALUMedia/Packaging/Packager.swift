@@ -17,11 +17,14 @@ public final class Packager {
     public let directory: String
     public let options: PackagerOptions
     var notes: [String] = []
+    /// Where the files go, and the inputs they may not replace (set by ``package(_:sourceOptions:)``).
+    var folder: PackageFolder
 
     /// - Parameter directory: an existing folder the package is written into.
     public init(directory: String, options: PackagerOptions) {
         self.directory = directory
         self.options = options
+        folder = PackageFolder(path: directory)
     }
 
     /// The temporary MP4s raw and MPEG-TS inputs were muxed into, and the inputs' names, which
@@ -31,12 +34,15 @@ public final class Packager {
     /// ``package(_:sourceOptions:)``'s work.
     func packageInputs(_ inputs: [String], sourceOptions: MediaSourceOptions) throws -> PackageSummary {
         guard !inputs.isEmpty else { throw NALUError(.missing, field: "input", detail: "no input to package") }
+        folder = PackageFolder(path: directory, inputs: inputs + options.otherInputs)
+        // No playlist of an older package may name the segments this run replaces.
+        folder.removePlaylistsBeforeFirstWrite(renditions: inputs.count)
         var video: [PackagedTrack] = []
         var audio: PackagedTrack?
         for (index, path) in inputs.enumerated() {
             let opened = try MediaSource(path: path, options: sourceOptions)
             // A raw stream or an MPEG-TS is muxed into an MP4 first (PackageInput.swift).
-            let input = opened.mp4 == nil ? try PackageInput(opened, name: "v\(index)", directory: directory, options: options) : nil
+            let input = opened.mp4 == nil ? try PackageInput(opened, options: options) : nil
             notes += input?.notes ?? []
             if let input { inputNames.append((input.source.path, path)) }
             let source = input?.source ?? opened
@@ -77,15 +83,15 @@ public final class Packager {
         var manifests: [String] = []
         if options.hls {
             for track in video + (audio.map { [$0] } ?? []) {
-                try PackageFile.write(text: HLSPlaylist.media(track, segmentType: options.segmentType), to: track.name + ".m3u8", in: directory)
+                try folder.write(text: HLSPlaylist.media(track, segmentType: options.segmentType), to: track.name + ".m3u8")
                 manifests.append(track.name + ".m3u8")
             }
-            try PackageFile.write(text: HLSPlaylist.multivariant(video: video, audio: audio), to: HLSPlaylist.multivariantName, in: directory)
+            try folder.write(text: HLSPlaylist.multivariant(video: video, audio: audio), to: HLSPlaylist.multivariantName)
             manifests.append(HLSPlaylist.multivariantName)
         }
         if options.dash {
-            try PackageFile.write(text: DASHManifest.staticMPD(video: video, audio: audio, segmentDuration: options.segmentDuration.doubleValue),
-                                  to: DASHManifest.name, in: directory)
+            try folder.write(text: DASHManifest.staticMPD(video: video, audio: audio, segmentDuration: options.segmentDuration.doubleValue),
+                                  to: DASHManifest.name)
             manifests.append(DASHManifest.name)
         }
         return PackageSummary(video: video, audio: audio, manifests: manifests, notes: notes)
@@ -115,9 +121,10 @@ public final class Packager {
     static func seconds(_ value: Double) -> String { String(format3(value)) }
 
     static func format3(_ value: Double) -> String {
-        let scaled = (value * 1000).rounded()
-        let whole = Int64(scaled) / 1000
-        let fraction = abs(Int64(scaled) % 1000)
+        // Times were checked on input (PackagedTime); what does not fit is shown as it is.
+        guard let scaled = CheckedNumber.int64(value * 1000) else { return String(value) }
+        let whole = scaled / 1000
+        let fraction = abs(scaled % 1000)
         let digits = String(fraction)
         return (scaled < 0 && whole == 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 3 - digits.count) + digits
     }
@@ -136,7 +143,8 @@ public final class Packager {
             notes.append("\(source.path): the source's sample entry is \(entry) (parameter sets may be in band); the segments keep it")
         }
         let editList = track.editList
-        let offset = editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
+        let offset = try PackagedTime.check(editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
+                                            field: "\(source.path) edit list media_time")
         var packaged = try videoTrack(source: source, name: name, codec: track.codec, entry: entry.rawValue,
                                       parameterSets: track.decoderConfiguration.parameterSets,
                                       width: track.width, height: track.height, timescale: track.timescale)
@@ -150,9 +158,9 @@ public final class Packager {
             let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: track.sampleDescription.recordBytes, width: track.width,
                                                height: track.height, timescale: track.timescale, movieTimescale: track.movieTimescale,
                                                editList: editList.isEmpty ? nil : editList)
-            try PackageFile.write([header], to: packaged.initName ?? name + "_init.mp4", in: directory)
+            try folder.write([header], to: packaged.initName ?? name + "_init.mp4")
         }
-        let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
+        let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)
         let filter = VideoSampleFilter(codec: track.codec, lengthSize: track.lengthSize, policy: options.openGOP, inBandParameterSets: inBand)
         var buffer: [UInt8] = []
@@ -160,10 +168,11 @@ public final class Packager {
         var count = 0
         var first: Int64?
         while let sample = try iterator.next() {
+            try checkSize(sample)
             let startsSegment = try startsSegment(sample, first: &first, timescale: track.timescale, segments: segmenter.segments.count + 1,
                                                   path: source.path)
-            try filter.push(sample, timing: SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
-                                                         timescale: track.timescale),
+            try filter.push(sample, timing: PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                                timescale: track.timescale, name: "\(source.path) video", byteOffset: sample.offset),
                             startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
             count += 1
         }
@@ -175,6 +184,13 @@ public final class Packager {
         let ticks = packaged.segments.reduce(Int64(0)) { $0 + $1.duration }
         if ticks > 0 { packaged.frameRate = Double(count) * Double(track.timescale) / Double(ticks) }
         return packaged
+    }
+
+    /// Refuses a sample past ``PackagerOptions/maxAccessUnitSize`` before it is read.
+    func checkSize(_ sample: MP4Sample) throws {
+        guard sample.size <= options.maxAccessUnitSize else {
+            throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: sample.offset)
+        }
     }
 
     /// Whether `sample` (in decoding order) starts a segment: the first sample, which must be a
@@ -221,27 +237,30 @@ public final class Packager {
                             detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC in mp4a only)")
         }
         let name = "a0"
-        let offset = track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
+        let offset = try PackagedTime.check(track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
+                                            field: "\(inputPath) track \(track.trackID) edit list media_time")
         var packaged = PackagedTrack(kind: .audio, inputPath: inputPath, name: name,
                                      initName: options.segmentType == .fmp4 ? name + "_init.mp4" : nil,
                                      timescale: track.timescale, codecs: codecs, channels: CodecString.channels(sampleEntry: entry),
                                      presentationOffset: offset)
-        try PackageFile.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
-                              to: name + "_init.mp4", in: directory)
-        let segmenter = FragmentSegmenter(directory: directory, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
+        try folder.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
+                              to: name + "_init.mp4")
+        let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)
         var buffer: [UInt8] = []
         var iterator = reader.samples()
         var segment = 0
         while let sample = try iterator.next() {
-            let time = Double(sample.pts &- offset) / Double(track.timescale)
+            try checkSize(sample)
+            let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                 timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
+            let time = Double(sample.pts - offset) / Double(track.timescale)
             var target = segment
             while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
             if target != segment {
                 try segmenter.flush()
                 segment = target
             }
-            let timing = SampleTiming(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration), timescale: track.timescale)
             try reader.read(sample, into: &buffer)
             try buffer.withUnsafeBytes { raw in try segmenter.append(raw, timing: timing, isSync: sample.isSync) }
         }

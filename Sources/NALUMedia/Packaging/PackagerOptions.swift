@@ -36,6 +36,13 @@ public struct PackagerOptions: Sendable {
     public var frameRate: Rational? = nil
     /// What becomes of an H.265 CRA picture with RASL pictures that starts a segment (`--open-gop`).
     public var openGOP: OpenGOPPolicy = .keep
+    /// Bytes of one access unit (and one NAL unit) held in memory at most (`--max-access-unit-size`,
+    /// ``NALU/AccessUnitLimit``): past it, raw, MPEG-TS, MP4 and live inputs stop with
+    /// ``NALU/NALUError/Code/tooLarge`` naming the access unit.
+    public var maxAccessUnitSize = AccessUnitLimit.defaultMaxBytes
+    /// Other files the run reads (an `--extradata` record): like the inputs, no package file
+    /// may replace them.
+    public var otherInputs: [String] = []
 
     public init(segmentDuration: Rational = Rational(4, 1), segmentType: SegmentType = .fmp4, hls: Bool = true, dash: Bool = false,
                 checksAlignment: Bool = true, dropsAudio: Bool = false) {
@@ -125,7 +132,7 @@ public struct PackagedTrack: Hashable, Sendable {
         for segment in segments where segment.duration > 0 {
             peak = max(peak, Double(segment.bytes) * 8 * Double(timescale) / Double(segment.duration))
         }
-        return Int(peak.rounded(.up))
+        return CheckedNumber.int(peak.rounded(.up)) ?? Int.max
     }
 
     /// Bits per second over all segments (HLS `AVERAGE-BANDWIDTH`), rounded up.
@@ -133,7 +140,7 @@ public struct PackagedTrack: Hashable, Sendable {
         let bytes = segments.reduce(Int64(0)) { $0 + $1.bytes }
         let ticks = segments.reduce(Int64(0)) { $0 + $1.duration }
         guard ticks > 0 else { return 0 }
-        return Int((Double(bytes) * 8 * Double(timescale) / Double(ticks)).rounded(.up))
+        return CheckedNumber.int((Double(bytes) * 8 * Double(timescale) / Double(ticks)).rounded(.up)) ?? Int.max
     }
 
     /// Seconds of all segments.

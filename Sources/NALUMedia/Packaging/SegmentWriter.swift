@@ -2,26 +2,6 @@ import NALU
 import NALUIO
 import NALUMP4
 
-/// Writes a file of a package whole: under a temporary name beside it, renamed into place
-/// when complete (NALUIO's ``NALUIO/FileSink`` and ``NALUIO/OutputTarget``), so a reader of the
-/// folder never sees a partial segment or playlist.
-enum PackageFile {
-    /// Writes `parts` one after the other to `directory/name`; returns the bytes written.
-    @discardableResult
-    static func write(_ parts: [[UInt8]], to name: String, in directory: String) throws -> Int64 {
-        let sink = try FileSink(path: directory + "/" + name)
-        for part in parts { try sink.write(part) }
-        let count = sink.bytesWritten
-        try sink.commit()
-        return count
-    }
-
-    /// Writes `text` (UTF-8) to `directory/name`.
-    static func write(text: String, to name: String, in directory: String) throws {
-        try write([Array(text.utf8)], to: name, in: directory)
-    }
-}
-
 /// Collects the samples of one track into CMAF segments (ISO/IEC 23000-19 7.3.2.2) and writes
 /// each when it is complete: `<name>_00001.m4s`, `<name>_00002.m4s`, … Without parts a segment is
 /// one fragment. With ``partTarget`` (low-latency HLS) a segment is a run of CMAF chunks (7.3.2.3,
@@ -30,7 +10,7 @@ enum PackageFile {
 /// take it past the part target, so no part lasts longer (RFC 8216bis 4.4.4.9), and the segment
 /// file is its parts' bytes one after the other. Memory: one segment.
 final class FragmentSegmenter {
-    let directory: String
+    let folder: PackageFolder
     let name: String
     let trackID: UInt32
     let timescale: UInt32
@@ -63,8 +43,8 @@ final class FragmentSegmenter {
     /// The decoding time the next sample must have (its predecessor's plus its duration).
     private var expectedDecode: Int64?
 
-    init(directory: String, name: String, trackID: UInt32, timescale: UInt32, presentationOffset: Int64) {
-        self.directory = directory
+    init(folder: PackageFolder, name: String, trackID: UInt32, timescale: UInt32, presentationOffset: Int64) {
+        self.folder = folder
         self.name = name
         self.trackID = trackID
         self.timescale = timescale
@@ -102,6 +82,13 @@ final class FragmentSegmenter {
         }
         guard timing.duration >= 0, timing.duration <= Int64(UInt32.max), bytes.count <= Int(UInt32.max) else {
             throw NALUError(.tooLarge, field: "\(name) sample_duration", detail: "\(timing.duration) ticks, \(bytes.count) bytes")
+        }
+        if let partTarget, timing.duration > partTarget {
+            // A part holds whole samples: one this long would make a part longer than the
+            // PART-TARGET the playlist states (RFC 8216bis 4.4.4.9).
+            throw NALUError(.invalidValue, field: "\(name) sample duration", detail: "\(HLSPlaylist.decimal(timing.duration, timescale)) s, longer than "
+                            + "the PART-TARGET of \(HLSPlaylist.decimal(partTarget, timescale)) s (--part-duration): a part holds whole pictures; "
+                            + "check the stream's frame rate (its SPS VUI timing, or --fps) or give a longer --part-duration")
         }
         guard let offset = timing.compositionOffset else {
             throw NALUError(.invalidValue, field: "\(name) composition offset", detail: "does not fit 64 bits")
@@ -143,7 +130,7 @@ final class FragmentSegmenter {
                                                  randomAccessLeadingSamples: segmentBytes.isEmpty ? firstLeadingSamples : nil)
         if partTarget != nil {
             let partName = partName(segments.count + 1, openParts.count + 1)
-            let bytes = try PackageFile.write([header, data], to: partName, in: directory)
+            let bytes = try folder.write([header, data], to: partName)
             openParts.append(PackagedPart(name: partName, duration: chunkDuration, bytes: bytes, independent: first.isSync))
         }
         segmentBytes += header
@@ -159,7 +146,7 @@ final class FragmentSegmenter {
         try closeChunk()
         let number = segments.count + 1
         let segmentName = segmentName(number)
-        let bytes = try PackageFile.write([segmentBytes], to: segmentName, in: directory)
+        let bytes = try folder.write([segmentBytes], to: segmentName)
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
                                         duration: duration, bytes: bytes, samples: segmentSamples, startsWithSyncSample: segmentStartsWithSync,
                                         parts: openParts))

@@ -20,17 +20,17 @@ extension Packager {
     func finishTrack(_ track: inout PackagedTrack) throws {
         // Parts are CMAF chunks: TS segments have none.
         track.partTarget = options.segmentType == .fmp4 ? options.partDuration?.doubleValue : nil
-        removeUnlistedParts(&track)
+        try removeUnlistedParts(&track)
         if options.singleFile { try joinSegments(&track) }
     }
 
     /// After a static package with parts: the part files whose parts the playlist does not list
     /// (older than three target durations from its end, RFC 8216bis 4.4.4.9) are removed.
-    func removeUnlistedParts(_ track: inout PackagedTrack) {
+    func removeUnlistedParts(_ track: inout PackagedTrack) throws {
         guard track.partTarget != nil else { return }
         let listedFrom = HLSMediaPlaylist(track: track, segmentType: options.segmentType).firstSegmentWithParts
         for index in track.segments.indices where index < listedFrom {
-            for part in track.segments[index].parts { unlink(directory + "/" + part.name) }
+            for part in track.segments[index].parts { try folder.remove(part.name) }
             track.segments[index].parts = []
         }
     }
@@ -42,10 +42,10 @@ extension Packager {
     /// the on-demand profile 8.3). The separate files are removed once the joined one is in place.
     func joinSegments(_ track: inout PackagedTrack) throws {
         let fileName = track.name + (options.segmentType == .fmp4 ? ".mp4" : ".ts")
-        let sink = try FileSink(path: directory + "/" + fileName)
+        let sink = try folder.open(fileName)
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         func copy(_ name: String) throws -> Int64 {
-            let source = try FileSource(path: directory + "/" + name)
+            let source = try FileSource(path: folder.file(name))
             var total: Int64 = 0
             while true {
                 let count = try buffer.withUnsafeMutableBytes { try source.read(into: $0) }
@@ -83,7 +83,7 @@ extension Packager {
             }
         }
         try sink.commit()
-        for name in removed { unlink(directory + "/" + name) }
+        for name in removed { try folder.remove(name) }
     }
 
     /// A `sidx` (version 1) of `track`'s segments: each a reference of type 0 (media) with its

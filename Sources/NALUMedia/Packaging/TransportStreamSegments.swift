@@ -6,11 +6,11 @@ import NALUTS
 /// The output of a ``TransportStreamWriter`` split into segment files: bytes go to the open
 /// file; ``next(name:)`` commits it (renamed into place) and opens the next.
 final class SegmentFileSink: ByteSink {
-    let directory: String
+    let folder: PackageFolder
     private var file: FileSink?
     private var name = ""
 
-    init(directory: String) { self.directory = directory }
+    init(folder: PackageFolder) { self.folder = folder }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard let file else { throw NALUError(.missing, field: "segment", detail: "no segment file is open") }
@@ -28,7 +28,7 @@ final class SegmentFileSink: ByteSink {
         file = nil
         if let name {
             self.name = name
-            file = try FileSink(path: directory + "/" + name)
+            file = try folder.open(name)
         }
         return bytes
     }
@@ -94,16 +94,15 @@ final class TransportStreamSegmenter: VideoSampleOutput {
                 throw NALUError(.lengthPastEnd, field: "NALUnitLength",
                                 detail: "\(length) bytes past the end of \(name) sample \(count + 1) (byte \(position - lengthSize))")
             }
-            let type = codec == .h264 ? Int(sample[position] & 0x1F) : Int(sample[position] >> 1 & 0x3F)
-            let isDelimiter = codec == .h264 ? type == 9 : type == 35
-            if !isDelimiter, length > 0 {
+            // An empty NAL unit (a zero length, perhaps the sample's last bytes) has no header to read.
+            if length > 0, !codec.isAccessUnitDelimiter(firstByte: sample[position]) {
                 unit += [0, 0, 0, 1]
                 unit.append(contentsOf: UnsafeRawBufferPointer(rebasing: sample[position..<(position + length)]))
             }
             position += length
         }
-        let pts = Packager.transportStreamStart + Packager.ninetyKilohertz(timing.presentation &- presentationOffset, timescale)
-        let dts = Packager.transportStreamStart + Packager.ninetyKilohertz(timing.decode &- presentationOffset, timescale)
+        let pts = try Packager.transportStreamTime(timing.presentation, offset: presentationOffset, timescale, field: "\(name) presentation time")
+        let dts = try Packager.transportStreamTime(timing.decode, offset: presentationOffset, timescale, field: "\(name) decoding time")
         try unit.withUnsafeBytes { try writer.writeVideo($0, pts: pts, dts: dts, randomAccess: isSync || randomAccessLeadingSamples != nil) }
         if var current = open {
             current.duration += timing.duration
@@ -129,11 +128,16 @@ extension Packager {
     /// muxer starts), so that pictures decoded before it and AAC priming stay positive.
     static let transportStreamStart: Int64 = 126_000
 
-    /// `ticks` of `timescale` in 90 kHz ticks, rounded down (128-bit product).
-    static func ninetyKilohertz(_ ticks: Int64, _ timescale: UInt32) -> Int64 {
-        let product = ticks.multipliedFullWidth(by: 90_000)
-        let (quotient, _) = Int64(timescale).dividingFullWidth(product)
-        return quotient
+    /// `time − offset` ticks of `timescale` as a 90 kHz time stamp from ``transportStreamStart``
+    /// (truncated, 128-bit product: ``NALU/CheckedNumber/rescale(_:from:to:)``).
+    /// - Throws: ``NALUError`` `.invalidValue` naming `field` when it does not fit 64 bits.
+    static func transportStreamTime(_ time: Int64, offset: Int64, _ timescale: UInt32, field: String) throws -> Int64 {
+        let ticks = try PackagedTime.difference(time, offset, field: field)
+        guard let scaled = CheckedNumber.rescale(ticks, from: Int64(timescale), to: 90_000),
+              let stamp = CheckedNumber.sum(transportStreamStart, scaled) else {
+            throw NALUError(.invalidValue, field: field, detail: "\(ticks) ticks at \(timescale) per second do not fit a 90 kHz time stamp")
+        }
+        return stamp
     }
 
     /// MPEG-TS segments (RFC 8216 3.2) of an MP4/MOV input's video, with its AAC track (the first
@@ -161,7 +165,8 @@ extension Packager {
             packaged.width = track.sampleDescriptions.map(\.width).max() ?? track.width
             packaged.height = track.sampleDescriptions.map(\.height).max() ?? track.height
         }
-        let videoOffset = track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0
+        let videoOffset = try PackagedTime.check(track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
+                                                 field: "\(source.path) edit list media_time")
         packaged.presentationOffset = videoOffset
 
         var audio: (reader: MP4TrackReader<AnyRandomAccessSource>, samples: MP4SampleIterator<AnyRandomAccessSource>, offset: Int64)?
@@ -169,10 +174,11 @@ extension Packager {
         var audioCodecs: String?
         if withAudio, let (reader, config) = try source.transportStreamAudioTrack() {
             configuration.audio = try ADTSHeader(audioSpecificConfig: config)
-            audio = (reader, reader.samples(), reader.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0)
+            audio = (reader, reader.samples(), try PackagedTime.check(reader.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
+                                                                      timescale: reader.track.timescale, field: "\(source.path) audio edit list media_time"))
             audioCodecs = reader.track.sampleEntries.first.flatMap { CodecString.audio(sampleEntry: $0) }
         }
-        let sink = SegmentFileSink(directory: directory)
+        let sink = SegmentFileSink(folder: folder)
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
         let segmenter = TransportStreamSegmenter(writer: writer, sink: sink, name: name, codec: codec, lengthSize: record.lengthSize,
                                                  timescale: track.timescale, presentationOffset: videoOffset)
@@ -190,25 +196,26 @@ extension Packager {
                 if pendingAudio == nil { pendingAudio = try lane.samples.next() }
                 guard let next = pendingAudio else { return }
                 let scale = lane.reader.track.timescale
-                if let seconds, Double(next.pts &- lane.offset) / Double(scale) >= seconds { return }
+                try PackagedTime.check(next.pts, timescale: scale, field: "\(source.path) audio presentation time", byteOffset: next.offset)
+                if let seconds, Double(next.pts - lane.offset) / Double(scale) >= seconds { return }
                 try lane.reader.read(next, into: &audioFrame)
-                try audioFrame.withUnsafeBytes { raw in
-                    try writer.writeAudio(raw, pts: Self.transportStreamStart + Self.ninetyKilohertz(next.pts &- lane.offset, scale))
-                }
+                let pts = try Self.transportStreamTime(next.pts, offset: lane.offset, scale, field: "\(source.path) audio presentation time")
+                try audioFrame.withUnsafeBytes { raw in try writer.writeAudio(raw, pts: pts) }
                 pendingAudio = nil
             }
         }
         // Audio up to each picture's decoding time goes before it.
-        segmenter.beforeSample = { decode in try writeAudio(before: Double(decode &- videoOffset) / Double(track.timescale)) }
+        segmenter.beforeSample = { decode in try writeAudio(before: Double(decode - videoOffset) / Double(track.timescale)) }
         defer { segmenter.beforeSample = nil }
         var buffer = [UInt8]()
         var iterator = mp4.samples()
         var first: Int64?
         while let next = try iterator.next() {
+            try checkSize(next)
             let startsSegment = try startsSegment(next, first: &first, timescale: track.timescale, segments: segmenter.segments.count + 1,
                                                   path: source.path)
-            try filter.push(next, timing: SampleTiming(decode: next.dts, presentation: next.pts, duration: Int64(next.duration),
-                                                       timescale: track.timescale),
+            try filter.push(next, timing: PackagedTime.timing(decode: next.dts, presentation: next.pts, duration: Int64(next.duration),
+                                                              timescale: track.timescale, name: "\(source.path) video", byteOffset: next.offset),
                             startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
         }
         try filter.finish(into: segmenter)

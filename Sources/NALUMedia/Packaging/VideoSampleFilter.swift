@@ -164,8 +164,8 @@ final class VideoSampleFilter {
             var length = 0
             for index in 0..<lengthSize { length = length << 8 | Int(bytes[position + index]) }
             let header = position + lengthSize
-            let type = (bytes[header] >> 1) & 0x3F
-            if type < 32 { return type }
+            let type = HEVCNALUnitType(rawValue: bytes[header] >> 1)
+            if type.isVCL { return type.rawValue }
             position = header + length
         }
         return nil
@@ -179,7 +179,10 @@ final class VideoSampleFilter {
             var length = 0
             for index in 0..<lengthSize { length = length << 8 | Int(bytes[position + index]) }
             let header = position + lengthSize
-            if (bytes[header] >> 1) & 0x3F == 21 { bytes[header] = (bytes[header] & 0x81) | (type << 1) }
+            if HEVCNALUnitType(rawValue: bytes[header] >> 1) == .cra {
+                // nal_unit_type is bits 1–6 of the first header byte (H.265 7.3.1.2).
+                bytes[header] = (bytes[header] & 0x81) | (HEVCNALUnitType(rawValue: type).rawValue << 1)
+            }
             position = header + length
         }
     }
