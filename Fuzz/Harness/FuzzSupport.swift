@@ -30,6 +30,7 @@ public enum FuzzHarnesses {
         "ts": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamHarness.run(bytes) },
         "ps-write": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ParameterSetWriterHarness.run(bytes) },
         "lent": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try LentHarness.run(bytes) },
+        "decoder-feed": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try DecoderFeedHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every
