@@ -36,7 +36,7 @@ final class DecodedPixels: @unchecked Sendable {
 /// writes them; ``frame`` hands them to ``NALUEncoder/EncoderSession/encode(_:_:)`` without a copy.
 /// A value type whose pixels are immutable and shared, so it is `Sendable`.
 public struct DecodedFrame: Sendable {
-    let pixels: DecodedPixels
+    var pixels: DecodedPixels
     /// Presentation timestamp: the access unit's (an MP4 composition time, a TS PTS), or for raw
     /// streams the frame's index in presentation order.
     public var pts: Int64

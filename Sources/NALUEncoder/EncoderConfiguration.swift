@@ -247,6 +247,12 @@ public struct EncoderConfiguration: Hashable, Sendable {
                 throw .invalid("size", "\(width)x\(height) is smaller than one \(ctu)x\(ctu) HEVC coding tree unit of the \(preset?.lowercased() ?? "medium") preset; "
                                + (ctu > 32 ? "use the ultrafast or superfast preset (32x32 CTUs) or a size of at least 64x64" : "use a size of at least 32x32"))
             }
+            // libx265 (3.5, build 199) writes past its lookahead's cost arrays when a half-size
+            // row has fewer than 4 blocks of 8 (valgrind: invalid writes in Lookahead::cuTree,
+            // then glibc aborts; its own CLI too). Issue 40 item 1.
+            if width < 50 {
+                throw .invalid("size", "\(width)x\(height): libx265 corrupts its memory on pictures less than 50 samples wide; use a width of at least 50")
+            }
         }
         _ = try levelIdc()
     }

@@ -174,10 +174,13 @@ public final class FrameBuffer {
         capacity = count
     }
 
-    /// 64-byte aligned memory, or `nil` when `malloc` has none (an address-space limit).
+    /// 64-byte aligned memory with 64 bytes of padding after `count`, or `nil` when `malloc`
+    /// has none (an address-space limit). The encoders read whole SIMD vectors: libx265 reads
+    /// 32 bytes at the end of the last row of a picture whose row is not a multiple of 32
+    /// bytes (valgrind, issue 40 item 1).
     private static func allocate(_ count: Int) -> UnsafeMutableRawPointer? {
         var pointer: UnsafeMutableRawPointer?
-        guard posix_memalign(&pointer, 64, count) == 0 else { return nil }
+        guard posix_memalign(&pointer, 64, count + 64) == 0 else { return nil }
         return pointer
     }
 

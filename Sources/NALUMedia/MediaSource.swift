@@ -371,9 +371,18 @@ public final class MediaSource {
     /// Splits the stream into access units (H.264 7.4.1.2.3, H.265 7.4.2.4.4), the splitter
     /// knowing the out-of-band parameter sets; `nalUnit` sees every NAL unit first. Memory is
     /// bounded: the last few MP4 sample starts are kept to match access units to samples.
+    ///
+    /// - Parameter damaged: a NAL unit the splitter rejects (a header with `forbidden_zero_bit`
+    ///   set, a slice header or parameter set that does not parse) comes here with the
+    ///   splitter's error and the index of the access unit it was in. The default throws the
+    ///   error (the walk ends); a handler that returns leaves the unit out (neither `nalUnit`
+    ///   nor an access unit sees it): the splitter's state is that before the NAL unit (it
+    ///   rejects a unit before changing anything), so the next units are split as if it were
+    ///   absent.
     /// - Returns: the parameter sets in force at the end.
     @discardableResult
     public func forEachAccessUnit(nalUnit: (NALUnitView, NALUnitHeader) throws -> Void = { _, _ in },
+                                  damaged: (NALUnitView, NALUError, _ accessUnitIndex: Int) throws -> Void = { _, error, _ in throw error },
                                   _ body: (AccessUnit) throws -> Void) throws -> ParameterSetStore {
         var splitter = try splitter()
         var recent = SampleRing()
@@ -395,7 +404,13 @@ public final class MediaSource {
             return AccessUnit(summary: summary, sample: sample, timestamps: stamps, timing: timing)
         }
         try forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
-            let step = try splitter.push(unit)
+            let step: AccessUnitSplitter.Step
+            do throws(NALUError) {
+                step = try splitter.push(unit)
+            } catch {
+                try damaged(unit, error, splitter.current?.index ?? splitter.completedCount)
+                return
+            }
             try nalUnit(unit, step.header)
             if let completed = step.completed { try body(accessUnit(completed)) }
         }

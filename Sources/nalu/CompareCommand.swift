@@ -17,7 +17,8 @@ struct Compare: ParsableCommand {
         filter computes it), per frame with --frames-detail and --json, and overall. Inputs must \
         have the same size and pixel format; inputs with different frame counts compare their \
         common frames and exit 65 unless --shortest. An infinite PSNR (identical planes) prints \
-        as inf, and as null in JSON.
+        as inf, and as null in JSON. No frame to compare exits 65 with no figures; damaged NAL \
+        units left out or pictures not decoded print the figures of the rest, then exit 65.
         """
     )
 
@@ -84,6 +85,12 @@ struct Compare: ParsableCommand {
             }
             index += 1
         }
+        guard index > 0 else {
+            // Nothing compared: no PSNR to report (an infinite one would say "identical").
+            if let loss = ref.loss ?? dist.loss { throw loss }
+            let empty = refEnded ? reference : distorted
+            throw CLIError(empty, "no frame to compare: it has none", status: ExitStatus.dataError)
+        }
         if json {
             try out.line(JSON.object([
                 ("psnr", .object([("y", Self.number(total.psnr(0))), ("u", Self.number(total.psnr(1))), ("v", Self.number(total.psnr(2))),
@@ -97,6 +104,8 @@ struct Compare: ParsableCommand {
             try out.line("frames: \(index)")
         }
         try out.flush()
+        // Frames that could not be decoded were not compared: the figures above are of the rest.
+        if let loss = ref.loss ?? dist.loss { throw loss }
         if refEnded != distEnded, !shortest {
             let (short, long) = refEnded ? (reference, distorted) : (distorted, reference)
             throw CLIError(long, "has more frames than \(short) (\(index) compared)", hint: "--shortest compares the common frames without failing",

@@ -22,6 +22,12 @@ final class CompareInput {
     /// The frame handed out last (kept alive until the next call).
     private var current: DecodedFrame?
     private var decoding: UncheckedBox<InputDecoder>?
+    /// Whether decoded frames with samples above their bit depth are clamped (for an encoder,
+    /// issue 40 item 2), each such frame warned about (the first 10).
+    var clampsSamples = false
+    /// Frames clamped so far, and frames handed out.
+    private(set) var clampedFrames = 0
+    private var handedOut = 0
 
     /// The frame rate the decoded stream's SPS VUI gives (read after a frame came: the decoding
     /// thread set it before handing the frame over, under the queue's lock).
@@ -49,11 +55,9 @@ final class CompareInput {
                 try box.value.run(problem: { error in StandardError.write("nalu: warning: \(path): \(error)\n") }) { frame in
                     queue.push(frame)
                 }
-                if let loss = box.value.lossSummary {
-                    queue.finish(CLIError(path, loss, status: ExitStatus.dataError))
-                } else {
-                    queue.finish(nil)
-                }
+                // What could not be decoded is an error once every decodable frame is handed
+                // out (``loss``), not in their place.
+                queue.finish(nil, loss: box.value.lossSummary.map { CLIError(path, $0, status: ExitStatus.dataError) })
             } catch {
                 queue.finish(error)
             }
@@ -72,6 +76,17 @@ final class CompareInput {
             return frame
         case .decoded(let queue):
             current = try queue.pop()
+            if clampsSamples, let frame = current {
+                let (clamped, count) = frame.clampingToBitDepth()
+                if count > 0 {
+                    current = clamped
+                    clampedFrames += 1
+                    if clampedFrames <= 10 {
+                        StandardError.write("nalu: warning: \(path): frame \(handedOut) (access unit \(frame.accessUnitIndex)): \(count) sample(s) above \(frame.maximumSample), the \(frame.pixelFormat.bitDepth)-bit maximum (a decoder's concealment of damage), clamped to it\(clampedFrames == 10 ? "; further frames clamped are not listed" : "")\n")
+                    }
+                }
+            }
+            if current != nil { handedOut += 1 }
             return current?.frame()
         }
     }
@@ -79,6 +94,14 @@ final class CompareInput {
     /// The colour description and sample aspect ratio of the frame last handed out (decoded input).
     var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)? {
         current.map { ($0.colour, $0.sampleAspectRatio) }
+    }
+
+    /// After ``next()`` returned `nil`: what the decoder could not decode (damaged NAL units,
+    /// failed decoders), as the error to end with once the output is complete; `nil` when
+    /// nothing was lost, for Y4M input, or before the end.
+    var loss: CLIError? {
+        if case .decoded(let queue) = kind { return queue.loss }
+        return nil
     }
 
     /// Stops a decoding thread early (the comparison ended).
@@ -101,6 +124,7 @@ final class DecodedFrameQueue: @unchecked Sendable {
     private var finished = false
     private var cancelled = false
     private var failure: (any Error)?
+    private var lossAtEnd: CLIError?
     private let capacity: Int
 
     init(capacity: Int) { self.capacity = capacity }
@@ -117,12 +141,20 @@ final class DecodedFrameQueue: @unchecked Sendable {
         }
     }
 
-    func finish(_ error: (any Error)?) {
+    /// Ends the queue: with `error`, the consumer's ``pop()`` throws it once the frames are
+    /// taken; `loss` is kept for ``loss`` (the frames end normally).
+    func finish(_ error: (any Error)?, loss: CLIError? = nil) {
         lock.withLock {
             finished = true
             failure = error
+            lossAtEnd = loss
             lock.signal()
         }
+    }
+
+    /// The loss the producer reported at the end (`nil` before it finished).
+    var loss: CLIError? {
+        lock.withLock { finished ? lossAtEnd : nil }
     }
 
     func cancel() {

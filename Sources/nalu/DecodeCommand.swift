@@ -57,6 +57,7 @@ struct Decode: ParsableCommand {
         let requested = pixFmt.flatMap { PixelFormat(name: $0) }
         var written = 0
         var problems = 0
+        var first: (width: Int, height: Int, format: PixelFormat)?
         var failure: (any Error)?
         do {
             if frames != 0 {
@@ -64,6 +65,7 @@ struct Decode: ParsableCommand {
                     problems += 1
                     if problems <= 20 { StandardError.write("nalu: warning: \(inputOptions.input): \(error)\n") }
                 }) { frame in
+                    try checkSameShape(frame, index: written, first: &first)
                     let format = try outputFormat(for: frame, requested: requested)
                     if written == 0, y4m {
                         guard format.y4mColourSpace != nil else {
@@ -80,6 +82,10 @@ struct Decode: ParsableCommand {
             for problem in decoding.session.problems.prefix(20) {
                 StandardError.write("nalu: warning: \(inputOptions.input): \(problem)\n")
             }
+            if written == 0, frames != 0, let loss = decoding.lossSummary {
+                // Nothing decodable: no file (an empty Y4M is no Y4M).
+                throw CLIError(inputOptions.input, loss, status: ExitStatus.dataError)
+            }
             try sink.commit()
         } catch {
             failure = error
@@ -88,9 +94,26 @@ struct Decode: ParsableCommand {
             sink.discard()
             throw failure
         }
+        // Everything decodable is written; what was not is an error (nothing lost silently).
         if let loss = decoding.lossSummary {
             throw CLIError(inputOptions.input, loss, status: ExitStatus.dataError)
         }
+    }
+
+    /// Refuses a frame whose size or sampling differs from the first frame's: a Y4M header
+    /// states one size and chroma format for every frame, and a raw file's reader assumes one
+    /// (issue 40 item 11: a 640x360 header over 1280x720 frames, exit 0).
+    private func checkSameShape(_ frame: DecodedFrame, index: Int, first: inout (width: Int, height: Int, format: PixelFormat)?) throws {
+        guard let known = first else {
+            first = (frame.width, frame.height, frame.pixelFormat)
+            return
+        }
+        guard frame.width != known.width || frame.height != known.height || frame.pixelFormat != known.format else { return }
+        let kind = output.lowercased().hasSuffix(".y4m") ? "the Y4M header's" : "the first frame's"
+        throw CLIError(inputOptions.input,
+                       "frame \(index) (access unit \(frame.accessUnitIndex)) is \(frame.width)x\(frame.height) \(frame.pixelFormat.ffmpegName), \(kind) \(known.width)x\(known.height) \(known.format.ffmpegName): a \(output.lowercased().hasSuffix(".y4m") ? "Y4M" : "raw") output holds frames of one size and format",
+                       hint: "split the input where it changes (nalu trim), or re-encode it to one size with nalu encode --scale \(known.width)x\(known.height)",
+                       status: ExitStatus.dataError)
     }
 
     /// The format frames are written in: `--pix-fmt` when it is the decoded one or its

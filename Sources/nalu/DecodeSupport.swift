@@ -24,11 +24,19 @@ enum DecoderName: String, ExpressibleByArgument, CaseIterable {
 
 /// The access units of a ``MediaSource`` with their NAL units copied, as a decoder takes them:
 /// pts from the MP4 sample or the PES packet; raw streams have none.
+///
+/// A NAL unit the access-unit splitter rejects (`forbidden_zero_bit` set, a slice header or
+/// parameter set that does not parse) goes to `damaged` and is left out of the access units, as
+/// a decoder drops it (H.264 7.4.1, H.265 7.4.2.1: a NAL unit with `forbidden_zero_bit` 1 is
+/// not decoded): one bad NAL unit costs at most its picture, not the stream (issue 40 item 12).
 enum DecodeFeed {
-    static func forEachAccessUnit(_ source: MediaSource, _ body: (CodedAccessUnit) throws -> Void) throws {
+    static func forEachAccessUnit(_ source: MediaSource, damaged: (DamagedNALUnit) -> Void,
+                                  _ body: (CodedAccessUnit) throws -> Void) throws {
         var units: [(offset: Int64, bytes: [UInt8])] = []
         var consumed = 0
-        try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }) { unit in
+        try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }, damaged: { view, error, index in
+            damaged(DamagedNALUnit(accessUnitIndex: index, byteOffset: view.offset, error: error))
+        }) { unit in
             // The NAL units of the completed unit are those before its end (the one just read
             // may start the next).
             let end = unit.summary.offset + unit.summary.size
@@ -64,6 +72,17 @@ enum DecodeFeed {
     }
 }
 
+/// A NAL unit left out of decoding because it is damaged (``DecodeFeed``).
+struct DamagedNALUnit {
+    /// The access unit being assembled when it came (decoding order): it was in that one, or
+    /// would have started the next (a damaged unit cannot tell).
+    var accessUnitIndex: Int
+    /// The offset of its header in the input.
+    var byteOffset: Int64
+    /// Why the splitter rejected it.
+    var error: NALUError
+}
+
 extension DecoderError {
     /// The command line's form: a missing library exits 69 with the package to install (as
     /// encoders do), bad data 65, an unsupported stream 65 too (nothing decodable).
@@ -94,6 +113,11 @@ final class InputDecoder {
     /// MP4 input: the first sample (decoding order) fed to the decoder, a sync sample; the ones
     /// before it are read past, not decoded (a chunk of `nalu encode --chunk`).
     var firstSample = 0
+    /// Damaged NAL units left out (``DecodeFeed``): how many, and the first.
+    private(set) var damagedNALUnits = 0
+    private(set) var firstDamaged: DamagedNALUnit?
+    /// The decoder error that ended ``run(problem:_:)``, before it became a ``CLIError``.
+    private(set) var failure: DecoderError?
 
     init(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws {
         self.path = path
@@ -120,7 +144,12 @@ final class InputDecoder {
         var stopped = false
         let session = self.session
         do {
-            try DecodeFeed.forEachAccessUnit(source) { unit in
+            try DecodeFeed.forEachAccessUnit(source, damaged: { damaged in
+                self.damagedNALUnits += 1
+                if self.firstDamaged == nil { self.firstDamaged = damaged }
+                problem(DecoderError(.decodeFailed, field: damaged.error.field, accessUnitIndex: damaged.accessUnitIndex,
+                                     byteOffset: damaged.byteOffset, detail: "NAL unit left out: \(damaged.error)"))
+            }) { unit in
                 guard !stopped else { return }
                 if self.firstSample > 0, unit.index < self.firstSample { return }
                 if self.description == nil { self.description = DecodeFeed.streamDescription(unit.nalUnits, codec: source.codec) }
@@ -136,6 +165,7 @@ final class InputDecoder {
                 }
             }
         } catch let error as DecoderError {
+            failure = error
             throw error.cliError(input: path)
         }
         for frame in session.flush() where !stopped {
@@ -152,6 +182,9 @@ final class InputDecoder {
             parts.append("\(statistics.accessUnitsLost) access unit(s) after \(statistics.backendFailures) decoder failure(s)")
         }
         if statistics.drainFailures > 0 { parts.append("the reordered frames of \(statistics.drainFailures) decoder(s) that could not be drained") }
+        if let firstDamaged {
+            parts.append("\(damagedNALUnits) damaged NAL unit(s) left out, the first at byte \(firstDamaged.byteOffset), in or after access unit \(firstDamaged.accessUnitIndex) (\(firstDamaged.error))")
+        }
         return parts.isEmpty ? nil : "not decoded: " + parts.joined(separator: "; ")
     }
 }

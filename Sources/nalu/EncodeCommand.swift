@@ -461,6 +461,8 @@ struct Encode: ParsableCommand {
             try file.commit()
         }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
+        // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
+        if let loss = decodedInput?.loss { throw loss }
         try lost?.fail()
     }
 }

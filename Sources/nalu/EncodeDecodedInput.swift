@@ -70,7 +70,10 @@ final class DecodedEncodeInput {
         decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
         hdr = HDRMetadata(path: path)
         frames = try CompareInput(path: path, decoder: decoder, options: options, firstSample: firstSample)
+        // Samples above the bit depth (concealed damage) would abort libx264: clamped.
+        frames.clampsSamples = true
         guard let frame = try frames.next() else {
+            if let loss = frames.loss { throw loss }
             throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
         }
         guard !frame.pixelFormat.isSemiPlanar else {
@@ -102,7 +105,7 @@ final class DecodedEncodeInput {
         if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
         handedOut += 1
         guard let scaler else { return frame }
-        return scaler.scale(frame)
+        return try scaler.scale(frame)
     }
 
     /// The times of `source`'s samples from `first` on (decoding order) when no sample has a
@@ -136,6 +139,11 @@ final class DecodedEncodeInput {
     }
 
     func cancel() { frames.cancel() }
+
+    /// Once the input ended: what could not be decoded (damaged NAL units left out, failed
+    /// decoders), the error to exit with after the output is written; `nil` when nothing was
+    /// lost or the input was not read to its end.
+    var loss: CLIError? { frames.loss }
 
     /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
     /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at

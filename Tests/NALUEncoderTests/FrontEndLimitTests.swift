@@ -20,6 +20,22 @@ import Testing
         // 32x32 CTUs fit (not opened here: x265 wants one CTU size per process while encoders are open).
         configuration.preset = "ultrafast"
         #expect(configuration.hevcCTUSize == 32)
+        configuration.width = 64
+        try configuration.validate()
+    }
+
+    // Issue 40 item 1: libx265 writes past its lookahead's arrays below 50 samples of width
+    // (valgrind on its own CLI: 34 and 48 wide, invalid writes; 50 and up, none).
+    @Test func hevcNarrowerThan50IsRefused() throws {
+        var configuration = EncoderConfiguration(codec: .hevc, width: 48, height: 1000)
+        configuration.preset = "ultrafast"
+        do {
+            try configuration.validate()
+            Issue.record("48 wide accepted")
+        } catch {
+            #expect(error.field == "size" && error.detail?.contains("50") == true, "\(error)")
+        }
+        configuration.width = 50
         try configuration.validate()
     }
 

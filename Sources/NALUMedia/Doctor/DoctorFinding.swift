@@ -78,6 +78,8 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
     case seiOverflow = "sei-overflow"
     case targetUnsupported = "target-unsupported"
     case variableFrameRate = "variable-frame-rate"
+    /// `nalu doctor --decode`: the stream's format is one the decoders cannot give (4:0:0, 12 bits).
+    case decodeUnsupported = "decode-unsupported"
 
     /// The severity a finding of this code has unless a target raises it.
     public var defaultSeverity: DoctorSeverity {
@@ -89,6 +91,8 @@ public enum DoctorCode: String, Hashable, Sendable, CaseIterable {
             .error
         case .hev1SampleEntry, .noTiming, .noVUIColour, .openGOPStart, .missingAUD, .oddDimensions, .seiOverflow,
              .targetUnsupported:
+            .warning
+        case .decodeUnsupported:
             .warning
         // Information unless --target broadcast, which expects a constant rate.
         case .variableFrameRate:
