@@ -104,19 +104,6 @@ public enum TemporaryFileRegistry {
         block.pointee.slots[slot % blockCapacity].published = nil
     }
 
-    /// How many paths are listed now.
-    public static var count: Int {
-        pthread_mutex_lock(registration)
-        defer { pthread_mutex_unlock(registration) }
-        var total = 0
-        var block: UnsafeMutablePointer<Block>? = first
-        while let current = block {
-            for index in 0..<blockCapacity where current.pointee.slots[index].published != nil { total += 1 }
-            block = current.pointee.next
-        }
-        return total
-    }
-
     /// Removes every listed temporary file. Async-signal-safe: reads only, and calls `unlink`.
     public static func removeAll() {
         var block: UnsafeMutablePointer<Block>? = first
