@@ -18,6 +18,8 @@ ts_damage_base.demux.h264. From it, rewriting packets (ISO/IEC 13818-1 2.4.3.2, 
                         picture: the times wrap (2.4.3.7, 90 kHz modulo 2^33)
   ts_damaged_start.ts   the sync_byte of packets 0, 10 and 12 (SDT, in the first picture) is overwritten: a few damaged packets
                         near the start
+  ts_pts_backwards.ts   the PTS and DTS of the 11th picture (decoding order) set back by 10 frames (30,000 ticks): a
+                        damaged time stamp that repeats an earlier picture's (issue 40 item 22)
 
 Needs ffmpeg and python3; run from the repository root.
 """
@@ -174,7 +176,21 @@ def main():
     for index in (0, 10, 12):
         damaged[index][0] = 0x00
     write("ts_damaged_start.ts", damaged)
-    print("wrote", ", ".join(["ts_damage_base.demux.h264", "ts_cc_constant.ts", "ts_cc_duplicate.ts", "ts_pmt_move.ts", "ts_pts_wrap.ts", "ts_damaged_start.ts"]),
+    backwards = [bytearray(p) for p in packets]
+    units = 0
+    for packet in backwards:
+        start = payload_offset(packet)
+        if pid_of(packet) == VIDEO_PID and packet[1] & 0x40 and packet[start:start + 3] == b"\x00\x00\x01":
+            units += 1
+            if units == 11:
+                flags = packet[start + 7] >> 6
+                if flags & 2:
+                    write_timestamp(packet, start + 9, read_timestamp(packet, start + 9) - 10 * 3000)
+                if flags == 3:
+                    write_timestamp(packet, start + 14, read_timestamp(packet, start + 14) - 10 * 3000)
+    write("ts_pts_backwards.ts", backwards)
+    print("wrote", ", ".join(["ts_damage_base.demux.h264", "ts_cc_constant.ts", "ts_cc_duplicate.ts", "ts_pmt_move.ts", "ts_pts_wrap.ts", "ts_damaged_start.ts",
+                              "ts_pts_backwards.ts"]),
           "to", args.out, file=sys.stderr)
 
 

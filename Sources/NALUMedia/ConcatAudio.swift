@@ -20,8 +20,12 @@ import NALUTS
 /// edit (priming) and after it are left out where they would overlap the neighbours, so each
 /// join costs at most one audio frame and the error never accumulates.
 public struct ConcatAudio {
-    /// Each input's sound track, in order.
-    public let readers: [MP4TrackReader<AnyRandomAccessSource>]
+    /// How many inputs are joined.
+    public let count: Int
+    /// Input `i`'s sound track, opened for its turn: one input's file is open at a time, so a
+    /// join of thousands of inputs (the pieces of a cut list) holds neither their memory nor their
+    /// descriptors at once (issue 40 item 16).
+    let reader: (Int) throws -> MP4TrackReader<AnyRandomAccessSource>
     /// The output track: the first input's, with the one joined edit.
     public let track: MP4PassthroughTrack
     /// The movie timescale the edit list is in (the tracks' media timescale).
@@ -51,37 +55,52 @@ public struct ConcatAudio {
 
     /// The join of `sources`' audio, or why there is none (`reason`, one phrase).
     public static func plan(_ sources: [MediaSource]) throws -> (audio: ConcatAudio?, reason: String?) {
-        var readers: [MP4TrackReader<AnyRandomAccessSource>] = []
-        for source in sources {
-            guard let movie = try source.movie() else { return (nil, "\(source.path) is not MP4/MOV") }
-            let sound = movie.tracks.filter(\.track.isAudio)
-            guard sound.count == 1, let reader = sound.first else {
-                return (nil, "\(source.path) has \(sound.count) audio tracks, not one")
-            }
-            guard reader.track.sampleEntries.count == 1 else { return (nil, "\(source.path)'s audio has several sample entries") }
-            readers.append(reader)
-        }
-        guard let first = readers.first, let firstEntry = first.track.sampleEntries.first else { return (nil, "no input") }
-        for (position, reader) in readers.enumerated().dropFirst() {
-            guard reader.track.timescale == first.track.timescale else {
-                return (nil, "\(sources[position].path)'s audio timescale \(reader.track.timescale) differs from \(sources[0].path)'s \(first.track.timescale)")
-            }
-            if let entry = reader.track.sampleEntries.first, let difference = AudioSampleEntry.difference(firstEntry, entry) {
-                return (nil, "\(sources[position].path)'s audio \(difference) differs from \(sources[0].path)'s")
-            }
-        }
-        let scale = first.track.timescale
-        guard scale > 0 else { return (nil, "audio timescale 0") }
-        // Each input's samples, its media_time and its presented duration (track timescale).
+        try plan(count: sources.count) { sources[$0] }
+    }
+
+    /// The sound track of `source`, or why it cannot be joined.
+    private static func soundTrack(_ source: MediaSource) throws -> (reader: MP4TrackReader<AnyRandomAccessSource>?, reason: String?) {
+        guard let movie = try source.movie() else { return (nil, "\(source.path) is not MP4/MOV") }
+        let sound = movie.tracks.filter(\.track.isAudio)
+        guard sound.count == 1, let reader = sound.first else { return (nil, "\(source.path) has \(sound.count) audio tracks, not one") }
+        guard reader.track.sampleEntries.count == 1 else { return (nil, "\(source.path)'s audio has several sample entries") }
+        return (reader, nil)
+    }
+
+    /// The join of the audio of `count` inputs that `open` gives in turn (each is read and let
+    /// go before the next is opened; the join opens them again, one at a time), or why there is
+    /// none (`reason`, one phrase).
+    public static func plan(count: Int, open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatAudio?, reason: String?) {
+        guard count > 0 else { return (nil, "no input") }
+        var first: (track: MP4Track, entry: [UInt8], path: String)?
+        // Each input's samples, its media_time, its presented duration and leading delay (track
+        // timescale), and its presented video duration (inputs but the last).
         var inputs: [(samples: [(dts: Int64, duration: Int64)], mediaTime: Int64, duration: Int64, delay: Int64)] = []
-        for (position, reader) in readers.enumerated() {
+        var videoDurations: [Int64?] = []
+        for position in 0..<count {
+            let source = try open(position)
+            let (found, reason) = try soundTrack(source)
+            guard let reader = found else { return (nil, reason) }
+            if let first {
+                guard reader.track.timescale == first.track.timescale else {
+                    return (nil, "\(source.path)'s audio timescale \(reader.track.timescale) differs from \(first.path)'s \(first.track.timescale)")
+                }
+                if let entry = reader.track.sampleEntries.first, let difference = AudioSampleEntry.difference(first.entry, entry) {
+                    return (nil, "\(source.path)'s audio \(difference) differs from \(first.path)'s")
+                }
+            } else {
+                guard let entry = reader.track.sampleEntries.first else { return (nil, "no input") }
+                first = (reader.track, entry, source.path)
+            }
+            let scale = first?.track.timescale ?? reader.track.timescale
+            guard scale > 0 else { return (nil, "audio timescale 0") }
             var samples: [(dts: Int64, duration: Int64)] = []
             var total: Int64 = 0
             try reader.forEachSample { sample in
                 samples.append((sample.dts, Int64(sample.duration)))
                 total &+= Int64(sample.duration)
             }
-            let movieScale = UInt64(max(1, try sources[position].movie()?.movieTimescale ?? 1))
+            let movieScale = UInt64(max(1, try source.movie()?.movieTimescale ?? 1))
             let start = reader.track.editList.first { $0.mediaTime >= 0 }
             let mediaTime = min(max(0, start?.mediaTime ?? 0), total)
             var duration = total - mediaTime
@@ -94,7 +113,10 @@ public struct ConcatAudio {
             let lead = reader.track.presentationStart.delay.multipliedFullWidth(by: UInt64(scale))
             let delay = lead.high < movieScale ? Int64(clamping: movieScale.dividingFullWidth(lead).quotient) : 0
             inputs.append((samples, mediaTime, duration, delay))
+            videoDurations.append(position + 1 < count ? Self.videoDuration(source, timescale: scale) : nil)
         }
+        guard let first else { return (nil, "no input") }
+        let scale = first.track.timescale
         // Input i's audio starts where its video does: after the previous inputs' presented
         // video (their video edit's duration, else their video media), so an input whose audio
         // runs longer or shorter than its pictures does not carry the difference into the next
@@ -103,8 +125,7 @@ public struct ConcatAudio {
         var target: Int64 = 0
         for (position, input) in inputs.enumerated() {
             targets.append(target)
-            let video = position + 1 < inputs.count ? Self.videoDuration(sources[position], timescale: scale) : nil
-            target &+= video ?? input.duration
+            target &+= videoDurations[position] ?? input.duration
         }
         let end = targets.last.map { $0 &+ (inputs.last.map { $0.delay &+ $0.duration } ?? 0) } ?? 0
         // The joined track's presentation position of the next sample kept (0 is the first
@@ -148,7 +169,14 @@ public struct ConcatAudio {
         let presented = max(0, min(end, cursor))
         var track = MP4PassthroughTrack(copying: first.track)
         track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
-        return (ConcatAudio(readers: readers, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
+        let reader: (Int) throws -> MP4TrackReader<AnyRandomAccessSource> = { position in
+            let source = try open(position)
+            guard let reader = try soundTrack(source).reader else {
+                throw NALUError(.unsupported, field: "concat", detail: "\(source.path) changed while the inputs were joined")
+            }
+            return reader
+        }
+        return (ConcatAudio(count: count, reader: reader, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
                             kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
     }
 }
@@ -199,10 +227,12 @@ enum AudioSampleEntry {
 /// interleaved with the video by decoding time (about half a second of audio at a time, as
 /// ``MP4PassthroughInterleaver``). Memory: one sample buffer, reused.
 final class ConcatAudioFeeder {
-    private let readers: [MP4TrackReader<AnyRandomAccessSource>]
+    private let audio: ConcatAudio
     private let kept: [Range<Int64>]
     private let minimumDurations: [UInt32]
     private var current = 0
+    /// The current input's sound track (opened for its turn) and its samples.
+    private var reader: MP4TrackReader<AnyRandomAccessSource>?
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
     private var next: MP4Sample?
     private var buffer: [UInt8] = []
@@ -212,11 +242,10 @@ final class ConcatAudioFeeder {
     private(set) var appended = 0
 
     init(_ audio: ConcatAudio) {
-        readers = audio.readers
+        self.audio = audio
         kept = audio.kept
         minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
-        samples = audio.readers.first?.samples()
     }
 
     /// Appends the samples due before a video sample decoding at `decodeTime` / `timescale` s
@@ -233,7 +262,7 @@ final class ConcatAudioFeeder {
                     if left.high > right.high || (left.high == right.high && left.low >= right.low) { return }
                 }
             }
-            try readers[current].read(sample, into: &buffer)
+            try reader?.read(sample, into: &buffer)
             let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0)
             try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
@@ -245,14 +274,21 @@ final class ConcatAudioFeeder {
 
     private func peek() throws -> MP4Sample? {
         if let next { return next }
-        while current < readers.count {
+        while current < audio.count {
+            if reader == nil {
+                let opened = try audio.reader(current)
+                reader = opened
+                samples = opened.samples()
+            }
             if let sample = try samples?.next() {
                 guard current < kept.count, kept[current].contains(sample.dts) else { continue }
                 next = sample
                 return sample
             }
+            // Done with this input: its file is closed before the next one is opened.
+            samples = nil
+            reader = nil
             current += 1
-            samples = current < readers.count ? readers[current].samples() : nil
         }
         return nil
     }
@@ -265,11 +301,13 @@ final class ConcatAudioFeeder {
 /// input's `media_time`), so the frames continue without gaps and the first input's priming
 /// presents just before time 0. Memory: one sample buffer, reused.
 final class ConcatTransportStreamAudioFeeder {
-    private let readers: [MP4TrackReader<AnyRandomAccessSource>]
+    private let audio: ConcatAudio
     private let kept: [Range<Int64>]
     private let minimumDurations: [UInt32]
     private let scale: Int64
     private var current = 0
+    /// The current input's sound track (opened for its turn) and its samples.
+    private var reader: MP4TrackReader<AnyRandomAccessSource>?
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
     private var next: MP4Sample?
     private var buffer: [UInt8] = []
@@ -278,11 +316,10 @@ final class ConcatTransportStreamAudioFeeder {
     private(set) var pushed = 0
 
     init(_ audio: ConcatAudio) {
-        readers = audio.readers
+        self.audio = audio
         kept = audio.kept
         minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
-        samples = audio.readers.first?.samples()
         time = 0 &- (audio.track.editList?.first?.mediaTime ?? 0)
     }
 
@@ -297,7 +334,7 @@ final class ConcatTransportStreamAudioFeeder {
                 let right = limit.multipliedFullWidth(by: scale)
                 if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
             }
-            try readers[current].read(sample, into: &buffer)
+            try reader?.read(sample, into: &buffer)
             try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
             time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
             pushed += 1
@@ -307,14 +344,21 @@ final class ConcatTransportStreamAudioFeeder {
 
     private func peek() throws -> MP4Sample? {
         if let next { return next }
-        while current < readers.count {
+        while current < audio.count {
+            if reader == nil {
+                let opened = try audio.reader(current)
+                reader = opened
+                samples = opened.samples()
+            }
             if let sample = try samples?.next() {
                 guard current < kept.count, kept[current].contains(sample.dts) else { continue }
                 next = sample
                 return sample
             }
+            // Done with this input: its file is closed before the next one is opened.
+            samples = nil
+            reader = nil
             current += 1
-            samples = current < readers.count ? readers[current].samples() : nil
         }
         return nil
     }

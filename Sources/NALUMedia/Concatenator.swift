@@ -97,12 +97,13 @@ public final class Concatenator {
         return source
     }
 
-    /// The join of the inputs' audio (``ConcatAudio/plan(_:)``), when some input has a sound
-    /// track: every input is MP4/MOV and opened for it (their sound tracks stay open).
+    /// The join of the inputs' audio (``ConcatAudio/plan(count:open:)``), when some input has a
+    /// sound track: every input is MP4/MOV, opened for it in turn.
     private func planAudio() throws -> (audio: ConcatAudio?, reason: String?) {
         guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return (nil, nil) }
         if let other = inputs.first(where: { !$0.container.isMP4 }) { return (nil, "\(other.path) is not MP4/MOV") }
-        return try ConcatAudio.plan(inputs.indices.map { try open($0, keeping: true) })
+        // One input open at a time, in the plan and in the join (issue 40 item 16).
+        return try ConcatAudio.plan(count: inputs.count) { try self.open($0, keeping: true) }
     }
 
     /// The first input's movie metadata (an MP4/MOV's rotation, creation times, user data), or

@@ -154,10 +154,29 @@ public final class SmartCutList {
         }
     }
 
+    /// What the cut of one piece did: the counts of its ``SmartTrimmer/Report``, kept without
+    /// the plan's per-picture lists, so a list of thousands of ranges holds a few words per range.
+    public struct PieceSummary: Sendable, Hashable {
+        /// Pictures the piece shows.
+        public var pictures: Int
+        /// Pictures re-encoded before and after the copied ones.
+        public var headPictures: Int
+        public var tailPictures: Int
+        /// Access units copied unchanged.
+        public var copiedAccessUnits: Int
+
+        public init(_ report: SmartTrimmer.Report) {
+            pictures = report.plan.pictureCount
+            headPictures = report.headPictures
+            tailPictures = report.tailPictures
+            copiedAccessUnits = report.copiedAccessUnits
+        }
+    }
+
     /// What a cut list did.
     public struct Report: Sendable {
         /// Each piece's cut, in order.
-        public var pieces: [SmartTrimmer.Report]
+        public var pieces: [PieceSummary]
         /// The join of the pieces.
         public var join: ConcatReport
 
@@ -247,7 +266,8 @@ public final class SmartCutList {
     private func withPieces(audio: Bool, join: (Concatenator) throws -> ConcatReport) throws -> Report {
         let temporary = TemporaryPieces(in: temporaryDirectory)
         defer { temporary.remove() }
-        var reports: [SmartTrimmer.Report] = []
+        var reports: [PieceSummary] = []
+        reports.reserveCapacity(pieces.count)
         var paths: [String] = []
         for piece in pieces {
             guard let trimmer = trimmers[piece.path] else { continue }
@@ -256,8 +276,8 @@ public final class SmartCutList {
             let path = try temporary.make()
             let file = try FileSink(path: path)
             do {
-                reports.append(try trimmer.writeMP4(start: piece.range.start ?? .zero, end: piece.range.end, output: file,
-                                                    options: MP4MuxerOptions(), audio: audio))
+                reports.append(PieceSummary(try trimmer.writeMP4(start: piece.range.start ?? .zero, end: piece.range.end, output: file,
+                                                                 options: MP4MuxerOptions(), audio: audio)))
             } catch let error as NALUError where error.field.hasPrefix("--") {
                 file.discard()
                 // The range is what was wrong (no picture in it, past the end): `PATH@RANGE`.

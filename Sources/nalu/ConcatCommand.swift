@@ -160,7 +160,9 @@ extension Concat: CommandIO {
     /// (Preflight checks the first).
     func checkOptions() throws {
         try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
-        if !smartOptions.smart, let ranged = inputs.first(where: { ConcatPiece($0).range != nil }) {
+        if smartOptions.smart {
+            for input in inputs { if let error = ConcatPiece(input).usageError(input) { throw error } }
+        } else if let ranged = inputs.first(where: { ConcatPiece($0).range != nil || ConcatPiece($0).rangeError != nil }) {
             throw CLIError.usage(ranged, "a range (IN@START-END) goes with --smart", hint: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4")
         }
         let key = OutputKey(output)

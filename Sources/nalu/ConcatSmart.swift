@@ -8,18 +8,29 @@ import NALUSmartCut
 /// under the whole name wins (a path may hold `@`); otherwise a trailing `@…` that parses as a
 /// range is one (``NALUSmartCut/SmartCutRange/init(parsing:)``).
 struct ConcatPiece {
-    let path: String
-    let range: SmartCutRange?
+    private(set) var path: String
+    private(set) var range: SmartCutRange?
+    /// Why the text after the last `@` is no range, when the text before it names a file and the
+    /// whole argument does not (`c.mp4@0-1e300`): a usage error, not a missing file (issue 40 item 22).
+    private(set) var rangeError: NALUError?
 
     init(_ argument: String) {
-        if argument != "-", FileIdentity(path: argument) == nil, let at = argument.lastIndex(of: "@"), at != argument.startIndex,
-           let range = try? SmartCutRange(parsing: String(argument[argument.index(after: at)...])) {
-            path = String(argument[..<at])
-            self.range = range
-        } else {
-            path = argument
-            range = nil
+        path = argument
+        range = nil
+        rangeError = nil
+        guard argument != "-", FileIdentity(path: argument) == nil, let at = argument.lastIndex(of: "@"), at != argument.startIndex else { return }
+        let prefix = String(argument[..<at])
+        do {
+            range = try SmartCutRange(parsing: String(argument[argument.index(after: at)...]))
+            path = prefix
+        } catch {
+            if FileIdentity(path: prefix) != nil { rangeError = error }
         }
+    }
+
+    /// The usage error for ``rangeError``, naming the argument.
+    func usageError(_ argument: String) -> CLIError? {
+        rangeError.map { CLIError.usage(argument, "not a range: \($0.detail ?? "\($0.code)")", hint: "IN@START-END, e.g. a.mp4@5-12.5") }
     }
 }
 

@@ -55,8 +55,8 @@ struct BitRate: ExpressibleByArgument, Hashable {
         }
         guard let value = Double(text), value.isFinite, value > 0 else { return nil }
         let bits = value * scale
-        guard bits < 1e12 else { return nil }
-        bitsPerSecond = Int(bits)
+        guard bits < 1e12, let whole = CheckedNumber.int(bits.rounded(.down)) else { return nil }
+        bitsPerSecond = whole
     }
 
     static var defaultValueDescription: String { "5M" }

@@ -229,13 +229,15 @@ struct Encode: ParsableCommand {
             }
             return (.y4m(reader), source)
         }
+        // Without --size, a compressed input (MP4/MOV, TS, Annex-B, length-prefixed), told by its
+        // content, is decoded: a WxH in its name (holiday_320x180.mp4) describes raw video only
+        // (issue 40 item 8). A FIFO with a size in its name is raw video: probing would consume it.
+        if size == nil, path != "-", source.regularFileSize != nil || Naming.frameSize(inName: path) == nil,
+           DecodedEncodeInput.isCompressed(path) {
+            if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
+            return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
+        }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
-            // No size given or in the name: a compressed input (MP4/MOV, TS, Annex-B, length-
-            // prefixed) is decoded; anything else is raw video of unknown size.
-            if path != "-", DecodedEncodeInput.isCompressed(path) {
-                if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
-                return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
-            }
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }
         let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
@@ -296,8 +298,9 @@ struct Encode: ParsableCommand {
                     let (startTime, endTime) = try timeRange()
                     let scale = decoded.timeBase?.denominator ?? 1
                     let origin = decoded.timeBase == nil ? 0 : decoded.presentationOrigin
-                    let low = origin &+ rescale(startTime.seconds.numerator, from: startTime.seconds.denominator, to: scale)
-                    var high = try endTime.map { origin &+ rescale($0.seconds.numerator, from: $0.seconds.denominator, to: scale) }
+                    // Checked: a time past 64 bits of ticks is past any input's end (issue 40 item 9).
+                    let low = try Self.ticks(startTime, scale: scale, origin: origin, option: "--start", text: start ?? "0")
+                    var high = try endTime.map { try Self.ticks($0, scale: scale, origin: origin, option: "--end", text: end ?? "") }
                         ?? decoded.presentationEnd() ?? Int64.max
                     if let sourceEnd = try decoded.presentationEnd() { high = min(high, sourceEnd) }
                     guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
@@ -433,6 +436,10 @@ struct Encode: ParsableCommand {
         }
         // The same refusal whatever the output type (an MP4 cannot be empty; neither, then, is an elementary stream).
         guard count > 0 else {
+            // A range no picture presents in (a transport stream's end is known only once read).
+            if keptRange != nil, decodedInput?.chunkRange == nil, !Signals.stopRequested {
+                throw CLIError.usage(start != nil ? "--start" : "--end", "no picture of the input presents from \(start ?? "0") to \(end ?? "its end")")
+            }
             throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
         }
         try session.flush(write)
@@ -479,6 +486,16 @@ extension Encode {
             }
         }
         return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
+    }
+
+    /// `time` in ticks of `1/scale` seconds after `origin` (ticks), or the usage error that a
+    /// time past the input's end is when it does not fit 64 bits (``CheckedNumber``).
+    static func ticks(_ time: MediaTime, scale: Int64, origin: Int64, option: String, text: String) throws -> Int64 {
+        guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
+              let ticks = CheckedNumber.sum(origin, offset) else {
+            throw CLIError.usage(option, "the input ends before \(text)")
+        }
+        return ticks
     }
 
     /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input

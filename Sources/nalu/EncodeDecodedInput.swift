@@ -21,6 +21,10 @@ final class DecodedEncodeInput {
     /// The frames' size (after ``scale(to:)``).
     private(set) var size: FrameSize
     private var scaler: FrameScaler?
+    /// Whether `--scale` was given: every picture is brought to ``size``.
+    private var scaling = false
+    /// The size of the pictures ``scaler`` takes (the input's pictures may change size).
+    private var scaledFrom = FrameSize(width: 0, height: 0)
     /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
     /// streams, whose frames are numbered 0, 1, 2….
     let timeBase: Rational?
@@ -104,7 +108,13 @@ final class DecodedEncodeInput {
         guard var frame else { return nil }
         if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
         handedOut += 1
-        guard let scaler else { return frame }
+        // --scale brings every picture to the size asked for, also when the input's size changes.
+        guard scaling, frame.width != size.width || frame.height != size.height else { return frame }
+        if let scaler, frame.width == scaledFrom.width, frame.height == scaledFrom.height { return try scaler.scale(frame) }
+        let scaler = try FrameScaler(pixelFormat: frame.pixelFormat, sourceWidth: frame.width, sourceHeight: frame.height,
+                                     width: size.width, height: size.height)
+        self.scaler = scaler
+        scaledFrom = FrameSize(width: frame.width, height: frame.height)
         return try scaler.scale(frame)
     }
 
@@ -125,7 +135,7 @@ final class DecodedEncodeInput {
     /// (the SAR is carried unchanged, so the coded aspect is kept), rounded to the chroma grid.
     func scale(to request: ScaleSize) throws {
         let (stepX, stepY) = pixelFormat.chromaStep
-        func grid(_ value: Double, _ step: Int) -> Int { max(step, Int((value / Double(step)).rounded()) * step) }
+        func grid(_ value: Double, _ step: Int) -> Int { max(step, (CheckedNumber.int(value / Double(step)) ?? 1) * step) }
         // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
         let aspect = Double(size.width) / Double(size.height)
         let width = request.width ?? grid(Double(request.height ?? size.height) * aspect, stepX)
@@ -133,8 +143,10 @@ final class DecodedEncodeInput {
         guard width % stepX == 0, height % stepY == 0 else {
             throw CLIError.usage("--scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
         }
+        scaling = true
         if width == size.width && height == size.height { return }
         scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: size.width, sourceHeight: size.height, width: width, height: height)
+        scaledFrom = size
         size = FrameSize(width: width, height: height)
     }
 
@@ -216,7 +228,9 @@ final class DecodedEncodeInput {
         var end: Int64?
         var iterator = mp4.samples()
         while let sample = try iterator.next() {
-            let sampleEnd = sample.pts &+ Int64(sample.duration)
+            guard let sampleEnd = CheckedNumber.sum(sample.pts, Int64(sample.duration)) else {
+                throw NALUError(.invalidValue, field: "sample \(sample.index) time", detail: "\(sample.pts) + \(sample.duration) ticks does not fit 64 bits")
+            }
             end = max(end ?? sampleEnd, sampleEnd)
         }
         return end

@@ -94,7 +94,7 @@ final class TimedMP4Output {
             let origin = keptRange?.lowerBound ?? audio.origin(in: source)
             muxer.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
             muxer.passthroughTracks = [audio.mp4Track(origin: origin)]
-            let presented = keptRange.map { UInt64(max(0, rescale($0.upperBound &- $0.lowerBound, from: Int64(timescale), to: Int64(TransportStreamAudioMP4Feeder.movieTimescale)))) }
+            let presented = keptRange.map { UInt64(max(0, rescale(tickSpan($0), from: Int64(timescale), to: Int64(TransportStreamAudioMP4Feeder.movieTimescale)))) }
             transportStreamFeeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin, range: keptRange, presentedDuration: presented)
             copiedTracks = ["AAC PID \(audio.pid)"]
         }
@@ -104,7 +104,7 @@ final class TimedMP4Output {
             muxer.editList = edits
             muxer.editListFollowsSampleTimes = true
         } else if let keptRange {
-            let duration = UInt64(max(0, keptRange.upperBound &- keptRange.lowerBound))
+            let duration = UInt64(max(0, tickSpan(keptRange)))
             let segment = UInt64(max(0, rescale(Int64(clamping: duration), from: Int64(timescale), to: Int64(movieTimescale), roundingUp: true)))
             muxer.editList = [MP4EditListEntry(segmentDuration: segment, mediaTime: firstPresentation - firstDecode)]
             muxer.editListFollowsSampleTimes = true
@@ -170,7 +170,7 @@ final class TimedMP4Output {
             }
         }
         guard let first, let end, end > first else { return nil }
-        let length = presented.upperBound &- presented.lowerBound
+        let length = tickSpan(presented)
         let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
         return (first..<end, max(0, low &- first), segment, 0)
     }
@@ -195,6 +195,13 @@ final class TimedMP4Output {
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
         try file.output.commit()
     }
+}
+
+/// The length of `range` in ticks, `Int64.max` when it does not fit 64 bits (a range open to
+/// the end whose start is before 0), never a wrapped value (issue 40 item 9).
+func tickSpan(_ range: Range<Int64>) -> Int64 {
+    let (length, overflow) = range.upperBound.subtractingReportingOverflow(range.lowerBound)
+    return overflow ? Int64.max : length
 }
 
 /// `value · to / from`, rounded down (or up), clamped to 64 bits (`from` > 0).

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import ArgumentParser
 import NALU
+import NALUDecoder
 import NALUEncoder
 import NALUIO
 
@@ -93,6 +94,10 @@ enum Failure {
             return describe(error)
         case let error as EncoderError:
             return describe(error)
+        case let error as DecoderError:
+            // A decoder's failure inside a command that decodes (trim --smart, --keep, encode):
+            // the access unit named, 65 for data, 69 for a missing library (issue 40 item 22).
+            return describe(error.cliError(input: inputSubject ?? "input"))
         case let error as ValidationError:
             return ("nalu: error: \(error.message)\n" + usageLine(), ExitStatus.usage)
         case let error as ExitCode:
@@ -141,6 +146,20 @@ enum Failure {
             if let fix { text += "hint: \(fix)\n" }
             return (text, ExitStatus.unavailable)
         case .truncated, .invalidInput:
+            let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
+            return ("nalu: error: \(prefix)\(error)\n", ExitStatus.dataError)
+        case .frameMismatch where error.field == "size":
+            // The input's pictures change size mid-stream (issue 40 item 22): the encoder codes one.
+            let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
+            return ("nalu: error: \(prefix)the picture size changes: \(error.detail ?? "frame mismatch")\n"
+                    + "hint: --scale WxH resizes every picture to one size\n", ExitStatus.dataError)
+        case .nonMonotonicTimestamp:
+            let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
+            return ("nalu: error: \(prefix)\(error)\n"
+                    + "hint: the input's time stamps go backwards (damaged?); nalu convert IN -o copy.h264, then nalu encode copy.h264 -r RATE, encodes the pictures at a constant rate\n",
+                    ExitStatus.dataError)
+        case .frameMismatch:
+            // What the input's frames carry (a format change, damaged time stamps): data, not a bug.
             let prefix = inputSubject.map { $0 == "-" ? "standard input: " : $0 + ": " } ?? ""
             return ("nalu: error: \(prefix)\(error)\n", ExitStatus.dataError)
         case .io:

@@ -15,6 +15,8 @@ import NALUIO
 ///   signal number. A second signal aborts at once, still removing the temporary files.
 /// - SIGPIPE (the reader of standard output went away) removes the temporary files and ends the
 ///   process by SIGPIPE, quietly, as `cat` does under `head`.
+/// - SIGXFSZ (a write past the file size limit, `ulimit -f`) is ignored: the write fails with
+///   `EFBIG`, an I/O error (exit 74) that removes the temporary files.
 ///
 /// The handler only reads and writes plain words, calls `unlink`, `signal`, `raise` and `_exit`:
 /// all async-signal-safe.
@@ -38,6 +40,10 @@ enum Signals {
             sigaddset(&unblock, number)
         }
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        // Past `ulimit -f` a write fails with EFBIG, an I/O error (74) like ENOSPC whose path
+        // removes the temporary files, instead of SIGXFSZ killing the process and leaving them
+        // (issue 40 item 15).
+        signal(SIGXFSZ, SIG_IGN)
     }
 
     /// The exit status for a stop by `signal`: 128 + its number.
