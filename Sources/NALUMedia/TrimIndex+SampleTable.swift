@@ -59,6 +59,7 @@ extension TrimIndex {
         self.frameRate = rate
         (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) =
             try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
+        timelineStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPictureTime)
         self.entries = entries
     }
 

@@ -44,6 +44,11 @@ public struct TrimIndex: Sendable {
     /// composition offset, as fragmented files often do), in ticks of ``timeBase``: times are
     /// counted from that picture, other tracks from the timeline's start.
     public internal(set) var firstPictureTime: Int64 = 0
+    /// Where the first picture (tick 0) presents on the input's presentation timeline
+    /// (``PresentationTimeline``: edit lists applied, zero at the earliest track's start), in
+    /// ticks of ``timeBase``: a time the user gives is that much later than the same tick.
+    /// 0 for an elementary stream.
+    public internal(set) var timelineStart: Int64 = 0
 
     public let codec: Codec
     /// Access units in decoding order.
@@ -148,6 +153,7 @@ public struct TrimIndex: Sendable {
             self.frameRate = rate
             let times = try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
             (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) = times
+            timelineStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPictureTime)
         } else {
             guard let rate = (frameRate ?? parameterSets.streamDescription?.frameRate)?.reduced,
                   rate.numerator > 0, rate.denominator > 0 else {

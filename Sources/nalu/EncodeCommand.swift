@@ -295,7 +295,7 @@ struct Encode: ParsableCommand {
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
                     let scale = decoded.timeBase?.denominator ?? 1
-                    let origin = decoded.timeBase == nil ? 0 : decoded.presentationOrigin
+                    let origin = decoded.timeBase == nil ? 0 : try decoded.timelineOrigin()
                     let low = origin &+ rescale(startTime.seconds.numerator, from: startTime.seconds.denominator, to: scale)
                     var high = try endTime.map { origin &+ rescale($0.seconds.numerator, from: $0.seconds.denominator, to: scale) }
                         ?? decoded.presentationEnd() ?? Int64.max

@@ -65,8 +65,9 @@ final class EncodeTransportStreamOutput {
                 // The samples overlapping the range, timed from its start.
                 let audioScale = Int64(audio.reader.track.timescale)
                 let audioOrigin = audio.reader.track.presentationStart.mediaTime
-                let low = rescale(keptRange.lowerBound &- (videoOrigin ?? 0), from: Int64(scale), to: audioScale) &+ audioOrigin
-                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: videoOrigin ?? 0,
+                let aligned = source.videoTime(alignedWith: audio.reader.track)
+                let low = rescale(keptRange.lowerBound &- aligned, from: Int64(scale), to: audioScale) &+ audioOrigin
+                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: aligned,
                                                  movieTimescale: video.track.movieTimescale)
                 feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
                                                     decodeTimes: cut?.range ?? 0..<0, origin: low)
