@@ -18,8 +18,9 @@
 #                    `-use_editlist 0`), the AAC re-encoded: the video (B-frames) starts at its
 #                    composition offset, 2 frames in, with no edit list; the first AAC sample
 #                    lasts until then (issue 41, item 3)
-#   sscut44.mp4      `ffmpeg -ss 3.3 -c copy` of phone.mp4's first 8 s with 44.1 kHz AAC: the
-#                    audio edit starts inside an AAC frame (issue 41, item 6)
+#   sscut44.mp4      `ffmpeg -ss 3.3 -c copy` of an 8 s clip of 25 fps H.264 (B-frames) and
+#                    44.1 kHz AAC: both edits start inside a sample (the video's 20 ms into a
+#                    picture, the audio's inside an AAC frame) (issue 41, item 6)
 #
 # The audio is seeded pink noise plus a rising tone: no two windows alike, so
 # Scripts/avsync.py can find any stretch of it by content. The pictures are testsrc2
@@ -63,7 +64,9 @@ ff -t 6 -i "$out/phone.mp4" -c:v copy -c:a aac -b:a 64k -movflags frag_keyframe+
    -fflags +bitexact "$out/cmaf.mp4"
 
 tmp44=$(mktemp --suffix=.mp4)
-ff -t 8 -i "$out/phone.mp4" -c:v copy -c:a aac -b:a 64k -ar 44100 -fflags +bitexact "$tmp44"
+ff -f lavfi -i "testsrc2=size=320x180:rate=25:duration=8" -filter_complex "$(audio 8)" \
+   -c:v libx264 -profile:v high -preset veryfast -crf 30 -bf 3 -g 50 -pix_fmt yuv420p \
+   -c:a aac -b:a 64k -ac 2 -ar 44100 -fflags +bitexact "$tmp44"
 ff -ss 3.3 -i "$tmp44" -c copy -fflags +bitexact "$out/sscut44.mp4"
 rm -f "$tmp44"
 

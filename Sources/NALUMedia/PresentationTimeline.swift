@@ -95,11 +95,34 @@ extension MediaSource {
     /// video edit's `media_time` moved by the difference of the two tracks' leading empty edits.
     /// A video time `t` is then `track`'s media time `media_time + (t − this)` (rescaled): how an
     /// audio track is cut to a range of video times. 0 for an input that is no MP4/MOV.
-    public func videoTime(alignedWith track: MP4Track) -> Int64 {
+    public func videoTime(alignedWith track: MP4Track) throws -> Int64 {
         guard let video = mp4?.track else { return 0 }
         let start = video.presentationStart
         let lead = (CheckedNumber.int64(track.presentationStart.delay) ?? 0) &- (CheckedNumber.int64(start.delay) ?? 0)
         let shift = CheckedNumber.rescale(lead, from: Int64(max(1, video.movieTimescale)), to: Int64(max(1, video.timescale))) ?? 0
-        return start.mediaTime &+ shift
+        return try videoMediaOrigin() &+ shift
+    }
+
+    /// The video track's media time that presents at the start of its presentation, as ffmpeg
+    /// and the players built on it show an edit list (ISO/IEC 14496-12 8.6.6): the first
+    /// non-empty edit's `media_time`, or, when it falls inside a picture (a cut at a time between
+    /// two pictures, `ffmpeg -ss 3.3 -c copy` of 25 fps video), the composition time of the
+    /// first picture after it (within one picture's duration): ffmpeg drops the picture the edit
+    /// starts inside and presents the next at the start, with the audio's `media_time`. What
+    /// every path that moves the video's times (MP4 → MPEG-TS, cuts, encode) counts from, so
+    /// the audio keeps its place against the pictures as ffmpeg shows them. 0 without an edit
+    /// list; 0 for an input that is no MP4/MOV.
+    public func videoMediaOrigin() throws -> Int64 {
+        guard let mp4 else { return 0 }
+        guard let edit = mp4.track.editList.first(where: { $0.mediaTime >= 0 }) else { return 0 }
+        let mediaTime = edit.mediaTime
+        var next: Int64?
+        var exact = false
+        try mp4.forEachSample { sample in
+            guard !exact, sample.pts >= mediaTime else { return }
+            if sample.pts == mediaTime { exact = true }
+            if sample.pts - mediaTime < Int64(sample.duration), sample.pts < next ?? Int64.max { next = sample.pts }
+        }
+        return exact ? mediaTime : next ?? mediaTime
     }
 }

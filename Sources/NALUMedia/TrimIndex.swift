@@ -81,7 +81,7 @@ public struct TrimIndex: Sendable {
         var pendingCount: (value: Int, startsSequence: Bool)?
         let clock = source.sampleClock()
         let isMP4 = clock != nil
-        let editShift = source.mp4.map { Self.editShift($0.track) } ?? 0
+        let editShift = try source.videoMediaOrigin()
         let codec = source.codec
         var firstVCLOffset: Int64?
         var lastEnd: Int64?
@@ -165,14 +165,6 @@ public struct TrimIndex: Sendable {
             Self.assignPresentationOrder(&entries, counts: counts)
         }
         self.entries = entries
-    }
-
-    /// The MP4 track's presentation origin on its media timeline: the first non-empty edit's
-    /// `media_time` (ISO/IEC 14496-12 8.6.6), or 0 without one. Times are then counted from the
-    /// first picture at or after it, as ffmpeg's command line counts them (it subtracts the
-    /// input's start time), so an empty edit (a delay) does not move them.
-    static func editShift(_ track: MP4VideoTrack) -> Int64 {
-        track.editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
     }
 
     /// The index's times on the source's own clock (`timescale` ticks): presentation times

@@ -196,7 +196,7 @@ final class DecodedEncodeInput {
     /// applied, the earliest track's start), where `--start` and `--end` count from: before
     /// ``presentationOrigin`` when another track starts before the video.
     func timelineOrigin() throws -> Int64 {
-        let mediaTime = source.mp4.map { $0.track.presentationStart.mediaTime } ?? 0
+        let mediaTime = try source.videoMediaOrigin()
         let firstPicture = max(0, firstPTS &- mediaTime)
         let videoStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPicture)
         return mediaTime &+ firstPicture &- videoStart

@@ -76,7 +76,7 @@ final class TimedMP4Output {
                 // overlap it, presented from the range's start.
                 decodeTimes = []
                 for (index, reader) in tracks.enumerated() {
-                    let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: source.videoTime(alignedWith: reader.track),
+                    let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: try source.videoTime(alignedWith: reader.track),
                                            movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
                     decodeTimes?.append(cut?.range)
                     passthrough[index].editList = cut.map {

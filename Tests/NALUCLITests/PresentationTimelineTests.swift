@@ -134,14 +134,26 @@ import Testing
         #expect(abs(shift) <= 5, "A/V \(shift) ms")
     }
 
-    /// Item 6: an edit-listed MP4 whose audio edit starts inside an AAC frame, converted to
-    /// MPEG-TS, keeps its audio in sync (the frame's PTS carries the edit's offset).
-    @Test func editListedAudioIntoTransportStream() throws {
+    /// Item 6: an `ffmpeg -ss 3.3 -c copy` cut of 25 fps video and 44.1 kHz AAC (the video edit
+    /// starts 20 ms into a picture, the audio's inside an AAC frame) converted or encoded to
+    /// MPEG-TS keeps its audio in sync as ffmpeg shows the source (its first picture after the
+    /// edit's start presents at 0, with the audio's `media_time`): `ffmpeg -c copy -f mpegts`
+    /// measures 0.00 ms. A trim of it starts with ffmpeg's `-ss` picture, in sync.
+    @Test func editInsideAPictureIntoTransportStream() throws {
         let scratch = try Scratch()
-        let input = Self.clip("sscut44.mp4"), output = scratch.file("out.ts")
-        let run = try CLIRunner.run(["convert", input, "-o", output])
+        let input = Self.clip("sscut44.mp4")
+        for command in ["convert", "encode"] {
+            let output = scratch.file("\(command).ts")
+            let run = try CLIRunner.run([command, input, "-o", output])
+            #expect(run.status == 0, "\(run.stderr)")
+            let shift = try AudioPathsTests.shift(input, output, at: 2)
+            #expect(abs(shift) <= 5, "\(command): A/V \(shift) ms")
+        }
+        let cut = scratch.file("cut.mp4")
+        let run = try CLIRunner.run(["trim", input, "--start", "1", "--end", "3", "-o", cut])
         #expect(run.status == 0, "\(run.stderr)")
-        let shift = try AudioPathsTests.shift(input, output, at: 2)
-        #expect(abs(shift) <= 5, "A/V \(shift) ms")
+        try Self.expectStart(cut, source: input, at: "1", pictures: 50)
+        let shift = try AudioPathsTests.shift(input, cut, at: 1)
+        #expect(abs(shift) <= 5, "trim: A/V \(shift) ms")
     }
 }
