@@ -6,9 +6,10 @@ import NALUMP4
 /// ``Trimmer`` makes over its input.
 ///
 /// Presentation times come from the container where it has them (an MP4 track's decoding time
-/// plus composition offset, less the edit list's first `media_time`, in the track's timescale,
-/// counted from the first picture presented: times are from the start of the input as ffmpeg's
-/// command line counts them),
+/// plus composition offset, less the media time its presentation starts at
+/// (``MediaSource/videoMediaOrigin()``), in the track's timescale, counted from the first
+/// picture presented; ``timelineStart`` places that picture on the presentation timeline
+/// ffmpeg's command line counts times on, ``PresentationTimeline``),
 /// else from the picture order counts (ITU-T H.264 8.2.1, H.265 8.3.1): within each coded video
 /// sequence pictures present in picture order count order, one frame period each, the sequences
 /// following each other (ticks of `1 / frameRate` seconds).
