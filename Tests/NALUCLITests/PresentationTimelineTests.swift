@@ -60,6 +60,23 @@ import Testing
         #expect(abs(shift) <= 5, "A/V \(shift) ms")
     }
 
+    /// Item 1: a transport stream's times count from the program's start (its AAC starts 0.52 s
+    /// before its video: audiolead.mp4 remuxed by ffmpeg, priming included), not from its first
+    /// video PTS: `trim --start 1.3` starts with the picture ffmpeg's `-ss 1.3` shows of the MP4
+    /// (the same pictures; ffmpeg's own seek in a transport stream lands on a keyframe), in sync.
+    @Test func transportStreamTimesCountFromTheProgramStart() throws {
+        let scratch = try Scratch()
+        let source = Self.clip("audiolead.mp4"), input = scratch.file("audiolead.ts"), output = scratch.file("cut.mp4")
+        let remux = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", source, "-c", "copy", "-f", "mpegts", input])
+        #expect(remux.status == 0, "\(remux.stderr)")
+        let run = try CLIRunner.run(["trim", input, "--start", "1.3", "--end", "3.3", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let first = try #require(try TimingTests.shown(output).min { $0.time < $1.time })
+        #expect(first.md5 == (try Self.ffmpegFirstPicture(source, start: "1.3")))
+        let shift = try AudioPathsTests.shift(input, output, at: 1)
+        #expect(abs(shift) <= 5, "A/V \(shift) ms")
+    }
+
     /// Item 1: `--keep` ranges are on the presentation timeline too: the first piece starts with
     /// ffmpeg's `-ss` picture, each piece in sync.
     @Test(arguments: ["audiolead.mp4", "cmaf.mp4"])
