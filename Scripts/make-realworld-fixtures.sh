@@ -12,6 +12,15 @@
 #   frag.mp4         phone.mp4 copied into a fragmented MP4 (empty moov, moof per keyframe)
 #   phone.ts         phone.mp4 copied into MPEG-TS (H.264 + ADTS AAC), as ffmpeg muxes it
 #   rotated.mov      phone.mp4's first 3 s in a MOV with a 90° display matrix and creation_time
+#   audiolead.mp4    phone.mp4's first 6 s with the video 0.5 s late (`-itsoffset 0.5`: an empty
+#                    edit on the video), the audio from 0: the audio leads (issue 41, item 1)
+#   cmaf.mp4         phone.mp4's first 6 s as CMAF (`frag_keyframe+empty_moov+default_base_moof`,
+#                    `-use_editlist 0`), the AAC re-encoded: the video (B-frames) starts at its
+#                    composition offset, 2 frames in, with no edit list; the first AAC sample
+#                    lasts until then (issue 41, item 3)
+#   sscut44.mp4      `ffmpeg -ss 3.3 -c copy` of an 8 s clip of 25 fps H.264 (B-frames) and
+#                    44.1 kHz AAC: both edits start inside a sample (the video's 20 ms into a
+#                    picture, the audio's inside an AAC frame) (issue 41, item 6)
 #
 # The audio is seeded pink noise plus a rising tone: no two windows alike, so
 # Scripts/avsync.py can find any stretch of it by content. The pictures are testsrc2
@@ -48,5 +57,17 @@ ff -i "$out/phone.mp4" -c copy -fflags +bitexact -f mpegts "$out/phone.ts"
 
 ff -t 3 -i "$out/phone.mp4" -c copy -metadata:s:v:0 rotate=90 \
    -metadata creation_time=2023-07-14T08:09:10.000000Z -fflags +bitexact -f mov "$out/rotated.mov"
+
+ff -itsoffset 0.5 -t 6 -i "$out/phone.mp4" -t 6.5 -i "$out/phone.mp4" -map 0:v -map 1:a -c copy -fflags +bitexact "$out/audiolead.mp4"
+
+ff -t 6 -i "$out/phone.mp4" -c:v copy -c:a aac -b:a 64k -movflags frag_keyframe+empty_moov+default_base_moof -use_editlist 0 \
+   -fflags +bitexact "$out/cmaf.mp4"
+
+tmp44=$(mktemp --suffix=.mp4)
+ff -f lavfi -i "testsrc2=size=320x180:rate=25:duration=8" -filter_complex "$(audio 8)" \
+   -c:v libx264 -profile:v high -preset veryfast -crf 30 -bf 3 -g 50 -pix_fmt yuv420p \
+   -c:a aac -b:a 64k -ac 2 -ar 44100 -fflags +bitexact "$tmp44"
+ff -ss 3.3 -i "$tmp44" -c copy -fflags +bitexact "$out/sscut44.mp4"
+rm -f "$tmp44"
 
 ls -l "$out"

@@ -36,7 +36,8 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     /// elementary stream), as ``init(for:output:options:)`` describes: before the first NAL unit.
     public func keepTimes(of source: MediaSource) throws {
         guard let clock = source.sampleClock() else { return }
-        let origin: Int64? = source.mp4.map { editListStart($0.track.editList).mediaTime }
+        // The picture shown at the edit's start presents at the first PTS (``MediaSource/videoMediaOrigin()``).
+        let origin: Int64? = source.mp4 == nil ? nil : try source.videoMediaOrigin()
         try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin,
                                   lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
         sampleClock = clock

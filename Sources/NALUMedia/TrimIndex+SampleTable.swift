@@ -20,7 +20,7 @@ extension TrimIndex {
     private init(sampleTable mp4: MP4VideoTrackReader<AnyRandomAccessSource>, source: MediaSource, frameRate: Rational?) throws {
         codec = source.codec
         let track = mp4.track
-        let editShift = Self.editShift(track)
+        let editShift = try source.videoMediaOrigin()
         var store = ParameterSetStore(codec: codec)
         for description in track.sampleDescriptions {
             for unit in description.record.parameterSets { _ = try? store.add(unit) }
@@ -59,6 +59,7 @@ extension TrimIndex {
         self.frameRate = rate
         (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) =
             try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
+        timelineStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPictureTime)
         self.entries = entries
     }
 

@@ -6,9 +6,10 @@ import NALUMP4
 /// ``Trimmer`` makes over its input.
 ///
 /// Presentation times come from the container where it has them (an MP4 track's decoding time
-/// plus composition offset, less the edit list's first `media_time`, in the track's timescale,
-/// counted from the first picture presented: times are from the start of the input as ffmpeg's
-/// command line counts them),
+/// plus composition offset, less the media time its presentation starts at
+/// (``MediaSource/videoMediaOrigin()``), in the track's timescale, counted from the first
+/// picture presented; ``timelineStart`` places that picture on the presentation timeline
+/// ffmpeg's command line counts times on, ``PresentationTimeline``),
 /// else from the picture order counts (ITU-T H.264 8.2.1, H.265 8.3.1): within each coded video
 /// sequence pictures present in picture order count order, one frame period each, the sequences
 /// following each other (ticks of `1 / frameRate` seconds).
@@ -44,6 +45,11 @@ public struct TrimIndex: Sendable {
     /// composition offset, as fragmented files often do), in ticks of ``timeBase``: times are
     /// counted from that picture, other tracks from the timeline's start.
     public internal(set) var firstPictureTime: Int64 = 0
+    /// Where the first picture (tick 0) presents on the input's presentation timeline
+    /// (``PresentationTimeline``: edit lists applied, zero at the earliest track's start), in
+    /// ticks of ``timeBase``: a time the user gives is that much later than the same tick.
+    /// 0 for an elementary stream.
+    public internal(set) var timelineStart: Int64 = 0
 
     public let codec: Codec
     /// Access units in decoding order.
@@ -76,7 +82,7 @@ public struct TrimIndex: Sendable {
         var pendingCount: (value: Int, startsSequence: Bool)?
         let clock = source.sampleClock()
         let isMP4 = clock != nil
-        let editShift = source.mp4.map { Self.editShift($0.track) } ?? 0
+        let editShift = try source.videoMediaOrigin()
         let codec = source.codec
         var firstVCLOffset: Int64?
         var lastEnd: Int64?
@@ -148,6 +154,7 @@ public struct TrimIndex: Sendable {
             self.frameRate = rate
             let times = try Self.sourceTimes(&entries, timescale: timescale, rate: rate, editShift: editShift, lastEnd: lastEnd)
             (timeBase, presentationOrigin, firstPictureTime, presentationEnd, frameDuration) = times
+            timelineStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPictureTime)
         } else {
             guard let rate = (frameRate ?? parameterSets.streamDescription?.frameRate)?.reduced,
                   rate.numerator > 0, rate.denominator > 0 else {
@@ -159,14 +166,6 @@ public struct TrimIndex: Sendable {
             Self.assignPresentationOrder(&entries, counts: counts)
         }
         self.entries = entries
-    }
-
-    /// The MP4 track's presentation origin on its media timeline: the first non-empty edit's
-    /// `media_time` (ISO/IEC 14496-12 8.6.6), or 0 without one. Times are then counted from the
-    /// first picture at or after it, as ffmpeg's command line counts them (it subtracts the
-    /// input's start time), so an empty edit (a delay) does not move them.
-    static func editShift(_ track: MP4VideoTrack) -> Int64 {
-        track.editList.first { $0.mediaTime >= 0 }?.mediaTime ?? 0
     }
 
     /// The index's times on the source's own clock (`timescale` ticks): presentation times

@@ -85,8 +85,10 @@ public struct TrimPlan: Hashable, Sendable {
         if let end, !(start < end) {
             throw NALUError(.invalidValue, field: "--end", detail: "\(end) s is not after --start \(start) s")
         }
-        guard let startTick = start.ticks(of: index.timeBase),
-              let endTick = end.map({ $0.ticks(of: index.timeBase) }) ?? index.endTime else {
+        // The times given are on the presentation timeline (``PresentationTimeline``); the
+        // index counts from its first picture, which presents `timelineStart` into it.
+        guard let startTick = start.ticks(of: index.timeBase).flatMap({ CheckedNumber.sum($0, 0 &- index.timelineStart) }),
+              let endTick = end.map({ $0.ticks(of: index.timeBase).flatMap { CheckedNumber.sum($0, 0 &- index.timelineStart) } }) ?? index.endTime else {
             throw NALUError(.doesNotFit, field: "--end", detail: "\(end?.description ?? "the end") s in ticks of \(index.timeBase) s")
         }
         let entries = index.entries
@@ -102,14 +104,16 @@ public struct TrimPlan: Hashable, Sendable {
             // The span the pictures present in: from the first presentation time (negative
             // when an MP4's timestamps start below zero) to the end, never a negative length.
             let first = entries.compactMap(\.presentationTime).min() ?? 0
-            let span = "from \(Self.seconds(first, index.timeBase)) s to \(Self.seconds(max(first, index.endTime), index.timeBase)) s"
+            let shift = index.timelineStart
+            let span = "from \(Self.seconds(first &+ shift, index.timeBase)) s to \(Self.seconds(max(first, index.endTime) &+ shift, index.timeBase)) s"
             throw NALUError(.invalidValue, field: "--start", detail: "no picture presents in [\(start), \(end?.description ?? "end")) s; the stream presents \(span)")
         }
         // The keyframe: the last before the range (in decoding order) presenting at or before the start.
         var clean: Int?
         var any: Int?
         for (position, entry) in entries.enumerated() {
-            guard position <= lastInRange, let keyframe = entry.keyframe, let time = entry.presentationTime, time <= startTick else { continue }
+            // A start before the first picture (another track starts first) takes the first keyframe.
+            guard position <= lastInRange, let keyframe = entry.keyframe, let time = entry.presentationTime, time <= max(startTick, 0) else { continue }
             any = position
             if case .recoveryPoint(let count) = keyframe, count > 0 { continue }
             clean = position
@@ -223,6 +227,18 @@ public struct TrimPlan: Hashable, Sendable {
         let lower = convert(start)
         let (end, overflow) = start.addingReportingOverflow(presentedDuration)
         return lower..<max(lower, overflow ? lower : convert(end))
+    }
+
+    /// The plan with its presented range starting at the first picture shown instead of the
+    /// requested start: what an output without an edit list presents (a smart cut's first
+    /// picture is its time 0), so the audio cut to ``presentedRange(timescale:)`` starts with
+    /// that picture. Unchanged when not source-timed (the range starts there already).
+    public var startingAtFirstPicture: TrimPlan {
+        guard hasSourceTimes, firstShownTick > presentedStart else { return self }
+        var plan = self
+        plan.presentedDuration = max(0, presentedDuration &- (firstShownTick &- presentedStart))
+        plan.presentedStart = firstShownTick
+        return plan
     }
 
     /// The presented range in seconds.

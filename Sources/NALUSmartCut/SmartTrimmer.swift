@@ -104,7 +104,9 @@ public final class SmartTrimmer {
     /// stream input's AAC stream. An input with its own times keeps them (the track timescale, or
     /// 90 kHz); an elementary stream is timed at its frame rate.
     public func writeMP4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
-        let (plan, trim) = try self.plan(start: start, end: end)
+        let (plan, requested) = try self.plan(start: start, end: end)
+        // The output starts with its first picture (no edit list): so does its audio.
+        let trim = requested.startingAtFirstPicture
         let index = try self.index()
         let timing = try outputTiming(plan, index: index)
         let timescale = timing.timescale

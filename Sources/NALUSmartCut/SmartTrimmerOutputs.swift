@@ -25,7 +25,9 @@ extension SmartTrimmer {
     /// `options.frameRate` is ignored: the times are the source's.
     public func writeTransportStream<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output,
                                                        options: TransportStreamMuxerOptions, audio: Bool = true) throws -> Report {
-        let (plan, trim) = try self.plan(start: start, end: end)
+        let (plan, requested) = try self.plan(start: start, end: end)
+        // The first picture presents at the first PTS: the audio starts with it.
+        let trim = requested.startingAtFirstPicture
         let index = try self.index()
         let timing = try outputTiming(plan, index: index, decodeAdvance: try decodeAdvance(plan, index: index))
         var options = options

@@ -297,7 +297,7 @@ struct Encode: ParsableCommand {
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
                     let scale = decoded.timeBase?.denominator ?? 1
-                    let origin = decoded.timeBase == nil ? 0 : decoded.presentationOrigin
+                    let origin = decoded.timeBase == nil ? 0 : try decoded.timelineOrigin()
                     // Checked: a time past 64 bits of ticks is past any input's end (issue 40 item 9).
                     let low = try Self.ticks(startTime, scale: scale, origin: origin, option: "--start", text: start ?? "0")
                     var high = try endTime.map { try Self.ticks($0, scale: scale, origin: origin, option: "--end", text: end ?? "") }

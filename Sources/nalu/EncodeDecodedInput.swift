@@ -212,6 +212,16 @@ final class DecodedEncodeInput {
         return firstPTS
     }
 
+    /// The pts at the input's presentation timeline's zero (``PresentationTimeline``: edit lists
+    /// applied, the earliest track's start), where `--start` and `--end` count from: before
+    /// ``presentationOrigin`` when another track starts before the video.
+    func timelineOrigin() throws -> Int64 {
+        let mediaTime = try source.videoMediaOrigin()
+        let firstPicture = max(0, firstPTS &- mediaTime)
+        let videoStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPicture)
+        return mediaTime &+ firstPicture &- videoStart
+    }
+
     /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
     /// progress line's ETA; `nil` for other inputs.
     func pictureCount(in range: Range<Int64>?) throws -> Int64? {

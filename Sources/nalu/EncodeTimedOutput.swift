@@ -76,7 +76,7 @@ final class TimedMP4Output {
                 // overlap it, presented from the range's start.
                 decodeTimes = []
                 for (index, reader) in tracks.enumerated() {
-                    let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
+                    let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: try source.videoTime(alignedWith: reader.track),
                                            movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
                     decodeTimes?.append(cut?.range)
                     passthrough[index].editList = cut.map {
@@ -104,10 +104,19 @@ final class TimedMP4Output {
             muxer.editList = edits
             muxer.editListFollowsSampleTimes = true
         } else if let keptRange {
-            let duration = UInt64(max(0, tickSpan(keptRange)))
-            let segment = UInt64(max(0, rescale(Int64(clamping: duration), from: Int64(timescale), to: Int64(movieTimescale), roundingUp: true)))
-            muxer.editList = [MP4EditListEntry(segmentDuration: segment, mediaTime: firstPresentation - firstDecode)]
+            // The range is on the presentation timeline: when its first picture presents after
+            // the range's start (another track starts first, or --start falls between
+            // pictures), an empty edit holds its place.
+            let gap = max(0, firstPresentation &- keptRange.lowerBound)
+            let duration = max(0, tickSpan(keptRange) - gap)
+            let delay = UInt64(max(0, rescale(gap, from: Int64(timescale), to: Int64(movieTimescale))))
+            let segment = UInt64(max(0, rescale(duration, from: Int64(timescale), to: Int64(movieTimescale), roundingUp: true)))
+            muxer.editList = (delay > 0 ? [MP4EditListEntry(segmentDuration: delay, mediaTime: -1)] : [])
+                + [MP4EditListEntry(segmentDuration: segment, mediaTime: firstPresentation - firstDecode)]
             muxer.editListFollowsSampleTimes = true
+        } else if let delay = Self.firstPictureDelay(source, firstPresentation: firstPresentation,
+                                                     movieTimescale: movieTimescale, timescale: timescale) {
+            muxer.videoStartDelay = delay
         }
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.packets.timing(at: offset) })
@@ -173,6 +182,17 @@ final class TimedMP4Output {
         let length = tickSpan(presented)
         let segment = UInt64(max(0, rescale(length, from: Int64(videoTimescale), to: Int64(movieTimescale))))
         return (first..<end, max(0, low &- first), segment, 0)
+    }
+
+    /// How late (movie timescale) an MP4 input's first picture presented when the input has no
+    /// edit list (its media timeline is its presentation, as a CMAF file's whose video starts at
+    /// its composition offset, ``NALUMedia/PresentationTimeline``): the output's video starts
+    /// that late (an empty edit), as the source's did, its audio copied with its own times.
+    /// `nil` for other inputs, and when the first picture presents at 0.
+    static func firstPictureDelay(_ source: MediaSource, firstPresentation: Int64, movieTimescale: UInt32, timescale: UInt32) -> UInt64? {
+        guard let track = source.mp4?.track, track.editList.isEmpty, firstPresentation > 0 else { return nil }
+        let delay = rescale(firstPresentation, from: Int64(timescale), to: Int64(movieTimescale))
+        return delay > 0 ? UInt64(delay) : nil
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.

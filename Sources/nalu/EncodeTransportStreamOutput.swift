@@ -52,7 +52,7 @@ final class EncodeTransportStreamOutput {
         timescale = scale
         // Time 0 of the audio: where the video's first picture presents (the range's start, an
         // MP4's first edit, a transport stream's first picture).
-        let videoOrigin = source.mp4.map { editListStart($0.track.editList).mediaTime }
+        let videoOrigin = source.mp4 == nil ? nil : try source.videoMediaOrigin()
         let origin: Int64? = keptRange?.lowerBound ?? videoOrigin ?? source.transportStreamVideoStart
         try muxer.useSourceTiming(timescale: scale, presentationOrigin: origin,
                                   lookup: { [weak self] offset in self?.packets.timing(at: offset) })
@@ -65,8 +65,9 @@ final class EncodeTransportStreamOutput {
                 // The samples overlapping the range, timed from its start.
                 let audioScale = Int64(audio.reader.track.timescale)
                 let audioOrigin = audio.reader.track.presentationStart.mediaTime
-                let low = rescale(keptRange.lowerBound &- (videoOrigin ?? 0), from: Int64(scale), to: audioScale) &+ audioOrigin
-                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: videoOrigin ?? 0,
+                let aligned = try source.videoTime(alignedWith: audio.reader.track)
+                let low = rescale(keptRange.lowerBound &- aligned, from: Int64(scale), to: audioScale) &+ audioOrigin
+                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: aligned,
                                                  movieTimescale: video.track.movieTimescale)
                 feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
                                                     decodeTimes: cut?.range ?? 0..<0, origin: low)
