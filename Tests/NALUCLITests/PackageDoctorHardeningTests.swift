@@ -141,18 +141,22 @@ import Testing
                 #expect(run.status == 3 && run.codes.contains(code), "\(path + manifest): \(run.output)")
             }
         }
-        // A byte range past the end of a single-file package's file.
-        let single = try Scratch()
-        let (singleDir, singleRun) = try PackageCommandTests.package([PackageCommandTests.realWorld("phone.mp4")], ["--hls", "--single-file"], in: single)
-        #expect(singleRun.status == 0, "\(singleRun.stderr)")
-        let clean = try Self.doctor(singleDir)
-        #expect(clean.status == 0 && clean.codes.isEmpty, "\(clean.output)")
-        let playlist = try String(contentsOfFile: singleDir + "/v0.m3u8", encoding: .utf8)
-        let last = try #require(playlist.split(separator: "\n").last { $0.hasPrefix("#EXT-X-BYTERANGE:") })
-        let length = try #require(Int(last.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")[0]))
-        try Doctor.edit(singleDir + "/v0.m3u8") { $0.replacingOccurrences(of: String(last), with: last.replacingOccurrences(of: "\(length)@", with: "\(length + 1000)@")) }
-        let past = try Self.doctor(singleDir)
-        #expect(past.status == 3 && past.codes == ["segment-unreadable"] && past.output.contains("past the end"), "\(past.output)")
+        // A byte range past the end of a single-file package's file (fMP4 and MPEG-TS).
+        for (input, extra) in [("phone.mp4", [String]()), ("phone.ts", ["--segment-type", "ts"])] {
+            let single = try Scratch()
+            let (singleDir, singleRun) = try PackageCommandTests.package([PackageCommandTests.realWorld(input)], ["--hls", "--single-file"] + extra, in: single)
+            #expect(singleRun.status == 0, "\(singleRun.stderr)")
+            let clean = try Self.doctor(singleDir)
+            #expect(clean.status == 0 && clean.codes.isEmpty, "\(input): \(clean.output)")
+            let playlist = try String(contentsOfFile: singleDir + "/v0.m3u8", encoding: .utf8)
+            let last = try #require(playlist.split(separator: "\n").last { $0.hasPrefix("#EXT-X-BYTERANGE:") })
+            let length = try #require(Int(last.dropFirst("#EXT-X-BYTERANGE:".count).split(separator: "@")[0]))
+            try Doctor.edit(singleDir + "/v0.m3u8") {
+                $0.replacingOccurrences(of: String(last), with: last.replacingOccurrences(of: "\(length)@", with: "\(length + 1000)@"))
+            }
+            let past = try Self.doctor(singleDir)
+            #expect(past.status == 3 && past.codes == ["segment-unreadable"] && past.output.contains("past the end"), "\(input): \(past.output)")
+        }
         // A deleted LL-HLS part.
         let parts = try Scratch()
         let (partsDir, partsRun) = try PackageCommandTests.package([PackageCommandTests.realWorld("phone.mp4")], ["--hls", "--part-duration", "1"], in: parts)

@@ -130,7 +130,7 @@ struct PackageCheck {
             }
             let facts: PackageSegments.Facts?
             do {
-                facts = try PackageSegments.examine(file.path, range: segment.range, initBytes: rendition.initSegment == nil ? nil : initBytes,
+                facts = try PackageSegments.examine(file.path, size: file.size, range: segment.range, initBytes: rendition.initSegment == nil ? nil : initBytes,
                                                     isVideo: isVideo, uri: segment.uri)
             } catch {
                 add(.segmentUnreadable, "\(rendition.name): segment \(segment.uri) cannot be read: \(error)", clause: clause, key: rendition.name)

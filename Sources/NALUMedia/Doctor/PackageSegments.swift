@@ -24,7 +24,11 @@ enum PackageSegments {
     /// The facts of the segment at `path` (its `range`), read with `initBytes` when the
     /// rendition has an init segment (fMP4), else as MPEG-TS when its name ends in `.ts`;
     /// `nil` for other kinds (packed audio), which are only checked to be on disk.
-    static func examine(_ path: String, range: PackageManifests.ByteRange?, initBytes: [UInt8]?, isVideo: Bool, uri: String) throws -> Facts? {
+    static func examine(_ path: String, size: Int64, range: PackageManifests.ByteRange?, initBytes: [UInt8]?, isVideo: Bool, uri: String) throws -> Facts? {
+        if let range, range.offset + range.length > size {
+            // ByteRange ends below 2^63 (PackageManifests.byteRange).
+            throw NALUError(.truncated, field: path, detail: "bytes \(range.offset) to \(range.offset) + \(range.length) run past the end of the file (\(size) bytes)")
+        }
         if let initBytes {
             let bytes = try PackageDoctor.read(path, range: range)
             var facts = Facts(size: bytes.count, kind: "fMP4")
@@ -44,8 +48,9 @@ enum PackageSegments {
         let name = uri.split(separator: "?").first.map { $0.lowercased() } ?? ""
         guard name.hasSuffix(".ts") || name.hasSuffix(".m2ts") else { return nil }
         // The first packet's sync byte (ISO/IEC 13818-1 2.4.3.2).
-        let head = try PackageFiles.read(path, offset: range?.offset ?? 0, length: range.map { min($0.length, 188) }, limit: 1 << 30)
-        var facts = Facts(size: Int(range?.length ?? Int64(head.count)), kind: "MPEG-TS")
+        let length = range?.length ?? size
+        let head = try PackageFiles.read(path, offset: range?.offset ?? 0, length: min(length, 188), limit: 188)
+        var facts = Facts(size: Int(clamping: length), kind: "MPEG-TS")
         guard head.first == 0x47 else {
             facts.problem = head.isEmpty ? "it is empty" : "its first byte is not the sync byte 0x47 (ISO/IEC 13818-1 2.4.3.2)"
             return facts
