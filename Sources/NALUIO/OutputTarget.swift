@@ -302,6 +302,16 @@ public enum TemporaryFileRegistry {
         return slots
     }()
 
+    /// Each slot's copy taken off the list last, freed when the slot is emptied again: a signal
+    /// handler that read the pointer just before ``unregister(_:)`` still finds the string, and a
+    /// run that writes files for hours (`package --live` rewrites its playlists after every
+    /// part) keeps at most two copies per slot instead of one per file ever written.
+    nonisolated(unsafe) private static let retired: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+        let retired = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+        retired.initialize(repeating: nil, count: capacity)
+        return retired
+    }()
+
     /// Serialises ``register(_:)`` and ``unregister(_:)`` between threads (outputs opened on
     /// several threads at once must not take the same slot); ``removeAll()`` takes no lock.
     nonisolated(unsafe) private static let registration: UnsafeMutablePointer<pthread_mutex_t> = {
@@ -314,6 +324,7 @@ public enum TemporaryFileRegistry {
     /// Makes the slots ready (call before installing a signal handler that uses ``removeAll()``).
     public static func prepare() {
         _ = slots
+        _ = retired
         _ = registration
     }
 
@@ -328,11 +339,13 @@ public enum TemporaryFileRegistry {
         return nil
     }
 
-    /// Takes the path in `slot` off the list. Its copy is not freed: a signal handler may be
-    /// reading it at this moment, and a run lists only a few paths.
+    /// Takes the path in `slot` off the list. Its copy is kept until the slot is emptied again (a
+    /// signal handler may be reading it at this moment); the copy retired before it is freed.
     public static func unregister(_ slot: Int) {
         pthread_mutex_lock(registration)
         defer { pthread_mutex_unlock(registration) }
+        free(retired[slot])
+        retired[slot] = slots[slot]
         slots[slot] = nil
     }
 
