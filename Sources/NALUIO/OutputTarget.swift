@@ -23,6 +23,9 @@ extension NALUError.Code {
 /// - `"-"`: standard output;
 /// - a symbolic link: written through to its target (resolved the same way); the link stays.
 ///
+/// With `replacing` (files a command names itself in a folder: `package`), whatever is at the
+/// path — a link, a FIFO, a device — is replaced by the rename, never opened or written through.
+///
 /// Every temporary name is listed in ``TemporaryFileRegistry`` until it is renamed or removed, so
 /// a signal handler can remove it too.
 public final class OutputTarget {
