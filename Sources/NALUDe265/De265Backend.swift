@@ -67,7 +67,7 @@ final class De265Backend: DecoderBackend {
 
     func decode(_ nalUnits: [[UInt8]], tag: Int64, into pictures: inout [DecodedPicture]) throws(DecoderError) {
         // The configuration's sets go first unless the access unit brings its own.
-        let carriesSets = nalUnits.contains { unit in unit.count > 1 && (32...34).contains((unit[0] >> 1) & 0x3F) }
+        let carriesSets = nalUnits.contains { unit in unit.count > 1 && Codec.hevc.isParameterSet(firstByte: unit[0]) }
         annexB.removeAll(keepingCapacity: true)
         for unit in (carriesSets ? [] : parameterSets) + nalUnits {
             annexB.append(contentsOf: [0, 0, 0, 1])

@@ -73,6 +73,11 @@ public struct MediaSourceOptions: Sendable {
     /// Annex-B stream muxed to MP4 is instead read and split into access units on the second
     /// thread (``MP4FileSink``). `false` keeps every read on the caller's thread.
     public var readsAhead = true
+    /// The largest NAL unit a raw or transport stream may hold (``AccessUnitLimit/defaultMaxBytes``,
+    /// 64 MiB, unless given: the command line's `--max-access-unit-size`). A larger one is
+    /// ``NALUError/Code/tooLarge`` before it is buffered, so one absurd unit is a clean error,
+    /// never an allocation of up to the readers' 1 GiB cap that a memory limit aborts.
+    public var maxNALUnitSize = AccessUnitLimit.defaultMaxBytes
 
     public init(codec: Codec? = nil, lengthSize: Int? = nil, record: DecoderConfigurationRecord? = nil, spoolDirectory: String? = nil,
                 codecFromFileName: Bool = true, pid: UInt16? = nil) {
@@ -222,7 +227,9 @@ public final class MediaSource {
                                 detail: "no payload on \(video.map(\.description) ?? "the video PID") in the \(reader.bytesRead)-byte transport stream")
             }
             transportPrefix = head
-            transportElementary = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
+            var elementary = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
+            elementary.maxNALUnitSize = options.maxNALUnitSize
+            transportElementary = elementary
             codec = streamCodec
             container = .transportStream(packetSize: reader.packetSize)
             mp4 = nil
@@ -255,6 +262,7 @@ public final class MediaSource {
             guard options.codecFromFileName, let hinted = ContainerDetection.codec(fromExtension: path) else { throw error }
             reader = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: hinted)
         }
+        reader.maxNALUnitSize = options.maxNALUnitSize
         if options.readsAhead {
             // Read (and search for start codes) on a second thread; the reader replays the
             // bytes it read to detect the format first.

@@ -171,8 +171,10 @@ struct Convert: ParsableCommand {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
-        let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
-                                                                    codecFromFileName: false, pid: pid?.value))
+        var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
+                                               codecFromFileName: false, pid: pid?.value)
+        sourceOptions.maxNALUnitSize = mp4.maxAccessUnitSize
+        let source = try openMediaSource(input, sourceOptions)
         if source.container.isMP4 && to != .avcc && lengthSize != nil {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }

@@ -180,8 +180,9 @@ struct Edit: ParsableCommand {
         let options = try options()
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
-        let source = try openMediaSource(input, MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: record,
-                                                                    codecFromFileName: false))
+        var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: record, codecFromFileName: false)
+        sourceOptions.maxNALUnitSize = mp4.maxAccessUnitSize
+        let source = try openMediaSource(input, sourceOptions)
         let to = framing(of: source)
         if to == .mp4 { try mp4.check(codec: source.codec) }
         if aud == .insert && to != .annexb && to != .ts && to != .m2ts {

@@ -26,8 +26,7 @@ struct HDRMetadata: Equatable {
         let codec = source.codec
         func isSEI(_ type: UInt8) -> Bool { codec == .h264 ? type == 6 : type == 39 }
         for unit in source.declarativeSEI where !unit.isEmpty {
-            let type = codec == .h264 ? unit[0] & 0x1F : unit[0] >> 1 & 0x3F
-            if isSEI(type) { summary.add(unit[...], codec: codec, offset: 0) }
+            if isSEI(codec.nalUnitType(firstByte: unit[0])) { summary.add(unit[...], codec: codec, offset: 0) }
         }
         var seen = 0
         _ = try? source.forEachAccessUnit(nalUnit: { unit, header in

@@ -19,6 +19,10 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     public private(set) var leadingGarbageBytes: Int64 = 0
     /// Empty NAL units skipped (Annex-B empty start codes, zero-length prefixes).
     public private(set) var emptyNALUnits = 0
+    /// A NAL unit larger than this is an error (``NALUError/Code/tooLarge``) before its bytes are
+    /// buffered, so memory stays bounded by the limit, not by the input (default 1 GiB; the
+    /// command line sets its `--max-access-unit-size`, 64 MiB by default).
+    public var maxNALUnitSize = 1 << 30
 
     /// - Parameters:
     ///   - format: the framing, or `nil` to detect it.
@@ -89,14 +93,14 @@ public struct ElementaryStreamReader<Source: ByteSource> {
                                          _ body: (NALUnitView) throws -> Void) throws {
         switch format {
         case .annexB:
-            var reader = AnnexBReader(source, chunkSize: chunkSize, retirement: retirement)
+            var reader = AnnexBReader(source, chunkSize: chunkSize, maxNALUnitSize: maxNALUnitSize, retirement: retirement)
             defer {
                 leadingGarbageBytes = reader.leadingGarbageBytes
                 emptyNALUnits = reader.emptyNALUnits
             }
             try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         case .lengthPrefixed:
-            var reader = try LengthPrefixedReader(source, lengthSize: lengthSize ?? 4, chunkSize: chunkSize)
+            var reader = try LengthPrefixedReader(source, lengthSize: lengthSize ?? 4, chunkSize: chunkSize, maxNALUnitSize: maxNALUnitSize)
             defer { emptyNALUnits = reader.zeroLengthNALUnits }
             try reader.forEachNALUnit(beforeReuse: beforeReuse, body)
         }
