@@ -174,7 +174,8 @@ extension TransportStreamAudioReader {
 
 /// Appends a transport stream's AAC frames (``TransportStreamAudioReader``) to an
 /// ``MP4Writer``'s passthrough track, interleaved with the video by time (about half a second
-/// ahead, as ``MP4PassthroughInterleaver``), each frame 1024 samples; at the end it sets the
+/// ahead, as ``MP4PassthroughInterleaver``), each frame 1024 samples, or up to the next frame's
+/// PTS across a gap; at the end it sets the
 /// track's edit list (ISO/IEC 14496-12 8.6.6) so the audio keeps its place against the video:
 /// an empty edit when the audio starts after the video's first picture, a `media_time` when it
 /// starts before (in the movie timescale ``movieTimescale``, 90 kHz).
@@ -214,19 +215,47 @@ public final class TransportStreamAudioMP4Feeder {
 
     private var frameTicks: Int64 { 1024 * 90_000 / Int64(max(1, reader.sampleRate)) }
 
+    /// The frame after ``next`` (read ahead to time ``next``'s duration), once read.
+    private var following: (frame: [UInt8], pts: Int64)?
+    private var readFollowing = false
+
     private func peek() throws -> (frame: [UInt8], pts: Int64)? {
         if let next { return next }
+        if readFollowing {
+            readFollowing = false
+            next = following
+            following = nil
+            return next
+        }
+        next = try fetch()
+        return next
+    }
+
+    /// The next frame in the range from the reader, or `nil` at its end.
+    private func fetch() throws -> (frame: [UInt8], pts: Int64)? {
         guard !done else { return nil }
         while let frame = try reader.next() {
             if let range {
                 if frame.pts >= range.upperBound { break }
                 if frame.pts &+ frameTicks <= range.lowerBound { continue }
             }
-            next = frame
             return frame
         }
         done = true
         return nil
+    }
+
+    /// How many samples `frame` lasts: until the next frame's PTS (a gap in the stream makes it
+    /// longer, so every frame keeps its own time, never one counted from the first), 1024 (ISO/IEC
+    /// 14496-3 4.5.1) when the next is that far within 90 kHz rounding, or for the last frame.
+    private func duration(of frame: (frame: [UInt8], pts: Int64), rate: Int64) throws -> Int64 {
+        if !readFollowing {
+            following = try fetch()
+            readFollowing = true
+        }
+        guard let following, let samples = CheckedNumber.rescale(following.pts &- frame.pts, from: 90_000, to: rate) else { return 1024 }
+        if abs(samples &- 1024) <= 64 { return 1024 }
+        return min(max(1, samples), Int64(UInt32.max))
     }
 
     /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
@@ -241,8 +270,9 @@ public final class TransportStreamAudioMP4Feeder {
                 if left.high > right.high || (left.high == right.high && left.low >= right.low) { return }
             }
             if firstPTS == nil { firstPTS = frame.pts }
-            try writer.append(frame.frame, track: track, duration: 1024, compositionOffset: 0, isSync: true, sampleDescription: 1)
-            time &+= 1024
+            let samples = try duration(of: frame, rate: rate)
+            try writer.append(frame.frame, track: track, duration: UInt32(samples), compositionOffset: 0, isSync: true, sampleDescription: 1)
+            time &+= samples
             appended += 1
             next = nil
         }

@@ -65,6 +65,9 @@ public struct TrimPlan: Hashable, Sendable {
     /// ``TrimIndex/firstPictureTime``: added to ``presentedStart`` on the timeline other
     /// tracks share (``presentedRange(timescale:)``).
     public var firstPictureTime: Int64 = 0
+    /// ``TrimIndex/timelineStart``: where tick 0 presents on the input's presentation timeline
+    /// (``PresentationTimeline``), which ``start`` and ``end`` are on.
+    public var timelineStart: Int64 = 0
     /// Source-timed: the earliest presentation time among the pictures kept (the first
     /// lead-in picture's, or the first shown), in ticks of ``timeBase``.
     public var firstKeptTick: Int64 = 0
@@ -160,6 +163,7 @@ public struct TrimPlan: Hashable, Sendable {
         presentedPictures = shown
         trailingPictures = trailing
         presentedStart = firstShown
+        timelineStart = index.timelineStart
         let (duration, overflow) = Int64(shown).multipliedReportingOverflow(by: index.frameDuration)
         guard !overflow else { throw NALUError(.doesNotFit, field: "--end", detail: "the presented duration in ticks") }
         presentedDuration = duration
@@ -241,9 +245,9 @@ public struct TrimPlan: Hashable, Sendable {
         return plan
     }
 
-    /// The presented range in seconds.
+    /// The presented range in seconds on the presentation timeline (as ``start`` and ``end``).
     public var presentedSeconds: (start: Double, end: Double) {
-        let start = Double(presentedStart) * timeBase.doubleValue
+        let start = Double(presentedStart &+ timelineStart) * timeBase.doubleValue
         return (start, start + Double(presentedDuration) * timeBase.doubleValue)
     }
 

@@ -77,6 +77,24 @@ import Testing
         #expect(abs(shift) <= 5, "A/V \(shift) ms")
     }
 
+    /// Item 3: audio times are taken from each sample, gaps included: a transport stream whose
+    /// AAC has a 0.5 s gap (ffmpeg's `aselect`, the frames keeping their PTS) converted to MP4
+    /// keeps the audio after the gap in sync (each frame lasts until the next one's PTS; counting
+    /// 1024 samples a frame put it 512 ms early).
+    @Test func transportStreamAudioGapKeepsItsTime() throws {
+        let scratch = try Scratch()
+        let input = scratch.file("gap.ts"), output = scratch.file("out.mp4")
+        let made = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", CLIRunner.fixture("realworld/phone.mp4"), "-t", "6", "-c:v", "copy",
+                                          "-af", "aselect='not(between(t,2,2.5))'", "-c:a", "aac", "-b:a", "64k", "-f", "mpegts", input])
+        #expect(made.status == 0, "\(made.stderr)")
+        let run = try CLIRunner.run(["convert", input, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        for at in [1.0, 4.0] {
+            let shift = try AudioPathsTests.shift(input, output, at: at)
+            #expect(abs(shift) <= 5, "at \(at) s: A/V \(shift) ms")
+        }
+    }
+
     /// Item 1: `--keep` ranges are on the presentation timeline too: the first piece starts with
     /// ffmpeg's `-ss` picture, each piece in sync.
     @Test(arguments: ["audiolead.mp4", "cmaf.mp4"])
