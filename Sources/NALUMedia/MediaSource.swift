@@ -227,9 +227,9 @@ public final class MediaSource {
                                 detail: "no payload on \(video.map(\.description) ?? "the video PID") in the \(reader.bytesRead)-byte transport stream")
             }
             transportPrefix = head
-            var elementary = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
-            elementary.maxNALUnitSize = options.maxNALUnitSize
-            transportElementary = elementary
+            var payload = try ElementaryStreamReader(ReplaySource(prefix: head, source: reader), format: .annexB, codec: streamCodec)
+            payload.maxNALUnitSize = options.maxNALUnitSize
+            transportElementary = payload
             codec = streamCodec
             container = .transportStream(packetSize: reader.packetSize)
             mp4 = nil

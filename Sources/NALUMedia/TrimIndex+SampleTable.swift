@@ -76,19 +76,18 @@ extension TrimIndex {
             }
             let header = bytes[start]
             if codec == .h264 {
-                switch header & 0x1F {
-                case 5: return .idr
-                case 1...4: return .recoveryPoint(count: 0)
-                default: break
+                let type = AVCNALUnitType(rawValue: header)
+                if type == .idrSlice { return .idr }
+                if (AVCNALUnitType.nonIDRSlice.rawValue...AVCNALUnitType.sliceDataPartitionC.rawValue).contains(type.rawValue) {
+                    return .recoveryPoint(count: 0)
                 }
             } else {
-                switch (header >> 1) & 0x3F {
-                case 19, 20: return .idr
-                case 21: return .cra
-                case 16...18: return .bla
-                case 0...15: return .recoveryPoint(count: 0)
-                default: break
-                }
+                let type = HEVCNALUnitType(rawValue: header >> 1)
+                if type.isIDR { return .idr }
+                if type == .cra { return .cra }
+                if type.isBLA { return .bla }
+                // Non-IRAP VCL types (0–15): a sync sample that is no IRAP picture (GDR).
+                if type.isVCL && !type.isIRAP { return .recoveryPoint(count: 0) }
             }
             position = start + length
         }

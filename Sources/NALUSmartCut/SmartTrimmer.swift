@@ -368,25 +368,26 @@ public final class SmartTrimmer {
 /// (the plan re-encodes them), and a decoder starts a new coded video sequence here (H.265
 /// 7.4.2.2, Table 7-1).
 func craAsBLA(_ nal: [UInt8]) -> [UInt8] {
-    guard nal.count > 1, (nal[0] >> 1) & 0x3F == 21 else { return nal }
+    guard nal.count > 1, let header = try? HEVCNALUnitHeader(nal), header.nalUnitType == .cra else { return nal }
     var copy = nal
-    copy[0] = (copy[0] & 0x81) | (18 << 1)
+    let rewritten = HEVCNALUnitHeader(nalUnitType: .blaNLP, nuhLayerId: header.nuhLayerId, nuhTemporalIdPlus1: header.nuhTemporalIdPlus1).bytes
+    copy.replaceSubrange(0..<rewritten.count, with: rewritten)
     return copy
 }
 
 func isSPS(_ nal: [UInt8], _ codec: Codec) -> Bool {
     guard let first = nal.first else { return false }
-    return codec == .h264 ? first & 0x1F == 7 : (first >> 1) & 0x3F == 33
+    return codec == .h264 ? AVCNALUnitType(rawValue: first) == .sps : HEVCNALUnitType(rawValue: first >> 1) == .sps
 }
 
 func isPPS(_ nal: [UInt8], _ codec: Codec) -> Bool {
     guard let first = nal.first else { return false }
-    return codec == .h264 ? first & 0x1F == 8 : (first >> 1) & 0x3F == 34
+    return codec == .h264 ? AVCNALUnitType(rawValue: first) == .pps : HEVCNALUnitType(rawValue: first >> 1) == .pps
 }
 
 func isVCL(_ nal: [UInt8], _ codec: Codec) -> Bool {
     guard let first = nal.first else { return false }
-    return codec == .h264 ? (1...5).contains(first & 0x1F) : (first >> 1) & 0x3F < 32
+    return codec == .h264 ? AVCNALUnitType(rawValue: first).isVCL : HEVCNALUnitType(rawValue: first >> 1).isVCL
 }
 
 /// Ends the pass once every access unit needed has been read.
