@@ -105,8 +105,17 @@ import Glibc
         #expect(names.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(names)")
         let finalMPD = try Self.parseMPD(dir + "/manifest.mpd")
         let finalAttributes = try #require(finalMPD["attributes"] as? [String: String])
-        #expect(finalAttributes["mediaPresentationDuration"] == "PT12.000S" && finalAttributes["minimumUpdatePeriod"] == nil)
+        // Ended: static (issue 41 item 18), lasting the 3 s of the window it lists.
+        #expect(finalAttributes["type"] == "static", "\(finalAttributes)")
+        #expect(finalAttributes["mediaPresentationDuration"] == "PT3.000S" && finalAttributes["minimumUpdatePeriod"] == nil)
+        #expect(finalAttributes["timeShiftBufferDepth"] == nil)
         #expect(finalMPD["startNumber"] as? Int == 10 && Self.timelineCount(finalMPD) == 3)
+        // ffmpeg's DASH demuxer reads it to the end (a finished MPD left dynamic kept it
+        // waiting for updates at 100% CPU): the window's 90 pictures.
+        let played = try runTool("/usr/bin/timeout", ["60", "ffmpeg", "-nostdin", "-v", "error", "-i", dir + "/manifest.mpd",
+                                                      "-map", "0:v:0", "-f", "framemd5", "-"])
+        #expect(played.status == 0, "\(played.stderr)")
+        #expect(played.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.count == 90)
         // The window's pictures are the source's last 90.
         let sourceFrames = try PackageCommandTests.md5s(source, map: "0:v:0")
         #expect(sourceFrames.count == 360)

@@ -21,18 +21,22 @@ extension DASHManifest {
     /// `SegmentTimeline` of the segments in the window whose `startNumber` is the first one's.
     /// `presentationTimeOffset` is the first segment's start, so the period starts with it.
     /// `startWithSAP` is 3 while a segment in the window starts with an open-GOP CRA (``OpenGOPPolicy/keep``).
-    /// When the stream has ended (`total` seconds), `minimumUpdatePeriod` goes and
-    /// `mediaPresentationDuration` comes (5.4.1: the MPD no longer changes).
+    /// When the stream has ended (`ended`), the MPD becomes `type="static"` (5.3.1.2: it no
+    /// longer changes, every segment it lists is available), as ffmpeg's own `-f dash
+    /// -streaming 1` output does at its end: `minimumUpdatePeriod` and `timeShiftBufferDepth` go
+    /// and `mediaPresentationDuration` comes, the span of the segments still listed (the window).
+    /// A finished MPD left `dynamic` made ffmpeg's DASH demuxer wait for updates at 100% CPU.
     static func dynamicMPD(video: PackagedTrack, startNumber: Int, availabilityStart: Int, publishTime: Int,
-                           segmentDuration: Double, window: Int, total: Double?) -> String {
-        var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"dynamic\" "
+                           segmentDuration: Double, window: Int, ended: Bool) -> String {
+        var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"\(ended ? "static" : "dynamic")\" "
         mpd += "availabilityStartTime=\"\(dateTime(availabilityStart))\" publishTime=\"\(dateTime(publishTime))\" "
-        if let total {
-            mpd += "mediaPresentationDuration=\"\(duration(total))\" "
+        if ended {
+            mpd += "mediaPresentationDuration=\"\(duration(video.duration))\" "
         } else {
             mpd += "minimumUpdatePeriod=\"\(duration(segmentDuration))\" "
+            mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" "
         }
-        mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" minBufferTime=\"\(duration(segmentDuration))\">"
+        mpd += "minBufferTime=\"\(duration(segmentDuration))\">"
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
                      "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([video]))\">"]
         lines += representation(video, startNumber: startNumber)

@@ -132,7 +132,7 @@ final class LiveWriter {
             let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
                                                availabilityStart: availabilityStart, publishTime: Int(time(nil)),
                                                segmentDuration: options.segmentDuration.doubleValue, window: options.window,
-                                               total: ended ? track.duration : nil)
+                                               ended: ended)
             try folder.write(text: text, to: DASHManifest.name)
         }
         manifests = (options.hls ? [name + ".m3u8", HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
