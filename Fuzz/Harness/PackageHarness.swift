@@ -92,19 +92,8 @@ enum PackageHarness {
         return Int64(info.st_size)
     }
 
-    /// The names in `folder`.
-    static func listing(_ folder: String) -> [String] {
-        guard let directory = opendir(folder) else { return [] }
-        defer { closedir(directory) }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        return names
-    }
+    /// The names in `folder` (none when it cannot be listed).
+    static func listing(_ folder: String) -> [String] { (try? PackageDoctor.list(folder)) ?? [] }
 
     /// Removes `folder` and what is in it (two levels: the input and the package folder).
     static func removeTree(_ folder: String) {

@@ -93,7 +93,7 @@ public struct PackageDoctor: Sendable {
     }
 
     /// The names in a folder, sorted.
-    static func list(_ path: String) throws -> [String] {
+    package static func list(_ path: String) throws -> [String] {
         guard let directory = opendir(path) else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
         defer { closedir(directory) }
         var names: [String] = []
