@@ -63,6 +63,9 @@ final class TimedMP4Output {
 
     private func open(firstDecode: Int64, firstPresentation: Int64) throws -> MP4FileSink {
         var muxer = options.muxerOptions(frameRate: nil)
+        // The movie's rotation, creation times and user data (location) follow the pictures,
+        // as they do through convert and trim (issue 41 item 11).
+        muxer.metadata = try outputMetadata(from: source, output: path)
         var tracks: [MP4TrackReader<AnyRandomAccessSource>] = []
         var decodeTimes: [Range<Int64>?]? = nil
         if let copied = try source.passthroughTracks(audio: copyAudio), !copied.tracks.isEmpty {

@@ -77,6 +77,8 @@ extension Trim {
         if let preset = smartOptions.preset { trimmer.preset = preset }
         var muxerOptions = mp4.muxerOptions(frameRate: nil)
         muxerOptions.editList = nil
+        // Rotation, creation times, location and the `.mov` brand, as a plain trim keeps them.
+        muxerOptions.metadata = try outputMetadata(from: probe, output: output)
         let file = try FileSink(path: output)
         let report: SmartTrimmer.Report
         do {

@@ -62,6 +62,9 @@ import Testing
             ("trim.mov", ["trim", Self.rotated, "--start", "0.5", "--end", "2"]),
             ("concat.mov", ["concat", Self.rotated, Self.rotated]),
             ("edit.mp4", ["edit", Self.rotated, "--color-primaries", "bt709"]),
+            // Issue 41 item 11: a transcode and a smart cut keep them too.
+            ("encode.mp4", ["encode", Self.rotated, "--crf", "30", "--preset", "ultrafast"]),
+            ("smart.mov", ["trim", Self.rotated, "--start", "0.5", "--end", "2", "--smart"]),
         ]
         for (name, arguments) in outputs {
             let path = scratch.file(name)
