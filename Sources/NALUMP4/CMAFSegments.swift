@@ -43,12 +43,16 @@ public enum CMAFBoxes {
     /// The CMAF header of a video track (track_ID 1): `ftyp` and a `moov` with one
     /// `VisualSampleEntry` of `sampleEntry` holding `record` (ISO/IEC 14496-15 5.4, 8.4), the
     /// track's `editList` written verbatim (ISO/IEC 14496-12 8.6.6; durations in
-    /// `movieTimescale`), and `mvex`.
+    /// `movieTimescale`), `mvex`, and the source's `metadata` (the video track's display matrix,
+    /// so a portrait clip plays upright; creation times; user data), when given.
     public static func videoHeader(sampleEntry: MP4SampleEntryType, record: [UInt8], width: Int, height: Int, timescale: UInt32,
-                                   movieTimescale: UInt32? = nil, editList: [MP4EditListEntry]? = nil) -> [UInt8] {
+                                   movieTimescale: UInt32? = nil, editList: [MP4EditListEntry]? = nil,
+                                   metadata: MP4MovieMetadata? = nil) -> [UInt8] {
+        var metadata = metadata
+        metadata?.quickTime = false
         let movie = MovieDescription(sampleEntry: sampleEntry, record: record, width: width, height: height, timescale: timescale,
                                      movieTimescale: movieTimescale ?? timescale, duration: 0, editMediaTime: nil,
-                                     editList: editList ?? [], fragmented: true)
+                                     editList: editList ?? [], fragmented: true, metadata: metadata)
         return fileType(codecBrand: sampleEntry.codec == .h264 ? "avc1" : "hvc1")
             + movie.movie { stbl, _ in MP4Writer<MemorySink>.emptyTables(&stbl) }
     }

@@ -75,6 +75,20 @@ import Testing
         }
     }
 
+    /// Issue 41 item 11: `package`'s init segment keeps the display matrix and creation time
+    /// (ffmpeg's HLS/DASH muxers drop them: portrait phone clips stream sideways).
+    @Test func packageInitSegmentKeepsTheRotation() throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("package")
+        try Self.run(["package", Self.rotated, "-o", folder, "--hls", "--segment-duration", "1"])
+        var joined = try Data(contentsOf: URL(fileURLWithPath: folder + "/v0_init.mp4"))
+        joined.append(try Data(contentsOf: URL(fileURLWithPath: folder + "/v0_00001.m4s")))
+        try scratch.write("joined.mp4", joined)
+        let facts = try Self.facts(scratch.file("joined.mp4"))
+        #expect(facts.rotation == "90", "\(facts)")
+        #expect(facts.creation == "2023-07-14T08:09:10.000000Z", "\(facts)")
+    }
+
     @Test func infoShowsRotationAndCreationTimeAsFFprobe() throws {
         let info = try CLIRunner.run(["info", "--json", Self.rotated])
         #expect(info.status == 0)

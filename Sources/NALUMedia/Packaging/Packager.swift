@@ -157,7 +157,9 @@ public final class Packager {
         if options.segmentType == .fmp4 {
             let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: track.sampleDescription.recordBytes, width: track.width,
                                                height: track.height, timescale: track.timescale, movieTimescale: track.movieTimescale,
-                                               editList: editList.isEmpty ? nil : editList)
+                                               editList: editList.isEmpty ? nil : editList,
+                                               // Informative: a movie whose other boxes do not parse still packages.
+                                               metadata: (try? source.movieMetadata()) ?? nil)
             try folder.write([header], to: packaged.initName ?? name + "_init.mp4")
         }
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
