@@ -55,6 +55,9 @@ struct Trim: ParsableCommand {
     @Option(help: "Codec of the input (h264|hevc); detected when omitted.")
     var codec: CodecOption?
 
+    @Option(help: ArgumentHelp("MPEG-TS input: the PID of the video stream to read (decimal or 0x hex), which chooses its program; default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("avcC/hvcC record holding a length-prefixed input's parameter sets.", valueName: "file"))
     var extradata: String?
 
@@ -106,7 +109,7 @@ struct Trim: ParsableCommand {
     func run() throws {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
-        let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true)
+        let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true, pid: pid?.value)
         if let keep { return try runKeep(keep, options: options) }
         if smartOptions.smart {
             let (start, end) = try times()

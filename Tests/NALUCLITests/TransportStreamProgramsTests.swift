@@ -51,5 +51,11 @@ import Testing
         #expect(chosen.status == 0, "\(chosen.stderr)")
         #expect(try AudioPathsTests.codecs(second) == ["hevc", "aac"])
         #expect(abs(try AudioPathsTests.shift(TimingTests.realWorld("hevc_2997.mov"), second, at: 2)) <= 5)
+        // trim takes --pid too (item 16): the second program's video and its audio, cut.
+        let cut = scratch.file("second-cut.mp4")
+        let trimmed = try CLIRunner.run(["trim", input, "--pid", "0x102", "--start", "1", "--end", "2", "-o", cut])
+        #expect(trimmed.status == 0, "\(trimmed.stderr)")
+        #expect(try AudioPathsTests.codecs(cut) == ["hevc", "aac"])
+        #expect(abs(try AudioPathsTests.ffmpegSeconds(cut) - 1) < 0.05)
     }
 }
