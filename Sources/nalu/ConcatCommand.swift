@@ -113,10 +113,10 @@ struct Concat: ParsableCommand {
         // Audio that is not joined although --no-audio was not given: exit status 2, after the
         // video is written.
         let withAudio = joiner.inputs.filter(\.hasAudio)
-        var lost: AudioNotCarried?
+        var lost: NotCarried?
         if !noAudio, report.audioJoined == nil, !withAudio.isEmpty {
             let why = report.audioNotJoined ?? (to == .annexb || to == .avcc ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
-            lost = AudioNotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
+            lost = NotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         } else if !withOthers.isEmpty {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")

@@ -91,10 +91,10 @@ struct CutListRun {
         // Audio the inputs have that is not in the output: exit status 2 (nothing lost silently).
         let paths = Array(Set(pieces.map(\.path))).sorted()
         let withAudio = paths.filter { list.source(of: $0)?.otherTracks.contains { $0.handler == "soun" } ?? false }
-        var lost: AudioNotCarried?
+        var lost: NotCarried?
         if !noAudio, report.join.audioJoined == nil, !withAudio.isEmpty {
             let why = to == .annexb ? "an elementary stream holds one video track" : report.join.audioNotJoined ?? "the pieces' audio does not join"
-            lost = AudioNotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
+            lost = NotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         }
         // Pieces at another rate than the output's are retimed (elementary and MPEG-TS output).
         if let rate = report.join.outputFrameRate {

@@ -196,7 +196,7 @@ struct Edit: ParsableCommand {
         }
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
         // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
-        // without --no-audio makes the exit status 2 (``AudioNotCarried``).
+        // without --no-audio makes the exit status 2 (``NotCarried``).
         let carriedTracks = try source.carriedTracks(to: to, noAudio: noAudio)
         let lost = source.reportNotCarried(carried: carriedTracks.trackIDs, noAudio: noAudio, to: to, input: input)
 

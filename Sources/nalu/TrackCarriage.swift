@@ -23,7 +23,7 @@ struct CarriedTracks {
 /// Audio an output could not hold although `--no-audio` was not given, or programs of a
 /// transport stream input that were not read although `--pid` did not choose one: the output is
 /// written, then ``fail()`` exits with status 2 (Docs/cli.md), so a script sees the loss.
-struct AudioNotCarried {
+struct NotCarried {
     let input: String
     let tracks: [String]
     let why: String
@@ -60,8 +60,9 @@ extension MediaSource {
     }
 
     /// Names the tracks or streams left out (a note), and returns the audio among them unless
-    /// `noAudio` asked for that. `reason` replaces what `to` holds as the words saying why.
-    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> AudioNotCarried? {
+    /// `noAudio` asked for that, and a transport stream's other programs unless `--pid` chose
+    /// the one read. `reason` replaces what `to` holds as the words saying why.
+    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
         var dropped: [String] = []
         var audio: [String] = []
         if container.isMP4 {
@@ -96,6 +97,6 @@ extension MediaSource {
             StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
         }
         guard !audio.isEmpty || !programs.isEmpty else { return nil }
-        return AudioNotCarried(input: input, tracks: audio, why: held, programs: programs)
+        return NotCarried(input: input, tracks: audio, why: held, programs: programs)
     }
 }

@@ -136,7 +136,7 @@ struct Trim: ParsableCommand {
         }
         // MP4 output cuts the audio tracks too (unless --no-audio); the others are named, and
         // audio left out without --no-audio gives exit status 2.
-        var lost: AudioNotCarried?
+        var lost: NotCarried?
         func noteDropped(carried: Set<UInt32>) {
             lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         }
