@@ -230,12 +230,7 @@ struct PackageCheck {
         }
     }
 
-    /// Seconds with three decimals (`1.500`), through ``CheckedNumber``: a value too large for
-    /// milliseconds in 64 bits is printed as it is.
-    static func seconds(_ value: Double) -> String {
-        guard let milliseconds = CheckedNumber.int64(value * 1000) else { return "\(value)" }
-        let whole = milliseconds / 1000
-        let fraction = String((milliseconds % 1000).magnitude)
-        return (milliseconds < 0 && whole == 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
+    /// Seconds with three decimals (`1.500`), as the packager writes them (``Packager/format3(_:)``,
+    /// checked: a value too large for milliseconds in 64 bits is printed as it is).
+    static func seconds(_ value: Double) -> String { Packager.format3(value) }
 }

@@ -105,16 +105,25 @@ struct PackageFiles {
     /// that open a path themselves: ``descriptorPath`` (`/dev/fd/N`) reopens this very file.
     final class OpenFile {
         let descriptor: Int32
+        /// The file's size when it was opened.
+        let size: Int64
 
-        init?(_ path: String) {
+        /// - Throws: ``NALUError`` `.io` naming `path`: it cannot be opened, or is no regular file.
+        init(_ path: String) throws(NALUError) {
             let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-            guard descriptor >= 0 else { return nil }
+            guard descriptor >= 0 else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
             var info = stat()
-            guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            guard fstat(descriptor, &info) == 0 else {
+                let text = InputFile.errnoText()
                 close(descriptor)
-                return nil
+                throw NALUError(.io, field: path, detail: text)
+            }
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                close(descriptor)
+                throw NALUError(.io, field: path, detail: "not a regular file")
             }
             self.descriptor = descriptor
+            size = Int64(info.st_size)
         }
 
         deinit { close(descriptor) }
@@ -128,13 +137,8 @@ struct PackageFiles {
     /// - Throws: ``NALUError`` `.io` (cannot open, not a regular file), `.tooLarge` (over
     ///   `limit`), `.truncated` (the range runs past the end of the file).
     static func read(_ path: String, offset: Int64 = 0, length: Int64? = nil, limit: Int64) throws(NALUError) -> [UInt8] {
-        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw NALUError(.io, field: path, detail: "not a regular file") }
-        let size = Int64(info.st_size)
+        let file = try OpenFile(path)
+        let size = file.size
         let count = length ?? max(0, size - offset)
         guard offset >= 0, count >= 0, let end = CheckedNumber.sum(offset, count), end <= size else {
             throw NALUError(.truncated, field: path, detail: "bytes \(offset) to \(offset) + \(count) run past the end of the file (\(size) bytes)")
@@ -144,7 +148,8 @@ struct PackageFiles {
         var done = 0
         while done < bytes.count {
             let got = bytes.withUnsafeMutableBytes { raw in
-                pread(descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done)))
+                // Through `file`, which stays open (and alive) for every read.
+                pread(file.descriptor, raw.baseAddress! + done, raw.count - done, off_t(offset + Int64(done)))
             }
             if got < 0, errno == EINTR { continue }
             guard got >= 0 else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
@@ -153,6 +158,7 @@ struct PackageFiles {
         }
         // A file that shrank since fstat: what is there.
         bytes.removeSubrange(done...)
+        withExtendedLifetime(file) {}
         return bytes
     }
 }

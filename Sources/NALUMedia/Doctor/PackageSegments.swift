@@ -156,7 +156,7 @@ enum PackageSegments {
         options.readsAhead = false
         // The file checked and opened here (O_NOFOLLOW, O_NONBLOCK, a regular file), reopened
         // through its descriptor: a file swapped in after the checks is not followed.
-        guard let file = PackageFiles.OpenFile(path) else { return nil }
+        guard let file = try? PackageFiles.OpenFile(path) else { return nil }
         let opened = withExtendedLifetime(file) { try? MediaSource(path: file.descriptorPath, options: options) }
         guard let source = opened else { return nil }
         var first: AccessUnitSummary?
