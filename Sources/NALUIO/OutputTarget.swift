@@ -203,15 +203,18 @@ public final class OutputTarget {
         return folder.isEmpty ? "/" : folder
     }
 
-    /// Creates an empty scratch file with an unpredictable name in `$TMPDIR` (else `/tmp`),
-    /// `mkstemps(3)` with `suffix`, listed in ``TemporaryFileRegistry`` (signals held until it is),
-    /// so a signal removes it. The caller writes it, then ``removeScratchFile(_:)``s it.
+    /// Creates an empty scratch file with an unpredictable name (`prefix`, six random characters,
+    /// `suffix`: `mkstemps(3)`) in `directory`, else `$TMPDIR`, else `/tmp`, listed in
+    /// ``TemporaryFileRegistry`` (signals held until it is), so a signal removes it. The caller
+    /// writes it, then ``removeScratchFile(_:)``s it.
     /// - Returns: its path and registry slot.
     /// - Throws: ``NALUError/Code/cannotCreate`` when it cannot be created.
-    public static func createScratchFile(suffix: String) throws(NALUError) -> (path: String, slot: Int?) {
-        var folder = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+    public static func createScratchFile(suffix: String, prefix: String = "nalu-",
+                                         in directory: String? = nil) throws(NALUError) -> (path: String, slot: Int?) {
+        var folder = directory ?? ""
+        if folder.isEmpty { folder = getenv("TMPDIR").map { String(cString: $0) } ?? "" }
         if folder.isEmpty { folder = "/tmp" }
-        var template = Array((folder + "/nalu-XXXXXX" + suffix).utf8CString)
+        var template = Array((folder + "/" + prefix + "XXXXXX" + suffix).utf8CString)
         var previousMask = blockStoppingSignals()
         defer { pthread_sigmask(SIG_SETMASK, &previousMask, nil) }
         let fd = mkstemps(&template, Int32(suffix.utf8.count))

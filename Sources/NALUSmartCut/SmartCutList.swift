@@ -314,25 +314,20 @@ private final class TemporaryPieces {
         self.directory = directory.isEmpty ? "/tmp" : directory
     }
 
-    /// A new empty file for a piece.
+    /// A new empty file for a piece (``OutputTarget/createScratchFile(suffix:prefix:in:)``).
     func make() throws(NALUError) -> String {
-        var template = Array((directory + "/nalu-piece-XXXXXX.mp4").utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return -1 }
-            return mkstemps(base, 4)
+        let file: (path: String, slot: Int?)
+        do {
+            file = try OutputTarget.createScratchFile(suffix: ".mp4", prefix: "nalu-piece-", in: directory)
+        } catch {
+            throw NALUError(.io, field: directory, detail: error.detail)
         }
-        guard descriptor >= 0 else { throw NALUError(.io, field: directory, detail: String(cString: strerror(errno))) }
-        close(descriptor)
-        let path = template.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { String(cString: $0) } ?? "" }
-        created.append((path, TemporaryFileRegistry.register(path)))
-        return path
+        created.append(file)
+        return file.path
     }
 
     func remove() {
-        for (path, slot) in created {
-            unlink(path)
-            if let slot { TemporaryFileRegistry.unregister(slot) }
-        }
+        for file in created { OutputTarget.removeScratchFile(file) }
         created = []
     }
 }
