@@ -16,12 +16,15 @@ import NALU
 import NALUMedia
 
 enum PackageDoctorHarness {
-    /// The scratch folder (one per process, made once): `<tmp>/pkg` and its neighbours.
+    /// The scratch folder (one per process, made once, in `$TMPDIR`, else `/tmp`): `<tmp>/pkg`
+    /// and its neighbours.
     nonisolated(unsafe) static var folder: String?
 
     static func scratch() -> String? {
         if let folder { return folder }
-        var template = Array("/tmp/nalu-fuzz-package-XXXXXX".utf8CString)
+        var base = getenv("TMPDIR").map { String(cString: $0) } ?? ""
+        if base.isEmpty { base = "/tmp" }
+        var template = Array((base + "/nalu-fuzz-package-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { return nil }
         let root = String(cString: made)
         let package = root + "/pkg"
@@ -53,7 +56,9 @@ enum PackageDoctorHarness {
         store(package + "/a.m4s", tail)
         store(package + "/init.mp4", tail)
         do {
-            let findings = try PackageDoctor().examine(manifest)
+            var doctor = PackageDoctor()
+            doctor.segmentLimit = ManifestHarness.segmentLimit
+            let findings = try doctor.examine(manifest)
             for finding in findings {
                 try fuzzCheck(finding.message.utf8.count <= 4096 + 4 * bytes.count, "a message of \(finding.message.utf8.count) bytes")
             }

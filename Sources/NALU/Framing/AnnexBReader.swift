@@ -12,7 +12,9 @@
 public struct AnnexBReader<Source: ByteSource> {
     private var source: Source
     private let buffer: ReadBuffer
-    private let maxNALUnitSize: Int
+    /// A NAL unit larger than this is an error (``NALUError/Code/tooLarge``) before it is
+    /// buffered whole.
+    public let maxNALUnitSize: Int
     /// Index in the buffer of the current NAL unit's first byte, or -1 before the first start code.
     private var nalStart = -1
     private var prefixLength = 0
@@ -41,14 +43,14 @@ public struct AnnexBReader<Source: ByteSource> {
     ///   - source: where the bytes come from.
     ///   - chunkSize: how much to read at a time.
     ///   - maxNALUnitSize: a NAL unit larger than this is an error (memory stays bounded).
-    public init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30) {
+    public init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = AccessUnitLimit.defaultMaxBytes) {
         self.init(source, chunkSize: chunkSize, maxNALUnitSize: maxNALUnitSize, retirement: nil)
     }
 
     /// A reader whose buffers, once NAL units were delivered from them, go to `retirement`
     /// instead of being reused (``BufferRetirement``): lent views then stay valid after the
     /// `beforeReuse` hook, until the retirement lets their buffer go.
-    package init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30, retirement: (any BufferRetirement)?) {
+    package init(_ source: Source, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = AccessUnitLimit.defaultMaxBytes, retirement: (any BufferRetirement)?) {
         self.source = source
         self.buffer = ReadBuffer(capacity: max(64, chunkSize), retirement: retirement)
         self.maxNALUnitSize = max(64, maxNALUnitSize)

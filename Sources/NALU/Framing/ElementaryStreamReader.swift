@@ -20,9 +20,10 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     /// Empty NAL units skipped (Annex-B empty start codes, zero-length prefixes).
     public private(set) var emptyNALUnits = 0
     /// A NAL unit larger than this is an error (``NALUError/Code/tooLarge``) before its bytes are
-    /// buffered, so memory stays bounded by the limit, not by the input (default 1 GiB; the
-    /// command line sets its `--max-access-unit-size`, 64 MiB by default).
-    public var maxNALUnitSize = 1 << 30
+    /// buffered, so memory stays bounded by the limit, not by the input (default
+    /// ``AccessUnitLimit/defaultMaxBytes``, 64 MiB, the default of every reader, muxer and the
+    /// command line's `--max-access-unit-size`).
+    public var maxNALUnitSize = AccessUnitLimit.defaultMaxBytes
 
     /// - Parameters:
     ///   - format: the framing, or `nil` to detect it.

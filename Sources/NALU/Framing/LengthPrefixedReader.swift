@@ -16,7 +16,7 @@ public struct LengthPrefixedReader<Source: ByteSource> {
 
     /// - Parameters:
     ///   - lengthSize: 1, 2 or 4 (`lengthSizeMinusOne` + 1); 3 is reserved and rejected.
-    public init(_ source: Source, lengthSize: Int, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = 1 << 30) throws(NALUError) {
+    public init(_ source: Source, lengthSize: Int, chunkSize: Int = 1 << 20, maxNALUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(NALUError) {
         try LengthPrefixed.validate(lengthSize: lengthSize)
         self.source = source
         self.lengthSize = lengthSize

@@ -54,7 +54,7 @@ struct PackageCheck {
     mutating func run() throws {
         // The manifest named or found: one that cannot be read at all is the command's error.
         let text = try PackageDoctor.text(manifest)
-        var reading = PackageManifests.Reading()
+        var reading = PackageManifests.Reading(segmentLimit: doctor.segmentLimit)
         var renditions: [(rendition: PackageManifests.Rendition, base: String)] = []
         let isDASH = manifest.lowercased().hasSuffix(".mpd")
         let base = PackageFiles.folder(of: manifest)

@@ -30,6 +30,10 @@ import NALU
 /// Memory: one segment at a time, and the manifests' segment lists.
 public struct PackageDoctor: Sendable {
     public var target: DoctorTarget?
+    /// The segments, parts and renditions the manifests may declare before the rest go unchecked
+    /// (``PackageManifests/Limits/segments``; the fuzz target lowers it to run faster through
+    /// the same paths).
+    package var segmentLimit = PackageManifests.Limits.segments
 
     public init(target: DoctorTarget? = nil) { self.target = target }
 
