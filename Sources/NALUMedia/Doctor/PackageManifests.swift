@@ -310,6 +310,8 @@ package struct PackageManifests {
         var current: (attributes: [String: String], times: [(t: Int64, d: Int64)])?
         // A timeline given once for the adaptation set, shared by its representations.
         var adaptationTimes: [(t: Int64, d: Int64)] = []
+        // Whether a representation took the adaptation set's timeline already.
+        var adaptationTimesCopied = false
         var time: Int64? = 0
         var sawMPD = false
         for element in elements(text) {
@@ -320,8 +322,20 @@ package struct PackageManifests {
                 adaptation = element.attributes
                 adaptationTemplate = [:]
                 adaptationTimes = []
+                adaptationTimesCopied = false
             case ("Representation", false):
-                current = (element.attributes, adaptationTimes)
+                // The adaptation set's timeline is each representation's own list of segments:
+                // the first takes what the S elements took from the allowance, every other copy
+                // takes its own (20 representations sharing a timeline of the allowance's length
+                // kept 20 times the limit; dash fuzz target).
+                var shared = adaptationTimes.count
+                if adaptationTimesCopied {
+                    shared = min(shared, reading.segmentsLeft)
+                    _ = reading.take(shared)
+                    if shared < adaptationTimes.count { _ = reading.take(1) }
+                }
+                adaptationTimesCopied = true
+                current = (element.attributes, Array(adaptationTimes.prefix(shared)))
                 template = adaptationTemplate
                 time = 0
             case ("SegmentTemplate", false):
