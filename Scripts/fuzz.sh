@@ -2,6 +2,7 @@
 # Builds the libFuzzer targets in Fuzz/Targets and runs them.
 #
 #   Scripts/fuzz.sh build                 build every target
+#   Scripts/fuzz.sh build-target TARGET   build one target (and the modules it links)
 #   Scripts/fuzz.sh [TARGET|all] [SECONDS] build, then fuzz each target for SECONDS (default 60) or
 #                                         RUNS executions (default 10 million), whichever comes first
 #   Scripts/fuzz.sh parallel JOBS SECONDS every target, JOBS at a time
@@ -52,7 +53,7 @@ build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the tar
     fi
 }
 
-build_all() {
+build_modules() {
     build_module NALU Sources/NALU
     build_module NALUEncoder Sources/NALUEncoder
     build_module NALUMP4 Sources/NALUMP4
@@ -60,6 +61,10 @@ build_all() {
     build_module NALUIO Sources/NALUIO
     build_module NALUMedia Sources/NALUMedia
     build_module NALUDecoder Sources/NALUDecoder
+}
+
+build_all() {
+    build_modules
     for target in "${TARGETS[@]}"; do build_target "$target"; done
 }
 
@@ -102,6 +107,7 @@ run_target() { # run_target TARGET SECONDS
 
 case ${1:-all} in
     build) build_all ;;
+    build-target) build_modules; build_target "$2" ;; # build-target TARGET: the modules and one target
     parallel) # parallel JOBS SECONDS: every target, JOBS at a time (built and seeded once)
         jobs=${2:-2}; seconds=${3:-1800}
         build_all; seed
