@@ -113,7 +113,7 @@ public struct ConcatAudio {
             let lead = reader.track.presentationStart.delay.multipliedFullWidth(by: UInt64(scale))
             let delay = lead.high < movieScale ? Int64(clamping: movieScale.dividingFullWidth(lead).quotient) : 0
             inputs.append((samples, mediaTime, duration, delay))
-            videoDurations.append(position + 1 < count ? Self.videoDuration(source, timescale: scale) : nil)
+            videoDurations.append(position + 1 < count ? try Self.videoDuration(source, timescale: scale) : nil)
         }
         guard let first else { return (nil, "no input") }
         let scale = first.track.timescale
@@ -182,22 +182,31 @@ public struct ConcatAudio {
 }
 
 extension ConcatAudio {
-    /// How long `source`'s video presents, in ticks of `timescale`: its edit list's non-empty
-    /// segments (movie timescale), else its media duration; `nil` when unknown (fragmented).
-    static func videoDuration(_ source: MediaSource, timescale: UInt32) -> Int64? {
-        guard let video = source.mp4?.track else { return nil }
-        let edits = video.editList.filter { $0.mediaTime >= 0 }
-        if !edits.isEmpty {
-            let total = edits.reduce(UInt64(0)) { $0 &+ $1.segmentDuration }
-            guard total > 0, video.movieTimescale > 0 else { return nil }
-            let product = total.multipliedFullWidth(by: UInt64(timescale))
-            guard product.high < UInt64(video.movieTimescale) else { return nil }
-            return Int64(clamping: UInt64(video.movieTimescale).dividingFullWidth(product).quotient)
+    /// How long `source`'s video presents, in ticks of `timescale`, as a join lays it out
+    /// (``ConcatPiece``, ``ConcatTiming``): its start delay (leading empty edits, or the first
+    /// picture's composition time without an edit list) and what its edits show; `nil` when
+    /// unknown.
+    static func videoDuration(_ source: MediaSource, timescale: UInt32) throws -> Int64? {
+        guard let video = source.mp4?.track, video.timescale > 0, let piece = try ConcatPiece(source, codec: source.codec) else { return nil }
+        let total = piece.edits.reduce(Int64(0)) { $0 &+ $1.duration }
+        guard total > 0 else { return nil }
+        return CheckedNumber.rescale(total, from: Int64(video.timescale), to: Int64(timescale))
+    }
+
+    /// ``track`` with its edit's duration in `movieTimescale` ticks (the output movie's: a
+    /// multiple of the audio's timescale, so exact), rounded to the nearest otherwise.
+    public func track(movieTimescale: UInt32) -> MP4PassthroughTrack {
+        guard movieTimescale != self.movieTimescale, movieTimescale > 0 else { return track }
+        var track = track
+        track.editList = track.editList?.map { edit in
+            var edit = edit
+            if let ticks = CheckedNumber.int64(edit.segmentDuration),
+               let scaled = ConcatPiece.nearest(ticks, from: Int64(self.movieTimescale), to: Int64(movieTimescale)) {
+                edit.segmentDuration = UInt64(max(0, scaled))
+            }
+            return edit
         }
-        guard video.duration > 0, video.timescale > 0 else { return nil }
-        let product = video.duration.multipliedFullWidth(by: UInt64(timescale))
-        guard product.high < UInt64(video.timescale) else { return nil }
-        return Int64(clamping: UInt64(video.timescale).dividingFullWidth(product).quotient)
+        return track
     }
 }
 

@@ -113,6 +113,15 @@ public final class Concatenator {
         return try open(0, keeping: true).movieMetadata()
     }
 
+    /// The least common multiple of two timescales, `nil` past 31 bits.
+    static func leastCommonMultiple(_ a: UInt32, _ b: UInt32) -> UInt32? {
+        guard a > 0, b > 0 else { return nil }
+        var (x, y) = (UInt64(a), UInt64(b))
+        while y != 0 { (x, y) = (y, x % y) }
+        let multiple = UInt64(a) / x * UInt64(b)
+        return multiple <= UInt64(Int32.max) ? UInt32(multiple) : nil
+    }
+
     /// `H.264` / `H.265`.
     static func name(_ codec: Codec) -> String { codec == .h264 ? "H.264" : "H.265" }
 
@@ -192,18 +201,24 @@ public final class Concatenator {
         if audio { (joined, reason) = try planAudio() }
         // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
         let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
-            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) }, movieTimescale: joined?.movieTimescale)
+            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
             : nil
+        // The movie timescale: the audio's, and a multiple of the video's too when it fits, so
+        // that every edit is exact (a 29.97 fps video's pictures are no whole number of 48 kHz
+        // ticks: rounded edits showed a picture twice; issue 41 item 5).
+        var movieTimescale = joined?.movieTimescale ?? timing?.movieTimescale
+        if let joined, let timing, let common = Self.leastCommonMultiple(joined.movieTimescale, timing.timescale) {
+            movieTimescale = common
+        }
         if let timing {
-            options.editList = timing.editList
+            options.editList = timing.editList(movieTimescale: movieTimescale ?? timing.movieTimescale)
             options.editListFollowsSampleTimes = true
-            options.movieTimescale = timing.movieTimescale
         } else if options.frameRate == nil {
             options.frameRate = firstFrameRate
         }
+        options.movieTimescale = movieTimescale
         if let joined {
-            options.passthroughTracks = [joined.track]
-            options.movieTimescale = joined.movieTimescale
+            options.passthroughTracks = [joined.track(movieTimescale: movieTimescale ?? joined.movieTimescale)]
         }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
         if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }

@@ -1,0 +1,173 @@
+import NALU
+import NALUMP4
+
+/// What one MP4/MOV input of a join shows of its video track, in ticks of the track's timescale
+/// (ISO/IEC 14496-12 8.6.6 `elst` applied), as ``ConcatTiming`` lays it out.
+///
+/// A piece presents nothing for ``delay`` (its leading empty edits; without an edit list, the
+/// composition time of its first picture: a fragmented CMAF file whose video starts at its
+/// composition offset), then its media from ``shownStart`` for ``shownDuration``. Pictures outside
+/// that range are *hidden*: decoded (other pictures refer to them) but not shown. The RASL
+/// pictures a join drops (``LeadingPictureFilter``) are neither.
+struct ConcatPiece {
+    /// The first sample's decoding time, and the sum of the sample durations.
+    var firstDecode: Int64
+    var total: Int64
+    /// The earliest composition time and the latest composition end of the samples kept.
+    var earliest: Int64
+    var latestEnd: Int64
+    /// Time before the first shown picture (leading empty edits, or the first composition time
+    /// without an edit list).
+    var delay: Int64
+    /// Where the one shown range starts in the media, and how long it lasts (``isSimple``).
+    var shownStart: Int64
+    var shownDuration: Int64
+    /// Whether the piece has one shown range: no edit list, or leading empty edits then one
+    /// non-empty edit at normal rate.
+    var isSimple: Bool
+    /// How far the first sample in decoding order that presents at or after ``shownStart``
+    /// decodes before it.
+    var lead: Int64
+    /// Whether a kept sample presents before the shown range, or at or after its end.
+    var hiddenBefore: Bool
+    var hiddenAfter: Bool
+    /// The piece's edits (durations in these ticks, `mediaTime` −1 for an empty edit), for a
+    /// piece laid out edit by edit.
+    var edits: [(duration: Int64, mediaTime: Int64)]
+
+    /// Reads `source`'s video sample table and edit list; `nil` when it has no MP4 video track,
+    /// no samples, or times past what a join can add up.
+    init?(_ source: MediaSource, codec: Codec) throws {
+        guard let reader = source.mp4, reader.track.timescale > 0, reader.track.movieTimescale > 0 else { return nil }
+        let track = reader.track
+        let dropped = try Self.droppedLeadingSamples(reader, codec: codec)
+        var firstDecode: Int64?
+        var total: Int64 = 0
+        var earliest = Int64.max
+        var latestEnd = Int64.min
+        var times: [(decode: Int64, presentation: Int64)] = []
+        try reader.forEachSample { sample in
+            if firstDecode == nil { firstDecode = sample.dts }
+            total &+= Int64(sample.duration)
+            guard !dropped.contains(sample.index) else { return }
+            earliest = min(earliest, sample.pts)
+            latestEnd = max(latestEnd, sample.pts &+ Int64(sample.duration))
+            times.append((sample.dts, sample.pts))
+        }
+        guard let firstDecode, total > 0, total <= Int64.max / 4, !times.isEmpty,
+              [firstDecode, earliest, latestEnd].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
+        self.firstDecode = firstDecode
+        self.total = total
+        self.earliest = earliest
+        self.latestEnd = latestEnd
+        // The edits in the track's ticks.
+        let movieScale = Int64(track.movieTimescale), scale = Int64(track.timescale)
+        var edits: [(duration: Int64, mediaTime: Int64)] = []
+        for edit in track.editList {
+            guard let movieTicks = CheckedNumber.int64(edit.segmentDuration),
+                  var duration = Self.nearest(movieTicks, from: movieScale, to: scale) else { return nil }
+            if edit.mediaTime >= 0, duration == 0 {
+                // A fragmented file's edit of duration 0: the whole media from its media_time.
+                duration = max(0, latestEnd &- edit.mediaTime)
+            }
+            guard edit.mediaTime >= -1, edit.mediaTime <= Int64.max / 4, edit.mediaRateInteger == 1 || edit.mediaTime == -1 else { return nil }
+            edits.append((duration, edit.mediaTime))
+        }
+        if edits.isEmpty {
+            // No edit list: the media timeline is the presentation, nothing before the first picture.
+            let start = max(0, earliest)
+            edits = start > 0 ? [(duration: start, mediaTime: Int64(-1))] : []
+            edits.append((latestEnd &- start, start))
+        }
+        self.edits = edits
+        let leading = edits.prefix { $0.mediaTime == -1 }
+        delay = leading.reduce(0) { $0 &+ $1.duration }
+        let rest = edits.dropFirst(leading.count)
+        isSimple = rest.count == 1
+        let shownStart = rest.first?.mediaTime ?? 0
+        self.shownStart = shownStart
+        shownDuration = rest.first?.duration ?? 0
+        let end = shownStart &+ shownDuration
+        hiddenBefore = times.contains { $0.presentation < shownStart }
+        hiddenAfter = times.contains { $0.presentation >= end }
+        lead = shownStart &- (times.first { $0.presentation >= shownStart }?.decode ?? shownStart)
+        guard lead.magnitude <= UInt64(total) else { return nil }
+    }
+
+    /// `value × to / from` rounded to the nearest tick; `nil` past 64 bits.
+    static func nearest(_ value: Int64, from: Int64, to: Int64) -> Int64? {
+        guard let twice = CheckedNumber.product(value, 2), let scaled = CheckedNumber.rescale(twice, from: from, to: to) else { return nil }
+        return scaled >= 0 ? (scaled &+ 1) / 2 : (scaled &- 1) / 2
+    }
+
+    /// Every kept time multiplied by `factor` (the output's ticks per tick of the piece's);
+    /// `nil` past what a join can add up.
+    func scaled(by factor: Int64) -> ConcatPiece? {
+        guard factor != 1 else { return self }
+        let limit = UInt64(Int64.max / 4 / factor)
+        var values = [firstDecode, total, earliest, latestEnd, delay, shownStart, shownDuration, lead]
+        values += edits.flatMap { [$0.duration, $0.mediaTime] }
+        guard values.allSatisfy({ $0.magnitude <= limit }) else { return nil }
+        var piece = self
+        piece.firstDecode *= factor
+        piece.total *= factor
+        piece.earliest *= factor
+        piece.latestEnd *= factor
+        piece.delay *= factor
+        piece.shownStart *= factor
+        piece.shownDuration *= factor
+        piece.lead *= factor
+        piece.edits = edits.map { ($0.duration * factor, $0.mediaTime == -1 ? -1 : $0.mediaTime * factor) }
+        return piece
+    }
+
+    /// The decoding positions of the RASL pictures a join drops from the start of an H.265
+    /// input (``LeadingPictureFilter``): those that follow a first CRA or BLA picture in
+    /// decoding order, before its first trailing picture (H.265 7.4.2.2: leading pictures
+    /// precede the trailing ones). Empty for H.264 and for inputs that start with an IDR.
+    static func droppedLeadingSamples(_ reader: MP4VideoTrackReader<AnyRandomAccessSource>, codec: Codec) throws -> Set<Int> {
+        guard codec == .hevc else { return [] }
+        var dropped: Set<Int> = []
+        var iterator = reader.samples()
+        var buffer: [UInt8] = []
+        var first = true
+        while let sample = try iterator.next() {
+            try reader.read(sample, into: &buffer)
+            guard let type = try firstSliceType(buffer, lengthSize: reader.track.lengthSize, offset: sample.offset) else { break }
+            if first {
+                guard type == .cra || type.isBLA else { return [] }
+                first = false
+                continue
+            }
+            if type == .raslN || type == .raslR {
+                dropped.insert(sample.index)
+            } else if type != .radlN && type != .radlR {
+                break
+            }
+        }
+        return dropped
+    }
+
+    /// The `nal_unit_type` of the first VCL NAL unit of a sample of length-prefixed H.265 NAL
+    /// units (ISO/IEC 14496-15 5.3.2), `nil` when it has none.
+    /// - Throws: ``NALUError`` `.truncated` naming the NAL unit length and its byte offset when a
+    ///   length runs past the sample.
+    static func firstSliceType(_ bytes: [UInt8], lengthSize: Int, offset: Int64) throws -> HEVCNALUnitType? {
+        guard (1...4).contains(lengthSize) else { return nil }
+        var position = 0
+        while position + lengthSize <= bytes.count {
+            var length = 0
+            for byte in bytes[position..<position + lengthSize] { length = length << 8 | Int(byte) }
+            position += lengthSize
+            guard length <= bytes.count - position else {
+                throw NALUError(.truncated, field: "NALUnitLength", byteOffset: offset + Int64(position - lengthSize))
+            }
+            if length >= 2 {
+                let header = try HEVCNALUnitHeader(bytes[position..<position + length])
+                if header.nalUnitType.isVCL { return header.nalUnitType }
+            }
+            position += length
+        }
+        return nil
+    }
+}
