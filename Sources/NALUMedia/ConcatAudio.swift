@@ -45,6 +45,10 @@ public struct ConcatAudio {
     /// decoder outputs a whole frame for an AAC encoder's shorter last one; 0 for the last
     /// input (its durations as they are: its short last frame is the joined track's end).
     public let minimumDurations: [UInt32]
+    /// Silence after input `i`'s last kept sample (track timescale): how much longer its last
+    /// sample lasts in the join, so that the next input's audio starts with its pictures when
+    /// input `i`'s audio ends before its video does (a gap of more than half a frame; 0 for none).
+    public let gapsAfter: [Int64]
 
     /// The duration most of `durations` have (the longest of those tied), 0 for none.
     static func commonestDuration(_ durations: [Int64]) -> Int64 {
@@ -134,6 +138,9 @@ public struct ConcatAudio {
         var kept: [Range<Int64>] = []
         var errors: [Int64] = []
         var minimums: [UInt32] = []
+        var gaps = [Int64](repeating: 0, count: inputs.count)
+        /// The last input with a kept sample, before the current one.
+        var lastKept: Int?
         for (position, input) in inputs.enumerated() {
             // Up to where the next input's audio starts: its video's start, or later by its
             // leading empty edit (a chunk's audio resumes where the previous chunk's ends, so the
@@ -157,6 +164,12 @@ public struct ConcatAudio {
                 guard middle < limit else { break }
                 guard middle > cursor else { continue }
                 if low == nil {
+                    // The inputs before end sooner than their pictures: silence until this
+                    // input's audio starts with its pictures (the previous kept sample lasts longer).
+                    if let previous = lastKept, ideal &- cursor > duration / 2, ideal &- cursor < Int64(UInt32.max / 2) {
+                        gaps[previous] = ideal &- cursor
+                        cursor = ideal
+                    }
                     low = sample.dts
                     error = cursor &- ideal
                 }
@@ -165,6 +178,7 @@ public struct ConcatAudio {
             }
             kept.append((low ?? 0)..<(low == nil ? 0 : high))
             errors.append(error)
+            if low != nil { lastKept = position }
         }
         let presented = max(0, min(end, cursor))
         var track = MP4PassthroughTrack(copying: first.track)
@@ -177,7 +191,7 @@ public struct ConcatAudio {
             return reader
         }
         return (ConcatAudio(count: count, reader: reader, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
-                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
+                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums, gapsAfter: gaps), nil)
     }
 }
 
@@ -272,13 +286,19 @@ final class ConcatAudioFeeder {
                 }
             }
             try reader?.read(sample, into: &buffer)
-            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0)
+            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0) &+ gap(after: sample)
             try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
             time &+= Int64(duration)
             appended += 1
             next = nil
         }
+    }
+
+    /// The silence after `sample` (``ConcatAudio/gapsAfter``) when it is its input's last kept one.
+    private func gap(after sample: MP4Sample) -> UInt32 {
+        guard current < kept.count, sample.dts == kept[current].upperBound &- 1 else { return 0 }
+        return UInt32(clamping: audio.gapsAfter[current])
     }
 
     private func peek() throws -> MP4Sample? {
@@ -346,6 +366,7 @@ final class ConcatTransportStreamAudioFeeder {
             try reader?.read(sample, into: &buffer)
             try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
             time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
+            if current < kept.count, sample.dts == kept[current].upperBound &- 1 { time &+= audio.gapsAfter[current] }
             pushed += 1
             next = nil
         }
