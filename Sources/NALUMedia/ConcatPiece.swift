@@ -28,6 +28,9 @@ struct ConcatPiece {
     /// How far the first sample in decoding order that presents at or after ``shownStart``
     /// decodes before it.
     var lead: Int64
+    /// How far a kept sample decodes after it presents, at most (`ctts` version 1 offsets below
+    /// zero; 0 or negative when none does).
+    var decodeAdvance: Int64
     /// Whether a kept sample presents before the shown range, or at or after its end.
     var hiddenBefore: Bool
     var hiddenAfter: Bool
@@ -88,6 +91,7 @@ struct ConcatPiece {
         self.shownStart = shownStart
         shownDuration = rest.first?.duration ?? 0
         let end = shownStart &+ shownDuration
+        decodeAdvance = times.map { $0.decode &- $0.presentation }.max() ?? 0
         hiddenBefore = times.contains { $0.presentation < shownStart }
         hiddenAfter = times.contains { $0.presentation >= end }
         lead = shownStart &- (times.first { $0.presentation >= shownStart }?.decode ?? shownStart)
@@ -105,7 +109,7 @@ struct ConcatPiece {
     func scaled(by factor: Int64) -> ConcatPiece? {
         guard factor != 1 else { return self }
         let limit = UInt64(Int64.max / 4 / factor)
-        var values = [firstDecode, total, earliest, latestEnd, delay, shownStart, shownDuration, lead]
+        var values = [firstDecode, total, earliest, latestEnd, delay, shownStart, shownDuration, lead, decodeAdvance]
         values += edits.flatMap { [$0.duration, $0.mediaTime] }
         guard values.allSatisfy({ $0.magnitude <= limit }) else { return nil }
         var piece = self
@@ -117,6 +121,7 @@ struct ConcatPiece {
         piece.shownStart *= factor
         piece.shownDuration *= factor
         piece.lead *= factor
+        piece.decodeAdvance *= factor
         piece.edits = edits.map { ($0.duration * factor, $0.mediaTime == -1 ? -1 : $0.mediaTime * factor) }
         return piece
     }

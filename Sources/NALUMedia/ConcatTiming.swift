@@ -38,6 +38,9 @@ public final class ConcatTiming {
     private let edits: [(duration: Int64, mediaTime: Int64)]
     /// How many inputs continue the edit of the input before them (not laid out edit by edit).
     public let continuousJoins: Int
+    /// How far a sample decodes after it presents, at most (0 when none does): what a transport
+    /// stream (DTS ≤ PTS) decodes everything earlier by.
+    public let decodeAdvance: Int64
     private let clocks: [SampleClock]
     /// Output ticks per tick of input `i`'s timescale.
     private let factors: [Int64]
@@ -97,6 +100,7 @@ public final class ConcatTiming {
         var presentedUntil = Int64.min
         var decodedUntil = Int64.min
         var runEnd: Int64?
+        var advance: Int64 = 0
         for piece in pieces {
             let earlier = piece.lead &- lead
             let shift: Int64
@@ -121,6 +125,7 @@ public final class ConcatTiming {
             }
             shifts.append(shift)
             decodeShifts.append(decodeShift)
+            advance = max(advance, piece.decodeAdvance &+ decodeShift &- shift)
             presentedUntil = piece.latestEnd &+ shift
             decodedUntil = piece.firstDecode &+ decodeShift &+ piece.total
             runEnd = piece.isSimple && !piece.hiddenAfter ? piece.shownStart &+ piece.shownDuration &+ shift : nil
@@ -129,6 +134,7 @@ public final class ConcatTiming {
         self.movieTimescale = movieScale
         self.edits = edits
         continuousJoins = continuous
+        decodeAdvance = advance
         self.shifts = shifts
         self.decodeShifts = decodeShifts
         self.factors = factors
@@ -145,6 +151,16 @@ public final class ConcatTiming {
             return
         }
         edits.append(edit)
+    }
+
+    /// The output media time that presents at the start of the join (the one edit's `media_time`
+    /// less the first input's start delay) when one edit shows every input
+    /// (``continuousJoins`` is one less than the inputs): time 0 of a transport stream, which has
+    /// no edit list; `nil` when the join needs several edits (pictures hidden between inputs).
+    public var presentationOrigin: Int64? {
+        let shown = edits.filter { $0.mediaTime >= 0 }
+        guard shown.count == 1, let edit = shown.first, edits.last?.mediaTime == edit.mediaTime else { return nil }
+        return edit.mediaTime &- edits.dropLast().reduce(0) { $0 &+ $1.duration }
     }
 
     /// The output's edit list in ``movieTimescale``.
@@ -170,13 +186,17 @@ public final class ConcatTiming {
 
     /// The lookup for the muxer: the first picture completed after an input starts is the last
     /// of the input before (it completes when the next one's first NAL unit arrives).
-    public var lookup: SampleTimingLookup {
+    public var lookup: SampleTimingLookup { lookup(decodingEarlierBy: 0) }
+
+    /// ``lookup`` with every decoding time `advance` ticks earlier (``decodeAdvance`` for a
+    /// transport stream).
+    public func lookup(decodingEarlierBy advance: Int64) -> SampleTimingLookup {
         { [self] offset in
             let position = previousPending ? current - 1 : current
             previousPending = false
             guard position >= 0, var timing = clocks[position].timing(at: offset) else { return nil }
             let factor = factors[position]
-            timing.decode = timing.decode &* factor &+ decodeShifts[position]
+            timing.decode = timing.decode &* factor &+ decodeShifts[position] &- advance
             timing.presentation = timing.presentation &* factor &+ shifts[position]
             timing.duration &*= factor
             timing.timescale = timescale

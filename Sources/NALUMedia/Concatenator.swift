@@ -251,8 +251,19 @@ public final class Concatenator {
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil { options.frameRate = firstFrameRate }
+        // MP4 inputs that one edit shows end to end keep their times (start delays and gaps
+        // included); a transport stream has no edit list to hide pictures between inputs.
+        let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
+            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
+            : nil
+        let origin = timing?.presentationOrigin
+        if origin == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
+        if origin != nil { options.placement = .beforeFirstSlice }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
+        if let timing, let origin {
+            try sink.muxer.useSourceTiming(timescale: timing.timescale, presentationOrigin: origin,
+                                           lookup: timing.lookup(decodingEarlierBy: timing.decodeAdvance))
+        }
         var joined: ConcatAudio?
         var reason: String?
         if audio { (joined, reason) = try planAudio() }
@@ -268,7 +279,7 @@ public final class Concatenator {
                 reason = "the audio is not AAC that ADTS can carry"
             }
         }
-        var report = try write { _, source in
+        var report = try write(timing: origin == nil ? nil : timing) { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
             }
