@@ -203,11 +203,12 @@ public final class Concatenator {
         let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
             ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
             : nil
-        // The movie timescale: the audio's, and a multiple of the video's too when it fits, so
-        // that every edit is exact (a 29.97 fps video's pictures are no whole number of 48 kHz
-        // ticks: rounded edits showed a picture twice; issue 41 item 5).
+        // The movie timescale: the audio's (else the first input's), and a multiple of the
+        // video's too when it fits, so that every edit is exact (a 29.97 fps video's pictures
+        // are no whole number of 48 kHz ticks: rounded edits showed a picture twice; issue 41
+        // item 5; a fragmented file's 1/1000 s would round the edit into a hidden picture).
         var movieTimescale = joined?.movieTimescale ?? timing?.movieTimescale
-        if let joined, let timing, let common = Self.leastCommonMultiple(joined.movieTimescale, timing.timescale) {
+        if let base = movieTimescale, let timing, let common = Self.leastCommonMultiple(base, timing.timescale) {
             movieTimescale = common
         }
         if let timing {

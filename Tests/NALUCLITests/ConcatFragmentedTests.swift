@@ -59,4 +59,31 @@ import Testing
             #expect(abs(shift) <= 25, "at \(at) s: \(shift) ms")
         }
     }
+
+    /// `cmaf.mp4` (6 s cut by ffmpeg: its audio ends 150 ms before its last picture) then
+    /// `frag.mp4`: the second input's audio followed the first's without a gap, 150.67 ms before
+    /// its pictures in MP4; MPEG-TS output was timed at one frame rate (+66.67 ms in the first
+    /// input, +233 ms after the join). Now silence fills the gap and the transport stream keeps
+    /// the inputs' times: A/V by content within 5 ms in both inputs, in both containers; every
+    /// picture once (ffmpeg, and GStreamer for MP4).
+    @Test(arguments: ["joined.mp4", "joined.ts"])
+    func audioWaitsForTheNextInputsPictures(name: String) throws {
+        let scratch = try Scratch()
+        let first = TimingTests.realWorld("cmaf.mp4"), second = TimingTests.realWorld("frag.mp4")
+        let output = scratch.file(name)
+        let run = try CLIRunner.run(["concat", first, second, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let pictures = try TimingTests.shown(first).map(\.md5) + TimingTests.shown(second).map(\.md5)
+        let shown = try TimingTests.shown(output)
+        #expect(shown.map(\.md5) == pictures, "ffmpeg shows \(shown.count) of \(pictures.count)")
+        if name.hasSuffix(".mp4") {
+            #expect(try GStreamerPictures.shown(output).map(\.md5) == pictures)
+        }
+        // Both are phone.mp4's pictures and sound: measured against it.
+        let phone = TimingTests.realWorld("phone.mp4")
+        for at in [3.0, 8.0, 12.0] {
+            let shift = try AudioPathsTests.shift(phone, output, at: at)
+            #expect(abs(shift) <= 5, "at \(at) s: \(shift) ms")
+        }
+    }
 }
