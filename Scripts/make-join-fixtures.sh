@@ -8,6 +8,9 @@
 #                    pictures are alike and framemd5 finds each by content; the audio is seeded
 #                    pink noise plus a rising tone, so Scripts/avsync.py finds any stretch of it.
 #                    Smart cuts and joins with audio on a 29.97 fps MOV (issue 41, item 5).
+#   avc_5994.mov     the same shape at 60000/1001 fps, 3 s (180 pictures): joined with
+#                    avc_2997.mov, two rates in one join (issue 41, item 8: 69 of 182 pictures
+#                    in GStreamer).
 #
 # Needs ffmpeg with libx264. Re-run from the repo root: Scripts/make-join-fixtures.sh
 set -euo pipefail
@@ -23,4 +26,8 @@ ff -f lavfi -i "testsrc2=size=320x180:rate=30000/1001:duration=6" -filter_comple
    -c:v libx264 -profile:v high -preset veryfast -crf 28 -bf 3 -g 48 -keyint_min 48 -sc_threshold 0 -pix_fmt yuv420p \
    -x264-params threads=1 -c:a aac -b:a 64k -ac 2 -fflags +bitexact -f mov "$out/avc_2997.mov"
 
-ls -l "$out/avc_2997.mov"
+ff -f lavfi -i "testsrc2=size=320x180:rate=60000/1001:duration=3" -filter_complex "$(audio 3)" \
+   -c:v libx264 -profile:v high -preset veryfast -crf 28 -bf 3 -g 96 -keyint_min 96 -sc_threshold 0 -pix_fmt yuv420p \
+   -x264-params threads=1 -c:a aac -b:a 64k -ac 2 -fflags +bitexact -f mov "$out/avc_5994.mov"
+
+ls -l "$out/avc_2997.mov" "$out/avc_5994.mov"

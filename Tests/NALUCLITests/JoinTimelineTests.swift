@@ -76,11 +76,50 @@ import Testing
         #expect(gstreamer.map(\.md5) == pictures, "GStreamer shows \(gstreamer.count) of \(pictures.count)")
         // The second piece's pictures are phone.mp4's frames 60…104, copied or re-encoded.
         let tail = scratch.file("tail.mkv")
-        let cut = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-vf", "trim=start_frame=36", "-an", "-c:v", "ffv1", tail])
+        let cut = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", output, "-vf", "trim=start_frame=36", "-an", "-fps_mode", "passthrough",
+                                          "-c:v", "ffv1", tail])
         #expect(cut.status == 0, "\(cut.stderr)")
         let psnr = try Self.psnrs(tail, source: phone, ranges: [(60, 105)], scratch: scratch)
         #expect(psnr.count == 45 && psnr.allSatisfy { $0 >= 40 }, "PSNR \(psnr.min() ?? 0) dB over \(psnr.count)")
         #expect(abs(try AudioPathsTests.shift(Self.source, output, at: 0.6)) <= 5)
         #expect(abs(try AudioPathsTests.shift(phone, output, at: 1.8)) <= 25)
+    }
+
+    /// Item 8, two rates in one join: `concat --smart` of a 29.97 fps and a 59.94 fps MOV
+    /// (`avc_5994.mov`), the case GStreamer played 69 of 182 pictures of. Now one edit on a
+    /// timescale both rates divide; 135 pictures in ffmpeg and GStreamer, the same ones, none
+    /// twice, each at its time (the first piece's at 1001/30000 s steps from 0, the second's at
+    /// 1001/60000 s steps from 1.5015 s), each the source's picture of its place, A/V in both pieces.
+    @Test func twoRatesInOneSmartJoin() throws {
+        let scratch = try Scratch()
+        let fast = TimingTests.realWorld("avc_5994.mov")
+        let output = scratch.file("joined.mp4")
+        // avc_2997.mov frames [15, 60), avc_5994.mov frames [60, 150).
+        let run = try CLIRunner.run(["concat", "--smart", "\(Self.source)@0.5-2.0", "\(fast)@1.0-2.5", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let shown = try TimingTests.shown(output)
+        #expect(shown.count == 45 + 90)
+        #expect(Set(shown.map(\.md5)).count == shown.count, "a picture shown twice")
+        #expect(try Self.videoEdits(output).count == 1)
+        let gstreamer = try GStreamerPictures.shown(output)
+        #expect(gstreamer.map(\.md5) == shown.map(\.md5), "GStreamer shows \(gstreamer.count) of \(shown.count)")
+        // Times from ffprobe (framemd5 rounds them to one time base).
+        let times = try CutListTests.pictureTimes(output)
+        #expect(times.count == 135)
+        let off = times.enumerated().filter { index, time in
+            let expected = index < 45 ? Double(index) * 1001 / 30000 : 45.0 * 1001 / 30000 + Double(index - 45) * 1001 / 60000
+            return abs(time - expected) > 0.0005
+        }
+        #expect(off.isEmpty, "pictures off their times: \(off.prefix(4).map { ($0.offset, $0.element) })")
+        for (filter, source, range) in [("trim=end_frame=45", Self.source, (15, 60)), ("trim=start_frame=45", fast, (60, 150))] {
+            let piece = scratch.file("piece.mkv")
+            let cut = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-y", "-i", output, "-vf", filter, "-an", "-fps_mode", "passthrough",
+                                              "-c:v", "ffv1", piece])
+            #expect(cut.status == 0, "\(cut.stderr)")
+            let psnr = try Self.psnrs(piece, source: source, ranges: [range], scratch: scratch)
+            #expect(psnr.count == range.1 - range.0 && psnr.allSatisfy { $0 >= 40 }, "PSNR \(psnr.min() ?? 0) dB over \(psnr.count)")
+        }
+        #expect(abs(try AudioPathsTests.shift(Self.source, output, at: 0.7)) <= 5)
+        #expect(abs(try AudioPathsTests.shift(fast, output, at: 2.2)) <= 25)
     }
 }
