@@ -18,11 +18,14 @@ public import NALUTS
 ///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
 ///   which cannot decode, are dropped (``LeadingPictureFilter``).
 /// - **Timing**: MP4 output of MP4/MOV inputs (of any video timescales) keeps each input's
-///   sample times and edit list, laid end to end (``ConcatTiming``): every input shows exactly
-///   the pictures it shows alone. Otherwise (elementary inputs, a rate given)
-///   MP4 output is timed at one constant frame rate (the option's, else the first
-///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
-///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
+///   sample times and what its edit list shows, laid end to end under one edit where no picture
+///   is hidden between inputs (``ConcatTiming``): every input shows exactly the pictures it
+///   shows alone, in ffmpeg and in players that honour one edit (GStreamer). MPEG-TS output
+///   keeps them too when one edit shows every input. Otherwise (elementary inputs, a rate
+///   given, a transport stream of inputs that hide pictures between them) the output is timed
+///   at one constant frame rate (the option's, else the first input's: its MP4 track's, else
+///   its SPS VUI's), so each input's pictures follow the last picture of the one before;
+///   ``ConcatReport/frameRates`` says when inputs differ.
 ///
 /// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
 /// outputs carry the video only (the report lists the other tracks).
@@ -243,7 +246,9 @@ public final class Concatenator {
 
     /// Joins into one MPEG-TS program (``TransportStreamSink``): one muxer for every input, so
     /// continuity counters and timestamps run on across the joins; each input's record sets go in
-    /// band before its first picture. Timed at `options.frameRate`, else the first input's rate.
+    /// band before its first picture. MP4/MOV inputs that one edit would show end to end
+    /// (``ConcatTiming/presentationOrigin``) keep their own times, start delays and gaps
+    /// included; otherwise the join is timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks join (``ConcatAudio``) and are AAC that
     /// ADTS can carry get one ADTS stream, each input's frames timed by its own edit; the AAC
