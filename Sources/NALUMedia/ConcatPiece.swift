@@ -38,63 +38,77 @@ struct ConcatPiece {
     /// piece laid out edit by edit.
     var edits: [(duration: Int64, mediaTime: Int64)]
 
-    /// Reads `source`'s video sample table and edit list; `nil` when it has no MP4 video track,
-    /// no samples, or times past what a join can add up.
+    /// Reads `source`'s video sample table (one pass, nothing kept per sample) and edit list;
+    /// `nil` when it has no MP4 video track, no samples, or times past what a join can add up.
     init?(_ source: MediaSource, codec: Codec) throws {
         guard let reader = source.mp4, reader.track.timescale > 0, reader.track.movieTimescale > 0 else { return nil }
         let track = reader.track
+        let movieScale = Int64(track.movieTimescale), scale = Int64(track.timescale)
+        // The edits in the track's ticks (an edit of duration 0, as a fragmented file writes
+        // it, is the whole media from its media_time: its end is known after the samples).
+        var edits: [(duration: Int64, mediaTime: Int64)] = []
+        for edit in track.editList {
+            guard let movieTicks = CheckedNumber.int64(edit.segmentDuration),
+                  let duration = Self.nearest(movieTicks, from: movieScale, to: scale),
+                  edit.mediaTime >= -1, edit.mediaTime <= Int64.max / 4, duration <= Int64.max / 4,
+                  edit.mediaRateInteger == 1 || edit.mediaTime == -1 else { return nil }
+            edits.append((duration, edit.mediaTime))
+        }
+        let firstShown = edits.first { $0.mediaTime >= 0 }
+        let start = firstShown?.mediaTime
+        let end = firstShown.flatMap { $0.duration > 0 ? $0.mediaTime &+ $0.duration : nil }
         let dropped = try Self.droppedLeadingSamples(reader, codec: codec)
         var firstDecode: Int64?
         var total: Int64 = 0
         var earliest = Int64.max
         var latestEnd = Int64.min
-        var times: [(decode: Int64, presentation: Int64)] = []
+        var advance = Int64.min
+        var before = false, after = false
+        /// The first kept sample in decoding order presenting at or after the shown start
+        /// (without an edit list: the first kept one, and the first at or after 0).
+        var firstKept: Int64?, firstAtStart: Int64?, firstAtZero: Int64?
         try reader.forEachSample { sample in
             if firstDecode == nil { firstDecode = sample.dts }
             total &+= Int64(sample.duration)
             guard !dropped.contains(sample.index) else { return }
             earliest = min(earliest, sample.pts)
             latestEnd = max(latestEnd, sample.pts &+ Int64(sample.duration))
-            times.append((sample.dts, sample.pts))
+            advance = max(advance, sample.dts &- sample.pts)
+            if firstKept == nil { firstKept = sample.dts }
+            if firstAtZero == nil, sample.pts >= 0 { firstAtZero = sample.dts }
+            if let start {
+                if sample.pts < start { before = true } else if firstAtStart == nil { firstAtStart = sample.dts }
+            }
+            if let end, sample.pts >= end { after = true }
         }
-        guard let firstDecode, total > 0, total <= Int64.max / 4, !times.isEmpty,
-              [firstDecode, earliest, latestEnd].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
+        guard let firstDecode, let firstKept, total > 0, total <= Int64.max / 4,
+              [firstDecode, earliest, latestEnd, advance].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
         self.firstDecode = firstDecode
         self.total = total
         self.earliest = earliest
         self.latestEnd = latestEnd
-        // The edits in the track's ticks.
-        let movieScale = Int64(track.movieTimescale), scale = Int64(track.timescale)
-        var edits: [(duration: Int64, mediaTime: Int64)] = []
-        for edit in track.editList {
-            guard let movieTicks = CheckedNumber.int64(edit.segmentDuration),
-                  var duration = Self.nearest(movieTicks, from: movieScale, to: scale) else { return nil }
-            if edit.mediaTime >= 0, duration == 0 {
-                // A fragmented file's edit of duration 0: the whole media from its media_time.
-                duration = max(0, latestEnd &- edit.mediaTime)
-            }
-            guard edit.mediaTime >= -1, edit.mediaTime <= Int64.max / 4, edit.mediaRateInteger == 1 || edit.mediaTime == -1 else { return nil }
-            edits.append((duration, edit.mediaTime))
+        decodeAdvance = advance
+        for index in edits.indices where edits[index].mediaTime >= 0 && edits[index].duration == 0 {
+            edits[index].duration = max(0, latestEnd &- edits[index].mediaTime)
         }
         if edits.isEmpty {
             // No edit list: the media timeline is the presentation, nothing before the first picture.
-            let start = max(0, earliest)
-            edits = start > 0 ? [(duration: start, mediaTime: Int64(-1))] : []
-            edits.append((latestEnd &- start, start))
+            let origin = max(0, earliest)
+            edits = origin > 0 ? [(duration: origin, mediaTime: Int64(-1))] : []
+            edits.append((latestEnd &- origin, origin))
+            before = earliest < 0
+            firstAtStart = earliest < 0 ? firstAtZero : firstKept
         }
         self.edits = edits
         let leading = edits.prefix { $0.mediaTime == -1 }
         delay = leading.reduce(0) { $0 &+ $1.duration }
         let rest = edits.dropFirst(leading.count)
         isSimple = rest.count == 1
-        let shownStart = rest.first?.mediaTime ?? 0
-        self.shownStart = shownStart
+        shownStart = rest.first?.mediaTime ?? 0
         shownDuration = rest.first?.duration ?? 0
-        let end = shownStart &+ shownDuration
-        decodeAdvance = times.map { $0.decode &- $0.presentation }.max() ?? 0
-        hiddenBefore = times.contains { $0.presentation < shownStart }
-        hiddenAfter = times.contains { $0.presentation >= end }
-        lead = shownStart &- (times.first { $0.presentation >= shownStart }?.decode ?? shownStart)
+        hiddenBefore = before
+        hiddenAfter = after
+        lead = shownStart &- (firstAtStart ?? shownStart)
         guard lead.magnitude <= UInt64(total) else { return nil }
     }
 
