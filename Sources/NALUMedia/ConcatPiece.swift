@@ -168,25 +168,19 @@ struct ConcatPiece {
     }
 
     /// The `nal_unit_type` of the first VCL NAL unit of a sample of length-prefixed H.265 NAL
-    /// units (ISO/IEC 14496-15 5.3.2), `nil` when it has none.
-    /// - Throws: ``NALUError`` `.truncated` naming the NAL unit length and its byte offset when a
-    ///   length runs past the sample.
+    /// units (ISO/IEC 14496-15 5.3.2; walked by ``NALU/LengthPrefixed``), `nil` when it has none.
+    /// - Throws: ``NALUError`` naming the NAL unit length and its byte offset in the file
+    ///   (`offset`: the sample's) when a length runs past the sample, or a header that is no
+    ///   H.265 NAL unit header.
     static func firstSliceType(_ bytes: [UInt8], lengthSize: Int, offset: Int64) throws -> HEVCNALUnitType? {
-        guard (1...4).contains(lengthSize) else { return nil }
-        var position = 0
-        while position + lengthSize <= bytes.count {
-            var length = 0
-            for byte in bytes[position..<position + lengthSize] { length = length << 8 | Int(byte) }
-            position += lengthSize
-            guard length <= bytes.count - position else {
-                throw NALUError(.truncated, field: "NALUnitLength", byteOffset: offset + Int64(position - lengthSize))
+        var found: HEVCNALUnitType?
+        try bytes.withUnsafeBytes { buffer in
+            try LengthPrefixed.forEachNALUnit(in: buffer, lengthSize: lengthSize, baseOffset: offset, within: "sample") { unit in
+                guard found == nil, unit.count >= 2 else { return }
+                let header = try HEVCNALUnitHeader(unit.bytes)
+                if header.nalUnitType.isVCL { found = header.nalUnitType }
             }
-            if length >= 2 {
-                let header = try HEVCNALUnitHeader(bytes[position..<position + length])
-                if header.nalUnitType.isVCL { return header.nalUnitType }
-            }
-            position += length
         }
-        return nil
+        return found
     }
 }
