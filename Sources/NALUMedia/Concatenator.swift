@@ -220,7 +220,7 @@ public final class Concatenator {
         } else if options.frameRate == nil {
             options.frameRate = firstFrameRate
         }
-        options.movieTimescale = movieTimescale
+        if let movieTimescale { options.movieTimescale = movieTimescale }
         if let joined {
             options.passthroughTracks = [joined.track(movieTimescale: movieTimescale ?? joined.movieTimescale)]
         }
