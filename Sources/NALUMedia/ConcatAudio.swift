@@ -45,6 +45,10 @@ public struct ConcatAudio {
     /// decoder outputs a whole frame for an AAC encoder's shorter last one; 0 for the last
     /// input (its durations as they are: its short last frame is the joined track's end).
     public let minimumDurations: [UInt32]
+    /// Silence after input `i`'s last kept sample (track timescale): how much longer its last
+    /// sample lasts in the join, so that the next input's audio starts with its pictures when
+    /// input `i`'s audio ends before its video does (a gap of more than half a frame; 0 for none).
+    public let gapsAfter: [Int64]
 
     /// The duration most of `durations` have (the longest of those tied), 0 for none.
     static func commonestDuration(_ durations: [Int64]) -> Int64 {
@@ -113,7 +117,7 @@ public struct ConcatAudio {
             let lead = reader.track.presentationStart.delay.multipliedFullWidth(by: UInt64(scale))
             let delay = lead.high < movieScale ? Int64(clamping: movieScale.dividingFullWidth(lead).quotient) : 0
             inputs.append((samples, mediaTime, duration, delay))
-            videoDurations.append(position + 1 < count ? Self.videoDuration(source, timescale: scale) : nil)
+            videoDurations.append(position + 1 < count ? try Self.videoDuration(source, timescale: scale) : nil)
         }
         guard let first else { return (nil, "no input") }
         let scale = first.track.timescale
@@ -134,6 +138,9 @@ public struct ConcatAudio {
         var kept: [Range<Int64>] = []
         var errors: [Int64] = []
         var minimums: [UInt32] = []
+        var gaps = [Int64](repeating: 0, count: inputs.count)
+        /// The last input with a kept sample, before the current one.
+        var lastKept: Int?
         for (position, input) in inputs.enumerated() {
             // Up to where the next input's audio starts: its video's start, or later by its
             // leading empty edit (a chunk's audio resumes where the previous chunk's ends, so the
@@ -157,6 +164,12 @@ public struct ConcatAudio {
                 guard middle < limit else { break }
                 guard middle > cursor else { continue }
                 if low == nil {
+                    // The inputs before end sooner than their pictures: silence until this
+                    // input's audio starts with its pictures (the previous kept sample lasts longer).
+                    if let previous = lastKept, ideal &- cursor > duration / 2, ideal &- cursor < Int64(UInt32.max / 2) {
+                        gaps[previous] = ideal &- cursor
+                        cursor = ideal
+                    }
                     low = sample.dts
                     error = cursor &- ideal
                 }
@@ -165,6 +178,7 @@ public struct ConcatAudio {
             }
             kept.append((low ?? 0)..<(low == nil ? 0 : high))
             errors.append(error)
+            if low != nil { lastKept = position }
         }
         let presented = max(0, min(end, cursor))
         var track = MP4PassthroughTrack(copying: first.track)
@@ -177,27 +191,36 @@ public struct ConcatAudio {
             return reader
         }
         return (ConcatAudio(count: count, reader: reader, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
-                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums), nil)
+                            kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums, gapsAfter: gaps), nil)
     }
 }
 
 extension ConcatAudio {
-    /// How long `source`'s video presents, in ticks of `timescale`: its edit list's non-empty
-    /// segments (movie timescale), else its media duration; `nil` when unknown (fragmented).
-    static func videoDuration(_ source: MediaSource, timescale: UInt32) -> Int64? {
-        guard let video = source.mp4?.track else { return nil }
-        let edits = video.editList.filter { $0.mediaTime >= 0 }
-        if !edits.isEmpty {
-            let total = edits.reduce(UInt64(0)) { $0 &+ $1.segmentDuration }
-            guard total > 0, video.movieTimescale > 0 else { return nil }
-            let product = total.multipliedFullWidth(by: UInt64(timescale))
-            guard product.high < UInt64(video.movieTimescale) else { return nil }
-            return Int64(clamping: UInt64(video.movieTimescale).dividingFullWidth(product).quotient)
+    /// How long `source`'s video presents, in ticks of `timescale`, as a join lays it out
+    /// (``ConcatPiece``, ``ConcatTiming``): its start delay (leading empty edits, or the first
+    /// picture's composition time without an edit list) and what its edits show; `nil` when
+    /// unknown.
+    static func videoDuration(_ source: MediaSource, timescale: UInt32) throws -> Int64? {
+        guard let video = source.mp4?.track, video.timescale > 0, let piece = try ConcatPiece(source, codec: source.codec) else { return nil }
+        let total = piece.edits.reduce(Int64(0)) { $0 &+ $1.duration }
+        guard total > 0 else { return nil }
+        return CheckedNumber.rescale(total, from: Int64(video.timescale), to: Int64(timescale))
+    }
+
+    /// ``track`` with its edit's duration in `movieTimescale` ticks (the output movie's: a
+    /// multiple of the audio's timescale, so exact), rounded to the nearest otherwise.
+    public func track(movieTimescale: UInt32) -> MP4PassthroughTrack {
+        guard movieTimescale != self.movieTimescale, movieTimescale > 0 else { return track }
+        var track = track
+        track.editList = track.editList?.map { edit in
+            var edit = edit
+            if let ticks = CheckedNumber.int64(edit.segmentDuration),
+               let scaled = ConcatPiece.nearest(ticks, from: Int64(self.movieTimescale), to: Int64(movieTimescale)) {
+                edit.segmentDuration = UInt64(max(0, scaled))
+            }
+            return edit
         }
-        guard video.duration > 0, video.timescale > 0 else { return nil }
-        let product = video.duration.multipliedFullWidth(by: UInt64(timescale))
-        guard product.high < UInt64(video.timescale) else { return nil }
-        return Int64(clamping: UInt64(video.timescale).dividingFullWidth(product).quotient)
+        return track
     }
 }
 
@@ -263,13 +286,19 @@ final class ConcatAudioFeeder {
                 }
             }
             try reader?.read(sample, into: &buffer)
-            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0)
+            let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0) &+ gap(after: sample)
             try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
             time &+= Int64(duration)
             appended += 1
             next = nil
         }
+    }
+
+    /// The silence after `sample` (``ConcatAudio/gapsAfter``) when it is its input's last kept one.
+    private func gap(after sample: MP4Sample) -> UInt32 {
+        guard current < kept.count, sample.dts == kept[current].upperBound &- 1 else { return 0 }
+        return UInt32(clamping: audio.gapsAfter[current])
     }
 
     private func peek() throws -> MP4Sample? {
@@ -337,6 +366,7 @@ final class ConcatTransportStreamAudioFeeder {
             try reader?.read(sample, into: &buffer)
             try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
             time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
+            if current < kept.count, sample.dts == kept[current].upperBound &- 1 { time &+= audio.gapsAfter[current] }
             pushed += 1
             next = nil
         }

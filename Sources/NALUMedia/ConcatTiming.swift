@@ -1,37 +1,52 @@
 public import NALU
 public import NALUMP4
 
-/// The times of a join of MP4/MOV inputs: each input keeps its samples' times and its edit list
-/// (ISO/IEC 14496-12 8.6.6), laid end to end. Inputs of different video timescales (other frame
-/// rates, other muxers) are joined on the least common multiple of their timescales, in which
-/// every input's ticks are a whole number of ticks: no time is rounded.
+/// The times of a join of MP4/MOV inputs (ISO/IEC 14496-12 8.6.6 edit lists applied): every
+/// input shows exactly the pictures it shows alone, for as long, one after the other. Inputs of
+/// different video timescales (other frame rates, other muxers) are joined on the least common
+/// multiple of their timescales, in which every input's ticks are a whole number of ticks: no
+/// time is rounded.
 ///
-/// Input `i`'s decoding times move by `shift[i]` so that its first sample decodes where the
-/// one before ends (the sum of the earlier inputs' sample durations), or later when the pictures
-/// of the one before present past that (B pictures: no two pictures of the output's media
-/// timeline share a presentation time, which demuxers that apply edit lists by time need); its edits (empty ones too)
-/// follow the earlier inputs' in the output's edit list, their `media_time` moved by the same
-/// shift, so exactly the pictures each input shows are shown, for as long as it shows them (a
-/// piece cut by `nalu trim` or `ffmpeg -ss -c copy` hides its lead-in pictures, joined too). An
-/// input without an edit list presents its whole media. Adjacent edits that continue each other
-/// are merged.
+/// **One edit where the times allow** (issue 41, item 8): demuxers that honour only one edit
+/// (GStreamer 1.22's qtdemux) or rebuild times edit by edit (FFmpeg's `mov_fix_index`) lose or
+/// repeat pictures at every further edit. So each input's samples move onto one continuous
+/// media timeline (``ConcatPiece``): its first shown picture presents where the input before it
+/// stops showing (later by its own start delay: its leading empty edits, or the composition
+/// offset of the first picture of an input without an edit list, a gap the previous picture
+/// fills, as the input shows nothing there alone), and one edit spans them all. The first
+/// input's start delay is the output's leading empty edit, and its hidden lead-in pictures
+/// present before the edit; the last input's hidden pictures after it.
 ///
-/// Decoding times of an input may move a little earlier than its presentation times
-/// (``decodeDelays``, 0 or negative: composition offsets only grow), so that the first picture
-/// of every input's edit in decoding order sits equally far before the edit's `media_time`: a demuxer that rebuilds presentation times from decoding times and composition offsets
-/// edit by edit (FFmpeg's `mov_fix_index`) then shows every input's pictures at their times.
+/// Where an input shows pictures hidden in the middle of the join (a plain `nalu trim` or
+/// `ffmpeg -ss -c copy` cut hides the pictures from the keyframe before its start, and keeps the
+/// reference pictures after its end), or several edits of its own, the join breaks there: the
+/// input's samples present after every picture of the one before, and its own edits follow
+/// (adjacent ones that continue each other merged), so it still shows exactly its pictures.
+///
+/// Decoding times keep each input's own spacing and never go backwards: an input decodes after
+/// the one before (its composition offsets shrink when its pictures must present sooner,
+/// possibly below zero; the muxer's `ctts` shift moves the edit with them), and inputs whose
+/// first shown picture decodes less far before its presentation decode earlier, so that the
+/// first picture of every input's edit in decoding order sits equally far before the edit start:
+/// FFmpeg's per-edit rebuild then shows every input of a broken join at its times.
 public final class ConcatTiming {
     /// The output's media timescale: a multiple of every input's.
     public let timescale: UInt32
-    /// The output's edit list, durations in ``movieTimescale``.
-    public let editList: [MP4EditListEntry]
+    /// The movie timescale ``editList`` is in.
     public let movieTimescale: UInt32
+    /// The output's edits: durations and media times in ``timescale`` ticks, −1 for an empty edit.
+    private let edits: [(duration: Int64, mediaTime: Int64)]
+    /// How many inputs continue the edit of the input before them (not laid out edit by edit).
+    public let continuousJoins: Int
+    /// How far a sample decodes after it presents, at most (0 when none does): what a transport
+    /// stream (DTS ≤ PTS) decodes everything earlier by.
+    public let decodeAdvance: Int64
     private let clocks: [SampleClock]
     /// Output ticks per tick of input `i`'s timescale.
     private let factors: [Int64]
+    /// Added to input `i`'s presentation times, and to its decoding times.
     private let shifts: [Int64]
-    /// Added to input `i`'s decoding times only (composition offsets shrink by as much).
-    public let decodeDelays: [Int64]
+    private let decodeShifts: [Int64]
     private var current = 0
     /// Whether the next picture completed is still the previous input's (its last).
     private var previousPending = false
@@ -46,40 +61,19 @@ public final class ConcatTiming {
     /// As ``init(_:movieTimescale:)`` for `count` inputs that `open` gives in turn (only their
     /// sample tables and edit lists are read; each may be closed again after).
     public init?(count: Int, open: (Int) throws -> MediaSource, movieTimescale: UInt32? = nil) throws {
-        guard count > 0, let first = try open(0).mp4?.track else { return nil }
-        let movieScale = movieTimescale ?? first.movieTimescale
-        guard movieScale > 0 else { return nil }
-        // What each input's samples say, in its own timescale.
-        var pieces: [(firstDecode: Int64, total: Int64, earliest: Int64, latestEnd: Int64, lead: Int64, edits: [MP4EditListEntry])] = []
+        guard count > 0 else { return nil }
+        var pieces: [ConcatPiece] = []
         var inputScales: [UInt32] = []
+        var firstMovieScale: UInt32 = 0
         for position in 0..<count {
             let source = try open(position)
-            guard let reader = source.mp4, reader.track.timescale > 0 else { return nil }
-            let scale = reader.track.timescale
-            inputScales.append(scale)
-            var firstDecode: Int64?
-            var total: Int64 = 0
-            var earliest = Int64.max
-            var latestEnd = Int64.min
-            let editStart = reader.track.editList.first { $0.mediaTime >= 0 }?.mediaTime
-            var firstShownDecode: Int64?
-            try reader.forEachSample { sample in
-                if firstDecode == nil { firstDecode = sample.dts }
-                total &+= Int64(sample.duration)
-                earliest = min(earliest, sample.pts)
-                latestEnd = max(latestEnd, sample.pts &+ Int64(sample.duration))
-                if firstShownDecode == nil, sample.pts >= editStart ?? firstDecode ?? 0 { firstShownDecode = sample.dts }
-            }
-            guard let firstDecode, total > 0, total <= Int64.max / 4 else { return nil }
-            // How far the first picture of the edit in decoding order decodes before the edit starts.
-            let lead = (editStart ?? firstDecode) &- (firstShownDecode ?? firstDecode)
-            guard abs(lead) <= total else { return nil }
-            let own = source.videoEditList(decodeOrigin: 0, movieTimescale: movieScale) ?? []
-            let edits = own.isEmpty
-                ? [MP4EditListEntry(segmentDuration: MediaSource.convert(UInt64(total), from: scale, to: movieScale) ?? 0, mediaTime: firstDecode)]
-                : own
-            pieces.append((firstDecode, total, earliest, latestEnd, lead, edits))
+            guard let track = source.mp4?.track, let piece = try ConcatPiece(source, codec: source.codec) else { return nil }
+            if position == 0 { firstMovieScale = track.movieTimescale }
+            pieces.append(piece)
+            inputScales.append(track.timescale)
         }
+        let movieScale = movieTimescale ?? firstMovieScale
+        guard movieScale > 0 else { return nil }
         // The output timescale, and each input's ticks in it.
         var common: Int64 = 1
         for inputScale in inputScales {
@@ -89,73 +83,96 @@ public final class ConcatTiming {
             common = common / a * value
             guard common <= Int64(Int32.max) else { return nil }
         }
-        let scale = UInt32(common)
         let factors = inputScales.map { common / Int64($0) }
-        for index in pieces.indices where factors[index] != 1 {
-            let factor = factors[index]
-            var piece = pieces[index]
-            let limit = UInt64(Int64.max / 4 / factor)
-            guard [piece.total, piece.firstDecode, piece.earliest, piece.latestEnd].allSatisfy({ $0.magnitude <= limit }) else { return nil }
-            piece.firstDecode *= factor
-            piece.total *= factor
-            piece.earliest *= factor
-            piece.latestEnd *= factor
-            piece.lead *= factor
-            for edit in piece.edits.indices where piece.edits[edit].mediaTime >= 0 {
-                guard piece.edits[edit].mediaTime.magnitude <= limit else { return nil }
-                piece.edits[edit].mediaTime *= factor
-            }
-            pieces[index] = piece
+        for index in pieces.indices {
+            guard let scaled = pieces[index].scaled(by: factors[index]) else { return nil }
+            pieces[index] = scaled
         }
-        // Every input decodes as far before its edit as the one that decodes furthest before:
-        // decoding times only move earlier (composition offsets grow, never turn negative).
+        // Every input's first shown picture decodes as far before its edit as the one that
+        // decodes furthest before (decoding times only move earlier).
         let lead = pieces.map(\.lead).max() ?? 0
         var shifts: [Int64] = []
-        var delays: [Int64] = []
-        var edits: [MP4EditListEntry] = []
-        var start: Int64 = 0
-        /// Where the previous input's last picture stops presenting, and its last sample stops
-        /// decoding, in the output's media time.
+        var decodeShifts: [Int64] = []
+        var edits: [(duration: Int64, mediaTime: Int64)] = []
+        var continuous = 0
+        /// Where the previous input's samples stop presenting and decoding, and where its shown
+        /// range ends when the next input may continue its edit (output media ticks).
         var presentedUntil = Int64.min
-        var decodedUntil: Int64 = 0
+        var decodedUntil = Int64.min
+        var runEnd: Int64?
+        var advance: Int64 = 0
         for piece in pieces {
-            let delay = piece.lead &- lead
-            // The first picture presents after the previous input's last, the first sample
-            // decodes after its last (the first input's at 0).
-            start = max(start, decodedUntil &- delay)
-            if presentedUntil > Int64.min {
-                start = max(start, presentedUntil &- (piece.earliest &- piece.firstDecode))
+            let earlier = piece.lead &- lead
+            let shift: Int64
+            var decodeShift: Int64
+            if let end = runEnd, piece.isSimple, !piece.hiddenBefore {
+                // Continues the edit: its first shown picture where the previous input's shown range ends.
+                shift = end &+ piece.delay &- piece.shownStart
+                decodeShift = max(shift &+ earlier, decodedUntil &- piece.firstDecode)
+                edits[edits.count - 1].duration &+= piece.delay &+ piece.shownDuration
+                continuous += 1
+            } else {
+                if decodedUntil == Int64.min {
+                    // The first input decodes from 0.
+                    shift = 0 &- piece.firstDecode &- earlier
+                } else {
+                    shift = max(presentedUntil &- piece.earliest, decodedUntil &- piece.firstDecode &- earlier)
+                }
+                decodeShift = shift &+ earlier
+                for edit in piece.edits {
+                    Self.append((edit.duration, edit.mediaTime == -1 ? -1 : edit.mediaTime &+ shift), to: &edits)
+                }
             }
-            let shift = start &- piece.firstDecode
-            presentedUntil = piece.latestEnd &+ shift
-            decodedUntil = start &+ delay &+ piece.total
             shifts.append(shift)
-            delays.append(delay)
-            for var edit in piece.edits {
-                if edit.mediaTime >= 0 { edit.mediaTime &+= shift }
-                // Merge with the previous edit when this one continues it.
-                if let last = edits.last, last.mediaTime >= 0, edit.mediaTime >= 0, last.mediaRateInteger == edit.mediaRateInteger,
-                   let lastMedia = MediaSource.convert(last.segmentDuration, from: movieScale, to: scale),
-                   last.mediaTime &+ Int64(clamping: lastMedia) == edit.mediaTime,
-                   MediaSource.convert(lastMedia, from: scale, to: movieScale) == last.segmentDuration {
-                    edits[edits.count - 1].segmentDuration &+= edit.segmentDuration
-                    continue
-                }
-                if edit.mediaTime == -1, let last = edits.last, last.mediaTime == -1 {
-                    edits[edits.count - 1].segmentDuration &+= edit.segmentDuration
-                    continue
-                }
-                edits.append(edit)
-            }
-            start &+= piece.total
+            decodeShifts.append(decodeShift)
+            advance = max(advance, piece.decodeAdvance &+ decodeShift &- shift)
+            presentedUntil = piece.latestEnd &+ shift
+            decodedUntil = piece.firstDecode &+ decodeShift &+ piece.total
+            runEnd = piece.isSimple && !piece.hiddenAfter ? piece.shownStart &+ piece.shownDuration &+ shift : nil
         }
-        timescale = scale
+        timescale = UInt32(common)
         self.movieTimescale = movieScale
-        editList = edits
+        self.edits = edits
+        continuousJoins = continuous
+        decodeAdvance = advance
         self.shifts = shifts
-        decodeDelays = delays
+        self.decodeShifts = decodeShifts
         self.factors = factors
         clocks = inputScales.map { SampleClock(timescale: $0) }
+    }
+
+    /// Appends `edit` to `edits`, merged with the last one when it continues it (two empty
+    /// edits, or a non-empty one that starts where the last one's media ends).
+    private static func append(_ edit: (duration: Int64, mediaTime: Int64), to edits: inout [(duration: Int64, mediaTime: Int64)]) {
+        guard edit.duration > 0 || edit.mediaTime >= 0 else { return }
+        if let last = edits.last,
+           (last.mediaTime == -1 && edit.mediaTime == -1) || (last.mediaTime >= 0 && last.mediaTime &+ last.duration == edit.mediaTime) {
+            edits[edits.count - 1].duration &+= edit.duration
+            return
+        }
+        edits.append(edit)
+    }
+
+    /// The output media time that presents at the start of the join (the one edit's `media_time`
+    /// less the first input's start delay) when one edit shows every input
+    /// (``continuousJoins`` is one less than the inputs): time 0 of a transport stream, which has
+    /// no edit list; `nil` when the join needs several edits (pictures hidden between inputs).
+    public var presentationOrigin: Int64? {
+        let shown = edits.filter { $0.mediaTime >= 0 }
+        guard shown.count == 1, let edit = shown.first, edits.last?.mediaTime == edit.mediaTime else { return nil }
+        return edit.mediaTime &- edits.dropLast().reduce(0) { $0 &+ $1.duration }
+    }
+
+    /// The output's edit list in ``movieTimescale``.
+    public var editList: [MP4EditListEntry] { editList(movieTimescale: movieTimescale) }
+
+    /// The output's edit list with durations in `movieTimescale` ticks (rounded to the nearest):
+    /// one edit, after the first input's start delay, when every input continues the one before.
+    public func editList(movieTimescale: UInt32) -> [MP4EditListEntry] {
+        edits.map { edit in
+            let duration = ConcatPiece.nearest(edit.duration, from: Int64(timescale), to: Int64(max(1, movieTimescale))) ?? 0
+            return MP4EditListEntry(segmentDuration: UInt64(max(0, duration)), mediaTime: edit.mediaTime)
+        }
     }
 
     /// Input `position` starts: its samples feed its own clock.
@@ -169,13 +186,17 @@ public final class ConcatTiming {
 
     /// The lookup for the muxer: the first picture completed after an input starts is the last
     /// of the input before (it completes when the next one's first NAL unit arrives).
-    public var lookup: SampleTimingLookup {
+    public var lookup: SampleTimingLookup { lookup(decodingEarlierBy: 0) }
+
+    /// ``lookup`` with every decoding time `advance` ticks earlier (``decodeAdvance`` for a
+    /// transport stream).
+    public func lookup(decodingEarlierBy advance: Int64) -> SampleTimingLookup {
         { [self] offset in
             let position = previousPending ? current - 1 : current
             previousPending = false
             guard position >= 0, var timing = clocks[position].timing(at: offset) else { return nil }
             let factor = factors[position]
-            timing.decode = timing.decode &* factor &+ shifts[position] &+ decodeDelays[position]
+            timing.decode = timing.decode &* factor &+ decodeShifts[position] &- advance
             timing.presentation = timing.presentation &* factor &+ shifts[position]
             timing.duration &*= factor
             timing.timescale = timescale

@@ -18,11 +18,14 @@ public import NALUTS
 ///   becomes a BLA picture, so the pictures before it are still output, and its RASL pictures,
 ///   which cannot decode, are dropped (``LeadingPictureFilter``).
 /// - **Timing**: MP4 output of MP4/MOV inputs (of any video timescales) keeps each input's
-///   sample times and edit list, laid end to end (``ConcatTiming``): every input shows exactly
-///   the pictures it shows alone. Otherwise (elementary inputs, a rate given)
-///   MP4 output is timed at one constant frame rate (the option's, else the first
-///   input's: its MP4 track's, else its SPS VUI's), so each input's pictures follow the last
-///   picture of the one before; ``ConcatReport/frameRates`` says when inputs differ.
+///   sample times and what its edit list shows, laid end to end under one edit where no picture
+///   is hidden between inputs (``ConcatTiming``): every input shows exactly the pictures it
+///   shows alone, in ffmpeg and in players that honour one edit (GStreamer). MPEG-TS output
+///   keeps them too when one edit shows every input. Otherwise (elementary inputs, a rate
+///   given, a transport stream of inputs that hide pictures between them) the output is timed
+///   at one constant frame rate (the option's, else the first input's: its MP4 track's, else
+///   its SPS VUI's), so each input's pictures follow the last picture of the one before;
+///   ``ConcatReport/frameRates`` says when inputs differ.
 ///
 /// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
 /// outputs carry the video only (the report lists the other tracks).
@@ -113,6 +116,15 @@ public final class Concatenator {
         return try open(0, keeping: true).movieMetadata()
     }
 
+    /// The least common multiple of two timescales, `nil` past 31 bits.
+    static func leastCommonMultiple(_ a: UInt32, _ b: UInt32) -> UInt32? {
+        guard a > 0, b > 0 else { return nil }
+        var (x, y) = (UInt64(a), UInt64(b))
+        while y != 0 { (x, y) = (y, x % y) }
+        let multiple = UInt64(a) / x * UInt64(b)
+        return multiple <= UInt64(Int32.max) ? UInt32(multiple) : nil
+    }
+
     /// `H.264` / `H.265`.
     static func name(_ codec: Codec) -> String { codec == .h264 ? "H.264" : "H.265" }
 
@@ -192,18 +204,25 @@ public final class Concatenator {
         if audio { (joined, reason) = try planAudio() }
         // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
         let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
-            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) }, movieTimescale: joined?.movieTimescale)
+            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
             : nil
+        // The movie timescale: the audio's (else the first input's), and a multiple of the
+        // video's too when it fits, so that every edit is exact (a 29.97 fps video's pictures
+        // are no whole number of 48 kHz ticks: rounded edits showed a picture twice; issue 41
+        // item 5; a fragmented file's 1/1000 s would round the edit into a hidden picture).
+        var movieTimescale = joined?.movieTimescale ?? timing?.movieTimescale
+        if let base = movieTimescale, let timing, let common = Self.leastCommonMultiple(base, timing.timescale) {
+            movieTimescale = common
+        }
         if let timing {
-            options.editList = timing.editList
+            options.editList = timing.editList(movieTimescale: movieTimescale ?? timing.movieTimescale)
             options.editListFollowsSampleTimes = true
-            options.movieTimescale = timing.movieTimescale
         } else if options.frameRate == nil {
             options.frameRate = firstFrameRate
         }
+        if let movieTimescale { options.movieTimescale = movieTimescale }
         if let joined {
-            options.passthroughTracks = [joined.track]
-            options.movieTimescale = joined.movieTimescale
+            options.passthroughTracks = [joined.track(movieTimescale: movieTimescale ?? joined.movieTimescale)]
         }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
         if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
@@ -227,7 +246,9 @@ public final class Concatenator {
 
     /// Joins into one MPEG-TS program (``TransportStreamSink``): one muxer for every input, so
     /// continuity counters and timestamps run on across the joins; each input's record sets go in
-    /// band before its first picture. Timed at `options.frameRate`, else the first input's rate.
+    /// band before its first picture. MP4/MOV inputs that one edit would show end to end
+    /// (``ConcatTiming/presentationOrigin``) keep their own times, start delays and gaps
+    /// included; otherwise the join is timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks join (``ConcatAudio``) and are AAC that
     /// ADTS can carry get one ADTS stream, each input's frames timed by its own edit; the AAC
@@ -236,8 +257,19 @@ public final class Concatenator {
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
-        if options.frameRate == nil { options.frameRate = firstFrameRate }
+        // MP4 inputs that one edit shows end to end keep their times (start delays and gaps
+        // included); a transport stream has no edit list to hide pictures between inputs.
+        let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
+            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
+            : nil
+        let origin = timing?.presentationOrigin
+        if origin == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
+        if origin != nil { options.placement = .beforeFirstSlice }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
+        if let timing, let origin {
+            try sink.muxer.useSourceTiming(timescale: timing.timescale, presentationOrigin: origin,
+                                           lookup: timing.lookup(decodingEarlierBy: timing.decodeAdvance))
+        }
         var joined: ConcatAudio?
         var reason: String?
         if audio { (joined, reason) = try planAudio() }
@@ -253,7 +285,7 @@ public final class Concatenator {
                 reason = "the audio is not AAC that ADTS can carry"
             }
         }
-        var report = try write { _, source in
+        var report = try write(timing: origin == nil ? nil : timing) { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
             }

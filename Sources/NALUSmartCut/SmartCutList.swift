@@ -123,9 +123,10 @@ extension Substring {
 ///   where its video starts within half an audio frame, so the joined audio lasts as long as
 ///   the video within one frame and never drifts.
 ///
-/// Pieces whose video timescales differ (inputs of other rates) keep their own times in MP4
-/// output, on the least common multiple of their timescales (``NALUMedia/ConcatTiming``); in
-/// elementary and MPEG-TS output the join is timed at the first piece's frame rate and
+/// Pieces whose video timescales differ (inputs of other rates) keep their own times in MP4 and
+/// MPEG-TS output, on the least common multiple of their timescales (``NALUMedia/ConcatTiming``:
+/// the pieces hide no picture, so one edit shows them all and a transport stream keeps their
+/// times); in elementary output the join is timed at the first piece's frame rate and
 /// ``NALUMedia/ConcatReport/inputsAtAnotherRate`` names the pieces at another rate.
 ///
 /// The pieces are read twice (cut, then join) and take about the output's size in the temporary

@@ -15,8 +15,10 @@ struct Concat: ParsableCommand {
         input) and MP4/MOV files. Each input's parameter sets go in front of it: in band for \
         Annex-B and length-prefixed output; for MP4 output a new sample description where they \
         change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
-        unit ends each input but the last. MP4 output is timed at --fps, else the first input's \
-        rate: timestamps continue across the joins. H.264 and H.265 inputs are refused together \
+        unit ends each input but the last. MP4/MOV inputs keep their own times in MP4 output, \
+        laid end to end under one edit where no picture is hidden between inputs (and in MPEG-TS \
+        output when one edit would show them all); other inputs, or --fps, are timed at one \
+        rate (--fps, else the first input's): timestamps continue across the joins. H.264 and H.265 inputs are refused together \
         (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track \
         alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): \
         one continuous track with one edit, each input's audio starting where the previous ones' \
