@@ -4,6 +4,8 @@
 #
 #   ts_ac3.ts        H.264 (B-frames, 25 fps, 4 s) + AC-3 48 kHz stereo 96 kb/s in MPEG-TS
 #                    (ffmpeg's muxer: stream_type 0x81, PES stream_id 0xBD)
+#   ts_ac3_dvb.ts    the same as DVB writes it (`-mpegts_flags system_b`: stream_type 0x06 with an
+#                    AC-3_descriptor, tag 0x6A)
 #   ts_mp2.ts        the same pictures + MPEG-1 Layer II 48 kHz stereo 96 kb/s (stream_type 0x03)
 #   three_aac.mp4    the same pictures + three AAC tracks with languages eng, fra, deu (each
 #                    its own seeded noise, so no track's bytes equal another's)
@@ -24,6 +26,7 @@ video=(-f lavfi -i "testsrc2=size=320x180:rate=25:duration=4")
 x264=(-c:v libx264 -profile:v high -preset veryfast -crf 32 -bf 3 -g 50 -pix_fmt yuv420p)
 
 ff "${video[@]}" -filter_complex "$(audio 7 220)" "${x264[@]}" -c:a ac3 -b:a 96k -ac 2 -fflags +bitexact -f mpegts "$out/ts_ac3.ts"
+ff -i "$out/ts_ac3.ts" -map 0 -c copy -mpegts_flags system_b -fflags +bitexact -f mpegts "$out/ts_ac3_dvb.ts"
 ff "${video[@]}" -filter_complex "$(audio 7 220)" "${x264[@]}" -c:a mp2 -b:a 96k -ac 2 -fflags +bitexact -f mpegts "$out/ts_mp2.ts"
 
 ff "${video[@]}" -filter_complex "$(audio 7 220)[a0];$(audio 11 330 | sed 's/\[n\]/[n1]/g; s/\[t\]/[t1]/g')[a1];$(audio 13 440 | sed 's/\[n\]/[n2]/g; s/\[t\]/[t2]/g')[a2]" \

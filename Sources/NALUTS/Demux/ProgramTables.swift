@@ -36,7 +36,8 @@ public struct ProgramElement: Sendable, Hashable, CustomStringConvertible {
     public var pid: UInt16
     /// The `ISO_639_language` code of its ISO_639_language_descriptor (2.6.18), when it has one.
     public var language: String?
-    /// Whether its ES_info has a DVB AC-3_descriptor (ETSI EN 300 468 D.3, tag 0x6A): with
+    /// Whether its ES_info says AC-3: a DVB AC-3_descriptor (ETSI EN 300 468 D.3, tag 0x6A) or a
+    /// registration_descriptor (2.6.8) with format_identifier "AC-3" (ATSC A/52 Annex A): with
     /// `stream_type` 0x06, an AC-3 stream.
     public var hasAC3Descriptor = false
 
@@ -62,7 +63,7 @@ public struct ProgramElement: Sendable, Hashable, CustomStringConvertible {
                 if code.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) {
                     language = String(decoding: code.map { $0 | 0x20 }, as: UTF8.self)
                 }
-            } else if tag == 0x6A {
+            } else if tag == 0x6A || (tag == 0x05 && length >= 4 && (0..<4).map({ info[body + $0] }) == Array("AC-3".utf8)) {
                 hasAC3Descriptor = true
             }
             index = body + length

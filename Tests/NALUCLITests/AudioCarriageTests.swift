@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+/// What ffmpeg carries, carried (issue 41, item 13), on Scripts/make-audio-fixtures.sh's files:
+/// AC-3 (ATSC and DVB signalling) and MPEG-1 Layer II from a transport stream into MP4 and
+/// MPEG-TS, and three AAC tracks with languages. Each output is measured against the source:
+/// every audio stream's packet count, its packets byte for byte (framemd5 of `-c copy`) and their
+/// times from the first picture (ffprobe), the languages, A/V sync by content (Scripts/avsync.py,
+/// ≤ 5 ms), and GStreamer decoding the whole audio (`decodebin`).
+@Suite struct AudioCarriageTests {
+    static func clip(_ name: String) -> String { CLIRunner.fixture("audio/\(name)") }
+
+    /// One audio stream as ffprobe/ffmpeg see it.
+    struct AudioStream: Equatable, CustomStringConvertible {
+        var codec: String
+        var language: String?
+        /// MD5 of each packet's bytes (AAC without ADTS headers).
+        var packets: [String]
+        /// Each packet's PTS less the first picture's, in ms (rounded to 0.1 ms).
+        var times: [Double]
+        var description: String { "\(codec) \(language ?? "-") \(packets.count) packets" }
+    }
+
+    /// Every audio stream of `path` in order.
+    static func audio(_ path: String) throws -> [AudioStream] {
+        let probe = try runTool("ffprobe", ["-v", "error", "-select_streams", "a", "-show_entries", "stream=codec_name:stream_tags=language",
+                                            "-of", "json", path])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+        let described = (json?["streams"] as? [[String: Any]]) ?? []
+        let start = try #require(try packetTimes(path, "v:0").min(), "no video in \(path)")
+        var streams: [AudioStream] = []
+        for (index, stream) in described.enumerated() {
+            let codec = stream["codec_name"] as? String ?? "?"
+            let language = (stream["tags"] as? [String: Any])?["language"] as? String
+            let hashes = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:a:\(index)", "-c", "copy"]
+                                     + (codec == "aac" ? ["-bsf:a", "aac_adtstoasc"] : []) + ["-f", "framemd5", "-"])
+            #expect(hashes.status == 0, "\(hashes.stderr)")
+            let packets = hashes.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line -> String? in
+                let fields = line.split(separator: ",")
+                return fields.count >= 6 ? fields[5].trimmingCharacters(in: .whitespaces) : nil
+            }
+            let times = try packetTimes(path, "a:\(index)")
+            streams.append(AudioStream(codec: codec, language: language == "und" ? nil : language, packets: packets,
+                                       times: times.map { (($0 - start) * 10_000).rounded() / 10 }))
+        }
+        return streams
+    }
+
+    /// The PTS (s) of every packet of the stream `selector` (`v:0`, `a:1`) as ffprobe reads them.
+    static func packetTimes(_ path: String, _ selector: String) throws -> [Double] {
+        let result = try runTool("ffprobe", ["-v", "error", "-select_streams", selector, "-show_entries", "packet=pts_time", "-of", "json", path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        return ((json?["packets"] as? [[String: Any]]) ?? []).compactMap { ($0["pts_time"] as? String).flatMap(Double.init) }
+    }
+
+    /// Seconds of each audio stream GStreamer decodes from `path` (`decodebin`, mono S16 at 48 kHz).
+    static func gstreamerSeconds(_ path: String, streams: Int) throws -> [Double] {
+        let scratch = try Scratch()
+        var seconds: [Double] = []
+        for index in 0..<streams {
+            let raw = scratch.file("audio\(index).raw")
+            var arguments = ["-q", "filesrc", "location=\(path)", "!", "decodebin", "name=d"]
+            // Every decoded pad but the one measured goes to a fakesink.
+            for other in 0..<streams where other != index {
+                arguments += ["d.src_\(other + 1)", "!", "queue", "!", "fakesink", "sync=false"]
+            }
+            arguments += ["d.src_0", "!", "queue", "!", "fakesink", "sync=false",
+                          "d.src_\(index + 1)", "!", "queue", "!", "audioconvert", "!", "audioresample", "!",
+                          "audio/x-raw,format=S16LE,channels=1,rate=48000", "!", "filesink", "location=\(raw)"]
+            let result = try runTool("gst-launch-1.0", arguments)
+            #expect(result.status == 0, "gst-launch: \(result.stderr)")
+            let size = (try? FileManager.default.attributesOfItem(atPath: raw)[.size] as? Int) ?? nil
+            seconds.append(Double(size ?? 0) / 2 / 48_000)
+        }
+        return seconds
+    }
+
+    /// `source` converted to `ext` carries every audio stream as ffmpeg reads it in `source`.
+    func expectCarried(_ name: String, to ext: String, codecs: [String], languages: [String?]) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let output = scratch.file("out.\(ext)")
+        let run = try CLIRunner.run(["convert", source, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "")
+        let expected = try Self.audio(source)
+        let got = try Self.audio(output)
+        #expect(got.map(\.codec) == codecs, "\(name) → \(ext)")
+        #expect(got.map(\.language) == languages, "\(name) → \(ext)")
+        try #require(got.count == expected.count)
+        for (index, (have, want)) in zip(got, expected).enumerated() {
+            #expect(have.packets.count == want.packets.count && have.packets.count > 100, "\(name) → \(ext), stream \(index): \(have.packets.count) packets, ffprobe \(want.packets.count)")
+            #expect(have.packets == want.packets, "\(name) → \(ext), stream \(index): the packets' bytes differ")
+            // Times from the first picture: the same to 0.1 ms (MP4 holds them in 1/48000 s).
+            #expect(zip(have.times, want.times).allSatisfy { abs($0 - $1) <= 0.1 }, "\(name) → \(ext), stream \(index): \(have.times.prefix(4)) vs \(want.times.prefix(4))")
+        }
+        let shift = try AudioPathsTests.shift(source, output)
+        #expect(abs(shift) <= 5, "\(name) → \(ext): A/V \(shift) ms")
+        let decoded = try Self.gstreamerSeconds(output, streams: got.count)
+        #expect(decoded.allSatisfy { abs($0 - 4) < 0.1 }, "\(name) → \(ext): GStreamer decodes \(decoded) s")
+    }
+
+    @Test(arguments: ["mp4", "ts"]) func ac3FromTransportStream(ext: String) throws {
+        try expectCarried("ts_ac3.ts", to: ext, codecs: ["ac3"], languages: [nil])
+    }
+
+    @Test(arguments: ["mp4", "ts"]) func dvbAC3FromTransportStream(ext: String) throws {
+        try expectCarried("ts_ac3_dvb.ts", to: ext, codecs: ["ac3"], languages: [nil])
+    }
+
+    @Test(arguments: ["mp4", "ts"]) func layerIIFromTransportStream(ext: String) throws {
+        // ffmpeg names MPEG audio in MP4 (objectTypeIndication 0x6B) mp3, as it does for its own `-c copy`.
+        try expectCarried("ts_mp2.ts", to: ext, codecs: [ext == "mp4" ? "mp3" : "mp2"], languages: [nil])
+    }
+
+    @Test(arguments: ["mp4", "ts"]) func threeAACStreamsFromTransportStream(ext: String) throws {
+        try expectCarried("three_aac.ts", to: ext, codecs: ["aac", "aac", "aac"], languages: ["eng", "fra", "deu"])
+    }
+
+    @Test func threeAACTracksFromMP4IntoTransportStream() throws {
+        try expectCarried("three_aac.mp4", to: "ts", codecs: ["aac", "aac", "aac"], languages: ["eng", "fra", "deu"])
+    }
+
+    /// The MP4 sample entries are the ones ffmpeg writes for the same streams: `ac-3` with a
+    /// `dac3` of the same bytes, `mp4a` with objectTypeIndication 0x6B.
+    @Test func sampleEntriesMatchFFmpeg() throws {
+        let scratch = try Scratch()
+        for (name, box) in [("ts_ac3.ts", "dac3"), ("ts_mp2.ts", "esds")] {
+            let ours = scratch.file("\(name).nalu.mp4")
+            let theirs = scratch.file("\(name).ffmpeg.mp4")
+            #expect(try CLIRunner.run(["convert", Self.clip(name), "-o", ours]).status == 0)
+            #expect(try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", Self.clip(name), "-map", "0:a", "-c", "copy", theirs]).status == 0)
+            let a = try Self.box(box, in: ours), b = try Self.box(box, in: theirs)
+            if box == "dac3" {
+                #expect(a == b, "dac3 \(a) vs ffmpeg's \(b)")
+            } else {
+                // esds: the DecoderConfigDescriptor's objectTypeIndication (after tag 0x04 and its size).
+                #expect(Self.objectType(a) == 0x6B && Self.objectType(b) == 0x6B, "objectTypeIndication \(Self.objectType(a)) vs ffmpeg's \(Self.objectType(b))")
+            }
+        }
+    }
+
+    /// The payload of the first box of type `type` anywhere in `path` (found by its type bytes).
+    static func box(_ type: String, in path: String) throws -> [UInt8] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let tag = Array(type.utf8)
+        for index in 4..<(bytes.count - 4) where Array(bytes[index..<(index + 4)]) == tag {
+            let size = Int(bytes[index - 4]) << 24 | Int(bytes[index - 3]) << 16 | Int(bytes[index - 2]) << 8 | Int(bytes[index - 1])
+            guard size >= 8, index - 4 + size <= bytes.count else { continue }
+            return Array(bytes[(index + 4)..<(index - 4 + size)])
+        }
+        Issue.record("no \(type) in \(path)")
+        return []
+    }
+
+    static func objectType(_ esds: [UInt8]) -> UInt8? {
+        guard let at = esds.firstIndex(of: 0x04) else { return nil }
+        var index = at + 1
+        while index < esds.count, esds[index] & 0x80 != 0 { index += 1 }
+        return index + 1 < esds.count ? esds[index + 1] : nil
+    }
+}
