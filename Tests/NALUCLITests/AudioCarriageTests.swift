@@ -142,6 +142,36 @@ import Testing
         }
     }
 
+    /// `trim --start 1.3 --end 3.1` of each fixture into MP4 and MPEG-TS carries every audio
+    /// stream, with its language, as one unbroken run of the source's packets (byte for byte)
+    /// that covers the range (1.8 s, two frames more at each end at most: the frames overlapping the ends and the decoder's lead-in), in sync by content.
+    @Test(arguments: [("ts_ac3.ts", "mp4"), ("ts_ac3.ts", "ts"), ("ts_mp2.ts", "mp4"), ("ts_mp2.ts", "ts"),
+                      ("three_aac.ts", "mp4"), ("three_aac.ts", "ts"), ("three_aac.mp4", "ts"), ("three_aac.mp4", "mp4")])
+    func trimCarriesEveryAudioStream(name: String, ext: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let output = scratch.file("cut.\(ext)")
+        let run = try CLIRunner.run(["trim", source, "--start", "1.3", "--end", "3.1", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Self.audio(source)
+        let got = try Self.audio(output)
+        #expect(got.map(\.language) == expected.map(\.language), "\(name) → \(ext)")
+        try #require(got.count == expected.count, "\(name) → \(ext): \(got.count) audio streams, the source has \(expected.count)")
+        for (index, (have, want)) in zip(got, expected).enumerated() {
+            let first = try #require(have.packets.first)
+            let at = try #require(want.packets.firstIndex(of: first), "\(name) → \(ext), stream \(index): a packet not in the source")
+            #expect(Array(want.packets[at..<min(want.packets.count, at + have.packets.count)]) == have.packets,
+                    "\(name) → \(ext), stream \(index): not one run of the source's packets")
+            // Frame durations: 32 ms (AC-3), 24 ms (Layer II), 21.3 ms (AAC) at 48 kHz.
+            let frame = have.codec == "ac3" ? 0.032 : have.codec == "aac" ? 1024.0 / 48_000 : 0.024
+            let covered = Double(have.packets.count) * frame
+            #expect(covered >= 1.8 && covered <= 1.8 + 4 * frame, "\(name) → \(ext), stream \(index): \(covered) s of audio")
+        }
+        // Past the lead-in pictures a transport stream shows before --start (it has no edit list).
+        let shift = try AudioPathsTests.shift(source, output, at: ext == "ts" ? 1.6 : 0.5)
+        #expect(abs(shift) <= 5, "\(name) → \(ext): A/V \(shift) ms")
+    }
+
     /// The payload of the first box of type `type` anywhere in `path` (found by its type bytes).
     static func box(_ type: String, in path: String) throws -> [UInt8] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
