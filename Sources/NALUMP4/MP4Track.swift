@@ -68,7 +68,10 @@ public struct MP4Track: Hashable, Sendable {
 
     /// The ISO 639-2/T language (`"eng"`, `"und"`); of the QuickTime Macintosh codes only 0
     /// (English) is named, others are `nil`, as is QuickTime's unspecified 0x7FFF.
-    public var language: String? {
+    public var language: String? { Self.language(code: languageCode) }
+
+    /// The ISO 639-2/T language of an `mdhd.language` value, as ``language`` reads it.
+    public static func language(code languageCode: UInt16) -> String? {
         guard languageCode >= 0x400 else { return languageCode == 0 ? "eng" : nil }
         let letters = [(languageCode >> 10) & 0x1F, (languageCode >> 5) & 0x1F, languageCode & 0x1F]
         guard letters.allSatisfy({ $0 >= 1 && $0 <= 26 }) else { return nil }

@@ -28,6 +28,16 @@ public struct TransportStreamAudioStream: Sendable, Hashable {
         self.language = language
     }
 
+    /// Audio samples per channel in one frame: 1024 (AAC, ISO/IEC 14496-3 4.5.1), 1536 (AC-3,
+    /// A/52 5.1), 1152 (MPEG audio Layer II and MPEG-1 Layer III).
+    public var samplesPerFrame: Int {
+        switch format {
+        case .aac: 1024
+        case .ac3: 1536
+        case .mpegAudio: 1152
+        }
+    }
+
     /// An AAC stream (stream_type 0x0F).
     public static func aac(_ header: ADTSHeader, language: String? = nil) -> Self { Self(format: .aac(header), streamType: .adtsAAC, language: language) }
 
