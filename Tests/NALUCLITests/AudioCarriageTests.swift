@@ -172,6 +172,61 @@ import Testing
         #expect(abs(shift) <= 5, "\(name) → \(ext): A/V \(shift) ms")
     }
 
+    /// `concat` of two cuts of the three-track MP4 into MP4 and MPEG-TS: three joined tracks with
+    /// their languages, each the source's packets in order (byte for byte, every packet of the
+    /// source but at most one per join), in sync by content after the join (≤ 25 ms).
+    @Test(arguments: ["mp4", "ts"]) func concatJoinsEveryAudioTrack(ext: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip("three_aac.mp4")
+        let first = scratch.file("a.mp4"), second = scratch.file("b.mp4"), output = scratch.file("joined.\(ext)")
+        #expect(try CLIRunner.run(["trim", source, "--end", "2", "-o", first]).status == 0)
+        #expect(try CLIRunner.run(["trim", source, "--start", "2", "-o", second]).status == 0)
+        let run = try CLIRunner.run(["concat", first, second, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Self.audio(source)
+        let got = try Self.audio(output)
+        #expect(got.map(\.language) == ["eng", "fra", "deu"], "concat → \(ext)")
+        for (index, (have, want)) in zip(got, expected).enumerated() {
+            // In source order: each packet found after the one before it.
+            var position = 0
+            var ordered = true
+            for packet in have.packets {
+                guard let at = want.packets[position...].firstIndex(of: packet) else { ordered = false; break }
+                position = at + 1
+            }
+            #expect(ordered, "concat → \(ext), stream \(index): packets not the source's in order")
+            #expect(have.packets.count >= want.packets.count - 2 && have.packets.count <= want.packets.count,
+                    "concat → \(ext), stream \(index): \(have.packets.count) packets, the source has \(want.packets.count)")
+        }
+        let shift = try AudioPathsTests.shift(source, output, at: 3)
+        #expect(abs(shift) <= 25, "concat → \(ext): A/V \(shift) ms after the join")
+    }
+
+    /// `trim --keep A-B,C-D` of each fixture carries every audio stream (AC-3, Layer II, three
+    /// AAC with languages) joined, in sync after the join (≤ 25 ms: half an AC-3 frame is 16 ms),
+    /// and GStreamer decodes each as long as the two ranges.
+    @Test(arguments: [("three_aac.mp4", "mp4"), ("three_aac.ts", "ts"), ("three_aac.ts", "mp4"),
+                      ("ts_ac3.ts", "mp4"), ("ts_ac3.ts", "ts"), ("ts_mp2.ts", "mp4"), ("ts_mp2.ts", "ts")])
+    func keepJoinsEveryAudioStream(name: String, ext: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let output = scratch.file("kept.\(ext)")
+        let run = try CLIRunner.run(["trim", source, "--keep", "0.5-1.5,2.5-3.5", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try Self.audio(source)
+        let got = try Self.audio(output)
+        #expect(got.map(\.codec) == expected.map { ext == "mp4" && $0.codec == "mp2" ? "mp3" : $0.codec }, "\(name) → \(ext)")
+        #expect(got.map(\.language) == expected.map(\.language), "\(name) → \(ext)")
+        for (index, have) in got.enumerated() {
+            let inSource = Set(expected[index].packets)
+            #expect(have.packets.allSatisfy(inSource.contains), "\(name) → \(ext), stream \(index): a packet not in the source")
+        }
+        let shift = try AudioPathsTests.shift(source, output, at: 1.5)
+        #expect(abs(shift) <= 25, "\(name) → \(ext): A/V \(shift) ms after the join")
+        let decoded = try Self.gstreamerSeconds(output, streams: got.count)
+        #expect(decoded.allSatisfy { abs($0 - 2) < 0.1 }, "\(name) → \(ext): GStreamer decodes \(decoded) s")
+    }
+
     /// The payload of the first box of type `type` anywhere in `path` (found by its type bytes).
     static func box(_ type: String, in path: String) throws -> [UInt8] {
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
