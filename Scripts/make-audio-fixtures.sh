@@ -10,6 +10,8 @@
 #   three_aac.mp4    the same pictures + three AAC tracks with languages eng, fra, deu (each
 #                    its own seeded noise, so no track's bytes equal another's)
 #   three_aac.ts     three_aac.mp4 copied into MPEG-TS by ffmpeg (ISO_639_language_descriptors)
+#   subs_tc.mov      three_aac.mp4's video and first AAC track in a MOV with a tx3g subtitle track
+#                    (two cues, eng) and a timecode track starting at 01:00:00:00
 #
 # The audio is seeded pink noise plus a rising tone, the pictures testsrc2 (a frame counter):
 # Scripts/avsync.py finds any stretch of either by content.
@@ -34,5 +36,11 @@ ff "${video[@]}" -filter_complex "$(audio 7 220)[a0];$(audio 11 330 | sed 's/\[n
    -metadata:s:a:0 language=eng -metadata:s:a:1 language=fra -metadata:s:a:2 language=deu \
    -fflags +bitexact "$out/three_aac.mp4"
 ff -i "$out/three_aac.mp4" -map 0 -c copy -fflags +bitexact -f mpegts "$out/three_aac.ts"
+
+srt=$(mktemp --suffix=.srt)
+printf '1\n00:00:00,500 --> 00:00:01,500\nfirst cue\n\n2\n00:00:02,000 --> 00:00:03,000\nsecond cue\n' > "$srt"
+ff -i "$out/three_aac.mp4" -i "$srt" -map 0:v -map 0:a:0 -map 1 -c:v copy -c:a copy -c:s mov_text -metadata:s:s:0 language=eng \
+   -timecode 01:00:00:00 -fflags +bitexact -f mov "$out/subs_tc.mov"
+rm -f "$srt"
 
 ls -l "$out"

@@ -74,7 +74,7 @@ public struct ConcatAudio {
             guard let movie = try source.movie() else { return ([], "\(source.path) is not MP4/MOV") }
             let sound = movie.tracks.filter(\.track.isAudio).count
             if let tracks, sound != tracks {
-                return ([], "\(source.path) has \(sound) audio track\(sound == 1 ? "" : "s"), \(firstPath) \(tracks)")
+                return ([], "\(source.path) has \(sound) audio track\(sound == 1 ? "" : "s"), \(firstPath) has \(tracks)")
             }
             if tracks == nil { (tracks, firstPath) = (sound, source.path) }
         }
