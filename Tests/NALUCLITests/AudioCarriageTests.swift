@@ -28,7 +28,8 @@ import Testing
         #expect(probe.status == 0, "\(probe.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
         let described = (json?["streams"] as? [[String: Any]]) ?? []
-        let start = try #require(try packetTimes(path, "v:0").min(), "no video in \(path)")
+        // Times from the first picture (an audio-only file: from 0).
+        let start = try packetTimes(path, "v:0").min() ?? 0
         var streams: [AudioStream] = []
         for (index, stream) in described.enumerated() {
             let codec = stream["codec_name"] as? String ?? "?"
@@ -225,6 +226,74 @@ import Testing
         #expect(abs(shift) <= 25, "\(name) → \(ext): A/V \(shift) ms after the join")
         let decoded = try Self.gstreamerSeconds(output, streams: got.count)
         #expect(decoded.allSatisfy { abs($0 - 2) < 0.1 }, "\(name) → \(ext): GStreamer decodes \(decoded) s")
+    }
+
+    /// `package --hls --dash` makes every audio track its own rendition: `EXT-X-MEDIA` with
+    /// `LANGUAGE`, a DASH audio `AdaptationSet` with `lang`; ffprobe reads every rendition through
+    /// the master playlist with its language, each rendition's packets are its source track's
+    /// byte for byte, and `nalu doctor` finds no problem in the package.
+    @Test(arguments: [("three_aac.mp4", ["eng", "fra", "deu"], "mp4a.40.2"), ("three_aac.ts", ["eng", "fra", "deu"], "mp4a.40.2"),
+                      ("ts_ac3.ts", [nil], "ac-3"), ("ts_mp2.ts", [nil], "mp4a.6B")] as [(String, [String?], String)])
+    func packageMakesARenditionPerAudioTrack(name: String, languages: [String?], codec: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let folder = scratch.file("package")
+        let run = try CLIRunner.run(["package", source, "-o", folder, "--hls", "--dash"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let master = try String(contentsOfFile: folder + "/master.m3u8", encoding: .utf8)
+        let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
+        #expect(media.count == languages.count, "\(master)")
+        for (index, language) in languages.enumerated() where index < media.count {
+            #expect(media[index].contains("URI=\"a\(index).m3u8\""))
+            #expect(media[index].contains("LANGUAGE=") == (language != nil) && (language.map { media[index].contains("LANGUAGE=\"\($0)\"") } ?? true),
+                    "\(media[index])")
+        }
+        #expect(master.contains("CODECS=\"avc1.64000c,\(codec)\""), "\(master)")
+        let mpd = try String(contentsOfFile: folder + "/manifest.mpd", encoding: .utf8)
+        let sets = mpd.split(separator: "\n").filter { $0.contains("contentType=\"audio\"") }
+        #expect(sets.count == languages.count)
+        for (set, language) in zip(sets, languages) {
+            #expect(set.contains("lang=") == (language != nil) && (language.map { set.contains("lang=\"\($0)\"") } ?? true), "\(set)")
+        }
+        // ffprobe through the master playlist: every audio rendition, with its language.
+        let streams = try Self.audio(folder + "/master.m3u8")
+        #expect(streams.map(\.language) == languages)
+        let expected = try Self.audio(source)
+        for index in languages.indices {
+            let rendition = try Self.audio(folder + "/a\(index).m3u8")
+            #expect(rendition.first?.packets == expected[index].packets, "\(name): a\(index)'s packets differ from the source's")
+        }
+        let doctor = try CLIRunner.run(["doctor", folder])
+        #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+    }
+
+    /// A transport stream's AC-3 or Layer II with `--no-audio`: the video is packaged alone (exit 0).
+    @Test(arguments: ["ts_ac3.ts", "ts_mp2.ts"]) func packageWithoutAudio(name: String) throws {
+        let scratch = try Scratch()
+        let folder = scratch.file("package")
+        let run = try CLIRunner.run(["package", Self.clip(name), "-o", folder, "--hls", "--no-audio"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/a0.m3u8"))
+        #expect(try Self.audio(folder + "/master.m3u8").isEmpty)
+        #expect(try Self.packetTimes(folder + "/master.m3u8", "v:0").count == 100)
+    }
+
+    /// A MOV with a subtitle and a timecode track is packaged (video and audio renditions, which
+    /// ffprobe plays); the two tracks are named with exit status 2, or left out on purpose with
+    /// --no-subtitles --no-timecode (exit 0).
+    @Test func packageNamesSubtitleAndTimecodeTracks() throws {
+        let scratch = try Scratch()
+        let source = Self.clip("subs_tc.mov")
+        let folder = scratch.file("package")
+        let run = try CLIRunner.run(["package", source, "-o", folder, "--hls"])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("track 3 (text, text)") && run.stderr.contains("track 4 (tmcd, tmcd)"), "\(run.stderr)")
+        #expect(try Self.audio(folder + "/master.m3u8").count == 1)
+        let chosen = try CLIRunner.run(["package", source, "-o", scratch.file("chosen"), "--hls", "--no-subtitles", "--no-timecode"])
+        #expect(chosen.status == 0, "\(chosen.stderr)")
+        #expect(chosen.stderr == "")
+        let subtitlesOnly = try CLIRunner.run(["package", source, "-o", scratch.file("half"), "--hls", "--no-subtitles"])
+        #expect(subtitlesOnly.status == 2 && subtitlesOnly.stderr.contains("tmcd") && !subtitlesOnly.stderr.contains("(text"), "\(subtitlesOnly.stderr)")
     }
 
     /// The payload of the first box of type `type` anywhere in `path` (found by its type bytes).

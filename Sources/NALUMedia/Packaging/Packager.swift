@@ -61,7 +61,8 @@ public final class Packager {
                 if index == 0, !options.dropsAudio {
                     // One audio stream goes with the video in MPEG-TS segments: the others are named.
                     let sound = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
-                    for other in sound.dropFirst(audioCodecs == nil ? 0 : 1) {
+                    let carried = audioCodecs == nil ? nil : try source.transportStreamAudioTracks().first?.reader.track.trackID
+                    for other in sound where other.track.trackID != carried {
                         notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry one audio track (fmp4 segments give each its rendition)")
                     }
                 }
