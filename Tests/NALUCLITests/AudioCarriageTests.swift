@@ -265,6 +265,9 @@ import Testing
         }
         let doctor = try CLIRunner.run(["doctor", folder])
         #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+        // The first audio rendition against the video, by content.
+        let shift = try AudioPathsTests.shift(source, folder + "/master.m3u8")
+        #expect(abs(shift) <= 5, "\(name): package A/V \(shift) ms")
     }
 
     /// A transport stream's AC-3 or Layer II with `--no-audio`: the video is packaged alone (exit 0).
