@@ -151,8 +151,8 @@ struct PackageCommand: ParsableCommand {
         // Tracks left out without an option asking for it: the package is written, exit status 2.
         if !summary.notCarried.isEmpty {
             throw CLIError(inputs.first ?? output, "\(summary.notCarried.joined(separator: "; ")) not packaged; the video and audio renditions were written",
-                           hint: "give --no-subtitles / --no-timecode to leave subtitle and timecode tracks out on purpose (exit 0); "
-                               + "--segment-type fmp4 gives every audio track its rendition",
+                           hint: "give --no-subtitles / --no-timecode to leave subtitle and timecode tracks out on purpose, --no-audio the audio (exit 0)"
+                               + (summary.notCarried.contains { $0.contains("MPEG-TS segments") } ? "; --segment-type fmp4 gives every audio track its rendition" : ""),
                            status: NotCarried.status)
         }
     }

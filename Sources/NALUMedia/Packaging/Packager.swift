@@ -82,8 +82,13 @@ public final class Packager {
             if !options.dropsAudio, audio.isEmpty, !audioTracks.isEmpty {
                 // Every audio track its own rendition (a0, a1, …), cut at the video's segment times.
                 let movieTimescale = try source.passthroughTracks()?.movieTimescale
-                for (number, reader) in audioTracks.enumerated() {
-                    audio.append(try packageAudio(reader, movieTimescale: movieTimescale ?? reader.track.timescale, inputPath: path, name: "a\(number)",
+                for reader in audioTracks {
+                    // Audio a package cannot hold (PCM, several sample entries) is named, not packaged.
+                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first, CodecString.audio(sampleEntry: entry) != nil else {
+                        notCarried.append("\(path) track \(reader.track.trackID) (soun, \(reader.track.sampleEntryType?.description ?? "?"): AAC, AC-3 and MPEG audio are packaged)")
+                        continue
+                    }
+                    audio.append(try packageAudio(reader, movieTimescale: movieTimescale ?? reader.track.timescale, inputPath: path, name: "a\(audio.count)",
                                                   boundaries: track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) }))
                 }
             } else if !audioTracks.isEmpty, !options.dropsAudio {
