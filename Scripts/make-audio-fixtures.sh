@@ -10,6 +10,8 @@
 #   three_aac.mp4    the same pictures + three AAC tracks with languages eng, fra, deu (each
 #                    its own seeded noise, so no track's bytes equal another's)
 #   three_aac.ts     three_aac.mp4 copied into MPEG-TS by ffmpeg (ISO_639_language_descriptors)
+#   ac3.mp4, mp2.mp4 ts_ac3.ts and ts_mp2.ts copied into MP4 by ffmpeg (`ac-3` + `dac3`; `mp4a`
+#                    with objectTypeIndication 0x6B), the AC-3 track's language set to fra
 #   subs_tc.mov      three_aac.mp4's video and first AAC track in a MOV with a tx3g subtitle track
 #                    (two cues, eng) and a timecode track starting at 01:00:00:00
 #
@@ -37,6 +39,8 @@ ff "${video[@]}" -filter_complex "$(audio 7 220)[a0];$(audio 11 330 | sed 's/\[n
    -fflags +bitexact "$out/three_aac.mp4"
 ff -i "$out/three_aac.mp4" -map 0 -c copy -fflags +bitexact -f mpegts "$out/three_aac.ts"
 
+ff -i "$out/ts_ac3.ts" -map 0:v -map 0:a -c copy -metadata:s:a:0 language=fra -fflags +bitexact "$out/ac3.mp4"
+ff -i "$out/ts_mp2.ts" -map 0:v -map 0:a -c copy -fflags +bitexact "$out/mp2.mp4"
 srt=$(mktemp --suffix=.srt)
 printf '1\n00:00:00,500 --> 00:00:01,500\nfirst cue\n\n2\n00:00:02,000 --> 00:00:03,000\nsecond cue\n' > "$srt"
 ff -i "$out/three_aac.mp4" -i "$srt" -map 0:v -map 0:a:0 -map 1 -c:v copy -c:a copy -c:s mov_text -metadata:s:s:0 language=eng \

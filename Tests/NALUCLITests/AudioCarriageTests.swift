@@ -120,8 +120,15 @@ import Testing
         try expectCarried("three_aac.ts", to: ext, codecs: ["aac", "aac", "aac"], languages: ["eng", "fra", "deu"])
     }
 
-    @Test func threeAACTracksFromMP4IntoTransportStream() throws {
-        try expectCarried("three_aac.mp4", to: "ts", codecs: ["aac", "aac", "aac"], languages: ["eng", "fra", "deu"])
+    @Test(arguments: ["ts", "mp4"]) func threeAACTracksFromMP4(ext: String) throws {
+        try expectCarried("three_aac.mp4", to: ext, codecs: ["aac", "aac", "aac"], languages: ["eng", "fra", "deu"])
+    }
+
+    /// An MP4's `ac-3` track (language fra) and MPEG audio track (`mp4a`, objectTypeIndication
+    /// 0x6B) into MPEG-TS: stream types 0x81 and 0x03, as ffmpeg writes them.
+    @Test func ac3AndLayerIIFromMP4IntoTransportStream() throws {
+        try expectCarried("ac3.mp4", to: "ts", codecs: ["ac3"], languages: ["fra"])
+        try expectCarried("mp2.mp4", to: "ts", codecs: ["mp2"], languages: [nil])
     }
 
     /// The MP4 sample entries are the ones ffmpeg writes for the same streams: `ac-3` with a
