@@ -22,6 +22,7 @@ extension MediaSource {
 /// A sound track of an MP4/MOV input that a transport stream output carries, and how
 /// (``MediaSource/transportStreamAudioTracks()``).
 public struct TransportStreamAudioTrack {
+    /// The sound track's reader.
     public let reader: MP4TrackReader<AnyRandomAccessSource>
     /// Its coding, `stream_type` and language in the transport stream.
     public let stream: TransportStreamAudioStream
@@ -206,12 +207,13 @@ extension TransportStreamAudioReader {
 
     /// How a transport stream output carries this stream: the same coding, `stream_type`
     /// (an AC-3 stream keeps ATSC's 0x81 or DVB's 0x06) and language.
-    public var transportStreamStream: TransportStreamAudioStream {
+    /// - Throws: ``NALU/NALUError`` for an AAC stream whose AudioSpecificConfig ADTS cannot say
+    ///   (none: the reader made it from an ADTS header).
+    public func transportStreamStream() throws -> TransportStreamAudioStream {
         let type = TransportStreamType(rawValue: stream.streamType) ?? .adtsAAC
         switch coding {
         case .aac:
-            let header = (try? ADTSHeader(audioSpecificConfig: audioSpecificConfig)) ?? (try? ADTSHeader(audioSpecificConfig: [0x11, 0x90]))
-            return TransportStreamAudioStream(format: header.map { .aac($0) } ?? .mpegAudio, streamType: .adtsAAC, language: stream.language)
+            return .aac(try ADTSHeader(audioSpecificConfig: audioSpecificConfig), language: stream.language)
         case .ac3:
             return TransportStreamAudioStream(format: .ac3, streamType: type == .privatePES ? .privatePES : .ac3, language: stream.language)
         case .mpegAudio:

@@ -17,7 +17,12 @@ public import NALUTS
 public final class TransportStreamAudioReader {
     /// How the stream is coded.
     public enum Coding: Sendable, Hashable {
-        case aac, ac3, mpegAudio
+        /// AAC in ADTS (stream_type 0x0F).
+        case aac
+        /// AC-3 (0x81; 0x06 with an AC-3_descriptor).
+        case ac3
+        /// MPEG-1/2 audio, Layers I–III (0x03, 0x04).
+        case mpegAudio
 
         /// The coding of `stream`, or `nil` for one nalu does not read (AAC in LATM, E-AC-3, …).
         public init?(_ stream: ProgramElement) {
@@ -37,6 +42,7 @@ public final class TransportStreamAudioReader {
     public let pid: UInt16
     /// The program map's entry of the stream (its `stream_type`, language).
     public let stream: ProgramElement
+    /// How the stream is coded.
     public let coding: Coding
     /// The AudioSpecificConfig the ADTS header implies (ISO/IEC 14496-3 1.6.2.1): what an MP4
     /// `esds` carries (AAC; empty for the other codings).

@@ -99,10 +99,10 @@ extension TransportStreamSink {
 extension TransportStreamSink {
     /// Carries `source`'s (an MPEG-TS) AAC stream `audio` into this program at its own PTS,
     /// timed against where the first picture presents (``TransportStreamAudioReader/origin(in:)``).
-    /// The stream keeps its coding, `stream_type` and language (``TransportStreamAudioReader/transportStreamStream``).
+    /// The stream keeps its coding, `stream_type` and language (``TransportStreamAudioReader/transportStreamStream()``).
     @discardableResult
     public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource, range: Range<Int64>? = nil) throws -> TransportStreamToTransportStreamAudioFeeder {
-        let index = try muxer.addAudio(audio.transportStreamStream)
+        let index = try muxer.addAudio(try audio.transportStreamStream())
         let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source), range: range, stream: index)
         feeder.attach(to: muxer)
         carriedAudio.append(feeder)

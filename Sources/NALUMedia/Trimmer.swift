@@ -239,7 +239,7 @@ public final class Trimmer {
                 // Source-timed, the presented range is on the source's own clock already; else it
                 // counts from the first picture's time stamp.
                 let start = clock != nil ? 0 : stream.origin(in: source)
-                let index = try sink.muxer.addAudio(stream.transportStreamStream)
+                let index = try sink.muxer.addAudio(try stream.transportStreamStream())
                 let range = plan.presentedRange(timescale: 90_000)
                 // The lead-in pictures' time at 90 kHz: from the source's times, else the rate.
                 let leadIn: Int64

@@ -56,7 +56,7 @@ extension SmartTrimmer {
             ids.append(track.reader.track.trackID)
         }
         for tsAudio in (audio && ids.isEmpty ? try source.transportStreamAudioStreams() : []) {
-            let stream = try sink.muxer.addAudio(tsAudio.transportStreamStream)
+            let stream = try sink.muxer.addAudio(try tsAudio.transportStreamStream())
             let range = trim.presentedRange(timescale: 90_000)
             let origin = index.hasSourceTimes ? 0 : tsAudio.origin(in: source)
             TransportStreamToTransportStreamAudioFeeder(reader: tsAudio, origin: origin &+ range.lowerBound,

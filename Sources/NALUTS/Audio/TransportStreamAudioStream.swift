@@ -14,6 +14,7 @@ public struct TransportStreamAudioStream: Sendable, Hashable {
         case mpegAudio
     }
 
+    /// The coding (``Format``).
     public var format: Format
     /// `stream_type` (ISO/IEC 13818-1 Table 2-34): 0x0F for AAC, 0x81 (ATSC) or 0x06 with an
     /// AC-3_descriptor (DVB) for AC-3, 0x03 or 0x04 for MPEG audio.
