@@ -150,3 +150,10 @@ write("mp4", "adversarial-sps-changes.mux", b"\x01" + annexb([base[0], base[0] +
 write("mp4", "adversarial-sps-junk.mux", b"\x01" + annexb([base[0] + b"\xff" * 3000] + base))
 write("annexb", "adversarial-zero-padding", annexb(base) + bytes(3000))
 write("convert", "adversarial-filler.toannexb", bytes([8]) + lp([filler] * 3 + base))
+
+# ts-audio: the audio fixtures' first 16 kB, each stream's coding and PID in the mode byte.
+audio_dir = os.path.join(fixtures, "audio")
+for name, mode in (("ts_ac3.ts", 1), ("ts_mp2.ts", 3), ("three_aac.ts", 0 | 1 << 2)):
+    path = os.path.join(audio_dir, name)
+    if os.path.exists(path):
+        write("ts-audio", name, bytes([mode]) + open(path, "rb").read()[:16384 - 1])

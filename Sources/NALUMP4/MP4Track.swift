@@ -68,10 +68,21 @@ public struct MP4Track: Hashable, Sendable {
 
     /// The ISO 639-2/T language (`"eng"`, `"und"`); of the QuickTime Macintosh codes only 0
     /// (English) is named, others are `nil`, as is QuickTime's unspecified 0x7FFF.
-    public var language: String? {
+    public var language: String? { Self.language(code: languageCode) }
+
+    /// The ISO 639-2/T language of an `mdhd.language` value, as ``language`` reads it.
+    public static func language(code languageCode: UInt16) -> String? {
         guard languageCode >= 0x400 else { return languageCode == 0 ? "eng" : nil }
         let letters = [(languageCode >> 10) & 0x1F, (languageCode >> 5) & 0x1F, languageCode & 0x1F]
         guard letters.allSatisfy({ $0 >= 1 && $0 <= 26 }) else { return nil }
         return String(decoding: letters.map { UInt8($0) + 0x60 }, as: UTF8.self)
+    }
+
+    /// `mdhd.language` for an ISO 639-2/T code (ISO/IEC 14496-12 8.4.2.3: each letter's value
+    /// less 0x60 in 5 bits), or `nil` for anything but three letters.
+    public static func languageCode(_ language: String) -> UInt16? {
+        let letters = Array(language.lowercased().utf8)
+        guard letters.count == 3, letters.allSatisfy({ (0x61...0x7A).contains($0) }) else { return nil }
+        return letters.reduce(UInt16(0)) { $0 << 5 | UInt16($1 - 0x60) }
     }
 }

@@ -2,8 +2,9 @@ import NALU
 public import NALUMP4
 import NALUTS
 
-/// How ``Concatenator`` joins the audio of MP4/MOV inputs: when every input has exactly one
-/// sound track with one sample entry, the entries alike in what a decoder needs (the same
+/// How ``Concatenator`` joins the audio of MP4/MOV inputs, one sound track at a time (every
+/// input has the same number of sound tracks; their k-th tracks are joined into the output's
+/// k-th, ``plans(count:open:)``): when each input's k-th sound track has one sample entry, the entries alike in what a decoder needs (the same
 /// format; for `mp4a` the same AudioSpecificConfig, sample rate and channel count — the `esds`
 /// and `btrt` bitrate fields may differ, as they do between any two encodes), and the same
 /// media timescale, the output gets ONE continuous audio track (the first input's sample entry)
@@ -22,6 +23,8 @@ import NALUTS
 public struct ConcatAudio {
     /// How many inputs are joined.
     public let count: Int
+    /// Which of each input's sound tracks is joined (0 for the first).
+    public let soundTrackIndex: Int
     /// Input `i`'s sound track, opened for its turn: one input's file is open at a time, so a
     /// join of thousands of inputs (the pieces of a cut list) holds neither their memory nor their
     /// descriptors at once (issue 40 item 16).
@@ -62,19 +65,47 @@ public struct ConcatAudio {
         try plan(count: sources.count) { sources[$0] }
     }
 
-    /// The sound track of `source`, or why it cannot be joined.
-    private static func soundTrack(_ source: MediaSource) throws -> (reader: MP4TrackReader<AnyRandomAccessSource>?, reason: String?) {
+    /// The joins of every sound track of the inputs `open` gives in turn: the k-th sound track of
+    /// each input joined into the k-th output track, in track order. Every input must have as
+    /// many sound tracks as the first, and each join must be possible (``plan(count:soundTrack:open:)``);
+    /// otherwise none is joined and `reason` says why (nothing is joined in part).
+    public static func plans(count: Int, open: @escaping (Int) throws -> MediaSource) throws -> (audio: [ConcatAudio], reason: String?) {
+        guard count > 0 else { return ([], "no input") }
+        var tracks: Int?
+        var firstPath = ""
+        for position in 0..<count {
+            let source = try open(position)
+            guard let movie = try source.movie() else { return ([], "\(source.path) is not MP4/MOV") }
+            let sound = movie.tracks.filter(\.track.isAudio).count
+            if let tracks, sound != tracks {
+                return ([], "\(source.path) has \(sound) audio track\(sound == 1 ? "" : "s"), \(firstPath) has \(tracks)")
+            }
+            if tracks == nil { (tracks, firstPath) = (sound, source.path) }
+        }
+        var joins: [ConcatAudio] = []
+        // At most 32 joined tracks (what a transport stream output takes too).
+        for index in 0..<min(tracks ?? 0, 32) {
+            let (audio, reason) = try plan(count: count, soundTrack: index, open: open)
+            guard let audio else { return ([], reason) }
+            joins.append(audio)
+        }
+        return (joins, nil)
+    }
+
+    /// Sound track `index` of `source`, or why it cannot be joined.
+    private static func soundTrack(_ source: MediaSource, index: Int) throws -> (reader: MP4TrackReader<AnyRandomAccessSource>?, reason: String?) {
         guard let movie = try source.movie() else { return (nil, "\(source.path) is not MP4/MOV") }
         let sound = movie.tracks.filter(\.track.isAudio)
-        guard sound.count == 1, let reader = sound.first else { return (nil, "\(source.path) has \(sound.count) audio tracks, not one") }
-        guard reader.track.sampleEntries.count == 1 else { return (nil, "\(source.path)'s audio has several sample entries") }
+        guard index < sound.count else { return (nil, "\(source.path) has \(sound.count) audio tracks, not \(index + 1)") }
+        let reader = sound[index]
+        guard reader.track.sampleEntries.count == 1 else { return (nil, "\(source.path)'s audio track \(index + 1) has several sample entries") }
         return (reader, nil)
     }
 
     /// The join of the audio of `count` inputs that `open` gives in turn (each is read and let
     /// go before the next is opened; the join opens them again, one at a time), or why there is
     /// none (`reason`, one phrase).
-    public static func plan(count: Int, open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatAudio?, reason: String?) {
+    public static func plan(count: Int, soundTrack index: Int = 0, open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
         var first: (track: MP4Track, entry: [UInt8], path: String)?
         // Each input's samples, its media_time, its presented duration and leading delay (track
@@ -83,7 +114,7 @@ public struct ConcatAudio {
         var videoDurations: [Int64?] = []
         for position in 0..<count {
             let source = try open(position)
-            let (found, reason) = try soundTrack(source)
+            let (found, reason) = try soundTrack(source, index: index)
             guard let reader = found else { return (nil, reason) }
             if let first {
                 guard reader.track.timescale == first.track.timescale else {
@@ -185,12 +216,12 @@ public struct ConcatAudio {
         track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
         let reader: (Int) throws -> MP4TrackReader<AnyRandomAccessSource> = { position in
             let source = try open(position)
-            guard let reader = try soundTrack(source).reader else {
+            guard let reader = try soundTrack(source, index: index).reader else {
                 throw NALUError(.unsupported, field: "concat", detail: "\(source.path) changed while the inputs were joined")
             }
             return reader
         }
-        return (ConcatAudio(count: count, reader: reader, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
+        return (ConcatAudio(count: count, soundTrackIndex: index, reader: reader, track: track, movieTimescale: scale, presentedDuration: UInt64(presented),
                             kept: kept, targets: targets, joinErrors: errors, minimumDurations: minimums, gapsAfter: gaps), nil)
     }
 }
@@ -246,7 +277,7 @@ enum AudioSampleEntry {
     }
 }
 
-/// Appends the joined inputs' kept audio samples (``ConcatAudio/kept``) to writer track 0,
+/// Appends the joined inputs' kept audio samples (``ConcatAudio/kept``) to a writer passthrough track,
 /// interleaved with the video by decoding time (about half a second of audio at a time, as
 /// ``MP4PassthroughInterleaver``). Memory: one sample buffer, reused.
 final class ConcatAudioFeeder {
@@ -262,10 +293,12 @@ final class ConcatAudioFeeder {
     /// The output decoding time of the next sample (the track's timescale).
     private var time: Int64 = 0
     private let scale: Int64
+    private let track: Int
     private(set) var appended = 0
 
-    init(_ audio: ConcatAudio) {
+    init(_ audio: ConcatAudio, track: Int = 0) {
         self.audio = audio
+        self.track = track
         kept = audio.kept
         minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
@@ -287,7 +320,7 @@ final class ConcatAudioFeeder {
             }
             try reader?.read(sample, into: &buffer)
             let duration = max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0) &+ gap(after: sample)
-            try writer.append(buffer, track: 0, duration: duration, compositionOffset: sample.compositionOffset,
+            try writer.append(buffer, track: track, duration: duration, compositionOffset: sample.compositionOffset,
                               isSync: sample.isSync, sampleDescription: 1)
             time &+= Int64(duration)
             appended += 1
@@ -323,8 +356,8 @@ final class ConcatAudioFeeder {
     }
 }
 
-/// Pushes the joined inputs' kept AAC frames (``ConcatAudio/kept``) into a
-/// ``TransportStreamMuxer`` as ADTS, interleaved with the video by time
+/// Pushes the joined inputs' kept audio frames (``ConcatAudio/kept``: AAC, AC-3, MPEG audio) into
+/// a ``TransportStreamMuxer`` audio stream, interleaved with the video by time
 /// (``TransportStreamMuxer/willWriteVideo``). A transport stream has no edit list: each frame
 /// is timed where it presents in the joined track (its decoding position less the first
 /// input's `media_time`), so the frames continue without gaps and the first input's priming
@@ -342,10 +375,12 @@ final class ConcatTransportStreamAudioFeeder {
     private var buffer: [UInt8] = []
     /// The presentation time of the next frame (track timescale).
     private var time: Int64
+    private let stream: Int
     private(set) var pushed = 0
 
-    init(_ audio: ConcatAudio) {
+    init(_ audio: ConcatAudio, stream: Int = 0) {
         self.audio = audio
+        self.stream = stream
         kept = audio.kept
         minimumDurations = audio.minimumDurations
         scale = Int64(audio.movieTimescale)
@@ -353,7 +388,7 @@ final class ConcatTransportStreamAudioFeeder {
     }
 
     func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
     }
 
     private func push<Sink: ByteSink>(upTo limit: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
@@ -364,7 +399,7 @@ final class ConcatTransportStreamAudioFeeder {
                 if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
             }
             try reader?.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale) }
+            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale, stream: stream) }
             time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
             if current < kept.count, sample.dts == kept[current].upperBound &- 1 { time &+= audio.gapsAfter[current] }
             pushed += 1

@@ -100,13 +100,14 @@ public final class Concatenator {
         return source
     }
 
-    /// The join of the inputs' audio (``ConcatAudio/plan(count:open:)``), when some input has a
-    /// sound track: every input is MP4/MOV, opened for it in turn.
-    private func planAudio() throws -> (audio: ConcatAudio?, reason: String?) {
-        guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return (nil, nil) }
-        if let other = inputs.first(where: { !$0.container.isMP4 }) { return (nil, "\(other.path) is not MP4/MOV") }
+    /// The joins of the inputs' sound tracks (``ConcatAudio/plans(count:open:)``: the k-th of each
+    /// into the k-th), when some input has a sound track: every input is MP4/MOV, opened for it
+    /// in turn. Empty with the reason when they cannot all be joined.
+    private func planAudio() throws -> (audio: [ConcatAudio], reason: String?) {
+        guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return ([], nil) }
+        if let other = inputs.first(where: { !$0.container.isMP4 }) { return ([], "\(other.path) is not MP4/MOV") }
         // One input open at a time, in the plan and in the join (issue 40 item 16).
-        return try ConcatAudio.plan(count: inputs.count) { try self.open($0, keeping: true) }
+        return try ConcatAudio.plans(count: inputs.count) { try self.open($0, keeping: true) }
     }
 
     /// The first input's movie metadata (an MP4/MOV's rotation, creation times, user data), or
@@ -195,13 +196,15 @@ public final class Concatenator {
     /// timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
-    /// audio track of all their samples beside the video; ``ConcatReport/audioJoined`` says
-    /// whether, and ``ConcatReport/audioNotJoined`` why not.
+    /// audio track of all their samples per sound track (the k-th of every input joined into
+    /// the k-th, its language kept) beside the video; ``ConcatReport/audioJoined`` says whether,
+    /// and ``ConcatReport/audioNotJoined`` why not.
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
-        var joined: ConcatAudio?
+        var joins: [ConcatAudio] = []
         var reason: String?
-        if audio { (joined, reason) = try planAudio() }
+        if audio { (joins, reason) = try planAudio() }
+        let joined = joins.first
         // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
         let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
             ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
@@ -222,14 +225,16 @@ public final class Concatenator {
         }
         if let movieTimescale { options.movieTimescale = movieTimescale }
         if let joined {
-            options.passthroughTracks = [joined.track(movieTimescale: movieTimescale ?? joined.movieTimescale)]
+            // Every joined track's edit in the movie timescale (a multiple of the video's and
+            // the first sound track's media timescales).
+            options.passthroughTracks = joins.map { $0.track(movieTimescale: movieTimescale ?? joined.movieTimescale) }
         }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
         if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
-        let feeder = joined.map(ConcatAudioFeeder.init)
-        if let feeder {
+        let feeders = joins.enumerated().map { ConcatAudioFeeder($1, track: $0) }
+        if !feeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                try feeder.advance(to: time, timescale: timescale, writer: writer)
+                for feeder in feeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
         var report = try write(timing: timing) { _, source in
@@ -239,7 +244,8 @@ public final class Concatenator {
         }
         // With the inputs' own times there is no one rate to differ from.
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
-        report.audioJoined = feeder?.appended
+        report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
+        report.audioTracksJoined = feeders.count
         report.audioNotJoined = reason
         return report
     }
@@ -251,7 +257,8 @@ public final class Concatenator {
     /// included; otherwise the join is timed at `options.frameRate`, else the first input's rate.
     ///
     /// With `audio`, MP4/MOV inputs whose sound tracks join (``ConcatAudio``) and are AAC that
-    /// ADTS can carry get one ADTS stream, each input's frames timed by its own edit; the AAC
+    /// ADTS can carry, AC-3 or MPEG audio get one audio stream per sound track (its language
+    /// kept), each input's frames timed by its own edit; the AAC
     /// priming frame of every input after the first is left out (a transport stream cannot hide
     /// it), so ``ConcatReport/audioJoined`` counts one frame less per join.
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
@@ -270,19 +277,24 @@ public final class Concatenator {
             try sink.muxer.useSourceTiming(timescale: timing.timescale, presentationOrigin: origin,
                                            lookup: timing.lookup(decodingEarlierBy: timing.decodeAdvance))
         }
-        var joined: ConcatAudio?
+        var joins: [ConcatAudio] = []
         var reason: String?
-        if audio { (joined, reason) = try planAudio() }
-        var feeder: ConcatTransportStreamAudioFeeder?
-        if let plan = joined {
-            if let entry = plan.track.sampleEntries.first, plan.track.sampleEntries.count == 1,
-               let config = try? AudioSpecificConfig.fromSampleEntry(entry), (try? ADTSHeader(audioSpecificConfig: config)) != nil {
-                try sink.muxer.addAudio(audioSpecificConfig: config)
-                let audioFeeder = ConcatTransportStreamAudioFeeder(plan)
-                audioFeeder.attach(to: sink.muxer)
-                feeder = audioFeeder
-            } else {
-                reason = "the audio is not AAC that ADTS can carry"
+        if audio { (joins, reason) = try planAudio() }
+        var feeders: [ConcatTransportStreamAudioFeeder] = []
+        // Every joined track a transport stream can carry, or none (nothing joined in part).
+        let formats = joins.map { join in
+            join.track.sampleEntries.count == 1 ? join.track.sampleEntries.first.flatMap(MediaSource.transportStreamFormat) : nil
+        }
+        if formats.contains(where: { $0 == nil }) {
+            reason = "the audio is not AAC that ADTS can carry, AC-3 or MPEG audio"
+        } else {
+            for (join, format) in zip(joins, formats) {
+                guard let format else { continue }
+                let language = MP4Track.language(code: join.track.languageCode)
+                let index = try sink.muxer.addAudio(TransportStreamAudioStream(format: format.0, streamType: format.1, language: language))
+                let feeder = ConcatTransportStreamAudioFeeder(join, stream: index)
+                feeder.attach(to: sink.muxer)
+                feeders.append(feeder)
             }
         }
         var report = try write(timing: origin == nil ? nil : timing) { _, source in
@@ -291,7 +303,8 @@ public final class Concatenator {
             }
             return sink
         }
-        report.audioJoined = feeder?.pushed
+        report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.pushed }
+        report.audioTracksJoined = feeders.count
         report.audioNotJoined = reason
         return report
     }
@@ -349,6 +362,8 @@ public struct ConcatReport: Sendable {
     public var otherTracks: [[MP4OtherTrack]] = []
     /// Audio samples joined (MP4 output with audio), or `nil` when no audio was joined.
     public var audioJoined: Int?
+    /// How many sound tracks were joined (one output track or stream each).
+    public var audioTracksJoined = 0
     /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
     public var audioNotJoined: String?
     /// The last sink's report (MP4: the muxer's summary).

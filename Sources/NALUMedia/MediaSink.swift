@@ -227,16 +227,30 @@ public final class MP4FileSink: MediaSink {
     /// ``init(for:output:options:parameterSets:)``.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws {
+        try self.init(for: source, output: output, options: options, transportStreamAudio: [audio], parameterSets: parameterSets)
+    }
+
+    /// For `source` (an MPEG-TS) with its audio streams `audio` (AAC, AC-3, MPEG audio:
+    /// ``MediaSource/transportStreamAudioStreams()``) each carried beside the video as a sound
+    /// track (``TransportStreamAudioReader/mp4SampleEntry``, its language in `mdhd`), in program
+    /// order, timed against where the first picture presents; `parameterSets` as for
+    /// ``init(for:output:options:parameterSets:)``.
+    public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
+                            transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws {
         var options = options
-        let origin = audio.origin(in: source)
-        options.passthroughTracks = [audio.mp4Track(origin: origin)]
+        let origins = audio.map { $0.origin(in: source) }
+        options.passthroughTracks = zip(audio, origins).map { $0.mp4Track(origin: $1) }
         options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
         try self.init(for: source, output: output, options: options, parameterSets: parameterSets)
-        let feeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin)
+        let feeders = zip(audio, origins).enumerated().map { TransportStreamAudioMP4Feeder(reader: $1.0, track: $0, origin: $1.1) }
+        transportStreamAudioFeeders = feeders
         muxer.willAppendVideoSample = { writer, time, timescale in
-            try feeder.advance(to: time, timescale: timescale, writer: writer)
+            for feeder in feeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
         }
     }
+
+    /// The feeders of a transport stream input's audio streams, when it carries them.
+    public private(set) var transportStreamAudioFeeders: [TransportStreamAudioMP4Feeder] = []
 
     /// The passthrough tracks' copier, when there are any.
     public private(set) var passthrough: MP4PassthroughInterleaver<AnyRandomAccessSource>?

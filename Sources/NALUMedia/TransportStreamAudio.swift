@@ -19,6 +19,51 @@ extension MediaSource {
     }
 }
 
+/// A sound track of an MP4/MOV input that a transport stream output carries, and how
+/// (``MediaSource/transportStreamAudioTracks()``).
+public struct TransportStreamAudioTrack {
+    /// The sound track's reader.
+    public let reader: MP4TrackReader<AnyRandomAccessSource>
+    /// Its coding, `stream_type` and language in the transport stream.
+    public let stream: TransportStreamAudioStream
+}
+
+extension MediaSource {
+    /// Every sound track of an MP4/MOV input a transport stream carries, in track order: `mp4a`
+    /// AAC whose AudioSpecificConfig ADTS can say (stream_type 0x0F), `ac-3` (ATSC AC-3, 0x81),
+    /// `mp4a` with objectTypeIndication 0x6B or 0x69 (MPEG-1/2 audio, 0x03/0x04); one sample entry
+    /// each, the `mdhd` language kept. Empty for other inputs.
+    public func transportStreamAudioTracks() throws -> [TransportStreamAudioTrack] {
+        guard let movie = try movie() else { return [] }
+        var tracks: [TransportStreamAudioTrack] = []
+        for reader in movie.tracks where reader.track.isAudio && reader.track.sampleEntries.count == 1
+            && tracks.count < TransportStreamWriterConfiguration.maxAudioStreams {
+            guard let entry = reader.track.sampleEntries.first, let format = Self.transportStreamFormat(entry) else { continue }
+            let language = reader.track.language
+            tracks.append(TransportStreamAudioTrack(reader: reader, stream: TransportStreamAudioStream(format: format.0, streamType: format.1, language: language)))
+        }
+        return tracks
+    }
+
+    /// How a transport stream carries a sound sample entry's samples, or `nil` when it cannot.
+    static func transportStreamFormat(_ entry: [UInt8]) -> (TransportStreamAudioStream.Format, TransportStreamType)? {
+        guard entry.count >= 8 else { return nil }
+        switch FourCC(rawValue: UInt32(entry[4]) << 24 | UInt32(entry[5]) << 16 | UInt32(entry[6]) << 8 | UInt32(entry[7])) {
+        case FourCC("ac-3"):
+            return (.ac3, .ac3)
+        case FourCC("mp4a"):
+            guard let objectType = try? AudioSpecificConfig.objectTypeIndication(sampleEntry: entry) else { return nil }
+            if objectType == 0x6B { return (.mpegAudio, .mpeg1Audio) }
+            if objectType == 0x69 { return (.mpegAudio, .mpeg2Audio) }
+            guard objectType == 0x40, let config = try? AudioSpecificConfig.fromSampleEntry(entry),
+                  let header = try? ADTSHeader(audioSpecificConfig: config) else { return nil }
+            return (.aac(header), .adtsAAC)
+        default:
+            return nil
+        }
+    }
+}
+
 extension MP4Track {
     /// Where the track's presentation starts (ISO/IEC 14496-12 8.6.6 `elst`): the leading empty
     /// edits' duration in the movie timescale, and the first non-empty edit's `media_time` in
@@ -53,6 +98,9 @@ public final class TransportStreamAudioFeeder {
     private let range: Range<Int64>?
     /// Added to a sample's decode time (track timescale) to give its time from the video's start.
     private let shift: Int64
+    private let stream: Int
+    /// The track read.
+    public var track: MP4Track { reader.track }
     /// Frames pushed so far.
     public private(set) var pushedFrames = 0
 
@@ -62,9 +110,11 @@ public final class TransportStreamAudioFeeder {
     ///     start is then the video's start.
     ///   - origin: the decode time (track timescale) presented with the video's first picture,
     ///     when the caller knows it (a cut); it replaces the edit lists' offset.
+    ///   - stream: the muxer's audio stream the frames go to (``NALUTS/TransportStreamMuxer/addAudio(_:)``).
     public init(reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, videoDelay: UInt64,
-                decodeTimes: Range<Int64>? = nil, origin: Int64? = nil) {
+                decodeTimes: Range<Int64>? = nil, origin: Int64? = nil, stream: Int = 0) {
         self.reader = reader
+        self.stream = stream
         samples = reader.samples()
         range = decodeTimes
         let start = reader.track.presentationStart
@@ -79,9 +129,9 @@ public final class TransportStreamAudioFeeder {
     }
 
     /// Wires the feeder to `muxer`: its ``TransportStreamMuxer/willWriteVideo`` (which keeps the
-    /// feeder) pushes the due frames.
+    /// feeder) pushes the due frames, after the feeders already there.
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
     }
 
     /// Pushes the frames whose time is at or before `time` (90 kHz from the video's start), or
@@ -98,7 +148,7 @@ public final class TransportStreamAudioFeeder {
                 if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
             }
             try reader.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: sampleTime, timescale: scale) }
+            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: sampleTime, timescale: scale, stream: stream) }
             pushedFrames += 1
             next = nil
         }
@@ -121,27 +171,54 @@ public final class TransportStreamAudioFeeder {
 }
 
 extension TransportStreamAudioReader {
-    /// The `mp4a` sample entry for this AAC stream (ISO/IEC 14496-12 12.2.3 AudioSampleEntry,
-    /// ISO/IEC 14496-14 5.6 `esds` with an ES_Descriptor, a DecoderConfigDescriptor for
-    /// objectTypeIndication 0x40 (MPEG-4 audio) holding the AudioSpecificConfig, and the
-    /// SLConfigDescriptor ISO/IEC 14496-14 requires).
+    /// The MP4 sample entry for this stream (ISO/IEC 14496-12 12.2.3 AudioSampleEntry):
+    /// - AAC: `mp4a` with an `esds` (ISO/IEC 14496-14 5.6: an ES_Descriptor, a
+    ///   DecoderConfigDescriptor for objectTypeIndication 0x40 (MPEG-4 audio) holding the
+    ///   AudioSpecificConfig, and the SLConfigDescriptor ISO/IEC 14496-14 requires);
+    /// - AC-3: `ac-3` with a `dac3` (ETSI TS 102 366 F.3, F.4) from the first sync frame;
+    /// - MPEG audio: `mp4a` whose `esds` has objectTypeIndication 0x6B (ISO/IEC 11172-3) or
+    ///   0x69 (13818-3) and no DecoderSpecificInfo, as ffmpeg writes it.
     public var mp4SampleEntry: [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             // sizeOfInstance in four 7-bit bytes, as ffmpeg writes it.
             let size = body.count
             return [tag, UInt8(0x80 | (size >> 21) & 0x7F), UInt8(0x80 | (size >> 14) & 0x7F), UInt8(0x80 | (size >> 7) & 0x7F), UInt8(size & 0x7F)] + body
         }
-        let specific = descriptor(0x05, audioSpecificConfig)
-        // objectTypeIndication 0x40, streamType 5 (audio) << 2 | 1, bufferSizeDB 0, max and avg bitrate 0 (unknown).
-        let config = descriptor(0x04, [0x40, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + specific)
-        let es = descriptor(0x03, [0, 0, 0] + config + descriptor(0x06, [0x02]))
-        let esds = box("esds", [0, 0, 0, 0] + es)
+        func esds(objectType: UInt8, specific: [UInt8]) -> [UInt8] {
+            // objectTypeIndication, streamType 5 (audio) << 2 | 1, bufferSizeDB 0, max and avg bitrate 0 (unknown).
+            let config = descriptor(0x04, [objectType, 0x15, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0] + specific)
+            let es = descriptor(0x03, [0, 0, 0] + config + descriptor(0x06, [0x02]))
+            return box("esds", [0, 0, 0, 0] + es)
+        }
         let rate = UInt32(min(sampleRate, 0xFFFF)) << 16
         var fields: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 1]  // reserved, data_reference_index 1
         fields += [0, 0, 0, 0, 0, 0, 0, 0]  // reserved (version 0)
         fields += [UInt8(channelCount >> 8), UInt8(channelCount & 0xFF), 0, 16, 0, 0, 0, 0]  // channelcount, samplesize 16
         fields += [UInt8(rate >> 24), UInt8((rate >> 16) & 0xFF), 0, 0]
-        return box("mp4a", fields + esds)
+        switch coding {
+        case .aac:
+            return box("mp4a", fields + esds(objectType: 0x40, specific: descriptor(0x05, audioSpecificConfig)))
+        case .ac3:
+            return box("ac-3", fields + (ac3?.specificBox ?? []))
+        case .mpegAudio:
+            return box("mp4a", fields + esds(objectType: mpegAudio?.objectTypeIndication ?? 0x6B, specific: []))
+        }
+    }
+
+    /// How a transport stream output carries this stream: the same coding, `stream_type`
+    /// (an AC-3 stream keeps ATSC's 0x81 or DVB's 0x06) and language.
+    /// - Throws: ``NALU/NALUError`` for an AAC stream whose AudioSpecificConfig ADTS cannot say
+    ///   (none: the reader made it from an ADTS header).
+    public func transportStreamStream() throws -> TransportStreamAudioStream {
+        let type = TransportStreamType(rawValue: stream.streamType) ?? .adtsAAC
+        switch coding {
+        case .aac:
+            return .aac(try ADTSHeader(audioSpecificConfig: audioSpecificConfig), language: stream.language)
+        case .ac3:
+            return TransportStreamAudioStream(format: .ac3, streamType: type == .privatePES ? .privatePES : .ac3, language: stream.language)
+        case .mpegAudio:
+            return TransportStreamAudioStream(format: .mpegAudio, streamType: type == .mpeg2Audio ? .mpeg2Audio : .mpeg1Audio, language: stream.language)
+        }
     }
 
     private func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
@@ -152,7 +229,9 @@ extension TransportStreamAudioReader {
     /// The sound track an MP4 output gets for this stream (its edit list set at the end by
     /// ``TransportStreamAudioMP4Feeder``).
     public var mp4Track: MP4PassthroughTrack {
-        MP4PassthroughTrack(handler: "soun", timescale: UInt32(sampleRate), sampleEntries: [mp4SampleEntry])
+        var track = MP4PassthroughTrack(handler: "soun", timescale: UInt32(sampleRate), sampleEntries: [mp4SampleEntry])
+        if let language = stream.language, let code = MP4Track.languageCode(language) { track.languageCode = code }
+        return track
     }
 
     /// ``mp4Track`` with the edit list its first frame implies against `origin` (the PTS of the
@@ -213,7 +292,7 @@ public final class TransportStreamAudioMP4Feeder {
         self.presentedDuration = presentedDuration
     }
 
-    private var frameTicks: Int64 { 1024 * 90_000 / Int64(max(1, reader.sampleRate)) }
+    private var frameTicks: Int64 { Int64(reader.samplesPerFrame) * 90_000 / Int64(max(1, reader.sampleRate)) }
 
     /// The frame after ``next`` (read ahead to time ``next``'s duration), once read.
     private var following: (frame: [UInt8], pts: Int64)?
@@ -246,15 +325,17 @@ public final class TransportStreamAudioMP4Feeder {
     }
 
     /// How many samples `frame` lasts: until the next frame's PTS (a gap in the stream makes it
-    /// longer, so every frame keeps its own time, never one counted from the first), 1024 (ISO/IEC
-    /// 14496-3 4.5.1) when the next is that far within 90 kHz rounding, or for the last frame.
+    /// longer, so every frame keeps its own time, never one counted from the first), a frame's
+    /// worth (1024 for AAC, ISO/IEC 14496-3 4.5.1; ``TransportStreamAudioReader/samplesPerFrame``)
+    /// when the next is that far within 90 kHz rounding, or for the last frame.
     private func duration(of frame: (frame: [UInt8], pts: Int64), rate: Int64) throws -> Int64 {
         if !readFollowing {
             following = try fetch()
             readFollowing = true
         }
-        guard let following, let samples = CheckedNumber.rescale(following.pts &- frame.pts, from: 90_000, to: rate) else { return 1024 }
-        if abs(samples &- 1024) <= 64 { return 1024 }
+        let whole = Int64(reader.samplesPerFrame)
+        guard let following, let samples = CheckedNumber.rescale(following.pts &- frame.pts, from: 90_000, to: rate) else { return whole }
+        if abs(samples &- whole) <= 64 { return whole }
         return min(max(1, samples), Int64(UInt32.max))
     }
 
@@ -305,23 +386,31 @@ public final class TransportStreamToTransportStreamAudioFeeder {
     private let reader: TransportStreamAudioReader
     private let origin: Int64
     private let range: Range<Int64>?
+    private let stream: Int
     private var next: (frame: [UInt8], pts: Int64)?
     private var done = false
     /// Frames pushed so far.
     public private(set) var pushedFrames = 0
+    /// The reader's stream.
+    public var source: TransportStreamAudioReader { reader }
 
-    public init(reader: TransportStreamAudioReader, origin: Int64, range: Range<Int64>? = nil) {
+    /// - Parameter stream: the muxer's audio stream the frames go to
+    ///   (``NALUTS/TransportStreamMuxer/addAudio(_:)``).
+    public init(reader: TransportStreamAudioReader, origin: Int64, range: Range<Int64>? = nil, stream: Int = 0) {
         self.reader = reader
         self.origin = origin
         self.range = range
+        self.stream = stream
     }
 
+    /// Wires the feeder to `muxer` beside the feeders already there
+    /// (``NALUTS/TransportStreamMuxer/alsoBeforeVideo(_:)``).
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.willWriteVideo = { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
     }
 
     private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
-        let ticks = 1024 * 90_000 / Int64(max(1, reader.sampleRate))
+        let ticks = Int64(reader.samplesPerFrame) * 90_000 / Int64(max(1, reader.sampleRate))
         while true {
             if next == nil && !done {
                 while let frame = try reader.next() {
@@ -337,7 +426,7 @@ public final class TransportStreamToTransportStreamAudioFeeder {
             guard let frame = next else { return }
             let at = frame.pts &- origin
             if let time, at > time { return }
-            try frame.frame.withUnsafeBytes { try muxer.pushAudio($0, time: at, timescale: 90_000) }
+            try frame.frame.withUnsafeBytes { try muxer.pushAudio($0, time: at, timescale: 90_000, stream: stream) }
             pushedFrames += 1
             next = nil
         }

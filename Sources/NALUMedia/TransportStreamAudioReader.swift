@@ -1,22 +1,58 @@
 import NALU
 import NALUIO
-import NALUTS
+public import NALUTS
 
-/// The AAC frames of a transport stream's first ADTS audio stream (ISO/IEC 13818-1 stream_type
-/// 0x0F, ISO/IEC 13818-7 ADTS), read by a pass of its own over the file (the video pass reads
-/// the video PID only): each frame's raw bytes (the ADTS header removed) with its presentation
-/// time in 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS for its first
-/// frame, then 1024 samples per frame.
+/// The frames of one audio stream of a transport stream, read by a pass of its own over the
+/// file (the video pass reads the video PID only): AAC in ADTS (ISO/IEC 13818-1 stream_type
+/// 0x0F, ISO/IEC 13818-7), AC-3 (stream_type 0x81, or 0x06 with a DVB AC-3_descriptor; ATSC A/52
+/// sync frames, ``AC3SyncFrame``) or MPEG-1/2 audio (stream_type 0x03/0x04, ISO/IEC 11172-3
+/// frames, ``MPEGAudioFrameHeader``). Each frame is split by its sync header and handed out with
+/// its presentation time in 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS
+/// for its first frame, then ``samplesPerFrame`` per frame. An AAC frame comes without its ADTS
+/// header (as an MP4 sample), an AC-3 or MPEG audio frame whole (as an MP4 sample too).
 ///
 /// Constant memory: one read buffer, one PES packet of audio (at most 64 KiB), the frame being
-/// handed out. Damage (a PES without a PTS, an ADTS frame that does not parse) skips to the next
+/// handed out. Damage (a PES without a PTS, a frame header that does not parse) skips to the next
 /// PES packet, counted in ``skippedBytes``.
 public final class TransportStreamAudioReader {
+    /// How the stream is coded.
+    public enum Coding: Sendable, Hashable {
+        /// AAC in ADTS (stream_type 0x0F).
+        case aac
+        /// AC-3 (0x81; 0x06 with an AC-3_descriptor).
+        case ac3
+        /// MPEG-1/2 audio, Layers I–III (0x03, 0x04).
+        case mpegAudio
+
+        /// The coding of `stream`, or `nil` for one nalu does not read (AAC in LATM, E-AC-3, …).
+        public init?(_ stream: ProgramElement) {
+            if stream.streamType == 0x0F {
+                self = .aac
+            } else if stream.isAC3 {
+                self = .ac3
+            } else if stream.streamType == 0x03 || stream.streamType == 0x04 {
+                self = .mpegAudio
+            } else {
+                return nil
+            }
+        }
+    }
+
     /// The audio stream's PID.
     public let pid: UInt16
+    /// The program map's entry of the stream (its `stream_type`, language).
+    public let stream: ProgramElement
+    /// How the stream is coded.
+    public let coding: Coding
     /// The AudioSpecificConfig the ADTS header implies (ISO/IEC 14496-3 1.6.2.1): what an MP4
-    /// `esds` carries.
+    /// `esds` carries (AAC; empty for the other codings).
     public private(set) var audioSpecificConfig: [UInt8]
+    /// AC-3: the first sync frame's header (what `dac3` says).
+    public private(set) var ac3: AC3SyncFrame?
+    /// MPEG audio: the first frame's header.
+    public private(set) var mpegAudio: MPEGAudioFrameHeader?
+    /// Audio samples per channel in one frame: 1024 (AAC), 1536 (AC-3), 1152 (Layer II).
+    public private(set) var samplesPerFrame = 1024
     /// Samples per second and channels (from the first ADTS header).
     public private(set) var sampleRate: Int
     public private(set) var channelCount: Int
@@ -40,18 +76,20 @@ public final class TransportStreamAudioReader {
     private var samplesIntoPES: Int64 = 0
     private var lastPTS: Int64?
     private var wraps: Int64 = 0
-    private var header: (length: Int, frameLength: Int)?
     private var peeked: (frame: [UInt8], pts: Int64)?
 
     /// A PES packet of audio past this is refused as damage.
     static let maxPESBytes = 1 << 16
 
-    /// Opens `path` again and reads up to its first AAC frame on `pid`.
-    /// - Returns: `nil` when no frame comes within the first `limit` bytes.
-    /// - Throws: ``NALUError`` `.io` from the file, `.unsupported` for ADTS that is not AAC the MP4
-    ///   and ADTS muxers can carry.
-    public init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws {
-        self.pid = pid
+    /// Opens `path` again and reads up to the first frame of `stream`.
+    /// - Returns: `nil` when no frame comes within the first `limit` bytes, or the stream's
+    ///   coding is none nalu reads (``Coding``).
+    /// - Throws: ``NALUError`` `.io` from the file.
+    public init?(path: String, packetSize: Int, stream: ProgramElement, limit: Int64 = 16 << 20) throws {
+        guard let coding = Coding(stream) else { return nil }
+        self.coding = coding
+        self.stream = stream
+        self.pid = stream.pid
         self.packetSize = packetSize == TransportStream.timestampedPacketSize ? packetSize : TransportStream.packetSize
         file = try FileSource(path: path)
         buffer = [UInt8](repeating: 0, count: self.packetSize * 1024)
@@ -67,6 +105,11 @@ public final class TransportStreamAudioReader {
         sampleRate = config.rate
         channelCount = config.channels
         firstPTS = peeked?.pts ?? 0
+    }
+
+    /// Opens `path` again and reads up to its first AAC frame on `pid`.
+    public convenience init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws {
+        try self.init(path: path, packetSize: packetSize, stream: ProgramElement(streamType: 0x0F, pid: pid), limit: limit)
     }
 
     private var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
@@ -88,10 +131,65 @@ public final class TransportStreamAudioReader {
         }
     }
 
-    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), or `nil` when it
-    /// is used up (or damaged: the rest is skipped). A frame that runs on into the next PES
-    /// packet (muxers may split frames) waits for it in `pending`.
+    /// The rest of the pending PES packet is damage: skipped.
+    private func skipPending() {
+        skippedBytes += pending.count - pendingPosition
+        pending.removeAll(keepingCapacity: true)
+        pendingPosition = 0
+    }
+
+    /// The next frame of the pending PES packet, or `nil` when it is used up (or damaged: the
+    /// rest is skipped). A frame that runs on into the next PES packet (muxers may split frames)
+    /// waits for it in `pending`.
     private func splitFrame() -> (frame: [UInt8], pts: Int64)? {
+        switch coding {
+        case .aac: return splitADTSFrame()
+        case .ac3, .mpegAudio: return splitSyncedFrame()
+        }
+    }
+
+    /// The next AC-3 sync frame (A/52 5.4.1) or MPEG audio frame (ISO/IEC 11172-3 2.4.1.3),
+    /// whole, split by the length its header gives.
+    private func splitSyncedFrame() -> (frame: [UInt8], pts: Int64)? {
+        let left = pending.count - pendingPosition
+        let p = pendingPosition
+        let parsed: (length: Int, rate: Int, channels: Int, samples: Int)
+        do {
+            if coding == .ac3 {
+                guard left >= AC3SyncFrame.headerLength else { return nil }
+                let header = try pending.withUnsafeBytes { try AC3SyncFrame(UnsafeRawBufferPointer(rebasing: $0[p..<(p + AC3SyncFrame.headerLength)])) }
+                if ac3 == nil { ac3 = header }
+                parsed = (header.frameSize, header.sampleRate, header.channelCount, AC3SyncFrame.samplesPerFrame)
+            } else {
+                guard left >= MPEGAudioFrameHeader.length else { return nil }
+                let header = try pending.withUnsafeBytes { try MPEGAudioFrameHeader(UnsafeRawBufferPointer(rebasing: $0[p..<(p + MPEGAudioFrameHeader.length)])) }
+                if mpegAudio == nil { mpegAudio = header }
+                parsed = (header.frameLength, header.sampleRate, header.channelCount, header.samplesPerFrame)
+            }
+        } catch {
+            skipPending()
+            return nil
+        }
+        // Frame lengths are at most AC3SyncFrame.maxFrameSize / MPEGAudioFrameHeader.maxFrameLength.
+        guard parsed.length > 0 else {
+            skipPending()
+            return nil
+        }
+        if parsed.length > left { return nil }
+        if firstConfig == nil {
+            firstConfig = ([], parsed.rate, parsed.channels)
+            samplesPerFrame = parsed.samples
+        }
+        let rate = Int64(firstConfig?.rate ?? 48_000)
+        let frame = Array(pending[p..<(p + parsed.length)])
+        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
+        samplesIntoPES &+= Int64(samplesPerFrame)
+        pendingPosition += parsed.length
+        return (frame, time)
+    }
+
+    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), its header removed.
+    private func splitADTSFrame() -> (frame: [UInt8], pts: Int64)? {
         let left = pending.count - pendingPosition
         guard left >= 7 else { return nil }
         let p = pendingPosition
@@ -174,7 +272,7 @@ public final class TransportStreamAudioReader {
         guard collectingStarted else { return false }
         collectingStarted = false
         let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }
-        guard case .header(let pes) = outcome, (0xC0...0xDF).contains(pes.streamID), let pts = pes.presentationTimestamp,
+        guard case .header(let pes) = outcome, isAudioStreamID(pes.streamID), let pts = pes.presentationTimestamp,
               pes.headerLength <= collecting.count else {
             skippedBytes += collecting.count
             collecting.removeAll(keepingCapacity: true)
@@ -191,6 +289,12 @@ public final class TransportStreamAudioReader {
         }
         collecting.removeAll(keepingCapacity: true)
         return true
+    }
+
+    /// Audio stream numbers 0xC0–0xDF (ISO/IEC 13818-1 Table 2-22); AC-3 also in private_stream_1
+    /// (0xBD, ATSC A/52 Annex A) and extended_stream_id (0xFD, as M2TS writes it).
+    private func isAudioStreamID(_ id: UInt8) -> Bool {
+        (0xC0...0xDF).contains(id) || (coding == .ac3 && (id == 0xBD || id == 0xFD))
     }
 
     /// A 33-bit PTS made monotonic across wraps (a jump back of more than half the range).
@@ -240,6 +344,20 @@ extension MediaSource {
         guard case .transportStream(let packetSize) = container, path != "-",
               let stream = transportStream?.otherStreams.first(where: { $0.streamType == 0x0F }) else { return nil }
         return try TransportStreamAudioReader(path: path, packetSize: packetSize, pid: stream.pid)
+    }
+
+    /// Every audio stream of a transport stream input's program that nalu reads (AAC, AC-3,
+    /// MPEG audio: ``TransportStreamAudioReader/Coding``) and that has a frame in its first 16
+    /// MiB, in program map order, each opened for a pass of its own; empty for other inputs and
+    /// standard input.
+    public func transportStreamAudioStreams() throws -> [TransportStreamAudioReader] {
+        guard case .transportStream(let packetSize) = container, path != "-", let streams = transportStream?.otherStreams else { return [] }
+        var readers: [TransportStreamAudioReader] = []
+        for stream in streams where TransportStreamAudioReader.Coding(stream) != nil
+            && readers.count < TransportStreamWriterConfiguration.maxAudioStreams {
+            if let reader = try TransportStreamAudioReader(path: path, packetSize: packetSize, stream: stream) { readers.append(reader) }
+        }
+        return readers
     }
 
     /// The earliest presentation time among a transport stream's first video PES packets (90

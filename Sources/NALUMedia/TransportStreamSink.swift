@@ -45,6 +45,10 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
 
     /// The AAC track's feeder, when the output carries one.
     public internal(set) var audio: TransportStreamAudioFeeder?
+    /// The feeders of an MP4/MOV input's sound tracks carried (``carry(_:of:decodeTimes:)``).
+    public internal(set) var mp4Audio: [TransportStreamAudioFeeder] = []
+    /// The feeders of a transport stream input's audio streams carried (``carry(_:of:range:)``).
+    public internal(set) var carriedAudio: [TransportStreamToTransportStreamAudioFeeder] = []
 
     /// For `source` (MP4/MOV), with the AAC track `audio` (``MediaSource/transportStreamAudioTrack()``)
     /// as an ADTS stream interleaved with the video by time (``TransportStreamAudioFeeder``);
@@ -95,8 +99,33 @@ extension TransportStreamSink {
 extension TransportStreamSink {
     /// Carries `source`'s (an MPEG-TS) AAC stream `audio` into this program at its own PTS,
     /// timed against where the first picture presents (``TransportStreamAudioReader/origin(in:)``).
-    public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource) throws {
-        try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
-        TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source)).attach(to: muxer)
+    /// The stream keeps its coding, `stream_type` and language (``TransportStreamAudioReader/transportStreamStream()``).
+    @discardableResult
+    public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource, range: Range<Int64>? = nil) throws -> TransportStreamToTransportStreamAudioFeeder {
+        let index = try muxer.addAudio(try audio.transportStreamStream())
+        let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source), range: range, stream: index)
+        feeder.attach(to: muxer)
+        carriedAudio.append(feeder)
+        return feeder
+    }
+}
+
+extension TransportStreamSink {
+    /// Carries `tracks` (an MP4/MOV input's sound tracks, ``MediaSource/transportStreamAudioTracks()``)
+    /// beside the video, one audio stream each in track order with its coding and language,
+    /// interleaved by time and keeping the input's A/V offset (edit lists), as
+    /// ``attachAudio(_:source:)`` does for one; `decodeTimes` limits each to a range of its
+    /// decoding times (its timescale: trimming).
+    public func carry(_ tracks: [TransportStreamAudioTrack], of source: MediaSource, decodeTimes: [Range<Int64>?]? = nil) throws {
+        guard let video = source.mp4 else { return }
+        for (index, track) in tracks.enumerated() {
+            let stream = try muxer.addAudio(track.stream)
+            let range = decodeTimes.flatMap { index < $0.count ? $0[index] : nil }
+            let feeder = TransportStreamAudioFeeder(reader: track.reader, movieTimescale: video.track.movieTimescale,
+                                                    videoDelay: range == nil ? editListStart(video.track.editList).delay : 0,
+                                                    decodeTimes: range, stream: stream)
+            feeder.attach(to: muxer)
+            mp4Audio.append(feeder)
+        }
     }
 }

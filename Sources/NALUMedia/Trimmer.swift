@@ -29,8 +29,10 @@ public final class Trimmer {
     /// The audio tracks the last ``writeMP4(_:output:options:audio:)`` or
     /// ``writeTransportStream(_:output:options:audio:)`` cut.
     public private(set) var audioCuts: [TrimAudioCut] = []
-    /// The PID of a transport stream input's AAC stream the last write carried, if any.
-    public private(set) var transportStreamAudioCut: UInt16?
+    /// The PIDs of a transport stream input's audio streams the last write carried.
+    public private(set) var transportStreamAudioCuts: [UInt16] = []
+    /// The PID of the first of them, if any.
+    public var transportStreamAudioCut: UInt16? { transportStreamAudioCuts.first }
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
@@ -147,21 +149,23 @@ public final class Trimmer {
         let videoDuration = options.editList?.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } ?? 0
         let cuts = audio ? try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: videoDuration) : []
         audioCuts = cuts
-        // A transport stream's AAC, cut to the same presented range (``TransportStreamAudioMP4Feeder``).
-        let tsAudio = audio ? try source.transportStreamAudio() : nil
-        transportStreamAudioCut = tsAudio.map { $0.pid }
-        var tsFeeder: TransportStreamAudioMP4Feeder?
-        if let tsAudio {
-            // Source-timed, the presented range is on the source's own clock already; else it
-            // counts from the first picture's time stamp.
-            let start = plan.hasSourceTimes ? 0 : tsAudio.origin(in: source)
+        // A transport stream's audio streams, each cut to the same presented range (``TransportStreamAudioMP4Feeder``).
+        let tsAudio = audio ? try source.transportStreamAudioStreams() : []
+        transportStreamAudioCuts = tsAudio.map(\.pid)
+        var tsFeeders: [TransportStreamAudioMP4Feeder] = []
+        if !tsAudio.isEmpty {
             let range = plan.presentedRange(timescale: 90_000)
             let segment = options.editList.map { $0.reduce(UInt64(0)) { $0 &+ $1.segmentDuration } }
             options.movieTimescale = timing.timescale
-            options.passthroughTracks = [tsAudio.mp4Track]
-            tsFeeder = TransportStreamAudioMP4Feeder(reader: tsAudio, origin: start &+ range.lowerBound,
-                                                     range: (start &+ range.lowerBound)..<(start &+ range.upperBound),
-                                                     presentedDuration: segment, movieTimescale: timing.timescale)
+            options.passthroughTracks = tsAudio.map(\.mp4Track)
+            for (index, stream) in tsAudio.enumerated() {
+                // Source-timed, the presented range is on the source's own clock already; else it
+                // counts from the first picture's time stamp.
+                let start = plan.hasSourceTimes ? 0 : stream.origin(in: source)
+                tsFeeders.append(TransportStreamAudioMP4Feeder(reader: stream, track: index, origin: start &+ range.lowerBound,
+                                                               range: (start &+ range.lowerBound)..<(start &+ range.upperBound),
+                                                               presentedDuration: segment, movieTimescale: timing.timescale))
+            }
         }
         if !cuts.isEmpty {
             options.movieTimescale = timing.timescale
@@ -181,9 +185,9 @@ public final class Trimmer {
                     try interleaver.advance(to: time, timescale: timescale, writer: writer)
                 }
             }
-            if let tsFeeder {
+            if !tsFeeders.isEmpty {
                 sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                    try tsFeeder.advance(to: time, timescale: timescale, writer: writer)
+                    for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
                 }
             }
             return sink
@@ -197,24 +201,27 @@ public final class Trimmer {
     /// Writes the plan as an MPEG-TS program (``TransportStreamSink``): the parameter sets in
     /// force in band before the first picture, timed at the plan's frame rate.
     ///
-    /// With `audio`, an MP4/MOV input's AAC track (``MediaSource/transportStreamAudioTrack()``)
-    /// is cut as for MP4 (``TrimAudioCut``) and carried as ADTS: the audio at the range's start
-    /// presents with the first picture in the range, after the lead-in pictures the transport
-    /// stream shows (it has no edit list). ``audioCuts`` tells what was kept.
+    /// With `audio`, an MP4/MOV input's AAC, AC-3 and MPEG audio tracks
+    /// (``MediaSource/transportStreamAudioTracks()``) are cut as for MP4 (``TrimAudioCut``) and
+    /// carried, one stream each: the audio at the range's start presents with the first picture
+    /// in the range, after the lead-in pictures the transport stream shows (it has no edit list).
+    /// A transport stream input's audio streams are cut the same way. ``audioCuts`` and
+    /// ``transportStreamAudioCuts`` tell what was kept.
     public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
                                                        options: TransportStreamMuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
         var options = options
         options.frameRate = plan.hasSourceTimes ? nil : options.frameRate ?? plan.frameRate
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
-        let aac = audio ? try source.transportStreamAudioTrack() : nil
-        let cut = try aac.flatMap { aac in
-            try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: 0).first { $0.reader.track.trackID == aac.reader.track.trackID }
+        let carried = audio ? try source.transportStreamAudioTracks() : []
+        let allCuts = carried.isEmpty ? [] : try TrimAudioCut.cuts(for: plan, source: source, segmentDuration: 0)
+        let mp4Audio = carried.compactMap { track in
+            allCuts.first { $0.reader.track.trackID == track.reader.track.trackID }.map { (stream: track.stream, cut: $0) }
         }
-        audioCuts = cut.map { [$0] } ?? []
+        audioCuts = mp4Audio.map(\.cut)
         let rate = (options.frameRate ?? plan.frameRate).reduced
-        // A transport stream's AAC: the range's frames, the lead-in pictures' time before them.
-        let tsAudio = audio ? try source.transportStreamAudio() : nil
-        transportStreamAudioCut = tsAudio.map { $0.pid }
+        // A transport stream's audio: the range's frames, the lead-in pictures' time before them.
+        let tsAudio = audio ? try source.transportStreamAudioStreams() : []
+        transportStreamAudioCuts = tsAudio.map(\.pid)
         return try write(plan) { parameterSets, clock in
             let sink = try TransportStreamSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
                                                declarativeSEI: source.declarativeSEI)
@@ -225,33 +232,14 @@ public final class Trimmer {
                 try sink.muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: firstKept,
                                                lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
             }
-            if let aac, let cut, let video = source.mp4, clock != nil {
-                try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
-                // The range's start on the audio's media timeline, less the lead-in's duration.
-                let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
-                let scale = Int64(cut.reader.track.timescale)
-                let leadIn = plan.presentedStart &- plan.firstKeptTick
-                let (product, overflow) = leadIn.multipliedReportingOverflow(by: scale)
-                let leadInAudio = overflow || plan.timeBase.denominator <= 0 ? 0
-                    : product &* plan.timeBase.numerator / plan.timeBase.denominator
-                let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                                        decodeTimes: cut.decodeTimes, origin: start &- leadInAudio)
-                feeder.attach(to: sink.muxer)
-            } else if let aac, let cut, let video = source.mp4, rate.numerator > 0 {
-                try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
-                // The range's start on the audio's media timeline, less the lead-in's duration.
-                let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
-                let (leadIn, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: Int64(cut.reader.track.timescale) &* rate.denominator)
-                let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                                        decodeTimes: cut.decodeTimes,
-                                                        origin: start &- (overflow ? 0 : leadIn / rate.numerator))
-                feeder.attach(to: sink.muxer)
+            for (stream, cut) in mp4Audio {
+                try addAudio(stream, cut: cut, plan: plan, rate: rate, sourceTimed: clock != nil, to: sink)
             }
-            if let tsAudio, clock != nil || rate.numerator > 0 {
+            for stream in tsAudio where clock != nil || rate.numerator > 0 {
                 // Source-timed, the presented range is on the source's own clock already; else it
                 // counts from the first picture's time stamp.
-                let start = clock != nil ? 0 : tsAudio.origin(in: source)
-                try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
+                let start = clock != nil ? 0 : stream.origin(in: source)
+                let index = try sink.muxer.addAudio(try stream.transportStreamStream())
                 let range = plan.presentedRange(timescale: 90_000)
                 // The lead-in pictures' time at 90 kHz: from the source's times, else the rate.
                 let leadIn: Int64
@@ -264,10 +252,40 @@ public final class Trimmer {
                     leadIn = overflow ? 0 : product / rate.numerator
                 }
                 let origin = start &+ range.lowerBound &- leadIn
-                TransportStreamToTransportStreamAudioFeeder(reader: tsAudio, origin: origin,
-                                                            range: (start &+ range.lowerBound)..<(start &+ range.upperBound)).attach(to: sink.muxer)
+                TransportStreamToTransportStreamAudioFeeder(reader: stream, origin: origin,
+                                                            range: (start &+ range.lowerBound)..<(start &+ range.upperBound), stream: index)
+                    .attach(to: sink.muxer)
             }
             return sink
+        }
+    }
+
+    /// Carries an MP4/MOV sound track's cut into `sink` as audio stream `stream`, its first frame
+    /// at the range's start less the lead-in pictures' time.
+    private func addAudio<Output: ByteSink>(_ stream: TransportStreamAudioStream, cut: TrimAudioCut, plan: TrimPlan, rate: Rational,
+                                            sourceTimed: Bool, to sink: TransportStreamSink<Output>) throws {
+        guard let video = source.mp4 else { return }
+        if sourceTimed {
+            let index = try sink.muxer.addAudio(stream)
+            // The range's start on the audio's media timeline, less the lead-in's duration.
+            let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+            let scale = Int64(cut.reader.track.timescale)
+            let leadIn = plan.presentedStart &- plan.firstKeptTick
+            let (product, overflow) = leadIn.multipliedReportingOverflow(by: scale)
+            let leadInAudio = overflow || plan.timeBase.denominator <= 0 ? 0
+                : product &* plan.timeBase.numerator / plan.timeBase.denominator
+            let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                    decodeTimes: cut.decodeTimes, origin: start &- leadInAudio, stream: index)
+            feeder.attach(to: sink.muxer)
+        } else if rate.numerator > 0 {
+            let index = try sink.muxer.addAudio(stream)
+            // The range's start on the audio's media timeline, less the lead-in's duration.
+            let start = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
+            let (leadIn, overflow) = Int64(plan.leadInPictures).multipliedReportingOverflow(by: Int64(cut.reader.track.timescale) &* rate.denominator)
+            let feeder = TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                    decodeTimes: cut.decodeTimes,
+                                                    origin: start &- (overflow ? 0 : leadIn / rate.numerator), stream: index)
+            feeder.attach(to: sink.muxer)
         }
     }
 

@@ -101,7 +101,7 @@ public final class SmartTrimmer {
 
     /// Writes the cut as MP4, with the input's audio cut to the same range when `audio`: an
     /// MP4/MOV input's sound tracks (copied samples, ``NALUMedia/TrimAudioCut``), a transport
-    /// stream input's AAC stream. An input with its own times keeps them (the track timescale, or
+    /// stream input's audio streams (AAC, AC-3, MPEG audio). An input with its own times keeps them (the track timescale, or
     /// 90 kHz); an elementary stream is timed at its frame rate.
     public func writeMP4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
         let (plan, requested) = try self.plan(start: start, end: end)
@@ -124,16 +124,18 @@ public final class SmartTrimmer {
                 return track
             }
         }
-        // A transport stream's AAC, cut to the presented range (its PTS, 90 kHz).
-        let tsAudio = audio && cuts.isEmpty ? try trimmer.source.transportStreamAudio() : nil
-        var tsFeeder: TransportStreamAudioMP4Feeder?
-        if let tsAudio {
+        // A transport stream's audio streams (AAC, AC-3, MPEG audio), each cut to the presented range (its PTS, 90 kHz).
+        let tsAudio = audio && cuts.isEmpty ? try trimmer.source.transportStreamAudioStreams() : []
+        var tsFeeders: [TransportStreamAudioMP4Feeder] = []
+        if !tsAudio.isEmpty {
             let range = trim.presentedRange(timescale: 90_000)
-            let origin = index.hasSourceTimes ? 0 : tsAudio.origin(in: trimmer.source)
-            options.passthroughTracks = [tsAudio.mp4Track]
-            tsFeeder = TransportStreamAudioMP4Feeder(reader: tsAudio, origin: origin &+ range.lowerBound,
-                                                     range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound),
-                                                     presentedDuration: videoDuration, movieTimescale: timescale)
+            options.passthroughTracks = tsAudio.map(\.mp4Track)
+            for (track, stream) in tsAudio.enumerated() {
+                let origin = index.hasSourceTimes ? 0 : stream.origin(in: trimmer.source)
+                tsFeeders.append(TransportStreamAudioMP4Feeder(reader: stream, track: track, origin: origin &+ range.lowerBound,
+                                                               range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound),
+                                                               presentedDuration: videoDuration, movieTimescale: timescale))
+            }
         }
         let sink = try MP4FileSink(codec: index.codec, output: output, options: options)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: timing.lookup)
@@ -143,16 +145,15 @@ public final class SmartTrimmer {
                 try interleaver.advance(to: time, timescale: timescale, writer: writer)
             }
         }
-        if let tsFeeder {
+        if !tsFeeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                try tsFeeder.advance(to: time, timescale: timescale, writer: writer)
+                for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
         let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.muxer.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
-        var ids = cuts.map(\.reader.track.trackID)
-        if let tsAudio { ids.append(UInt32(tsAudio.pid) | 0x1_0000) }
+        let ids = cuts.map(\.reader.track.trackID) + tsAudio.map { UInt32($0.pid) | 0x1_0000 }
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
                       copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids)
     }

@@ -37,28 +37,30 @@ extension SmartTrimmer {
         let sink = try TransportStreamSink(codec: index.codec, output: output, options: options, declarativeSEI: source.declarativeSEI)
         try sink.muxer.useSourceTiming(timescale: timing.timescale, presentationOrigin: 0, lookup: timing.lookup)
         var ids: [UInt32] = []
-        if audio, let aac = try source.transportStreamAudioTrack(),
-           let cut = try TrimAudioCut.cuts(for: trim, source: source, segmentDuration: 0).first(where: { $0.reader.track.trackID == aac.reader.track.trackID }),
-           let video = source.mp4 {
+        let tracks = audio ? try source.transportStreamAudioTracks() : []
+        let cuts = tracks.isEmpty ? [] : try TrimAudioCut.cuts(for: trim, source: source, segmentDuration: 0)
+        for track in tracks {
+            guard let cut = cuts.first(where: { $0.reader.track.trackID == track.reader.track.trackID }), let video = source.mp4 else { continue }
             // The range's start on the audio's media timeline presents with the first picture;
-            // without an edit list to trim them, the AAC frames kept are those starting within
+            // without an edit list to trim them, the frames kept are those starting within
             // half a frame of the range (the cut's extra frame at each end is left out), so the
             // audio lasts the video's duration within one frame.
-            try sink.muxer.addAudio(audioSpecificConfig: aac.audioSpecificConfig)
+            let stream = try sink.muxer.addAudio(track.stream)
             let origin = cut.decodeTimes.lowerBound &+ (cut.editList.first?.mediaTime ?? 0)
             let presented = trim.presentedRange(timescale: Int64(cut.reader.track.timescale))
-            let half: Int64 = 512  // an AAC frame is 1024 samples (ISO/IEC 14496-3 4.5.1)
+            let half = Int64(track.stream.samplesPerFrame / 2)
             let lower = max(cut.decodeTimes.lowerBound, origin &- half)
             let upper = min(cut.decodeTimes.upperBound, max(lower, origin &+ (presented.upperBound &- presented.lowerBound) &- half))
             TransportStreamAudioFeeder(reader: cut.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                       decodeTimes: lower..<upper, origin: origin).attach(to: sink.muxer)
-            ids.append(aac.reader.track.trackID)
-        } else if audio, let tsAudio = try source.transportStreamAudio() {
-            try sink.muxer.addAudio(audioSpecificConfig: tsAudio.audioSpecificConfig)
+                                       decodeTimes: lower..<upper, origin: origin, stream: stream).attach(to: sink.muxer)
+            ids.append(track.reader.track.trackID)
+        }
+        for tsAudio in (audio && ids.isEmpty ? try source.transportStreamAudioStreams() : []) {
+            let stream = try sink.muxer.addAudio(try tsAudio.transportStreamStream())
             let range = trim.presentedRange(timescale: 90_000)
             let origin = index.hasSourceTimes ? 0 : tsAudio.origin(in: source)
             TransportStreamToTransportStreamAudioFeeder(reader: tsAudio, origin: origin &+ range.lowerBound,
-                                                        range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound)).attach(to: sink.muxer)
+                                                        range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound), stream: stream).attach(to: sink.muxer)
             ids.append(UInt32(tsAudio.pid) | 0x1_0000)
         }
         let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.push($0) }

@@ -23,6 +23,14 @@ public enum TransportStream {
 /// `stream_type` values of a program map table entry (ISO/IEC 13818-1 Table 2-34) that nalu
 /// reads or writes.
 public enum TransportStreamType: UInt8, Sendable, Hashable, CaseIterable {
+    /// ISO/IEC 11172-3 (MPEG-1) audio.
+    case mpeg1Audio = 0x03
+    /// ISO/IEC 13818-3 (MPEG-2) audio.
+    case mpeg2Audio = 0x04
+    /// PES packets with private data: AC-3 in DVB (ETSI EN 300 468 AC-3_descriptor, tag 0x6A).
+    case privatePES = 0x06
+    /// ATSC A/52 AC-3 audio (ATSC A/52 Annex A, ISO/IEC 13818-1's user-private range).
+    case ac3 = 0x81
     /// ISO/IEC 13818-7 (AAC) audio with ADTS transport syntax.
     case adtsAAC = 0x0F
     /// Rec. ITU-T H.264 | ISO/IEC 14496-10 video.

@@ -80,12 +80,14 @@ struct Convert: ParsableCommand {
         shifted so that audio and video stay in sync after the edit list), else from the picture \
         order at a constant rate (--fps, else the SPS VUI, else 25 with a note), an access unit delimiter at the start of every access unit, parameter sets in band \
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
-        least every 100 ms. From MP4/MOV input the first AAC track goes along as ADTS (stream type \
-        0x0F, PID 0x101), interleaved with the video by time and keeping the MP4's A/V offset \
-        (edit lists); MPEG-TS input's first AAC stream goes along into MP4 (mp4a/esds, an edit list \
-        keeping the A/V offset) and MPEG-TS. Audio an output cannot hold (Annex-B, length-prefixed; \
-        PCM or AC-3 to MPEG-TS) leaves the video written and exit status 2; --no-audio leaves it \
-        out (exit 0). MP4/MOV to MP4/MOV keeps the movie metadata: rotation (tkhd matrix), \
+        least every 100 ms. From MP4/MOV input every AAC (as ADTS, stream type 0x0F), AC-3 (0x81) \
+        and MPEG-1/2 audio (0x03/0x04) track goes along, on PIDs 0x101, 0x102, … with its \
+        language, interleaved with the video by time and keeping the MP4's A/V offset (edit \
+        lists); MPEG-TS input's AAC, AC-3 and MPEG audio streams go along into MP4 (mp4a/esds, \
+        ac-3/dac3, mp4a with objectTypeIndication 0x6B; the language in mdhd; an edit list \
+        keeping the A/V offset) and MPEG-TS (the same stream types). Audio an output cannot hold \
+        (Annex-B, length-prefixed; PCM or E-AC-3 to MPEG-TS) leaves the video written and exit \
+        status 2; --no-audio leaves it out (exit 0). MP4/MOV to MP4/MOV keeps the movie metadata: rotation (tkhd matrix), \
         creation times, language, handler names, udta/meta; a .mov output is branded qt.
         """
     )
@@ -131,7 +133,7 @@ struct Convert: ParsableCommand {
 
     @OptionGroup var mp4: MP4OutputOptions
 
-    @Flag(help: "MP4/MOV input to MP4 or MPEG-TS: leave the audio tracks out (they are copied unchanged otherwise; to MPEG-TS the first AAC track as ADTS).")
+    @Flag(help: "MP4/MOV or MPEG-TS input to MP4 or MPEG-TS: leave the audio tracks out (they are carried otherwise: to MPEG-TS every AAC, AC-3 and MPEG audio track).")
     var noAudio = false
 
     @Flag(help: "Print what was done to standard error.")
@@ -188,12 +190,12 @@ struct Convert: ParsableCommand {
             // Without other tracks the movie keeps the video's timescale, as before.
             movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
         }
-        // MP4 to MPEG-TS: the first AAC track as ADTS, unless --no-audio.
-        let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTrack() : nil
-        // MPEG-TS input to MP4 or MPEG-TS: its first ADTS AAC stream, read by a second pass.
-        let tsInputAudio = (to == .mp4 || to.isTransportStream) && !noAudio ? try source.transportStreamAudio() : nil
-        var carried = Set(passthrough.map(\.track.trackID) + (tsAudio.map { [$0.reader.track.trackID] } ?? []))
-        if let tsInputAudio { carried.insert(UInt32(tsInputAudio.pid) | 0x1_0000) }
+        // MP4 to MPEG-TS: every AAC, AC-3 and MPEG audio track, unless --no-audio.
+        let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTracks() : []
+        // MPEG-TS input to MP4 or MPEG-TS: its AAC, AC-3 and MPEG audio streams, each read by a pass of its own.
+        let tsInputAudio = (to == .mp4 || to.isTransportStream) && !noAudio ? try source.transportStreamAudioStreams() : []
+        var carried = Set(passthrough.map(\.track.trackID) + tsAudio.map(\.reader.track.trackID))
+        for audio in tsInputAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
         let lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
         // Without --extradata-out the record has nowhere to go: the sets stay in band.
@@ -230,7 +232,7 @@ struct Convert: ParsableCommand {
             try {
                 var options = mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters)
                 options.metadata = try outputMetadata(from: source, output: output)
-                if let tsInputAudio {
+                if !tsInputAudio.isEmpty {
                     return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: tsInputAudio)
                 }
                 return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
@@ -241,8 +243,9 @@ struct Convert: ParsableCommand {
                                                           parameterSets: parameterSets.insertion)
                 options.maxAccessUnitSize = mp4.maxAccessUnitSize
                 options.writer.timestampedPackets = to == .m2ts
-                let sink = try TransportStreamSink(for: source, output: file, options: options, audio: tsAudio)
-                if let tsInputAudio { try sink.carry(tsInputAudio, of: source) }
+                let sink = try TransportStreamSink(for: source, output: file, options: options)
+                try sink.carry(tsAudio, of: source)
+                for audio in tsInputAudio { try sink.carry(audio, of: source) }
                 return sink
             }()
         }
@@ -261,7 +264,9 @@ struct Convert: ParsableCommand {
             })
         }
         if verbose, let summary = result.transportStream {
-            let audio = (sink as? TransportStreamSink<FileSink>)?.audio.map { "\($0.pushedFrames) AAC frames (ADTS)" }
+            let tsSink = sink as? TransportStreamSink<FileSink>
+            let frames = (tsSink?.mp4Audio.map(\.pushedFrames) ?? []) + (tsSink?.carriedAudio.map(\.pushedFrames) ?? [])
+            let audio = frames.isEmpty ? nil : frames.map { "\($0) audio frames" }.joined(separator: ", ")
             reportTransportStream(summary, from: from, audio: audio)
         } else if verbose, let statistics = result.statistics {
             report(statistics, from: from)

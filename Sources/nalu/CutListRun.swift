@@ -90,11 +90,23 @@ struct CutListRun {
         for note in report.join.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
         // Audio the inputs have that is not in the output: exit status 2 (nothing lost silently).
         let paths = Array(Set(pieces.map(\.path))).sorted()
-        let withAudio = paths.filter { list.source(of: $0)?.otherTracks.contains { $0.handler == "soun" } ?? false }
+        let withAudio = paths.filter {
+            guard let source = list.source(of: $0) else { return false }
+            return source.otherTracks.contains { $0.handler == "soun" } || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
+        }
         var lost: NotCarried?
         if !noAudio, report.join.audioJoined == nil, !withAudio.isEmpty {
             let why = to == .annexb ? "an elementary stream holds one video track" : report.join.audioNotJoined ?? "the pieces' audio does not join"
             lost = NotCarried(input: withAudio.joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
+        } else if !noAudio, to != .annexb {
+            // Every audio track or stream of each input is one of the joined ones.
+            let most = paths.compactMap { list.source(of: $0) }.map { source in
+                max(source.otherTracks.filter { $0.handler == "soun" }.count, source.transportStream?.otherStreams.filter(\.isAudio).count ?? 0)
+            }.max() ?? 0
+            if report.join.audioTracksJoined < most {
+                lost = NotCarried(input: withAudio.joined(separator: ", "), tracks: ["\(most - report.join.audioTracksJoined) of \(most) audio tracks"],
+                                  why: "the pieces carry AAC, AC-3 and MPEG audio")
+            }
         }
         // Pieces at another rate than the output's are retimed (elementary and MPEG-TS output).
         if let rate = report.join.outputFrameRate {

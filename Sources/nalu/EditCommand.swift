@@ -265,9 +265,10 @@ struct Edit: ParsableCommand {
             var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
             options.colourBoxes = true
             options.metadata = try outputMetadata(from: source, output: output)
-            if let audio = carried.transportStreamInput {
+            if !carried.transportStreamInput.isEmpty {
                 // An MPEG-TS input keeps its times (no --fps edit).
-                return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: audio, parameterSets: outOfBand)
+                return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: carried.transportStreamInput,
+                                       parameterSets: outOfBand)
             }
             // An MP4/MOV or MPEG-TS input keeps its times (no --fps edit).
             return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
@@ -281,8 +282,8 @@ struct Edit: ParsableCommand {
             let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
                                                outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
             if frameRate == nil { try sink.keepTimes(of: source) }
-            try sink.attachAudio(carried.transportStream, source: source)
-            if let audio = carried.transportStreamInput { try sink.carry(audio, of: source) }
+            try sink.carry(carried.transportStream, of: source)
+            for audio in carried.transportStreamInput { try sink.carry(audio, of: source) }
             return sink
         }
     }

@@ -387,7 +387,8 @@ struct Encode: ParsableCommand {
         // left out without --no-audio gives exit status 2 once the output is written.
         let carried: Set<UInt32> = timedFile?.carried ?? (fps == nil ? tsFile?.carried : nil) ?? []
         let lost = decodedInput?.source.reportNotCarried(carried: carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
-                                                          reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only" : nil)
+                                                          reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only"
+                                                              : framing.outputFraming.isTransportStream ? "encode's MPEG-TS output carries the video and one AAC stream" : nil)
         if let extradataOut {
             // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
             try session.prepare()

@@ -13,8 +13,13 @@ struct PackageCommand: ParsableCommand {
         commandName: "package",
         abstract: "Package inputs for streaming: CMAF (fMP4) segments with HLS playlists and a DASH manifest.",
         discussion: """
-        Each input is one video rendition (v0, v1, …) of one presentation; the first input's AAC \
-        audio is the audio rendition (a0). Segments are cut at keyframes only: at the first sync \
+        Each input is one video rendition (v0, v1, …) of one presentation; each audio track of the \
+        first input (AAC, AC-3, MPEG audio; an MPEG-TS input's audio streams) is an audio rendition \
+        (a0, a1, …: EXT-X-MEDIA TYPE=AUDIO with LANGUAGE, a DASH AdaptationSet with lang). Subtitle \
+        and timecode tracks are not packaged: the package is written and the exit status is 2 \
+        naming them, unless --no-subtitles / --no-timecode leave them out on purpose (exit 0); \
+        other tracks (data, metadata) always give exit status 2. MPEG-TS segments (--segment-type \
+        ts) carry the first audio track with v0; further audio tracks give exit status 2. Segments are cut at keyframes only: at the first sync \
         sample at or after each multiple of --segment-duration. Samples keep their source's bytes \
         and times (variable frame rate included); each init segment keeps its track's edit list. \
         Writes <v>_init.mp4, <v>_00001.m4s, …, <v>.m3u8 and master.m3u8 (--hls), manifest.mpd \
@@ -64,6 +69,12 @@ struct PackageCommand: ParsableCommand {
 
     @Flag(help: "Leave the audio out.")
     var noAudio = false
+
+    @Flag(help: "Leave subtitle and closed-caption tracks out (a package has no subtitle renditions; without this flag they give exit status 2).")
+    var noSubtitles = false
+
+    @Flag(help: "Leave timecode tracks out (without this flag they give exit status 2).")
+    var noTimecode = false
 
     @Option(help: ArgumentHelp("H.265 CRA picture with RASL pictures starting a segment: keep (a 'rap ' sample group, SAP type 3) or bla (rewritten as BLA, its RASL pictures dropped).", valueName: "keep|bla"))
     var openGOP: String = "keep"
@@ -128,6 +139,8 @@ struct PackageCommand: ParsableCommand {
         options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
         options.maxAccessUnitSize = maxAccessUnitSize
         options.otherInputs = extradata.map { [$0] } ?? []
+        options.dropsSubtitles = noSubtitles
+        options.dropsTimecode = noTimecode
         Failure.inputSubject = inputs.first
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
@@ -135,6 +148,13 @@ struct PackageCommand: ParsableCommand {
         sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
         let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)
         for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
+        // Tracks left out without an option asking for it: the package is written, exit status 2.
+        if !summary.notCarried.isEmpty {
+            throw CLIError(inputs.first ?? output, "\(summary.notCarried.joined(separator: "; ")) not packaged; the video and audio renditions were written",
+                           hint: "give --no-subtitles / --no-timecode to leave subtitle and timecode tracks out on purpose, --no-audio the audio (exit 0)"
+                               + (summary.notCarried.contains { $0.contains("MPEG-TS segments") } ? "; --segment-type fmp4 gives every audio track its rendition" : ""),
+                           status: NotCarried.status)
+        }
     }
 
     /// `--live`: packages the stream as it comes; the first SIGINT/SIGTERM ends it like the end

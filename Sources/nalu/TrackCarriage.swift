@@ -4,19 +4,19 @@ import NALUMedia
 import NALUTS
 
 /// The tracks of an MP4/MOV input an output carries beside the video: for MP4 output every
-/// track but video tracks (and but the audio with `--no-audio`), for MPEG-TS output the first
-/// AAC track as ADTS.
+/// track but video tracks (and but the audio with `--no-audio`), for MPEG-TS output every AAC,
+/// AC-3 and MPEG audio track.
 struct CarriedTracks {
     var mp4: [MP4TrackReader<AnyRandomAccessSource>] = []
     var movieTimescale: UInt32 = 0
-    var transportStream: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?
-    /// A transport stream input's AAC (to MP4 or MPEG-TS output), read by a second pass.
-    var transportStreamInput: TransportStreamAudioReader?
+    var transportStream: [TransportStreamAudioTrack] = []
+    /// A transport stream input's audio streams (to MP4 or MPEG-TS output), each read by a pass of its own.
+    var transportStreamInput: [TransportStreamAudioReader] = []
 
     /// The track IDs carried (a transport stream's PIDs as `0x1_0000 | PID`).
     var trackIDs: Set<UInt32> {
-        Set(mp4.map(\.track.trackID) + (transportStream.map { [$0.reader.track.trackID] } ?? [])
-            + (transportStreamInput.map { [UInt32($0.pid) | 0x1_0000] } ?? []))
+        Set(mp4.map(\.track.trackID) + transportStream.map(\.reader.track.trackID)
+            + transportStreamInput.map { UInt32($0.pid) | 0x1_0000 })
     }
 }
 
@@ -54,8 +54,8 @@ extension MediaSource {
             carried.mp4 = copied.tracks
             carried.movieTimescale = copied.movieTimescale
         }
-        if to.isTransportStream && !noAudio { carried.transportStream = try transportStreamAudioTrack() }
-        if (to == .mp4 || to.isTransportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudio() }
+        if to.isTransportStream && !noAudio { carried.transportStream = try transportStreamAudioTracks() }
+        if (to == .mp4 || to.isTransportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudioStreams() }
         return carried
     }
 
@@ -84,7 +84,7 @@ extension MediaSource {
         }
         let holds = switch to {
         case .mp4: "the MP4 output has the video and the tracks it copies"
-        case .ts, .m2ts: "the MPEG-TS output carries the video and one AAC stream"
+        case .ts, .m2ts: "the MPEG-TS output carries the video and AAC, AC-3 and MPEG audio"
         case .annexb, .avcc: "an elementary stream holds one video track"
         }
         let held = reason ?? holds

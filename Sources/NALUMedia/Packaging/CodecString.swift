@@ -48,6 +48,11 @@ public enum CodecString {
     /// ``NALUTS/AudioSpecificConfig/fromSampleEntry(_:)`` finds it in the `esds`, also inside a
     /// QuickTime `wave`); `nil` when there is none.
     public static func audio(sampleEntry entry: [UInt8]) -> String? {
+        // AC-3 (ETSI TS 102 366 F.3: "ac-3"); MPEG-1/2 audio in mp4a: its objectTypeIndication in hex (RFC 6381 3.3).
+        if entry.count >= 8, Array(entry[4..<8]) == Array("ac-3".utf8) { return "ac-3" }
+        if let objectType = try? AudioSpecificConfig.objectTypeIndication(sampleEntry: entry), objectType == 0x6B || objectType == 0x69 {
+            return "mp4a.\(hex(objectType).uppercased())"
+        }
         guard let config = try? AudioSpecificConfig.fromSampleEntry(entry), let fields = audioFields(config) else { return nil }
         return "mp4a.40.\(fields.objectType)"
     }

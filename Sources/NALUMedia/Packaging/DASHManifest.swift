@@ -78,7 +78,13 @@ public enum DASHManifest {
     /// The MPD of type `static` (5.3.1.2), profile `isoff-live` (8.4), or `isoff-on-demand` (8.3)
     /// for one file per track (``PackagerOptions/singleFile``).
     public static func staticMPD(video: [PackagedTrack], audio: PackagedTrack?, segmentDuration: Double) -> String {
-        let total = (video + (audio.map { [$0] } ?? [])).map(\.duration).max() ?? 0
+        staticMPD(video: video, audio: audio.map { [$0] } ?? [], segmentDuration: segmentDuration)
+    }
+
+    /// The static MPD with one audio `AdaptationSet` per audio rendition (ids 1, 2, …), each with
+    /// its `lang` (5.3.3.2: RFC 5646, the ISO 639-2 code) when known.
+    public static func staticMPD(video: [PackagedTrack], audio renditions: [PackagedTrack], segmentDuration: Double) -> String {
+        let total = (video + renditions).map(\.duration).max() ?? 0
         // One file per track (SegmentBase): the on-demand profile (8.3); else the live profile (8.4).
         let profile = video.first?.initBytes != nil ? "on-demand" : "live"
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>",
@@ -90,8 +96,9 @@ public enum DASHManifest {
             for track in video { lines += representation(track) }
             lines.append("   </AdaptationSet>")
         }
-        if let audio {
-            lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+        for (index, audio) in renditions.enumerated() {
+            let lang = audio.language.map { " lang=\"\($0)\"" } ?? ""
+            lines.append("   <AdaptationSet id=\"\(index + 1)\" contentType=\"audio\"\(lang) mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
             lines += representation(audio)
             lines.append("   </AdaptationSet>")
         }

@@ -52,18 +52,37 @@ public enum HLSPlaylist {
     /// peak and average bit rates (video plus audio, measured from the segments), `CODECS`,
     /// `RESOLUTION` and `FRAME-RATE`.
     public static func multivariant(video: [PackagedTrack], audio: PackagedTrack?) -> String {
+        multivariant(video: video, audio: audio.map { [$0] } ?? [])
+    }
+
+    /// The multivariant playlist (RFC 8216 4.3.4) with several audio renditions: each an
+    /// `EXT-X-MEDIA` `TYPE=AUDIO` in group `audio` with its `LANGUAGE` (RFC 5646: the ISO 639-2
+    /// code), `NAME` (the language, else the rendition's name; unique in the group, 4.3.4.1.1),
+    /// the first `DEFAULT=YES`; each `EXT-X-STREAM-INF` counts the largest audio rendition's bit
+    /// rates and lists every audio codec.
+    public static func multivariant(video: [PackagedTrack], audio renditions: [PackagedTrack]) -> String {
         var lines = ["#EXTM3U", "#EXT-X-VERSION:7"]
         // Only when every segment starts with an independent picture (not so after --open-gop keep).
         if video.allSatisfy({ $0.segments.allSatisfy(\.startsWithSyncSample) }) { lines.append("#EXT-X-INDEPENDENT-SEGMENTS") }
-        if let audio {
-            var media = "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"audio\",DEFAULT=YES,AUTOSELECT=YES"
-            if let channels = audio.channels { media += ",CHANNELS=\"\(channels)\"" }
-            media += ",URI=\"\(audio.name).m3u8\""
+        var names: Set<String> = []
+        for (index, rendition) in renditions.enumerated() {
+            var name = renditions.count == 1 ? "audio" : rendition.language ?? rendition.name
+            if names.contains(name) { name += " (\(rendition.name))" }
+            names.insert(name)
+            var media = "#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID=\"audio\",NAME=\"\(name)\""
+            if let language = rendition.language { media += ",LANGUAGE=\"\(language)\"" }
+            media += ",DEFAULT=\(index == 0 ? "YES" : "NO"),AUTOSELECT=YES"
+            if let channels = rendition.channels { media += ",CHANNELS=\"\(channels)\"" }
+            media += ",URI=\"\(rendition.name).m3u8\""
             lines.append(media)
         }
+        // The variant's bit rates with its largest audio rendition (what a client may pick).
+        let audio = renditions.max { $0.peakBandwidth < $1.peakBandwidth }
+        var audioCodecs: [String] = []
+        for rendition in renditions where !audioCodecs.contains(rendition.codecs) { audioCodecs.append(rendition.codecs) }
         for track in video {
             var codecs = track.codecs
-            if let audio { codecs += "," + audio.codecs }
+            if !audioCodecs.isEmpty { codecs += "," + audioCodecs.joined(separator: ",") }
             var info = "#EXT-X-STREAM-INF:BANDWIDTH=\(track.peakBandwidth + (audio?.peakBandwidth ?? 0))"
             info += ",AVERAGE-BANDWIDTH=\(track.averageBandwidth + (audio?.averageBandwidth ?? 0))"
             info += ",CODECS=\"\(codecs)\",RESOLUTION=\(track.width)x\(track.height)"

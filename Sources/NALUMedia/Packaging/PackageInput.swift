@@ -15,9 +15,10 @@ import NALUMP4
 /// it as that command does:
 ///
 /// - **MPEG-TS**: every access unit keeps its PES DTS/PTS (``SampleClock``, 90 kHz), the first
-///   picture shown at time 0 through an edit list; its first ADTS AAC stream becomes an `mp4a`
-///   track (the ADTS header made an `esds`, ``TransportStreamAudioReader``), each frame's bytes
-///   unchanged, placed against the video by its PTS.
+///   picture shown at time 0 through an edit list; each AAC, AC-3 and MPEG audio stream becomes
+///   a sound track (``TransportStreamAudioReader``: `mp4a`/`esds`, `ac-3`/`dac3`, its language
+///   in `mdhd`), each frame's bytes unchanged, placed against the video by its PTS; with
+///   ``PackagerOptions/dropsAudio`` none is read.
 /// - **Raw streams**: a constant frame rate from ``PackagerOptions/frameRate`` (`--fps`), else the
 ///   SPS VUI's (neither: an error asking for `--fps`); composition offsets from the picture order counts.
 ///
@@ -33,25 +34,27 @@ final class PackageInput {
 
     /// Muxes `original` into a scratch file in `$TMPDIR` (`nalu-XXXXXX_input.mp4`).
     /// - Throws: ``NALUError``: `.unsupported` for a transport stream with streams that cannot
-    ///   be packaged (other than one AAC stream), or audio read from standard input (a second
-    ///   pass is needed); the muxer's errors.
+    ///   be packaged (other than AAC, AC-3 and MPEG audio; audio of any kind is left out with
+    ///   ``PackagerOptions/dropsAudio``), or audio read from standard input (a second pass is
+    ///   needed); the muxer's errors.
     init(_ original: MediaSource, options: PackagerOptions) throws {
-        var audio: TransportStreamAudioReader?
+        var audio: [TransportStreamAudioReader] = []
         if let stream = original.transportStream {
-            let aac = stream.otherStreams.filter { $0.streamType == 0x0F }
-            if let other = stream.otherStreams.first(where: { $0.streamType != 0x0F }) ?? (aac.count > 1 ? aac[1] : nil) {
+            let others = stream.otherStreams.filter { !(options.dropsAudio && $0.isAudio) }
+            if let other = others.first(where: { TransportStreamAudioReader.Coding($0) == nil }) {
                 throw NALUError(.unsupported, field: original.path,
-                                detail: "\(other) cannot be packaged: only the video and one ADTS AAC stream can")
+                                detail: "\(other) cannot be packaged: only the video and AAC, AC-3 and MPEG audio streams can"
+                                    + (other.isAudio ? " (--no-audio leaves the audio out)" : ""))
             }
-            if !aac.isEmpty, !options.dropsAudio {
+            if !others.isEmpty {
                 guard original.path != "-" else {
                     throw NALUError(.unsupported, field: original.path,
-                                    detail: "the transport stream's AAC audio is read in a second pass, which standard input cannot give: give a file, or --no-audio")
+                                    detail: "the transport stream's audio is read in a second pass, which standard input cannot give: give a file, or --no-audio")
                 }
-                guard let reader = try original.transportStreamAudio() else {
-                    throw NALUError(.missing, field: original.path, detail: "\(aac[0]) has no AAC frame in its first 16 MiB")
+                audio = try original.transportStreamAudioStreams()
+                if let missing = others.first(where: { stream in !audio.contains { $0.pid == stream.pid } }) {
+                    throw NALUError(.missing, field: original.path, detail: "\(missing) has no frame in its first 16 MiB")
                 }
-                audio = reader
             }
         }
         // An unpredictable name outside the package, removed on a signal too.
@@ -62,7 +65,7 @@ final class PackageInput {
         muxerOptions.maxAccessUnitSize = options.maxAccessUnitSize
         do {
             let file = try FileSink(path: temporaryPath, replacing: true)
-            let sink: MP4FileSink = if let audio {
+            let sink: MP4FileSink = if !audio.isEmpty {
                 try MP4FileSink(for: original, output: file, options: muxerOptions, transportStreamAudio: audio)
             } else {
                 try MP4FileSink(for: original, output: file, options: muxerOptions)

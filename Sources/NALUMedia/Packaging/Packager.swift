@@ -38,7 +38,8 @@ public final class Packager {
         // No playlist of an older package may name the segments this run replaces.
         folder.removePlaylistsBeforeFirstWrite(renditions: inputs.count)
         var video: [PackagedTrack] = []
-        var audio: PackagedTrack?
+        var audio: [PackagedTrack] = []
+        var notCarried: [String] = []
         for (index, path) in inputs.enumerated() {
             let opened = try MediaSource(path: path, options: sourceOptions)
             // A raw stream or an MPEG-TS is muxed into an MP4 first (PackageInput.swift).
@@ -46,15 +47,25 @@ public final class Packager {
             notes += input?.notes ?? []
             if let input { inputNames.append((input.source.path, path)) }
             let source = input?.source ?? opened
-            // Nothing is left out silently: a track that is neither the video nor audio stops the run.
-            let others = try source.passthroughTracks()?.tracks.filter { !$0.track.isAudio } ?? []
-            if let other = others.first {
-                throw NALUError(.unsupported, field: path,
-                                detail: "track \(other.track.trackID) (\(other.track.handler)) cannot be packaged: only the video and AAC audio can")
+            // Nothing is left out silently: a track that is neither the video nor audio is left
+            // out on purpose (--no-subtitles, --no-timecode) or listed as not carried.
+            for other in try source.passthroughTracks()?.tracks.filter({ !$0.track.isAudio }) ?? [] {
+                let handler = other.track.handler.description
+                if options.dropsSubtitles && Self.subtitleHandlers.contains(handler) { continue }
+                if options.dropsTimecode && handler == "tmcd" { continue }
+                notCarried.append("\(path) track \(other.track.trackID) (\(handler), \(other.track.sampleEntryType?.description ?? "?"))")
             }
             if options.segmentType == .ts {
                 // The audio goes into the first rendition's program; each other rendition is video only.
                 var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
+                if index == 0, !options.dropsAudio {
+                    // One audio stream goes with the video in MPEG-TS segments: the others are named.
+                    let sound = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
+                    let carried = audioCodecs == nil ? nil : try source.transportStreamAudioTracks().first?.reader.track.trackID
+                    for other in sound where other.track.trackID != carried {
+                        notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry one audio track (fmp4 segments give each its rendition)")
+                    }
+                }
                 if options.checksAlignment, let reference = video.first {
                     try Self.checkAlignment(track, against: reference, rendition: index)
                 }
@@ -68,10 +79,18 @@ public final class Packager {
                 try Self.checkAlignment(track, against: reference, rendition: index)
             }
             let audioTracks = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
-            if !options.dropsAudio, audio == nil, let first = audioTracks.first {
-                audio = try packageAudio(first, movieTimescale: try source.passthroughTracks()?.movieTimescale ?? first.track.timescale,
-                                         inputPath: path, boundaries: track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) })
-                if audioTracks.count > 1 { notes.append("\(path): only the first of its \(audioTracks.count) audio tracks is packaged") }
+            if !options.dropsAudio, audio.isEmpty, !audioTracks.isEmpty {
+                // Every audio track its own rendition (a0, a1, …), cut at the video's segment times.
+                let movieTimescale = try source.passthroughTracks()?.movieTimescale
+                for reader in audioTracks {
+                    // Audio a package cannot hold (PCM, several sample entries) is named, not packaged.
+                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first, CodecString.audio(sampleEntry: entry) != nil else {
+                        notCarried.append("\(path) track \(reader.track.trackID) (soun, \(reader.track.sampleEntryType?.description ?? "?"): AAC, AC-3 and MPEG audio are packaged)")
+                        continue
+                    }
+                    audio.append(try packageAudio(reader, movieTimescale: movieTimescale ?? reader.track.timescale, inputPath: path, name: "a\(audio.count)",
+                                                  boundaries: track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) }))
+                }
             } else if !audioTracks.isEmpty, !options.dropsAudio {
                 notes.append("\(path): its audio is not packaged (the first input's audio is the audio rendition)")
             }
@@ -79,10 +98,10 @@ public final class Packager {
             video.append(track)
         }
         for index in video.indices { try finishTrack(&video[index]) }
-        if audio != nil { try finishTrack(&audio!) }
+        for index in audio.indices { try finishTrack(&audio[index]) }
         var manifests: [String] = []
         if options.hls {
-            for track in video + (audio.map { [$0] } ?? []) {
+            for track in video + audio {
                 try folder.write(text: HLSPlaylist.media(track, segmentType: options.segmentType), to: track.name + ".m3u8")
                 manifests.append(track.name + ".m3u8")
             }
@@ -94,8 +113,12 @@ public final class Packager {
                                   to: DASHManifest.name)
             manifests.append(DASHManifest.name)
         }
-        return PackageSummary(video: video, audio: audio, manifests: manifests, notes: notes)
+        return PackageSummary(video: video, audio: audio, manifests: manifests, notes: notes, notCarried: notCarried)
     }
+
+    /// Handler types of subtitle and caption tracks (ISO/IEC 14496-12 `text`, `subt`, `sbtl`;
+    /// QuickTime `clcp` closed captions), which ``PackagerOptions/dropsSubtitles`` leaves out.
+    static let subtitleHandlers: Set<String> = ["text", "subt", "sbtl", "clcp"]
 
     /// Segment starts of `track` must be those of the first rendition.
     static func checkAlignment(_ track: PackagedTrack, against reference: PackagedTrack, rendition: Int) throws {
@@ -231,20 +254,20 @@ public final class Packager {
 
     /// Copies `reader`'s samples into segments that end where the video's do: a sample goes to
     /// the segment whose time span holds its presentation time (after the track's edit).
-    private func packageAudio(_ reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, inputPath: String,
+    private func packageAudio(_ reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, inputPath: String, name: String,
                               boundaries: [Double]) throws -> PackagedTrack {
         let track = reader.track
         guard track.sampleEntries.count == 1, let entry = track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
             throw NALUError(.unsupported, field: "\(inputPath) track \(track.trackID)",
-                            detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC in mp4a only)")
+                            detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC, AC-3 or MPEG audio, one sample entry)")
         }
-        let name = "a0"
         let offset = try PackagedTime.check(track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
                                             field: "\(inputPath) track \(track.trackID) edit list media_time")
         var packaged = PackagedTrack(kind: .audio, inputPath: inputPath, name: name,
                                      initName: options.segmentType == .fmp4 ? name + "_init.mp4" : nil,
                                      timescale: track.timescale, codecs: codecs, channels: CodecString.channels(sampleEntry: entry),
                                      presentationOffset: offset)
+        packaged.language = track.language.flatMap { $0 == "und" ? nil : $0 }
         try folder.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
                               to: name + "_init.mp4")
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)

@@ -20,8 +20,13 @@ public struct PackagerOptions: Sendable {
     public var dash: Bool
     /// Check that the renditions' segments start at the same times (their keyframes align).
     public var checksAlignment: Bool
-    /// Package no audio (else the first input's first audio track becomes the audio rendition).
+    /// Package no audio (else each audio track of the first input becomes an audio rendition).
     public var dropsAudio: Bool
+    /// Leave subtitle and closed-caption tracks out (`text`, `sbtl`, `subt`, `clcp`; a package has
+    /// no WebVTT renditions): without it they are listed in ``PackageSummary/notCarried``.
+    public var dropsSubtitles = false
+    /// Leave timecode tracks out (`tmcd`): without it they are listed in ``PackageSummary/notCarried``.
+    public var dropsTimecode = false
     /// Low-latency HLS: the part target in seconds (`EXT-X-PART-INF:PART-TARGET`); each segment
     /// is also cut into parts no longer than it (fMP4 only). `nil`: no parts.
     public var partDuration: Rational? = nil
@@ -111,6 +116,9 @@ public struct PackagedTrack: Hashable, Sendable {
     public var frameRate: Double?
     /// Audio channels, when the sample entry says.
     public var channels: Int?
+    /// The ISO 639-2 language of an audio rendition (`mdhd`), `nil` when undetermined: HLS
+    /// `LANGUAGE`, DASH `AdaptationSet@lang`.
+    public var language: String? = nil
     /// The media time the presentation starts at (the edit list's `media_time`; DASH
     /// `presentationTimeOffset`).
     public var presentationOffset: Int64 = 0
@@ -153,8 +161,27 @@ public struct PackagedTrack: Hashable, Sendable {
 public struct PackageSummary: Sendable {
     /// The video renditions, in input order.
     public var video: [PackagedTrack]
-    /// The audio rendition, if any.
-    public var audio: PackagedTrack?
+    /// The first audio rendition, if any.
+    public var audio: PackagedTrack? { audioRenditions.first }
+    /// Every audio rendition (`a0`, `a1`, …: one per audio track of the first input), in track order.
+    public var audioRenditions: [PackagedTrack]
+    /// The input tracks not packaged (subtitles, timecode, data: "in.mov track 3 (text, tx3g)"),
+    /// which the caller reports (``PackagerOptions/dropsSubtitles`` and
+    /// ``PackagerOptions/dropsTimecode`` leave theirs out on purpose: not listed).
+    public var notCarried: [String] = []
+
+    public init(video: [PackagedTrack], audio: [PackagedTrack], manifests: [String], notes: [String], notCarried: [String] = []) {
+        self.video = video
+        audioRenditions = audio
+        self.manifests = manifests
+        self.notes = notes
+        self.notCarried = notCarried
+    }
+
+    /// One audio rendition or none.
+    public init(video: [PackagedTrack], audio: PackagedTrack?, manifests: [String], notes: [String]) {
+        self.init(video: video, audio: audio.map { [$0] } ?? [], manifests: manifests, notes: notes)
+    }
     /// Files written besides segments (playlists, manifest), relative to the folder.
     public var manifests: [String]
     /// Things the user should know although nothing failed.

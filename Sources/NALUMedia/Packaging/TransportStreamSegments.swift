@@ -172,8 +172,10 @@ extension Packager {
         var audio: (reader: MP4TrackReader<AnyRandomAccessSource>, samples: MP4SampleIterator<AnyRandomAccessSource>, offset: Int64)?
         var configuration = TransportStreamWriterConfiguration(videoStreamType: codec == .h264 ? .h264 : .hevc)
         var audioCodecs: String?
-        if withAudio, let (reader, config) = try source.transportStreamAudioTrack() {
-            configuration.audio = try ADTSHeader(audioSpecificConfig: config)
+        // The first audio track a transport stream carries (AAC, AC-3, MPEG audio), with its language.
+        if withAudio, let first = try source.transportStreamAudioTracks().first {
+            let reader = first.reader
+            configuration.audioStreams = [first.stream]
             audio = (reader, reader.samples(), try PackagedTime.check(reader.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
                                                                       timescale: reader.track.timescale, field: "\(source.path) audio edit list media_time"))
             audioCodecs = reader.track.sampleEntries.first.flatMap { CodecString.audio(sampleEntry: $0) }

@@ -34,10 +34,40 @@ public struct ProgramElement: Sendable, Hashable, CustomStringConvertible {
     public var streamType: UInt8
     /// `elementary_PID`.
     public var pid: UInt16
+    /// The `ISO_639_language` code of its ISO_639_language_descriptor (2.6.18), when it has one.
+    public var language: String?
+    /// Whether its ES_info says AC-3: a DVB AC-3_descriptor (ETSI EN 300 468 D.3, tag 0x6A) or a
+    /// registration_descriptor (2.6.8) with format_identifier "AC-3" (ATSC A/52 Annex A): with
+    /// `stream_type` 0x06, an AC-3 stream.
+    public var hasAC3Descriptor = false
 
-    public init(streamType: UInt8, pid: UInt16) {
+    public init(streamType: UInt8, pid: UInt16, language: String? = nil, hasAC3Descriptor: Bool = false) {
         self.streamType = streamType
         self.pid = pid
+        self.language = language
+        self.hasAC3Descriptor = hasAC3Descriptor
+    }
+
+    /// Reads the language and AC-3 descriptors of an ES_info loop (2.6: `descriptor_tag`,
+    /// `descriptor_length`, its bytes); a descriptor whose length runs past the loop ends it.
+    mutating func read(descriptors info: UnsafeRawBufferPointer) {
+        var index = 0
+        while index + 2 <= info.count {
+            let tag = info[index]
+            let length = Int(info[index + 1])
+            let body = index + 2
+            guard body + length <= info.count else { return }
+            if tag == 0x0A, length >= 4, language == nil {
+                // ISO_639_language_code: three 8-bit ISO 8859-1 characters, audio_type.
+                let code = (0..<3).map { info[body + $0] }
+                if code.allSatisfy({ (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) {
+                    language = String(decoding: code.map { $0 | 0x20 }, as: UTF8.self)
+                }
+            } else if tag == 0x6A || (tag == 0x05 && length >= 4 && (0..<4).map({ info[body + $0] }) == Array("AC-3".utf8)) {
+                hasAC3Descriptor = true
+            }
+            index = body + length
+        }
     }
 
     /// Whether nalu reads this stream: H.264 (0x1B) or H.265 (0x24).
@@ -45,9 +75,11 @@ public struct ProgramElement: Sendable, Hashable, CustomStringConvertible {
         streamType == TransportStreamType.h264.rawValue || streamType == TransportStreamType.hevc.rawValue
     }
 
-    /// "PID 0x101 (stream_type 0x0F, AAC audio)".
+    /// "PID 0x101 (stream_type 0x0F, AAC audio, eng)".
     public var description: String {
-        "PID 0x" + String(pid, radix: 16) + " (stream_type 0x" + hex(streamType) + (Self.name(streamType).map { ", " + $0 } ?? "") + ")"
+        let name = streamType == 0x06 && hasAC3Descriptor ? "AC-3 audio" : Self.name(streamType)
+        return "PID 0x" + String(pid, radix: 16) + " (stream_type 0x" + hex(streamType) + (name.map { ", " + $0 } ?? "")
+            + (language.map { ", " + $0 } ?? "") + ")"
     }
 
     /// A short name for common `stream_type` values (Table 2-34, and ATSC A/52 for AC-3/E-AC-3).
@@ -105,9 +137,12 @@ public struct ProgramMapTable: Sendable, Hashable {
             let type = section[index]
             let pid = UInt16(section[index + 1] & 0x1F) << 8 | UInt16(section[index + 2])
             let infoLength = Int(section[index + 3] & 0x0F) << 8 | Int(section[index + 4])
-            index += 5 + infoLength
+            let info = index + 5
+            index = info + infoLength
             guard index <= end else { throw PSIError(field: "ES_info_length", detail: "\(infoLength) past the section's end") }
-            elements.append(ProgramElement(streamType: type, pid: pid))
+            var element = ProgramElement(streamType: type, pid: pid)
+            element.read(descriptors: UnsafeRawBufferPointer(rebasing: section[info..<index]))
+            elements.append(element)
         }
     }
 }
@@ -133,5 +168,8 @@ public struct PSIError: Error, Sendable, Hashable, CustomStringConvertible {
 extension ProgramElement {
     /// Whether the stream type is audio (ISO/IEC 13818-1 Table 2-34: MPEG-1/2 audio, AAC in
     /// ADTS or LATM, AC-3, E-AC-3).
-    public var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87].contains(streamType) }
+    public var isAudio: Bool { [0x03, 0x04, 0x0F, 0x11, 0x81, 0x87].contains(streamType) || isAC3 }
+
+    /// Whether it is AC-3: stream_type 0x81 (ATSC A/52 Annex A), or 0x06 with an AC-3_descriptor (DVB).
+    public var isAC3: Bool { streamType == 0x81 || (streamType == 0x06 && hasAC3Descriptor) }
 }

@@ -9,6 +9,32 @@ public enum AudioSpecificConfig {
     /// flags, then an `ES_Descriptor` holding a `DecoderConfigDescriptor`; ISO/IEC 14496-1
     /// 7.2.6.5, 7.2.6.6, 7.2.6.7). Offsets in errors are from the start of `esds`.
     public static func decoderSpecificInfo(esds: [UInt8]) throws(NALUError) -> [UInt8] {
+        let config = try decoderConfigDescriptor(esds: esds)
+        var decoder = DescriptorReader(bytes: esds, position: config.lowerBound, end: config.upperBound)
+        // objectTypeIndication, streamType/upStream, bufferSizeDB, maxBitrate, avgBitrate.
+        _ = try decoder.bytes(13, field: "DecoderConfigDescriptor")
+        let info = try decoder.descriptor(tag: 0x05, field: "DecoderSpecificInfo")
+        return Array(esds[info])
+    }
+
+    /// The `objectTypeIndication` of an `esds` box's DecoderConfigDescriptor (ISO/IEC 14496-1
+    /// 7.2.6.6, Table 5: 0x40 MPEG-4 audio, 0x6B ISO/IEC 11172-3, 0x69 ISO/IEC 13818-3, …).
+    public static func objectTypeIndication(esds: [UInt8]) throws(NALUError) -> UInt8 {
+        let config = try decoderConfigDescriptor(esds: esds)
+        guard let first = config.first else {
+            throw NALUError(.truncated, field: "objectTypeIndication", byteOffset: Int64(config.lowerBound), detail: "an empty DecoderConfigDescriptor")
+        }
+        return esds[first]
+    }
+
+    /// The `objectTypeIndication` of a whole `mp4a` sample entry's `esds` (as ``fromSampleEntry(_:)`` finds it).
+    public static func objectTypeIndication(sampleEntry entry: [UInt8]) throws(NALUError) -> UInt8 {
+        let esds = try esdsRange(in: entry)
+        return try offsetErrors(esds.lowerBound) { () throws(NALUError) in try objectTypeIndication(esds: Array(entry[esds])) }
+    }
+
+    /// The body of the DecoderConfigDescriptor in an `esds` box's payload.
+    private static func decoderConfigDescriptor(esds: [UInt8]) throws(NALUError) -> Range<Int> {
         var reader = DescriptorReader(bytes: esds, position: 4)
         guard esds.count >= 4 else { throw NALUError(.truncated, field: "esds", byteOffset: 0, detail: "\(esds.count) bytes") }
         let es = try reader.descriptor(tag: 0x03, field: "ES_Descriptor")
@@ -21,18 +47,19 @@ public enum AudioSpecificConfig {
             _ = try inner.bytes(length, field: "URLstring")
         }
         if flags & 0x20 != 0 { _ = try inner.bytes(2, field: "OCR_ES_Id") }
-        let config = try inner.descriptor(tag: 0x04, field: "DecoderConfigDescriptor")
-        var decoder = DescriptorReader(bytes: esds, position: config.lowerBound, end: config.upperBound)
-        // objectTypeIndication, streamType/upStream, bufferSizeDB, maxBitrate, avgBitrate.
-        _ = try decoder.bytes(13, field: "DecoderConfigDescriptor")
-        let info = try decoder.descriptor(tag: 0x05, field: "DecoderSpecificInfo")
-        return Array(esds[info])
+        return try inner.descriptor(tag: 0x04, field: "DecoderConfigDescriptor")
     }
 
     /// The AudioSpecificConfig of a whole `mp4a` sample entry (box header included): its `esds`
     /// child, or the one inside a QuickTime `wave` box. Sound sample entry versions 0, 1 and 2
     /// (QuickTime's longer layouts) are read.
     public static func fromSampleEntry(_ entry: [UInt8]) throws(NALUError) -> [UInt8] {
+        let esds = try esdsRange(in: entry)
+        return try offsetErrors(esds.lowerBound) { () throws(NALUError) in try decoderSpecificInfo(esds: Array(entry[esds])) }
+    }
+
+    /// Where the `esds` payload of a whole `mp4a` sample entry is: its child, or the one in a `wave` box.
+    private static func esdsRange(in entry: [UInt8]) throws(NALUError) -> Range<Int> {
         guard entry.count >= 36 else { throw NALUError(.truncated, field: "mp4a", byteOffset: 0, detail: "\(entry.count) bytes, needs 36") }
         // SampleEntry (8 + 8 bytes), then the sound description's version.
         let version = Int(entry[16]) << 8 | Int(entry[17])
@@ -43,13 +70,9 @@ public enum AudioSpecificConfig {
         default: -1
         }
         guard childrenStart > 0 else { throw NALUError(.unsupported, field: "sound sample entry version", byteOffset: 16, detail: "\(version)") }
-        if let esds = try child("esds", in: entry, from: childrenStart, to: entry.count) {
-            return try offsetErrors(esds.lowerBound) { () throws(NALUError) in try decoderSpecificInfo(esds: Array(entry[esds])) }
-        }
+        if let esds = try child("esds", in: entry, from: childrenStart, to: entry.count) { return esds }
         if let wave = try child("wave", in: entry, from: childrenStart, to: entry.count),
-           let esds = try child("esds", in: entry, from: wave.lowerBound, to: wave.upperBound) {
-            return try offsetErrors(esds.lowerBound) { () throws(NALUError) in try decoderSpecificInfo(esds: Array(entry[esds])) }
-        }
+           let esds = try child("esds", in: entry, from: wave.lowerBound, to: wave.upperBound) { return esds }
         throw NALUError(.missing, field: "esds", detail: "the sample entry has no esds box")
     }
 

@@ -7,10 +7,13 @@ public enum ProgramSpecificInformation {
     public struct Stream: Sendable, Hashable {
         public var streamType: TransportStreamType
         public var pid: UInt16
+        /// The ES_info descriptors (2.6), each with its tag and length.
+        public var descriptors: [UInt8]
 
-        public init(streamType: TransportStreamType, pid: UInt16) {
+        public init(streamType: TransportStreamType, pid: UInt16, descriptors: [UInt8] = []) {
             self.streamType = streamType
             self.pid = pid
+            self.descriptors = descriptors
         }
     }
 
@@ -27,7 +30,8 @@ public enum ProgramSpecificInformation {
         return section(tableID: programAssociationTableID, tableIDExtension: transportStreamID, body: body)
     }
 
-    /// A `TS_program_map_section` (2.4.4.8), no descriptors, CRC included.
+    /// A `TS_program_map_section` (2.4.4.8), no program descriptors, each stream's ES_info
+    /// descriptors (at most 1023 bytes, 2.4.4.9; more are left out), CRC included.
     public static func programMapSection(programNumber: UInt16, pcrPID: UInt16, streams: [Stream]) -> [UInt8] {
         var body: [UInt8] = []
         append16(0xE000 | pcrPID & 0x1FFF, to: &body)  // '111' reserved, PCR_PID
@@ -35,7 +39,9 @@ public enum ProgramSpecificInformation {
         for stream in streams {
             body.append(stream.streamType.rawValue)
             append16(0xE000 | stream.pid & 0x1FFF, to: &body)  // '111', elementary_PID
-            append16(0xF000, to: &body)  // '1111', ES_info_length 0
+            let info = stream.descriptors.count <= 0x3FF ? stream.descriptors : []
+            append16(0xF000 | UInt16(info.count), to: &body)  // '1111', ES_info_length
+            body += info
         }
         return section(tableID: programMapTableID, tableIDExtension: programNumber, body: body)
     }

@@ -65,7 +65,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     public let options: TransportStreamMuxerOptions
     private var sink: Sink?
     private var writer: TransportStreamWriter<Sink>?
-    private var audio: ADTSHeader?
+    private var audioStreams: [TransportStreamAudioStream] = []
     private var converter: LengthPrefixedToAnnexB
     /// Access units written by the converter, in decoding order, from `head`; those before were written.
     private var pending = PendingBytes()
@@ -79,7 +79,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     private var trailingDropped = 0
     private var timing: Timing?
     /// Audio frames that came before the first picture gave the timing.
-    private var earlyAudio: [(frame: [UInt8], time: Int64, timescale: Int64)] = []
+    private var earlyAudio: [(frame: [UInt8], time: Int64, timescale: Int64, stream: Int)] = []
     private var earlyAudioBytes = 0
 
     /// The source's times (``useSourceTiming(timescale:presentationOrigin:lookup:)``).
@@ -117,27 +117,53 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
 
     /// Called before each access unit is written with its DTS minus the first picture's PTS
     /// (90 kHz ticks; negative for the pictures decoded before it), and once with `nil` after
-    /// the last: where a caller interleaves audio (``pushAudio(_:time:timescale:)``) by time.
+    /// the last: where a caller interleaves audio (``pushAudio(_:time:timescale:stream:)``) by time.
     public var willWriteVideo: ((_ decodeTimeFromStart: Int64?) throws -> Void)?
+
+    /// Adds `feed` to ``willWriteVideo``: called after what was there (one feeder per audio stream).
+    public func alsoBeforeVideo(_ feed: @escaping (_ decodeTimeFromStart: Int64?) throws -> Void) {
+        let previous = willWriteVideo
+        willWriteVideo = { time in
+            try previous?(time)
+            try feed(time)
+        }
+    }
 
     /// The writer's sink, once created (after the first access unit).
     public var output: Sink? { writer?.sink ?? sink }
 
     /// Adds an AAC stream (ADTS, stream type 0x0F) described by its AudioSpecificConfig (an MP4
     /// `esds` DecoderSpecificInfo). Call before the first NAL unit.
-    public func addAudio(audioSpecificConfig: [UInt8]) throws(NALUError) {
+    /// - Returns: the stream's index for ``pushAudio(_:time:timescale:stream:)``.
+    @discardableResult
+    public func addAudio(audioSpecificConfig: [UInt8], language: String? = nil) throws(NALUError) -> Int {
+        try addAudio(.aac(try ADTSHeader(audioSpecificConfig: audioSpecificConfig), language: language))
+    }
+
+    /// Adds an audio stream (AAC, AC-3, MPEG audio; its PID follows the previous one's). Call
+    /// before the first NAL unit.
+    /// - Returns: the stream's index for ``pushAudio(_:time:timescale:stream:)``.
+    @discardableResult
+    public func addAudio(_ stream: TransportStreamAudioStream) throws(NALUError) -> Int {
         guard sink != nil, queue.decodeCount == 0 else {
             throw NALUError(.invalidValue, field: "audio stream", detail: "added after the first picture")
         }
-        audio = try ADTSHeader(audioSpecificConfig: audioSpecificConfig)
+        guard audioStreams.count < TransportStreamWriterConfiguration.maxAudioStreams else {
+            throw NALUError(.tooLarge, field: "audio streams", detail: "more than \(TransportStreamWriterConfiguration.maxAudioStreams)")
+        }
+        audioStreams.append(stream)
+        return audioStreams.count - 1
     }
+
+    /// The audio streams added.
+    public var audio: [TransportStreamAudioStream] { audioStreams }
 
     /// Times every access unit from its source instead of a frame rate: `lookup` gives the
     /// ``NALU/SampleTiming`` (ticks of `1/timescale` s) of the access unit whose first NAL unit
     /// has the given offset. PTS and DTS are those times converted to 90 kHz (each rounded
     /// down on its own, so nothing drifts), shifted so that source time `presentationOrigin`
     /// presents at ``TransportStreamMuxerSummary/firstPTS`` (the time 0 of
-    /// ``pushAudio(_:time:timescale:)``: an MP4 input's edit `media_time`); `nil` takes the first
+    /// ``pushAudio(_:time:timescale:stream:)``: an MP4 input's edit `media_time`); `nil` takes the first
     /// access unit's presentation time. Pictures before the origin (an edit list hid them) keep
     /// their earlier times. Call before the first NAL unit. An access unit without times is refused.
     public func useSourceTiming(timescale: UInt32, presentationOrigin: Int64?, lookup: @escaping SampleTimingLookup) throws(NALUError) {
@@ -164,25 +190,26 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         try NALUnitView.withNALUnit(nalUnit) { try push($0) }
     }
 
-    /// Feeds one raw AAC frame (no ADTS header) presented at `time` / `timescale` seconds from
+    /// Feeds one frame of audio stream `stream` (a raw AAC frame, no ADTS header; an AC-3 or
+    /// MPEG audio frame whole) presented at `time` / `timescale` seconds from
     /// the start of the video (its first picture in presentation order). Frames come in time
     /// order, interleaved with the video by the caller (an MP4 reader's sample order). `time`
     /// may be negative (AAC priming before the first picture) down to the first PTS.
-    public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64) throws {
-        guard audio != nil else { throw NALUError(.missing, field: "audio stream", detail: "addAudio first") }
+    public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64, stream: Int = 0) throws {
+        guard audioStreams.indices.contains(stream) else { throw NALUError(.missing, field: "audio stream", detail: "\(stream): addAudio first") }
         guard timescale > 0, time > Int64.min else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale)") }
         guard let writer, let timing else {
             guard rawFrame.count <= options.maxAccessUnitSize - earlyAudioBytes else {
                 throw AccessUnitLimit.error(limit: options.maxAccessUnitSize, at: 0)
             }
-            earlyAudio.append((Array(rawFrame), time, timescale))
+            earlyAudio.append((Array(rawFrame), time, timescale, stream))
             earlyAudioBytes += rawFrame.count
             return
         }
         let offset = try Self.ticks(abs(time), numerator: 90_000, denominator: timescale)
         let pts = time >= 0 ? timing.firstPTS + offset : timing.firstPTS - offset
         guard pts >= 0 else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale) is before the stream's start") }
-        try writer.writeAudio(rawFrame, pts: pts)
+        try writer.writeAudio(rawFrame, pts: pts, stream: stream)
     }
 
     /// Writes what is left.
@@ -334,11 +361,11 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         self.sink = nil
         var configuration = options.writer
         configuration.videoStreamType = codec == .h264 ? .h264 : .hevc
-        configuration.audio = audio
+        configuration.audioStreams = audioStreams
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
         self.writer = writer
         for item in earlyAudio {
-            try item.frame.withUnsafeBytes { try pushAudio($0, time: item.time, timescale: item.timescale) }
+            try item.frame.withUnsafeBytes { try pushAudio($0, time: item.time, timescale: item.timescale, stream: item.stream) }
         }
         earlyAudio = []
         earlyAudioBytes = 0

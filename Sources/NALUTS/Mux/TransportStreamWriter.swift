@@ -4,8 +4,19 @@ public import NALU
 public struct TransportStreamWriterConfiguration: Sendable, Hashable {
     /// The video stream's `stream_type` (``TransportStreamType/h264`` or ``TransportStreamType/hevc``).
     public var videoStreamType: TransportStreamType
-    /// The AAC stream's ADTS parameters, when there is audio.
-    public var audio: ADTSHeader?
+    /// The audio streams (at most ``maxAudioStreams``), on PIDs ``audioPID``, ``audioPID`` + 1, …
+    public var audioStreams: [TransportStreamAudioStream] = []
+    /// The most audio streams a program gets here.
+    public static let maxAudioStreams = 32
+    /// The first audio stream's ADTS parameters, when it is AAC; setting it makes the program
+    /// one AAC stream (`nil`: none).
+    public var audio: ADTSHeader? {
+        get {
+            guard case .aac(let header)? = audioStreams.first?.format else { return nil }
+            return header
+        }
+        set { audioStreams = newValue.map { [.aac($0)] } ?? [] }
+    }
     /// `transport_stream_id` of the PAT.
     public var transportStreamID: UInt16 = 1
     /// `program_number` of the one program.
@@ -14,7 +25,7 @@ public struct TransportStreamWriterConfiguration: Sendable, Hashable {
     public var programMapPID: UInt16 = 0x1000
     /// PID of the video stream, which also carries the PCR (FFmpeg's default, 0x100).
     public var videoPID: UInt16 = 0x100
-    /// PID of the audio stream.
+    /// PID of the first audio stream; the others follow it.
     public var audioPID: UInt16 = 0x101
     /// Most 90 kHz ticks of PCR time between two PAT/PMT pairs (100 ms).
     public var psiInterval: Int64 = 9_000
@@ -34,6 +45,9 @@ public struct TransportStreamWriterConfiguration: Sendable, Hashable {
         self.videoStreamType = videoStreamType
         self.audio = audio
     }
+
+    /// The PID of audio stream `index`.
+    public func audioPID(_ index: Int) -> UInt16 { audioPID &+ UInt16(truncatingIfNeeded: index) }
 }
 
 /// What a ``TransportStreamWriter`` wrote.
@@ -47,7 +61,8 @@ public struct TransportStreamWriterSummary: Sendable, Hashable {
 }
 
 /// Writes a one-program MPEG-2 transport stream (ISO/IEC 13818-1) of one video stream and
-/// optionally one ADTS AAC stream: timed access units in, 188-byte packets out.
+/// audio streams (ADTS AAC, AC-3, MPEG audio: ``TransportStreamAudioStream``): timed access
+/// units in, 188-byte packets out.
 ///
 /// - PAT and PMT go first and again before the first access unit written when 60 ms of PCR
 ///   time have passed since the last pair (at 10 fps or more, no two pairs are more than 100 ms
@@ -63,8 +78,8 @@ public struct TransportStreamWriterSummary: Sendable, Hashable {
 ///   plus a bounded overhead per access unit (at most 2 table packets, the PES header and
 ///   one packet of stuffing), whatever timing the stream claims; the price is that access
 ///   units more than 100 ms apart (below 10 fps) have their PCRs as far apart as they are.
-/// - Each AAC frame is one PES packet (`stream_id` 0xC0, PTS) holding the frame with its ADTS
-///   header (``ADTSHeader``).
+/// - Each audio frame is one PES packet (``TransportStreamAudioStream/streamID``, PTS): an AAC
+///   frame with its ADTS header (``ADTSHeader``), an AC-3 or MPEG audio frame as it is.
 ///
 /// Timestamps are 90 kHz ticks, written modulo 2^33. Video access units come in decoding order;
 /// the caller interleaves audio frames by time.
@@ -83,13 +98,16 @@ public final class TransportStreamWriter<Sink: ByteSink> {
     private static var patSlot: Int { 0 }
     private static var pmtSlot: Int { 1 }
     private static var videoSlot: Int { 2 }
-    private static var audioSlot: Int { 3 }
+    private static func audioSlot(_ index: Int) -> Int { 3 + index }
 
     public init(sink: Sink, configuration: TransportStreamWriterConfiguration) throws(NALUError) {
         guard configuration.videoStreamType != .adtsAAC else {
             throw NALUError(.invalidValue, field: "stream_type", detail: "the video stream cannot be ADTS AAC")
         }
-        let pids = [configuration.programMapPID, configuration.videoPID] + (configuration.audio == nil ? [] : [configuration.audioPID])
+        guard configuration.audioStreams.count <= TransportStreamWriterConfiguration.maxAudioStreams else {
+            throw NALUError(.tooLarge, field: "audio streams", detail: "\(configuration.audioStreams.count); at most \(TransportStreamWriterConfiguration.maxAudioStreams)")
+        }
+        let pids = [configuration.programMapPID, configuration.videoPID] + configuration.audioStreams.indices.map { configuration.audioPID($0) }
         guard Set(pids).count == pids.count, pids.allSatisfy({ (0x0010...0x1FFE).contains($0) }) else {
             throw NALUError(.invalidValue, field: "PID", detail: "\(pids); PIDs must differ and lie in 0x0010–0x1FFE")
         }
@@ -99,12 +117,14 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         }
         self.configuration = configuration
         self.sink = sink
-        packetizer = TransportPacketizer(packets: configuration.bufferedPackets, slots: 4, timestamped: configuration.timestampedPackets)
+        packetizer = TransportPacketizer(packets: configuration.bufferedPackets, slots: 3 + configuration.audioStreams.count, timestamped: configuration.timestampedPackets)
         programAssociation = ProgramSpecificInformation.programAssociationSection(
             transportStreamID: configuration.transportStreamID, programNumber: configuration.programNumber,
             programMapPID: configuration.programMapPID)
         var streams = [ProgramSpecificInformation.Stream(streamType: configuration.videoStreamType, pid: configuration.videoPID)]
-        if configuration.audio != nil { streams.append(.init(streamType: .adtsAAC, pid: configuration.audioPID)) }
+        for (index, audio) in configuration.audioStreams.enumerated() {
+            streams.append(.init(streamType: audio.streamType, pid: configuration.audioPID(index), descriptors: audio.descriptors))
+        }
         programMap = ProgramSpecificInformation.programMapSection(programNumber: configuration.programNumber,
                                                                   pcrPID: configuration.videoPID, streams: streams)
         header.reserveCapacity(PESHeader.maxWrittenLength + ADTSHeader.length)
@@ -139,17 +159,23 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         if randomAccess { summary.randomAccessPoints += 1 }
     }
 
-    /// Writes one raw AAC frame (no ADTS header: this adds it) as a PES packet with `pts` (90 kHz).
-    public func writeAudio(_ rawFrame: UnsafeRawBufferPointer, pts: Int64) throws {
-        guard let adts = configuration.audio else {
-            throw NALUError(.missing, field: "audio stream", detail: "the configuration has no AAC stream")
+    /// Writes one audio frame of audio stream `stream` as a PES packet with `pts` (90 kHz): a
+    /// raw AAC frame (no ADTS header: this adds it), an AC-3 or MPEG audio frame whole.
+    public func writeAudio(_ rawFrame: UnsafeRawBufferPointer, pts: Int64, stream: Int = 0) throws {
+        guard configuration.audioStreams.indices.contains(stream) else {
+            throw NALUError(.missing, field: "audio stream", detail: "\(stream); the configuration has \(configuration.audioStreams.count)")
         }
+        let audio = configuration.audioStreams[stream]
         if lastTables == nil { try writeTables(at: pts - configuration.pcrDelay) }
         header.removeAll(keepingCapacity: true)
-        PESHeader.append(to: &header, streamID: PESHeader.audioStreamID, pts: pts, dts: nil, payloadLength: ADTSHeader.length + rawFrame.count)
-        try adts.append(rawFrameLength: rawFrame.count, to: &header)
+        if case .aac(let adts) = audio.format {
+            PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: ADTSHeader.length + rawFrame.count)
+            try adts.append(rawFrameLength: rawFrame.count, to: &header)
+        } else {
+            PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: rawFrame.count)
+        }
         try header.withUnsafeBytes { header in
-            try packetizer.writeUnit(pid: configuration.audioPID, slot: Self.audioSlot, header: header, payload: rawFrame,
+            try packetizer.writeUnit(pid: configuration.audioPID(stream), slot: Self.audioSlot(stream), header: header, payload: rawFrame,
                                      adaptation: .init()) { try sink.write($0) }
         }
         summary.audioFrames += 1
