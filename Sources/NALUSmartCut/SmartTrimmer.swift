@@ -43,6 +43,9 @@ public final class SmartTrimmer {
         public var audioTracks: Int
         /// Their track_IDs in the input.
         public var audioTrackIDs: [UInt32] = []
+        /// The track_IDs of the input's other tracks (subtitles, timecode, metadata) cut with
+        /// the video (``NALUMedia/TrimTrackCut``), or with nothing in the range.
+        public var otherTrackIDs: [UInt32] = []
     }
 
     public let path: String
@@ -117,13 +120,11 @@ public final class SmartTrimmer {
         options.editList = nil
         let videoDuration = UInt64(clamping: timing.presentedDuration)
         let cuts = audio ? try TrimAudioCut.cuts(for: trim, source: trimmer.source, segmentDuration: videoDuration) : []
-        if !cuts.isEmpty {
-            options.passthroughTracks = cuts.map { cut in
-                var track = MP4PassthroughTrack(copying: cut.reader.track)
-                track.editList = cut.editList
-                return track
-            }
-        }
+        // Subtitle, timecode and metadata tracks clipped to the range, the timecode moved to
+        // the first picture's.
+        let (others, empty) = try TrimTrackCut.cuts(for: trim, source: trimmer.source, segmentDuration: videoDuration, movieTimescale: timescale)
+        let copied = TrimTrackCut.copied(audio: cuts, others: others)
+        if !copied.tracks.isEmpty { options.passthroughTracks = copied.tracks }
         // A transport stream's AAC, cut to the presented range (its PTS, 90 kHz).
         let tsAudio = audio && cuts.isEmpty ? try trimmer.source.transportStreamAudio() : nil
         var tsFeeder: TransportStreamAudioMP4Feeder?
@@ -137,8 +138,8 @@ public final class SmartTrimmer {
         }
         let sink = try MP4FileSink(codec: index.codec, output: output, options: options)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: timing.lookup)
-        if !cuts.isEmpty {
-            let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
+        if !copied.tracks.isEmpty {
+            let interleaver = MP4PassthroughInterleaver(tracks: copied.readers, cuts: copied.cuts)
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
                 try interleaver.advance(to: time, timescale: timescale, writer: writer)
             }
@@ -154,7 +155,8 @@ public final class SmartTrimmer {
         var ids = cuts.map(\.reader.track.trackID)
         if let tsAudio { ids.append(UInt32(tsAudio.pid) | 0x1_0000) }
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
-                      copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids)
+                      copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids,
+                      otherTrackIDs: others.map(\.reader.track.trackID) + empty)
     }
 
     /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'
