@@ -206,6 +206,8 @@ public final class SmartTrimmer {
         var tailDone = plan.tail.isEmpty
         var pending: [(nalUnits: [[UInt8]], pts: Int64?)] = []  // copied access units waiting for the head
         var copyParameterSets: [[UInt8]]?  // the sets in force at the copy point
+        // The source's HDR10 SEI, into the re-encoded keyframes (issue 41 item 14).
+        var hdr = HDRSEICarriage(codec: codec, declarativeSEI: input.declarativeSEI)
         let lastNeeded = max(plan.copied.last ?? -1, headRange?.upperBound ?? -1, tailRange?.upperBound ?? -1)
 
         func encode(_ frames: [DecodedFrame]) throws {
@@ -222,10 +224,13 @@ public final class SmartTrimmer {
             if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
             let session = try EncoderSession(configuration: configuration, factory: encoder)
             let sorted = frames.sorted { $0.pts < $1.pts }
+            let carriage = hdr
             for frame in sorted {
-                try session.encode(frame.frame()) { try writer.write(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), pts: $0.pts) }
+                try session.encode(frame.frame()) {
+                    try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts)
+                }
             }
-            try session.flush { try writer.write(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), pts: $0.pts) }
+            try session.flush { try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts) }
         }
         func finishHead() throws {
             guard !headDone else { return }
@@ -256,6 +261,7 @@ public final class SmartTrimmer {
                 for nal in nalUnits where codec.isParameterSet(nal) { try store.add(nal) }
             }
             guard position >= firstNeeded else { return }
+            for nal in nalUnits { hdr.take(nal) }
             let pts = index.entries[position].presentationTime
             let coded = CodedAccessUnit(nalUnits: nalUnits, index: position, byteOffset: byteOffset, pts: pts,
                                         keyframe: keyframe, pictureType: pictureType)

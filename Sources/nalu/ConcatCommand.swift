@@ -44,6 +44,9 @@ struct Concat: ParsableCommand {
     @Option(help: "Codec of the inputs (h264|hevc); detected when omitted.")
     var codec: CodecOption?
 
+    @Option(help: ArgumentHelp("MPEG-TS inputs: the PID of the video stream to read (decimal or 0x hex), which chooses its program, as info and convert take it; default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("avcC/hvcC record of the length-prefixed inputs.", valueName: "file"))
     var extradata: String?
 
@@ -79,7 +82,7 @@ struct Concat: ParsableCommand {
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
         let joiner: Concatenator
         do {
-            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec)], lengthPrefixedRecord: record)
+            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)
         } catch let error as NALUError where error.field == "concat" {
             throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
         } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {

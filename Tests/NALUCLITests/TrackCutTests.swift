@@ -1,0 +1,191 @@
+import Foundation
+import Testing
+
+/// Issue 41, items 12, 14 and 16, on the clips Scripts/make-tracks-fixtures.sh makes:
+/// `tc_sub_2997.mov` (29.97 fps H.264 + AAC + a `tx3g` subtitle track + a drop-frame `tmcd`
+/// timecode track starting at 01:00:00;00, a location) and `hdr10.mp4` (HEVC Main 10 with
+/// mastering display and content light level SEI). Every cut carries the subtitles (their
+/// packets as ffprobe reads them, clipped to the range) and the timecode, moved to the first
+/// picture shown, as ffprobe's `timecode` tag reports it; a cut that cannot carry them exits 2;
+/// `info` lists every track as ffprobe does.
+@Suite struct TrackCutTests {
+    static let movie = CLIRunner.fixture("tracks/tc_sub_2997.mov")
+    static let hdr = CLIRunner.fixture("tracks/hdr10.mp4")
+
+    static func ffprobe(_ arguments: [String]) throws -> [String: Any] {
+        let result = try runTool("ffprobe", ["-v", "error", "-of", "json"] + arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    }
+
+    static func streams(_ path: String) throws -> [[String: Any]] {
+        try #require(try ffprobe(["-show_streams", path])["streams"] as? [[String: Any]])
+    }
+
+    static func tags(_ stream: [String: Any]) -> [String: String] { stream["tags"] as? [String: String] ?? [:] }
+
+    /// The subtitle packets: (pts, duration, size) in seconds.
+    static func subtitlePackets(_ path: String) throws -> [(pts: Double, duration: Double, size: Int)] {
+        let packets = try #require(try ffprobe(["-select_streams", "s", "-show_packets", path])["packets"] as? [[String: Any]])
+        return packets.compactMap { packet in
+            guard let pts = (packet["pts_time"] as? String).flatMap(Double.init), let duration = (packet["duration_time"] as? String).flatMap(Double.init),
+                  let size = (packet["size"] as? String).flatMap(Int.init) else { return nil }
+            return (pts, duration, size)
+        }
+    }
+
+    /// The source's subtitle packets that overlap `[start, end)`, clipped to it and counted from
+    /// `start`: what a cut should hold.
+    static func expectedSubtitles(start: Double, end: Double) throws -> [(pts: Double, duration: Double, size: Int)] {
+        try subtitlePackets(movie).compactMap { packet in
+            let from = max(packet.pts, start), to = min(packet.pts + packet.duration, end)
+            return to > from + 0.0005 ? (from - start, to - from, packet.size) : nil
+        }
+    }
+
+    /// `label` plus `frames` frames of drop-frame 29.97 timecode, counted one label at a time
+    /// (SMPTE ST 12-1: ;00 and ;01 do not exist at the start of a minute but every tenth) — an
+    /// oracle independent of the library's arithmetic.
+    static func dropFrame(_ label: String, plus frames: Int) throws -> String {
+        let parts = label.split(whereSeparator: { $0 == ":" || $0 == ";" }).compactMap { Int($0) }
+        try #require(parts.count == 4)
+        var (h, m, s, f) = (parts[0], parts[1], parts[2], parts[3])
+        for _ in 0..<frames {
+            f += 1
+            if f == 30 { f = 0; s += 1 }
+            if s == 60 { s = 0; m += 1 }
+            if m == 60 { m = 0; h += 1 }
+            if s == 0, f == 0, m % 10 != 0 { f = 2 }
+        }
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        return "\(two(h)):\(two(m)):\(two(s));\(two(f))"
+    }
+
+    /// The source's timecode (ffprobe's tag on its `tmcd` stream).
+    static func sourceTimecode() throws -> String {
+        try #require(try streams(movie).compactMap { tags($0)["timecode"] }.first)
+    }
+
+    static func expectTracks(_ output: String, start: Double, end: Double, firstPicture: Int, subtitlesFrom: Double? = nil) throws {
+        let streams = try Self.streams(output)
+        #expect(streams.compactMap { $0["codec_tag_string"] as? String } == ["avc1", "mp4a", "tx3g", "tmcd"])
+        // The timecode of the first picture shown: the source's plus the pictures before it.
+        let timecode = try #require(streams.first { $0["codec_tag_string"] as? String == "tmcd" }.map { tags($0)["timecode"] } ?? nil)
+        #expect(timecode == (try dropFrame(try sourceTimecode(), plus: firstPicture)))
+        // The subtitle packets overlapping the range, clipped to it, times from the cut's start.
+        let got = try subtitlePackets(output)
+        let expected = try expectedSubtitles(start: subtitlesFrom ?? start, end: end)
+        #expect(got.count == expected.count, "\(got) vs \(expected)")
+        for (a, b) in zip(got, expected) {
+            #expect(abs(a.pts - b.pts) < 0.001 && abs(a.duration - b.duration) < 0.001 && a.size == b.size, "\(got) vs \(expected)")
+        }
+        #expect(tags(streams[2])["language"] == "eng")
+    }
+
+    /// Item 12 and 14: a plain trim keeps the subtitle and timecode tracks: the subtitles clipped
+    /// to [3.3, 5.5), the timecode at picture 99's (the first at or after 3.3 s at 29.97 fps).
+    @Test func trimCarriesSubtitlesAndTimecode() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("cut.mov")
+        let run = try CLIRunner.run(["trim", Self.movie, "--start", "3.3", "--end", "5.5", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectTracks(output, start: 3.3, end: 5.5, firstPicture: 99)
+    }
+
+    /// The same through `trim --smart`: the output starts with picture 99 (at 3.3033 s), its
+    /// subtitles from there.
+    @Test func smartTrimCarriesSubtitlesAndTimecode() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("cut.mov")
+        let run = try CLIRunner.run(["trim", "--smart", Self.movie, "--start", "3.3", "--end", "5.5", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectTracks(output, start: 3.3, end: 5.5, firstPicture: 99, subtitlesFrom: 99.0 * 1001 / 30000)
+    }
+
+    /// Item 14: `encode --start 3.3` writes the timecode of its first picture, not the source's
+    /// start (01:00:03;09 rather than 01:00:00;00), and the subtitles from 3.3 s.
+    @Test func encodeMovesTheTimecode() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("encoded.mov")
+        let run = try CLIRunner.run(["encode", Self.movie, "--start", "3.3", "--end", "5.5", "--preset", "ultrafast", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        try Self.expectTracks(output, start: 3.3, end: 5.5, firstPicture: 99)
+    }
+
+    /// Item 12: `trim --keep` does not join subtitle and timecode tracks: it exits 2 naming them
+    /// (the video and audio written), never 0 with the tracks gone.
+    @Test func keepNamesTheTracksItDoesNotCarry() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("kept.mov")
+        let run = try CLIRunner.run(["trim", Self.movie, "--keep", "0.5-1.5,3-4", "-o", output])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("track 3 (sbtl, tx3g)") && run.stderr.contains("track 4 (tmcd, tmcd)"), "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: output))
+    }
+
+    /// Item 16: `info --json` lists every track with what ffprobe reports of it (codec, rate,
+    /// channels, language, the timecode) and the location.
+    @Test func infoListsEveryTrack() throws {
+        let run = try CLIRunner.run(["info", "--json", Self.movie])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let container = try #require(object["container"] as? [String: Any])
+        let tracks = try #require(container["tracks"] as? [[String: Any]])
+        let streams = try Self.streams(Self.movie)
+        #expect(tracks.count == streams.count)
+        let codecs = ["h264": "h264", "aac": "aac", "mov_text": "mov_text"]
+        for (track, stream) in zip(tracks, streams) {
+            if let name = stream["codec_name"] as? String, let codec = codecs[name] { #expect(track["codec"] as? String == codec) }
+            #expect(track["language"] as? String == Self.tags(stream)["language"])
+            if stream["codec_type"] as? String == "audio" {
+                #expect(track["sample_rate"] as? Int == (stream["sample_rate"] as? String).flatMap(Int.init))
+                #expect(track["channels"] as? Int == stream["channels"] as? Int)
+            }
+            if let timecode = Self.tags(stream)["timecode"], stream["codec_type"] as? String == "data" {
+                #expect(track["timecode"] as? String == timecode)
+            }
+        }
+        let format = try #require(try Self.ffprobe(["-show_format", Self.movie])["format"] as? [String: Any])
+        #expect(container["location"] as? String == Self.tags(format)["location"])
+        let text = try CLIRunner.run(["info", Self.movie]).stdout
+        #expect(text.contains("starts 01:00:00;00 (drop frame)") && text.contains("mov_text") && text.contains("location:"), "\(text)")
+    }
+
+    /// Item 14: the pictures `trim --smart` re-encodes at the head keep the source's HDR10
+    /// mastering display and content light level SEI: every keyframe of the output carries
+    /// both, as ffprobe reads them (the source has them on every IRAP picture).
+    @Test func smartTrimKeepsHDRMetadata() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("cut.mp4")
+        let run = try CLIRunner.run(["trim", "--smart", Self.hdr, "--start", "0.5", "--end", "2.5", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try #require(try Self.ffprobe(["-select_streams", "v", "-show_frames", "-show_entries", "frame=key_frame,side_data_list", output])["frames"]
+                                    as? [[String: Any]])
+        let keyframes = frames.filter { $0["key_frame"] as? Int == 1 }
+        #expect(keyframes.count >= 2)
+        for frame in keyframes {
+            let types = (frame["side_data_list"] as? [[String: Any]] ?? []).compactMap { $0["side_data_type"] as? String }
+            #expect(types.contains("Mastering display metadata") && types.contains("Content light level metadata"), "\(types)")
+        }
+    }
+
+    /// Item 16: `concat` and `package` take `--pid` as `info`, `convert` and `trim` do: the
+    /// second program of a two-program transport stream (its HEVC video and its AAC) is read.
+    @Test func concatAndPackageTakePID() throws {
+        let scratch = try Scratch()
+        let input = try TransportStreamProgramsTests.twoPrograms(in: scratch)
+        let joined = scratch.file("joined.mp4")
+        // (concat joins MP4/MOV inputs' audio only: --no-audio leaves it out on purpose.)
+        let run = try CLIRunner.run(["concat", input, input, "--pid", "0x102", "--no-audio", "-o", joined])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try AudioPathsTests.codecs(joined) == ["hevc"])
+        let folder = scratch.file("package")
+        let packaged = try CLIRunner.run(["package", input, "--pid", "0x102", "--hls", "-o", folder])
+        #expect(packaged.status == 0, "\(packaged.stderr)")
+        let master = try String(contentsOfFile: folder + "/master.m3u8", encoding: .utf8)
+        #expect(master.contains("hvc1") || master.contains("hev1"), "\(master)")
+        // Without --pid, the program not read is named with exit status 2.
+        let unchosen = try CLIRunner.run(["package", input, "--hls", "-o", scratch.file("package2")])
+        #expect(unchosen.status == 2 && unchosen.stderr.contains("program 2 (PMT PID 0x1001) not read"), "\(unchosen.stderr)")
+    }
+}
