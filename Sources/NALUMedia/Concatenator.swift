@@ -205,12 +205,23 @@ public final class Concatenator {
             options.passthroughTracks = [joined.track]
             options.movieTimescale = joined.movieTimescale
         }
+        // Subtitle, timecode and data tracks joined after the audio (``ConcatTracks``).
+        // (MP4 inputs keeping their times: the movie timescale is known for the edit lists.)
+        let (others, othersReason) = inputs.allSatisfy({ $0.container.isMP4 })
+            ? try ConcatTracks.plan(count: inputs.count) { try self.open($0, keeping: true) } : (nil, nil)
+        if let others, let movieTimescale = options.movieTimescale ?? timing?.movieTimescale {
+            options.movieTimescale = movieTimescale
+            options.passthroughTracks += others.tracks(movieTimescale: movieTimescale)
+        }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
         if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
         let feeder = joined.map(ConcatAudioFeeder.init)
-        if let feeder {
+        let joinsTracks = others != nil && options.movieTimescale != nil
+        let trackFeeders = joinsTracks ? others?.feeders(firstWriterTrack: joined == nil ? 0 : 1) ?? [] : []
+        if feeder != nil || !trackFeeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                try feeder.advance(to: time, timescale: timescale, writer: writer)
+                try feeder?.advance(to: time, timescale: timescale, writer: writer)
+                for other in trackFeeders { try other.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
         var report = try write(timing: timing) { _, source in
@@ -222,6 +233,8 @@ public final class Concatenator {
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.audioJoined = feeder?.appended
         report.audioNotJoined = reason
+        report.tracksJoined = joinsTracks ? others.map { $0.descriptions.map(\.trackID) } ?? [] : []
+        report.tracksNotJoined = others != nil && !joinsTracks ? "the output is timed at a frame rate" : othersReason
         return report
     }
 
@@ -319,6 +332,11 @@ public struct ConcatReport: Sendable {
     public var audioJoined: Int?
     /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
     public var audioNotJoined: String?
+    /// MP4 output: the first input's subtitle, timecode and data tracks joined (their
+    /// track_IDs; every input had the same, ``ConcatTracks``), and why they were not, when some
+    /// input has them.
+    public var tracksJoined: [UInt32] = []
+    public var tracksNotJoined: String?
     /// The last sink's report (MP4: the muxer's summary).
     public var sink: MediaSinkReport?
 

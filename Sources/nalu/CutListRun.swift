@@ -112,14 +112,16 @@ struct CutListRun {
             if !videos.isEmpty {
                 StandardError.write("nalu: note: \(path): \(videos.map(\.description).joined(separator: ", ")) not carried; the output has one video track\n")
             }
-            others += source.otherTracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(path) \($0.description)" }
+            if report.join.tracksJoined.isEmpty {
+                others += source.otherTracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(path) \($0.description)" }
+            }
             if let streams = source.transportStream?.otherStreams {
                 let joined = report.join.audioJoined != nil ? streams.first { $0.streamType == 0x0F }?.pid : nil
                 others += streams.filter { $0.pid != joined && !($0.isAudio && noAudio) }.map { "\(path) \($0.description)" }
             }
         }
         if !others.isEmpty {
-            let why = "\(option) joins the video and one audio track"
+            let why = report.join.tracksNotJoined.map { "they are not joined (\($0))" } ?? "\(option) joins the video and one audio track"
             if lost == nil { lost = NotCarried(input: paths.joined(separator: ", "), tracks: [], why: why) }
             lost?.others = others
             lost?.otherWhy = why

@@ -112,15 +112,72 @@ import Testing
         try Self.expectTracks(output, start: 3.3, end: 5.5, firstPicture: 99)
     }
 
-    /// Item 12: `trim --keep` does not join subtitle and timecode tracks: it exits 2 naming them
-    /// (the video and audio written), never 0 with the tracks gone.
-    @Test func keepNamesTheTracksItDoesNotCarry() throws {
+    /// The frame numbers of the timecode samples of `path` (ffprobe's packet data: 32-bit big-endian).
+    static func timecodeFrames(_ path: String) throws -> [Int] {
+        let packets = try #require(try ffprobe(["-select_streams", "d", "-show_packets", "-show_data", path])["packets"] as? [[String: Any]])
+        return packets.compactMap { packet in
+            guard let dump = packet["data"] as? String, let colon = dump.firstIndex(of: ":") else { return nil }
+            let hex = dump[dump.index(after: colon)...].split(separator: " ").prefix(2).joined()
+            return Int(hex, radix: 16)
+        }
+    }
+
+    /// Source subtitle packets of each `[start, end)` clipped to it and laid one after the other.
+    static func joinedSubtitles(_ ranges: [(Double, Double)]) throws -> [(pts: Double, duration: Double, size: Int)] {
+        var offset = 0.0
+        var joined: [(pts: Double, duration: Double, size: Int)] = []
+        for (start, end) in ranges {
+            joined += try expectedSubtitles(start: start, end: end).map { ($0.pts + offset, $0.duration, $0.size) }
+            offset += end - start
+        }
+        return joined
+    }
+
+    /// Item 12 and 14: `trim --keep` joins the subtitle and timecode tracks with the pieces:
+    /// each piece's subtitles clipped to it, and one timecode sample per piece holding the
+    /// timecode of its first picture (pictures 15 and 90: the first at or after 0.5 s and 3 s).
+    @Test func keepJoinsSubtitlesAndTimecode() throws {
         let scratch = try Scratch()
         let output = scratch.file("kept.mov")
         let run = try CLIRunner.run(["trim", Self.movie, "--keep", "0.5-1.5,3-4", "-o", output])
-        #expect(run.status == 2, "\(run.stderr)")
-        #expect(run.stderr.contains("track 3 (sbtl, tx3g)") && run.stderr.contains("track 4 (tmcd, tmcd)"), "\(run.stderr)")
-        #expect(FileManager.default.fileExists(atPath: output))
+        #expect(run.status == 0, "\(run.stderr)")
+        let streams = try Self.streams(output)
+        #expect(streams.compactMap { $0["codec_tag_string"] as? String } == ["avc1", "mp4a", "tx3g", "tmcd"])
+        let timecode = try #require(streams.compactMap { Self.tags($0)["timecode"] }.first)
+        #expect(timecode == (try Self.dropFrame(try Self.sourceTimecode(), plus: 15)))
+        let frames = try Self.timecodeFrames(output)
+        #expect(frames.count == 2 && frames[1] - frames[0] == 90 - 15, "\(frames)")
+        // Piece k shows pictures [first at/after start, first at/after end): 29.97 fps.
+        func picture(_ seconds: Double) -> Double { (seconds * 30000 / 1001).rounded(.up) * 1001 / 30000 }
+        let expected = try Self.joinedSubtitles([(picture(0.5), picture(1.5)), (picture(3), picture(4))])
+        let got = try Self.subtitlePackets(output)
+        #expect(got.count == expected.count, "\(got) vs \(expected)")
+        for (a, b) in zip(got, expected) {
+            #expect(abs(a.pts - b.pts) < 0.001 && abs(a.duration - b.duration) < 0.001 && a.size == b.size, "\(got) vs \(expected)")
+        }
+    }
+
+    /// Item 12: `concat` of two such files carries both inputs' subtitles (each input's at its
+    /// video's start in the join) and timecode, where it used to drop them with a note and exit 0.
+    @Test func concatJoinsSubtitlesAndTimecode() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("joined.mov")
+        let run = try CLIRunner.run(["concat", Self.movie, Self.movie, "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let streams = try Self.streams(output)
+        #expect(streams.compactMap { $0["codec_tag_string"] as? String } == ["avc1", "mp4a", "tx3g", "tmcd"])
+        let video = try #require((streams[0]["duration"] as? String).flatMap(Double.init)) / 2
+        // The cues (an empty `tx3g` sample, 2 bytes, is the gap between them; the source's edit
+        // ends before its last one, the join shows it up to the next input's video).
+        let source = try Self.subtitlePackets(Self.movie).filter { $0.size > 2 }
+        let got = try Self.subtitlePackets(output).filter { $0.size > 2 }
+        #expect(got.count == 2 * source.count, "\(got)")
+        for (index, packet) in got.enumerated() {
+            let original = source[index % source.count]
+            #expect(abs(packet.pts - (original.pts + Double(index / source.count) * video)) < 0.001 && packet.size == original.size, "\(got)")
+        }
+        let frames = try Self.timecodeFrames(output)
+        #expect(frames.count == 2 && frames[0] == frames[1], "\(frames)")
     }
 
     /// Item 16: `info --json` lists every track with what ffprobe reports of it (codec, rate,
