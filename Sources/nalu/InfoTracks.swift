@@ -36,10 +36,11 @@ extension Info {
         return members
     }
 
-    /// One `tracks:` line per track, and `location:`.
+    /// One `tracks:` line per track when the movie has more than the video track (the `track:`
+    /// line describes that one), and `location:` when there is one.
     static func trackLines(_ tracks: [MovieTrackSummary]?, metadata: MP4MovieMetadata??) -> [(String, String)] {
         guard let tracks else { return [] }
-        var lines: [(String, String)] = tracks.map { track in
+        var lines: [(String, String)] = tracks.count < 2 ? [] : tracks.map { track in
             var parts = ["\(track.trackID) \(track.kind)", track.codec ?? track.sampleEntry ?? "?"]
             if let rate = track.sampleRate { parts.append("\(rate) Hz") }
             if let channels = track.channels { parts.append("\(channels) channel\(channels == 1 ? "" : "s")") }

@@ -72,6 +72,8 @@ import Testing
         // The timecode of the first picture shown: the source's plus the pictures before it.
         let timecode = try #require(streams.first { $0["codec_tag_string"] as? String == "tmcd" }.map { tags($0)["timecode"] } ?? nil)
         #expect(timecode == (try dropFrame(try sourceTimecode(), plus: firstPicture)))
+        // The video track refers to it (`tref`), so ffprobe shows it on the video as on the source's.
+        #expect(tags(streams[0])["timecode"] == timecode)
         // The subtitle packets overlapping the range, clipped to it, times from the cut's start.
         let got = try subtitlePackets(output)
         let expected = try expectedSubtitles(start: subtitlesFrom ?? start, end: end)
@@ -244,5 +246,49 @@ import Testing
         // Without --pid, the program not read is named with exit status 2.
         let unchosen = try CLIRunner.run(["package", input, "--hls", "-o", scratch.file("package2")])
         #expect(unchosen.status == 2 && unchosen.stderr.contains("program 2 (PMT PID 0x1001) not read"), "\(unchosen.stderr)")
+    }
+
+    /// GStreamer's reading of the HDR10 messages of `path` (its parser's caps:
+    /// `mastering-display-info` and `content-light-level`), for H.264, which ffprobe 5.1 does not read.
+    static func gstreamerHDR(_ path: String, parser: String) throws -> [String] {
+        let run = try runTool("gst-launch-1.0", ["-v", "filesrc", "location=\(path)", "!", "qtdemux", "!", parser, "!", "fakesink"])
+        #expect(run.status == 0, "\(run.stderr)")
+        var found: [String] = []
+        for key in ["mastering-display-info=(string)", "content-light-level=(string)"] {
+            guard let range = run.stdout.range(of: key) else { continue }
+            let value = run.stdout[range.upperBound...].prefix { $0 != "," && $0 != "\"" && $0 != " " }
+            found.append(key + value)
+        }
+        return found
+    }
+
+    /// Item 14: `encode` with x264 writes the source's mastering display and content light level
+    /// SEI (x264's `mastering-display` and `cll`): GStreamer reads the same values from the
+    /// H.264 output as from the HEVC source.
+    @Test func encodeWithX264KeepsHDRMetadata() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("x264.mp4")
+        let run = try CLIRunner.run(["encode", Self.hdr, "--encoder", "x264", "--preset", "ultrafast", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let source = try Self.gstreamerHDR(Self.hdr, parser: "h265parse")
+        #expect(source.count == 2)
+        #expect(try Self.gstreamerHDR(output, parser: "h264parse") == source)
+    }
+
+    /// Item 14: `trim --keep` re-encodes the head of each range: every keyframe of the joined
+    /// output carries the HDR10 messages, as in the source.
+    @Test func keepKeepsHDRMetadata() throws {
+        let scratch = try Scratch()
+        let output = scratch.file("kept.mp4")
+        let run = try CLIRunner.run(["trim", Self.hdr, "--keep", "0.3-1.2,1.7-2.6", "-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try #require(try Self.ffprobe(["-select_streams", "v", "-show_frames", "-show_entries", "frame=key_frame,side_data_list", output])["frames"]
+                                    as? [[String: Any]])
+        let keyframes = frames.filter { $0["key_frame"] as? Int == 1 }
+        #expect(keyframes.count >= 2)
+        for frame in keyframes {
+            let types = (frame["side_data_list"] as? [[String: Any]] ?? []).compactMap { $0["side_data_type"] as? String }
+            #expect(types.contains("Mastering display metadata") && types.contains("Content light level metadata"), "\(types)")
+        }
     }
 }
