@@ -243,6 +243,14 @@ import Testing
         #expect(packaged.status == 0, "\(packaged.stderr)")
         let master = try String(contentsOfFile: folder + "/master.m3u8", encoding: .utf8)
         #expect(master.contains("hvc1") || master.contains("hev1"), "\(master)")
+        // encode takes it too: the second program's pictures decoded, its audio carried.
+        let encoded = scratch.file("encoded.mp4")
+        let encode = try CLIRunner.run(["encode", input, "--pid", "0x102", "--preset", "ultrafast", "--end", "1", "-o", encoded])
+        #expect(encode.status == 0, "\(encode.stderr)")
+        #expect(try AudioPathsTests.codecs(encoded) == ["h264", "aac"])
+        // The second program's pictures: 29.97 fps (the first program's are 30 fps).
+        let rate = try runTool("ffprobe", ["-v", "error", "-select_streams", "v", "-show_entries", "stream=avg_frame_rate", "-of", "csv=p=0", encoded])
+        #expect(rate.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "30000/1001", "\(rate.stdout)")
         // Without --pid, the program not read is named with exit status 2.
         let unchosen = try CLIRunner.run(["package", input, "--hls", "-o", scratch.file("package2")])
         #expect(unchosen.status == 2 && unchosen.stderr.contains("program 2 (PMT PID 0x1001) not read"), "\(unchosen.stderr)")
