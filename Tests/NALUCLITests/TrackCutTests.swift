@@ -299,4 +299,27 @@ import Testing
             #expect(types.contains("Mastering display metadata") && types.contains("Content light level metadata"), "\(types)")
         }
     }
+
+    /// Item 16: `info` lists every program of a transport stream with its streams, as ffprobe's
+    /// `-show_programs` does: program 2's HEVC video and AAC, not only its number.
+    @Test func infoListsEveryProgramsStreams() throws {
+        let scratch = try Scratch()
+        let input = try TransportStreamProgramsTests.twoPrograms(in: scratch)
+        let run = try CLIRunner.run(["info", "--json", input])
+        #expect(run.status == 0, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        let container = try #require(object["container"] as? [String: Any])
+        let programs = try #require(container["programs"] as? [[String: Any]])
+        let probed = try #require(try Self.ffprobe(["-show_programs", input])["programs"] as? [[String: Any]])
+        #expect(programs.count == probed.count)
+        for program in probed {
+            let number = try #require(program["program_num"] as? Int)
+            let ours = try #require(programs.first { $0["program_number"] as? Int == number }, "program \(number)")
+            let pids = Set((program["streams"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? String).flatMap { Int($0.dropFirst(2), radix: 16) } })
+            let listed = Set((ours["streams"] as? [[String: Any]] ?? []).compactMap { $0["pid"] as? Int })
+            #expect(listed == pids, "program \(number): \(listed) vs ffprobe's \(pids)")
+        }
+        let text = try CLIRunner.run(["info", input]).stdout
+        #expect(text.contains("  stream:"), "\(text)")
+    }
 }
