@@ -106,6 +106,7 @@ struct CutListRun {
         // Other video tracks are named; subtitle, timecode and metadata tracks, and a transport
         // stream's streams other than the AAC joined (AC-3, MP2, …), are a loss: exit status 2.
         var others: [String] = []
+        var audioLeft: [String] = []
         for path in paths {
             guard let source = list.source(of: path) else { continue }
             let videos = source.otherTracks.filter { $0.handler == "vide" }
@@ -117,14 +118,17 @@ struct CutListRun {
             }
             if let streams = source.transportStream?.otherStreams {
                 let joined = report.join.audioJoined != nil ? streams.first { $0.streamType == 0x0F }?.pid : nil
-                others += streams.filter { $0.pid != joined && !($0.isAudio && noAudio) }.map { "\(path) \($0.description)" }
+                let left = streams.filter { $0.pid != joined && !($0.isAudio && noAudio) }
+                others += left.filter { !$0.isAudio }.map { "\(path) \($0.description)" }
+                audioLeft += left.filter(\.isAudio).map { "\(path) \($0.description)" }
             }
         }
-        if !others.isEmpty {
+        if !others.isEmpty || !audioLeft.isEmpty {
             let why = report.join.tracksNotJoined.map { "they are not joined (\($0))" } ?? "\(option) joins the video and one audio track"
             if lost == nil { lost = NotCarried(input: paths.joined(separator: ", "), tracks: [], why: why) }
-            lost?.others = others
+            lost?.others = others + audioLeft
             lost?.otherWhy = why
+            lost?.othersIncludeAudio = !audioLeft.isEmpty
         }
         if verbose {
             let parts = zip(pieces, report.pieces).map { piece, cut in

@@ -34,6 +34,8 @@ struct NotCarried {
     var others: [String] = []
     /// Why ``others`` were not carried, when not ``why``.
     var otherWhy: String?
+    /// Whether ``others`` names audio streams (`--no-audio` leaves them out).
+    var othersIncludeAudio = false
 
     static let status: Int32 = 2
 
@@ -45,10 +47,10 @@ struct NotCarried {
             lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
         }
         var hints: [String] = []
-        if !tracks.isEmpty { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
+        if !tracks.isEmpty || othersIncludeAudio { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
         if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
         throw CLIError(input, lost.joined(separator: "; ") + "; the video was written",
-                       hint: hints.joined(separator: "; "), status: Self.status)
+                       hint: hints.isEmpty ? nil : hints.joined(separator: "; "), status: Self.status)
     }
 }
 

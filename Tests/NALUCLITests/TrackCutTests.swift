@@ -322,4 +322,25 @@ import Testing
         let text = try CLIRunner.run(["info", input]).stdout
         #expect(text.contains("  stream:"), "\(text)")
     }
+
+    /// Item 12: `trim --keep` and `concat --smart` of a transport stream with AAC and AC-3 join
+    /// the AAC and exit 2 naming the AC-3 stream (plain `trim` exits 2 for it too), never 0;
+    /// `--no-audio` leaves the audio out on purpose (exit 0).
+    @Test func keepNamesTransportStreamAudioItDoesNotJoin() throws {
+        let scratch = try Scratch()
+        let input = scratch.file("ac3.ts")
+        let made = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25:duration=3",
+                                          "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3", "-map", "0:v", "-map", "1:a", "-map", "1:a",
+                                          "-c:v", "libx264", "-g", "25", "-c:a:0", "aac", "-c:a:1", "ac3", "-f", "mpegts", input])
+        #expect(made.status == 0, "\(made.stderr)")
+        for arguments in [["trim", input, "--keep", "0.5-1,2-2.5"], ["concat", "--smart", input + "@0.5-1", input + "@2-2.5"]] {
+            let output = scratch.file("kept.mp4")
+            let run = try CLIRunner.run(arguments + ["-o", output])
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("AC-3") && run.stderr.contains("--no-audio"), "\(run.stderr)")
+            #expect(try AudioPathsTests.codecs(output) == ["h264", "aac"])
+            let quiet = try CLIRunner.run(arguments + ["--no-audio", "-o", scratch.file("quiet.mp4")])
+            #expect(quiet.status == 0, "\(quiet.stderr)")
+        }
+    }
 }
