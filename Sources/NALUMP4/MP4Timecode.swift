@@ -19,9 +19,13 @@ public struct MP4TimecodeEntry: Hashable, Sendable {
     /// Frames per second as the labels count them (30 for 29.97 fps), or frames per counter tick.
     public var numberOfFrames: UInt8
 
+    /// `flags` bit 0: drop-frame counting (29.97, 59.94 fps).
     public static let dropFrameFlag: UInt32 = 0x1
+    /// `flags` bit 1: the hours wrap at 24.
     public static let twentyFourHourMaxFlag: UInt32 = 0x2
+    /// `flags` bit 2: negative times allowed.
     public static let negativeTimesFlag: UInt32 = 0x4
+    /// `flags` bit 3: the samples count ticks of ``numberOfFrames`` frames, not frames.
     public static let counterFlag: UInt32 = 0x8
 
     public init(flags: UInt32, timescale: UInt32, frameDuration: UInt32, numberOfFrames: UInt8) {
@@ -55,7 +59,9 @@ public struct MP4TimecodeEntry: Hashable, Sendable {
         }
     }
 
+    /// Whether the labels count drop-frame (``dropFrameFlag``).
     public var isDropFrame: Bool { flags & Self.dropFrameFlag != 0 }
+    /// Whether the samples are counter values (``counterFlag``).
     public var isCounter: Bool { flags & Self.counterFlag != 0 }
 
     /// Frames dropped from the labels at each minute but every tenth: 2 at 30, 4 at 60 (SMPTE
