@@ -36,6 +36,8 @@ struct NotCarried {
     var otherWhy: String?
     /// Whether ``others`` names audio streams (`--no-audio` leaves them out).
     var othersIncludeAudio = false
+    /// What would carry ``others``, for the hint.
+    var otherHint: String?
 
     static let status: Int32 = 2
 
@@ -48,6 +50,7 @@ struct NotCarried {
         }
         var hints: [String] = []
         if !tracks.isEmpty || othersIncludeAudio { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
+        if let otherHint { hints.append(otherHint) }
         if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
         throw CLIError(input, lost.joined(separator: "; ") + "; the video was written",
                        hint: hints.isEmpty ? nil : hints.joined(separator: "; "), status: Self.status)
@@ -78,10 +81,10 @@ extension MediaSource {
             for track in otherTracks where !carried.contains(track.trackID) {
                 if track.handler == "soun" {
                     if !noAudio { audio.append(track.description) }
-                } else if to != .mp4 || track.handler == "vide" {
+                } else if track.handler == "vide" {
                     dropped.append(track.description)
                 } else {
-                    // An MP4 holds it: a track left out is a loss.
+                    // Subtitles, timecode, data: a track left out is a loss (an MP4 output holds them).
                     others.append(track.description)
                 }
             }
@@ -109,6 +112,8 @@ extension MediaSource {
             StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
         }
         guard !audio.isEmpty || !programs.isEmpty || !others.isEmpty else { return nil }
-        return NotCarried(input: input, tracks: audio, why: held, programs: programs, others: others)
+        var lost = NotCarried(input: input, tracks: audio, why: held, programs: programs, others: others)
+        if to != .mp4 && !others.isEmpty { lost.otherHint = "an MP4 output carries subtitle, timecode and data tracks" }
+        return lost
     }
 }

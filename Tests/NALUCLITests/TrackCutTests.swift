@@ -343,4 +343,19 @@ import Testing
             #expect(quiet.status == 0, "\(quiet.stderr)")
         }
     }
+
+    /// Item 12: an output that cannot hold subtitle and timecode tracks (MPEG-TS, Annex-B) is
+    /// written, and the exit status 2 names them, never 0 with a note.
+    @Test func transportStreamOutputNamesTheTracksItCannotHold() throws {
+        let scratch = try Scratch()
+        for (name, arguments) in [("cut.ts", ["trim", Self.movie, "--start", "1", "--end", "2"]), ("whole.ts", ["convert", Self.movie]),
+                                  ("cut.h264", ["trim", Self.movie, "--start", "1", "--end", "2", "--no-audio"])] {
+            let output = scratch.file(name)
+            let run = try CLIRunner.run(arguments + ["-o", output])
+            #expect(run.status == 2, "\(arguments): \(run.stderr)")
+            #expect(run.stderr.contains("track 3 (sbtl, tx3g)") && run.stderr.contains("track 4 (tmcd, tmcd)") && run.stderr.contains("MP4 output"),
+                    "\(run.stderr)")
+            #expect(FileManager.default.fileExists(atPath: output))
+        }
+    }
 }
