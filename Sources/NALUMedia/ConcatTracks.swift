@@ -134,10 +134,22 @@ final class ConcatTrackFeeder {
         }
     }
 
+    /// Writes a held sample lasting `duration` ticks: a subtitle or data sample longer than a
+    /// 32-bit duration (a gap between cues of more than 71 minutes at ffmpeg's 1 MHz) is written
+    /// as several samples of the same bytes; a timecode sample that long is refused (a repeat
+    /// would restart its count).
     private func write<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, entry: Int, sync: Bool), duration: Int64, writer: MP4Writer<Sink>) throws {
-        try writer.append(sample.bytes, track: writerTrack, duration: UInt32(clamping: duration), compositionOffset: 0,
-                          isSync: sample.sync, sampleDescription: sample.entry)
-        appended += 1
+        var left = duration
+        while left > 0 {
+            let part = min(left, Int64(UInt32.max))
+            if part < left, join.descriptions[index].handler == FourCC("tmcd") {
+                throw NALUError(.doesNotFit, field: "tmcd sample duration", detail: "\(duration) ticks do not fit 32 bits")
+            }
+            try writer.append(sample.bytes, track: writerTrack, duration: UInt32(part), compositionOffset: 0,
+                              isSync: sample.sync, sampleDescription: sample.entry)
+            appended += 1
+            left -= part
+        }
     }
 
     /// The next sample of the join with its start in the joined track, its bytes read (a
