@@ -102,7 +102,7 @@ final class ConcatTrackFeeder {
     private var current = 0
     private var reader: MP4TrackReader<AnyRandomAccessSource>?
     private var samples: MP4SampleIterator<AnyRandomAccessSource>?
-    private var held: (bytes: [UInt8], start: Int64, entry: Int, sync: Bool)?
+    private var held: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool)?
     private var firstAtInput = true
     private(set) var appended = 0
 
@@ -119,18 +119,30 @@ final class ConcatTrackFeeder {
             CheckedNumber.rescale(time, from: Int64(max(1, timescale)), to: scale).flatMap { CheckedNumber.sum($0, scale / 2) }
         }
         while let next = try nextSample() {
-            if let held {
-                let duration = next.start &- held.start
-                if duration > 0 { try write(held, duration: duration, writer: writer) }
-            }
+            if let held { try flush(held, until: next.start, writer: writer) }
             held = next
             if let limit, next.start > limit { return }
         }
         // The end: the last sample lasts to the joined track's end.
         if decodeTime == nil, let last = held {
-            let duration = join.durations[index] &- last.start
-            if duration > 0 { try write(last, duration: duration, writer: writer) }
+            try flush(last, until: join.durations[index], writer: writer)
             held = nil
+        }
+    }
+
+    /// Writes `sample` up to `next`, where the following one starts: a subtitle sample
+    /// (`tx3g`/`text`) with text keeps its own end and an empty sample (a 16-bit text length of
+    /// 0, 3GPP TS 26.245 5.17) fills the gap, so a cue does not stay on screen across it; an empty
+    /// one, or another kind (a timecode runs on), lasts until `next`.
+    private func flush<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool), until next: Int64,
+                                       writer: MP4Writer<Sink>) throws {
+        let entry = join.descriptions[index].sampleEntryType
+        let isText = entry == FourCC("tx3g") || entry == FourCC("text")
+        if isText, sample.bytes != [0, 0], sample.end > sample.start, sample.end < next {
+            try write(sample, duration: sample.end &- sample.start, writer: writer)
+            try write(([0, 0], sample.end, next, sample.entry, true), duration: next &- sample.end, writer: writer)
+        } else if next > sample.start {
+            try write(sample, duration: next &- sample.start, writer: writer)
         }
     }
 
@@ -138,7 +150,7 @@ final class ConcatTrackFeeder {
     /// 32-bit duration (a gap between cues of more than 71 minutes at ffmpeg's 1 MHz) is written
     /// as several samples of the same bytes; a timecode sample that long is refused (a repeat
     /// would restart its count).
-    private func write<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, entry: Int, sync: Bool), duration: Int64, writer: MP4Writer<Sink>) throws {
+    private func write<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool), duration: Int64, writer: MP4Writer<Sink>) throws {
         var left = duration
         while left > 0 {
             let part = min(left, Int64(UInt32.max))
@@ -154,7 +166,7 @@ final class ConcatTrackFeeder {
 
     /// The next sample of the join with its start in the joined track, its bytes read (a
     /// timecode's first sample of an input moved to the input's start).
-    private func nextSample() throws -> (bytes: [UInt8], start: Int64, entry: Int, sync: Bool)? {
+    private func nextSample() throws -> (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool)? {
         while current < join.count {
             if reader == nil {
                 let source = try join.open(current)
@@ -182,7 +194,8 @@ final class ConcatTrackFeeder {
                 }
                 firstAtInput = false
                 let start = clip.target &+ max(0, sample.dts &- clip.range.lowerBound)
-                return (bytes, start, sample.sampleDescriptionIndex, sample.isSync)
+                let until = clip.target &+ (min(end, clip.range.upperBound) &- clip.range.lowerBound)
+                return (bytes, start, until, sample.sampleDescriptionIndex, sample.isSync)
             }
             reader = nil
             samples = nil

@@ -40,8 +40,11 @@ public struct TrimTrackCut {
             let isTimecode = reader.track.handler == FourCC("tmcd")
             // A timecode names the first picture shown; other tracks cover the range from its start.
             let presented = (isTimecode ? plan.startingAtFirstPicture : plan).presentedRange(timescale: scale)
+            // To the video's end: its presented duration (`segmentDuration`), as the audio's edit.
+            let length = CheckedNumber.rescale(CheckedNumber.int64(segmentDuration) ?? Int64.max, from: Int64(movieTimescale), to: scale)
             guard let low = CheckedNumber.sum(presented.lowerBound, origin),
-                  let high = CheckedNumber.sum(presented.upperBound, origin) else { continue }
+                  let high = CheckedNumber.sum(isTimecode ? presented.upperBound : (length.map { presented.lowerBound &+ $0 } ?? presented.upperBound), origin)
+            else { continue }
             guard let cut = try MP4TrackCut.clipping(reader, to: low..<high) else {
                 empty.append(reader.track.trackID)
                 continue

@@ -78,8 +78,10 @@ final class TimedMP4Output {
                 // Each copied track cut to the kept range: the samples whose decoding times
                 // overlap it, presented from the range's start.
                 for (index, reader) in tracks.enumerated() {
+                    // (A chunk's subtitles and timecode are clipped to its pictures, as a cut's.)
                     let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: try source.videoTime(alignedWith: reader.track),
-                                           movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
+                                           movieTimescale: muxer.movieTimescale ?? timescale,
+                                           chunk: MP4TrackCut.clipsSamples(reader.track) ? nil : chunk)
                     // Subtitles and timecode clipped to the range, the timecode moved (issue 41 item 14).
                     let trackCut = cut.map {
                         MP4TrackCut.cut(track: reader.track, decodeTimes: $0.range, mediaTime: $0.mediaTime, segmentDuration: $0.segment,

@@ -108,13 +108,14 @@ import Testing
     }
 
     /// The same through `trim --smart`: the output starts with picture 99 (at 3.3033 s), its
-    /// subtitles from there.
+    /// subtitles from there to the last picture's end.
     @Test func smartTrimCarriesSubtitlesAndTimecode() throws {
         let scratch = try Scratch()
         let output = scratch.file("cut.mov")
         let run = try CLIRunner.run(["trim", "--smart", Self.movie, "--start", "3.3", "--end", "5.5", "-o", output])
         #expect(run.status == 0, "\(run.stderr)")
-        try Self.expectTracks(output, start: 3.3, end: 5.5, firstPicture: 99, subtitlesFrom: 99.0 * 1001 / 30000)
+        // (No edit list: the tracks run to the last picture's end, picture 165's start.)
+        try Self.expectTracks(output, start: 3.3, end: 165.0 * 1001 / 30000, firstPicture: 99, subtitlesFrom: 99.0 * 1001 / 30000)
     }
 
     /// Item 14: `encode --start 3.3` writes the timecode of its first picture, not the source's
@@ -370,6 +371,35 @@ import Testing
             #expect(run.stderr.contains("track 3 (sbtl, tx3g)") && run.stderr.contains("track 4 (tmcd, tmcd)") && run.stderr.contains("MP4 output"),
                     "\(run.stderr)")
             #expect(FileManager.default.fileExists(atPath: output))
+        }
+    }
+
+    /// Item 14: the chunks of a distributed encode (`encode --chunk I/2`) each carry the
+    /// timecode of their first picture (the second starts at picture 90 of 180), and their join
+    /// holds one timecode sample per chunk and every cue where the source has it.
+    @Test func chunksCarryTheirTimecode() throws {
+        let scratch = try Scratch()
+        var parts: [String] = []
+        for index in 0..<2 {
+            let part = scratch.file("part\(index).mov")
+            let run = try CLIRunner.run(["encode", Self.movie, "--chunk", "\(index)/2", "--preset", "ultrafast", "-o", part])
+            #expect(run.status == 0, "\(run.stderr)")
+            let timecode = try Self.streams(part).compactMap { Self.tags($0)["timecode"] }.first
+            #expect(timecode == (try Self.dropFrame(try Self.sourceTimecode(), plus: 90 * index)))
+            parts.append(part)
+        }
+        let joined = scratch.file("joined.mov")
+        let run = try CLIRunner.run(["concat"] + parts + ["-o", joined])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try Self.timecodeFrames(joined)
+        #expect(frames.count == 2 && frames[1] - frames[0] == 90, "\(frames)")
+        // Each source cue is shown from its start to its end (a cue across the chunks' boundary
+        // in two samples of the same text).
+        let got = try Self.subtitlePackets(joined).filter { $0.size > 2 }
+        for cue in try Self.subtitlePackets(Self.movie).filter({ $0.size > 2 }) {
+            let covering = got.filter { $0.size == cue.size && $0.pts < cue.pts + cue.duration - 0.0005 && $0.pts + $0.duration > cue.pts + 0.0005 }
+            let start = covering.map(\.pts).min() ?? -1, end = covering.map { $0.pts + $0.duration }.max() ?? -1
+            #expect(abs(start - cue.pts) < 0.001 && abs(end - (cue.pts + cue.duration)) < 0.001, "cue \(cue) shown as \(covering)")
         }
     }
 }
