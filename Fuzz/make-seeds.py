@@ -100,6 +100,7 @@ for name in sorted(os.listdir(fixtures)):
         write("mp4", base + ".mux-faststart", bytes([1 | flags | 32]) + annexb(small))
     elif ext in (".mp4", ".mov"):
         write("mp4", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
+        write("tracks", name, shrink_mp4(open(path, "rb").read()))
     elif ext in (".ts", ".m2ts"):
         # The ts target: mode bit 0 = 192-byte packets; the first 60 packets (PAT, PMT, a few frames).
         m2ts = 1 if ext == ".m2ts" else 0
@@ -157,3 +158,10 @@ for name, mode in (("ts_ac3.ts", 1), ("ts_mp2.ts", 3), ("three_aac.ts", 0 | 1 <<
     path = os.path.join(audio_dir, name)
     if os.path.exists(path):
         write("ts-audio", name, bytes([mode]) + open(path, "rb").read()[:16384 - 1])
+
+# The tracks target: movies with subtitle, timecode and several audio tracks (issue 41).
+for folder in ("tracks", "realworld"):
+    directory = os.path.join(fixtures, folder)
+    for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
+        if os.path.splitext(name)[1] in (".mp4", ".mov"):
+            write("tracks", folder + "-" + name, shrink_mp4(open(os.path.join(directory, name), "rb").read()))

@@ -324,6 +324,13 @@ struct MovieDescription {
                 }
                 // 8.6.5/8.6.6 Edit Box and Edit List Box: the explicit list, or the delay and the media from editMediaTime on.
                 if let videoEdits { trak.editList(videoEdits) }
+                // 8.3.3 Track Reference Box: the video's timecode track (QuickTime `tmcd`
+                // reference), so players show the timecode with the pictures.
+                if let timecode = passthrough.firstIndex(where: { $0.track.handler == FourCC("tmcd") }) {
+                    trak.box(FourCC("tref")) { tref in
+                        tref.box(FourCC("tmcd")) { box in box.u32(UInt32(truncatingIfNeeded: timecode + 2)) }
+                    }
+                }
                 trak.box(.mdia) { mdia in
                     // 8.4.2 Media Header Box.
                     mdia.fullBox(.mdhd, version: wide ? 1 : 0) { box in

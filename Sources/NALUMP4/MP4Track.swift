@@ -66,13 +66,16 @@ public struct MP4Track: Hashable, Sendable {
     /// Whether this is a sound track (`soun`).
     public var isAudio: Bool { handler == FourCC("soun") }
 
-    /// The ISO 639-2/T language (`"eng"`, `"und"`); of the QuickTime Macintosh codes only 0
-    /// (English) is named, others are `nil`, as is QuickTime's unspecified 0x7FFF.
+    /// The ISO 639-2 language (`"eng"`, `"und"`); a QuickTime Macintosh code (below 0x400) is
+    /// named as ffmpeg names it (0 `eng`, 1 `fra`, 2 `ger`, …, 28 `lav`), others are `nil`, as is
+    /// QuickTime's unspecified 0x7FFF.
     public var language: String? { Self.language(code: languageCode) }
 
-    /// The ISO 639-2/T language of an `mdhd.language` value, as ``language`` reads it.
+    /// The ISO 639-2 language of an `mdhd.language` value, as ``language`` reads it.
     public static func language(code languageCode: UInt16) -> String? {
-        guard languageCode >= 0x400 else { return languageCode == 0 ? "eng" : nil }
+        guard languageCode >= 0x400 else {
+            return languageCode < Self.macintoshLanguages.count ? Self.macintoshLanguages[Int(languageCode)] : nil
+        }
         let letters = [(languageCode >> 10) & 0x1F, (languageCode >> 5) & 0x1F, languageCode & 0x1F]
         guard letters.allSatisfy({ $0 >= 1 && $0 <= 26 }) else { return nil }
         return String(decoding: letters.map { UInt8($0) + 0x60 }, as: UTF8.self)
@@ -85,4 +88,12 @@ public struct MP4Track: Hashable, Sendable {
         guard letters.count == 3, letters.allSatisfy({ (0x61...0x7A).contains($0) }) else { return nil }
         return letters.reduce(UInt16(0)) { $0 << 5 | UInt16($1 - 0x60) }
     }
+
+    /// QuickTime's Macintosh language codes 0–28 as ffmpeg's `mov` demuxer names them
+    /// (`nil` where it has none).
+    static let macintoshLanguages: [String?] = [
+        "eng", "fra", "ger", "ita", "dut", "sve", "spa", "dan", "por", "nor",
+        "heb", "jpn", "ara", "fin", "gre", "ice", "mlt", "tur", nil, "chi",
+        "urd", "hin", "tha", "kor", "lit", "pol", "hun", "est", "lav",
+    ]
 }

@@ -229,12 +229,24 @@ public final class Concatenator {
             // the first sound track's media timescales).
             options.passthroughTracks = joins.map { $0.track(movieTimescale: movieTimescale ?? joined.movieTimescale) }
         }
+        // Subtitle, timecode and data tracks joined after the audio (``ConcatTracks``).
+        // (MP4 inputs keeping their times: the movie timescale is known for the edit lists.)
+        let (others, othersReason) = inputs.allSatisfy({ $0.container.isMP4 })
+            ? try ConcatTracks.plan(count: inputs.count) { try self.open($0, keeping: true) } : (nil, nil)
+        if let others, let movieTimescale = options.movieTimescale ?? timing?.movieTimescale {
+            options.movieTimescale = movieTimescale
+            options.passthroughTracks += others.tracks(movieTimescale: movieTimescale)
+        }
         let sink = try MP4FileSink(codec: codec, output: output, options: options)
         if let timing { try sink.muxer.useSourceTiming(timescale: timing.timescale, lookup: timing.lookup) }
         let feeders = joins.enumerated().map { ConcatAudioFeeder($1, track: $0) }
-        if !feeders.isEmpty {
+        let joinsTracks = others != nil && options.movieTimescale != nil
+        // The other tracks' writer tracks come after the joined audio tracks'.
+        let trackFeeders = joinsTracks ? others?.feeders(firstWriterTrack: feeders.count) ?? [] : []
+        if !feeders.isEmpty || !trackFeeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
                 for feeder in feeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
+                for other in trackFeeders { try other.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
         var report = try write(timing: timing) { _, source in
@@ -247,6 +259,8 @@ public final class Concatenator {
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
         report.audioTracksJoined = feeders.count
         report.audioNotJoined = reason
+        report.tracksJoined = joinsTracks ? others.map { $0.descriptions.map(\.trackID) } ?? [] : []
+        report.tracksNotJoined = others != nil && !joinsTracks ? "the output is timed at a frame rate" : othersReason
         return report
     }
 
@@ -366,6 +380,11 @@ public struct ConcatReport: Sendable {
     public var audioTracksJoined = 0
     /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
     public var audioNotJoined: String?
+    /// MP4 output: the first input's subtitle, timecode and data tracks joined (their
+    /// track_IDs; every input had the same, ``ConcatTracks``), and why they were not, when some
+    /// input has them.
+    public var tracksJoined: [UInt32] = []
+    public var tracksNotJoined: String?
     /// The last sink's report (MP4: the muxer's summary).
     public var sink: MediaSinkReport?
 

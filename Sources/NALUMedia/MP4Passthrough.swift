@@ -21,6 +21,8 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
         var samples: MP4SampleIterator<Source>
         var next: MP4Sample?
         let range: Range<Int64>?
+        /// ``MP4TrackCut/clip``: media times the samples are clipped to.
+        let clip: Range<Int64>?
         var done = false
         var appended = 0
     }
@@ -32,10 +34,19 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
     ///   - tracks: the tracks to copy, in writer track order.
     ///   - decodeTimes: for each track, the decoding times (its timescale) to copy, or `nil`
     ///     for all; `nil` copies every sample of every track.
-    public init(tracks: [MP4TrackReader<Source>], decodeTimes: [Range<Int64>?]? = nil) {
+    public convenience init(tracks: [MP4TrackReader<Source>], decodeTimes: [Range<Int64>?]? = nil) {
+        self.init(tracks: tracks, cuts: decodeTimes.map { $0.map { MP4TrackCut(decodeTimes: $0) } } ?? [])
+    }
+
+    /// - Parameters:
+    ///   - tracks: the tracks to copy, in writer track order.
+    ///   - cuts: for each track, how it is cut (``MP4TrackCut``: whole samples in a range of
+    ///     decoding times, or samples clipped to a range of media times, a timecode track's
+    ///     frame number moved to the range's start); a track without an entry is copied whole.
+    public init(tracks: [MP4TrackReader<Source>], cuts: [MP4TrackCut]) {
         lanes = tracks.enumerated().map { index, reader in
-            Lane(reader: reader, samples: reader.samples(), next: nil,
-                 range: decodeTimes.flatMap { index < $0.count ? $0[index] : nil })
+            let cut = index < cuts.count ? cuts[index] : nil
+            return Lane(reader: reader, samples: reader.samples(), next: nil, range: cut?.decodeTimes, clip: cut?.clip)
         }
     }
 
@@ -56,7 +67,7 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
                 }
                 continue
             }
-            let origin = lanes[index].range?.lowerBound ?? 0
+            let origin = lanes[index].clip?.lowerBound ?? lanes[index].range?.lowerBound ?? 0
             // Due: first.dts / trackScale <= decodeTime / timescale.
             guard Self.compare(first.dts &- origin, trackScale, decodeTime, timescale) <= 0 else { continue }
             // Up to decodeTime / timescale + 1/2 s: 2 · dts · timescale < (2 · decodeTime + timescale) · trackScale.
@@ -82,12 +93,43 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
     }
 
     private func append<Sink: ByteSink>(_ sample: MP4Sample, lane index: Int, writer: MP4Writer<Sink>) throws {
+        lanes[index].next = nil
+        var duration = sample.duration
+        if let clip = lanes[index].clip {
+            // Clipped to the range: the part of the sample inside it.
+            let start = max(sample.dts, clip.lowerBound)
+            let end = min(sample.dts &+ Int64(sample.duration), clip.upperBound)
+            guard end > start, let clipped = UInt32(exactly: end - start) else { return try fill(index) }
+            duration = clipped
+        }
         try lanes[index].reader.read(sample, into: &buffer)
-        try writer.append(buffer, track: index, duration: sample.duration, compositionOffset: sample.compositionOffset,
+        if let clip = lanes[index].clip, sample.dts < clip.lowerBound, lanes[index].reader.track.handler == FourCC("tmcd") {
+            buffer = try Self.timecode(buffer, of: sample, track: lanes[index].reader.track, advancedBy: clip.lowerBound - sample.dts)
+        }
+        try writer.append(buffer, track: index, duration: duration, compositionOffset: sample.compositionOffset,
                           isSync: sample.isSync, sampleDescription: sample.sampleDescriptionIndex)
         lanes[index].appended += 1
-        lanes[index].next = nil
         try fill(index)
+    }
+
+    /// A `tmcd` sample whose first `ticks` are cut: its frame number moved to the frame then
+    /// (``MP4TimecodeEntry/advance(_:by:mediaTimescale:)``).
+    /// - Throws: ``NALUError`` naming the `tmcd` field that does not read, rather than a timecode
+    ///   left at the uncut start.
+    static func timecode(_ bytes: [UInt8], of sample: MP4Sample, track: MP4Track, advancedBy ticks: Int64) throws -> [UInt8] {
+        let entries = track.sampleEntries
+        guard sample.sampleDescriptionIndex >= 1, sample.sampleDescriptionIndex <= entries.count else {
+            throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
+                            detail: "timecode sample \(sample.index + 1) names entry \(sample.sampleDescriptionIndex) of \(entries.count)")
+        }
+        let entry = try MP4TimecodeEntry(sampleEntry: entries[sample.sampleDescriptionIndex - 1])
+        guard let frame = MP4TimecodeSample.frame(bytes),
+              let moved = entry.advance(frame, by: ticks, mediaTimescale: track.timescale),
+              let rewritten = MP4TimecodeSample.replacing(bytes, frame: moved) else {
+            throw NALUError(.invalidValue, field: "tmcd sample", byteOffset: sample.offset,
+                            detail: "the frame number of timecode sample \(sample.index + 1) (\(bytes.count) bytes) cannot move to the cut's start")
+        }
+        return rewritten
     }
 
     /// Looks ahead to the lane's next sample in its range.

@@ -15,6 +15,9 @@ public struct TransportStreamSummary: Sendable {
     /// The other programs the PAT lists (`program_number`, `program_map_PID`): not read (a
     /// reader takes one program's video; `--pid` chooses which).
     public var otherPrograms: [(number: UInt16, pid: UInt16)]
+    /// The other programs' elementary streams, by `program_number`, for those whose PMT was
+    /// read (``NALUTS/TransportStreamDemuxer/otherProgramTables``).
+    public var otherProgramStreams: [UInt16: [ProgramElement]]
     /// Whether a PID was asked for (`--pid`): the program read was chosen, the others left out
     /// on purpose.
     public var streamRequested: Bool
@@ -32,6 +35,7 @@ public struct TransportStreamSummary: Sendable {
         video = demuxer.video
         otherStreams = (demuxer.program?.elements ?? []).filter { $0.pid != demuxer.video?.pid }
         otherPrograms = demuxer.programsListed.filter { $0.number != demuxer.program?.programNumber }
+        otherProgramStreams = Dictionary(demuxer.otherProgramTables.map { ($0.programNumber, $0.elements) }, uniquingKeysWith: { a, _ in a })
         streamRequested = demuxer.requestedPID != nil
         counts = demuxer.counts
         bytes = reader.bytesRead

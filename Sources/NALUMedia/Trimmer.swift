@@ -33,6 +33,17 @@ public final class Trimmer {
     public private(set) var transportStreamAudioCuts: [UInt16] = []
     /// The PID of the first of them, if any.
     public var transportStreamAudioCut: UInt16? { transportStreamAudioCuts.first }
+    /// The other tracks (subtitles, timecode, metadata) the last
+    /// ``writeMP4(_:output:options:audio:)`` cut (``TrimTrackCut``).
+    public private(set) var trackCuts: [TrimTrackCut] = []
+    /// The track_IDs of such tracks with nothing in the range (``TrimTrackCut/cuts(for:source:segmentDuration:movieTimescale:)``).
+    public private(set) var tracksEmptyInRange: [UInt32] = []
+    /// Every input track the last write carried or had nothing of in its range: the audio, the
+    /// other tracks, a transport stream's audio streams as `0x1_0000 | PID`.
+    public var carriedTrackIDs: Set<UInt32> {
+        Set(audioCuts.map(\.reader.track.trackID) + trackCuts.map(\.reader.track.trackID) + tracksEmptyInRange
+            + transportStreamAudioCuts.map { UInt32($0) | 0x1_0000 })
+    }
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
@@ -167,20 +178,21 @@ public final class Trimmer {
                                                                presentedDuration: segment, movieTimescale: timing.timescale))
             }
         }
-        if !cuts.isEmpty {
+        // Subtitle, timecode and metadata tracks, clipped to the same range.
+        let (others, empty) = try TrimTrackCut.cuts(for: plan, source: source, segmentDuration: videoDuration, movieTimescale: timing.timescale)
+        trackCuts = others
+        tracksEmptyInRange = empty
+        let copied = TrimTrackCut.copied(audio: cuts, others: others)
+        if !copied.tracks.isEmpty {
             options.movieTimescale = timing.timescale
-            options.passthroughTracks = cuts.map { cut in
-                var track = MP4PassthroughTrack(copying: cut.reader.track)
-                track.editList = cut.editList
-                return track
-            }
+            options.passthroughTracks = copied.tracks
         }
         let report = try write(plan) { parameterSets, clock in
             let sink = try MP4FileSink(codec: source.codec, output: output, options: options)
             if let clock { try sink.muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup) }
             for unit in parameterSets { try sink.push(nalUnit: unit) }
-            if !cuts.isEmpty {
-                let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
+            if !copied.tracks.isEmpty {
+                let interleaver = MP4PassthroughInterleaver(tracks: copied.readers, cuts: copied.cuts)
                 sink.muxer.willAppendVideoSample = { writer, time, timescale in
                     try interleaver.advance(to: time, timescale: timescale, writer: writer)
                 }

@@ -43,6 +43,9 @@ public final class SmartTrimmer {
         public var audioTracks: Int
         /// Their track_IDs in the input.
         public var audioTrackIDs: [UInt32] = []
+        /// The track_IDs of the input's other tracks (subtitles, timecode, metadata) cut with
+        /// the video (``NALUMedia/TrimTrackCut``), or with nothing in the range.
+        public var otherTrackIDs: [UInt32] = []
     }
 
     public let path: String
@@ -117,36 +120,31 @@ public final class SmartTrimmer {
         options.editList = nil
         let videoDuration = UInt64(clamping: timing.presentedDuration)
         let cuts = audio ? try TrimAudioCut.cuts(for: trim, source: trimmer.source, segmentDuration: videoDuration) : []
-        if !cuts.isEmpty {
-            options.passthroughTracks = cuts.map { cut in
-                var track = MP4PassthroughTrack(copying: cut.reader.track)
-                track.editList = cut.editList
-                return track
-            }
-        }
+        // Subtitle, timecode and metadata tracks clipped to the range, the timecode moved to
+        // the first picture's.
+        let (others, empty) = try TrimTrackCut.cuts(for: trim, source: trimmer.source, segmentDuration: videoDuration, movieTimescale: timescale)
+        let copied = TrimTrackCut.copied(audio: cuts, others: others)
+        if !copied.tracks.isEmpty { options.passthroughTracks = copied.tracks }
         // A transport stream's audio streams (AAC, AC-3, MPEG audio), each cut to the presented range (its PTS, 90 kHz).
         let tsAudio = audio && cuts.isEmpty ? try trimmer.source.transportStreamAudioStreams() : []
         var tsFeeders: [TransportStreamAudioMP4Feeder] = []
         if !tsAudio.isEmpty {
             let range = trim.presentedRange(timescale: 90_000)
-            options.passthroughTracks = tsAudio.map(\.mp4Track)
+            // After the copied tracks (none for a transport stream input, which has no MP4 tracks).
+            options.passthroughTracks = copied.tracks + tsAudio.map(\.mp4Track)
             for (track, stream) in tsAudio.enumerated() {
                 let origin = index.hasSourceTimes ? 0 : stream.origin(in: trimmer.source)
-                tsFeeders.append(TransportStreamAudioMP4Feeder(reader: stream, track: track, origin: origin &+ range.lowerBound,
+                tsFeeders.append(TransportStreamAudioMP4Feeder(reader: stream, track: copied.tracks.count + track, origin: origin &+ range.lowerBound,
                                                                range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound),
                                                                presentedDuration: videoDuration, movieTimescale: timescale))
             }
         }
         let sink = try MP4FileSink(codec: index.codec, output: output, options: options)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: timing.lookup)
-        if !cuts.isEmpty {
-            let interleaver = MP4PassthroughInterleaver(tracks: cuts.map(\.reader), decodeTimes: cuts.map(\.decodeTimes))
+        if !copied.tracks.isEmpty || !tsFeeders.isEmpty {
+            let interleaver = copied.tracks.isEmpty ? nil : MP4PassthroughInterleaver(tracks: copied.readers, cuts: copied.cuts)
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
-                try interleaver.advance(to: time, timescale: timescale, writer: writer)
-            }
-        }
-        if !tsFeeders.isEmpty {
-            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                try interleaver?.advance(to: time, timescale: timescale, writer: writer)
                 for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
@@ -155,7 +153,8 @@ public final class SmartTrimmer {
         let report = try sink.finish()
         let ids = cuts.map(\.reader.track.trackID) + tsAudio.map { UInt32($0.pid) | 0x1_0000 }
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
-                      copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids)
+                      copiedAccessUnits: plan.copied.count, audioTracks: ids.count, audioTrackIDs: ids,
+                      otherTrackIDs: others.map(\.reader.track.trackID) + empty)
     }
 
     /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'
@@ -205,6 +204,8 @@ public final class SmartTrimmer {
         var tailDone = plan.tail.isEmpty
         var pending: [(nalUnits: [[UInt8]], pts: Int64?)] = []  // copied access units waiting for the head
         var copyParameterSets: [[UInt8]]?  // the sets in force at the copy point
+        // The source's HDR10 SEI, into the re-encoded keyframes (issue 41 item 14).
+        var hdr = HDRSEICarriage(codec: codec, declarativeSEI: input.declarativeSEI)
         let lastNeeded = max(plan.copied.last ?? -1, headRange?.upperBound ?? -1, tailRange?.upperBound ?? -1)
 
         func encode(_ frames: [DecodedFrame]) throws {
@@ -221,10 +222,13 @@ public final class SmartTrimmer {
             if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
             let session = try EncoderSession(configuration: configuration, factory: encoder)
             let sorted = frames.sorted { $0.pts < $1.pts }
+            let carriage = hdr
             for frame in sorted {
-                try session.encode(frame.frame()) { try writer.write(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), pts: $0.pts) }
+                try session.encode(frame.frame()) {
+                    try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts)
+                }
             }
-            try session.flush { try writer.write(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), pts: $0.pts) }
+            try session.flush { try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts) }
         }
         func finishHead() throws {
             guard !headDone else { return }
@@ -255,6 +259,7 @@ public final class SmartTrimmer {
                 for nal in nalUnits where codec.isParameterSet(nal) { try store.add(nal) }
             }
             guard position >= firstNeeded else { return }
+            for nal in nalUnits { hdr.take(nal) }
             let pts = index.entries[position].presentationTime
             let coded = CodedAccessUnit(nalUnits: nalUnits, index: position, byteOffset: byteOffset, pts: pts,
                                         keyframe: keyframe, pictureType: pictureType)

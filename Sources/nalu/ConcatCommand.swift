@@ -46,6 +46,9 @@ struct Concat: ParsableCommand {
     @Option(help: "Codec of the inputs (h264|hevc); detected when omitted.")
     var codec: CodecOption?
 
+    @Option(help: ArgumentHelp("MPEG-TS inputs: the PID of the video stream to read (decimal or 0x hex), which chooses its program, as info and convert take it; default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("avcC/hvcC record of the length-prefixed inputs.", valueName: "file"))
     var extradata: String?
 
@@ -81,7 +84,7 @@ struct Concat: ParsableCommand {
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
         let joiner: Concatenator
         do {
-            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec)], lengthPrefixedRecord: record)
+            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)
         } catch let error as NALUError where error.field == "concat" {
             throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
         } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
@@ -108,10 +111,15 @@ struct Concat: ParsableCommand {
         }
         try file.commit()
         for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
-        // The tracks left out: with the audio joined (or dropped by --no-audio), the others.
+        // The tracks left out: with the audio joined (or dropped by --no-audio), other video
+        // tracks (named); subtitle, timecode and data tracks not joined are a loss (exit 2).
         let skipAudio = report.audioJoined != nil || noAudio
         let withOthers = report.otherTracks.enumerated()
-            .filter { !$0.element.filter { !skipAudio || $0.handler != "soun" }.isEmpty }.map { joiner.inputs[$0.offset].path }
+            .filter { !$0.element.filter { (!skipAudio || $0.handler != "soun") && ($0.handler == "soun" || $0.handler == "vide") }.isEmpty }
+            .map { joiner.inputs[$0.offset].path }
+        let unjoined = report.tracksJoined.isEmpty ? report.otherTracks.enumerated().flatMap { position, tracks in
+            tracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(joiner.inputs[position].path) \($0.description)" }
+        } : []
         // Audio that is not joined although --no-audio was not given: exit status 2, after the
         // video is written.
         let withAudio = joiner.inputs.filter(\.hasAudio)
@@ -122,6 +130,12 @@ struct Concat: ParsableCommand {
         } else if !withOthers.isEmpty {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
             StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
+        }
+        if !unjoined.isEmpty {
+            let why = to != .mp4 ? "only an MP4 output holds them" : "they are not joined (\(report.tracksNotJoined ?? "the inputs differ"))"
+            if lost == nil { lost = NotCarried(input: joiner.inputs.map(\.path).joined(separator: ", "), tracks: [], why: why) }
+            lost?.others = unjoined
+            lost?.otherWhy = why
         }
         // An input at another rate than the output's is retimed: said, unless --fps chose the rate.
         if let rate = report.outputFrameRate, fps == nil {

@@ -41,7 +41,7 @@ extension Concat {
     /// `--smart`: every input's range (the whole of a bare input) cut frame-exactly and joined
     /// (``SmartCutList``).
     func runSmart() throws {
-        let options = MediaSourceOptions(codec: codec?.codec)
+        let options = MediaSourceOptions(codec: codec?.codec, pid: pid?.value)
         let pieces = inputs.map { argument in
             let piece = ConcatPiece(argument)
             return SmartCutList.Piece(path: piece.path, range: piece.range ?? .whole, options: options)

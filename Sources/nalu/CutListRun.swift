@@ -115,12 +115,29 @@ struct CutListRun {
                 StandardError.write("nalu: warning: \(pieces[position].path)@\(pieces[position].range)\(own) the output is timed at \(rateText(rate)) fps\n")
             }
         }
-        // Tracks other than audio are named.
+        // Other video tracks are named; subtitle, timecode and metadata tracks not joined, and a
+        // transport stream's streams other than audio, are a loss: exit status 2.
+        var others: [String] = []
         for path in paths {
-            let others = (list.source(of: path)?.otherTracks ?? []).filter { $0.handler != "soun" }
-            if !others.isEmpty {
-                StandardError.write("nalu: note: \(path): \(others.map(\.description).joined(separator: ", ")) not carried; the output has the video and audio only\n")
+            guard let source = list.source(of: path) else { continue }
+            let videos = source.otherTracks.filter { $0.handler == "vide" }
+            if !videos.isEmpty {
+                StandardError.write("nalu: note: \(path): \(videos.map(\.description).joined(separator: ", ")) not carried; the output has one video track\n")
             }
+            if report.join.tracksJoined.isEmpty {
+                others += source.otherTracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(path) \($0.description)" }
+            }
+            // A transport stream's audio streams are all joined, or the checks above name
+            // what is not; its other streams (private data, …) are not carried.
+            if let streams = source.transportStream?.otherStreams {
+                others += streams.filter { !$0.isAudio }.map { "\(path) \($0.description)" }
+            }
+        }
+        if !others.isEmpty {
+            let why = report.join.tracksNotJoined.map { "they are not joined (\($0))" } ?? "\(option) joins the video and one audio track"
+            if lost == nil { lost = NotCarried(input: paths.joined(separator: ", "), tracks: [], why: why) }
+            lost?.others = others
+            lost?.otherWhy = why
         }
         if verbose {
             let parts = zip(pieces, report.pieces).map { piece, cut in

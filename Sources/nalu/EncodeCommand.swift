@@ -132,6 +132,9 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var qualityOptions: QualityOptions
 
+    @Option(help: ArgumentHelp("MPEG-TS input: the PID of the video stream to decode (decimal or 0x hex), which chooses its program and its audio, as info, convert and trim take it.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("Compressed input: encode the pictures shown from this time on (seconds, or [HH:]MM:SS[.fff], as nalu trim reads it); the audio is cut to match.", valueName: "time"))
     var start: String?
 
@@ -235,8 +238,9 @@ struct Encode: ParsableCommand {
         if size == nil, path != "-", source.regularFileSize != nil || Naming.frameSize(inName: path) == nil,
            DecodedEncodeInput.isCompressed(path) {
             if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
-            return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
+            return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk, pid: pid?.value)), source)
         }
+        if pid != nil { throw CLIError.usage("--pid", "chooses a program of an MPEG-TS input; \(path) is raw video") }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
         }

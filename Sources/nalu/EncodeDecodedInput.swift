@@ -53,8 +53,9 @@ final class DecodedEncodeInput {
     private var decodingOrderTimes: [Int64]?
     private var handedOut = 0
 
-    init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil) throws {
-        let options = MediaSourceOptions()
+    init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil, pid: UInt16? = nil) throws {
+        var options = MediaSourceOptions()
+        options.pid = pid  // a transport stream's program, chosen by its video PID (`--pid`)
         // Opened twice: once here for the container's facts, once by the decoding thread.
         source = try openMediaSource(path, options)
         var firstSample = 0

@@ -67,7 +67,7 @@ final class TimedMP4Output {
         // as they do through convert and trim (issue 41 item 11).
         muxer.metadata = try outputMetadata(from: source, output: path)
         var tracks: [MP4TrackReader<AnyRandomAccessSource>] = []
-        var decodeTimes: [Range<Int64>?]? = nil
+        var cuts: [MP4TrackCut] = []
         if let copied = try source.passthroughTracks(audio: copyAudio), !copied.tracks.isEmpty {
             tracks = copied.tracks
             // A chunk's movie is timed in the video's timescale, so that its edit lasts exactly
@@ -77,15 +77,18 @@ final class TimedMP4Output {
             if let keptRange {
                 // Each copied track cut to the kept range: the samples whose decoding times
                 // overlap it, presented from the range's start.
-                decodeTimes = []
                 for (index, reader) in tracks.enumerated() {
+                    // (A chunk's subtitles and timecode are clipped to its pictures, as a cut's.)
                     let cut = try Self.cut(reader, presented: keptRange, videoTimescale: timescale, videoOrigin: try source.videoTime(alignedWith: reader.track),
-                                           movieTimescale: muxer.movieTimescale ?? timescale, chunk: chunk)
-                    decodeTimes?.append(cut?.range)
-                    passthrough[index].editList = cut.map {
-                        ($0.delay > 0 ? [MP4EditListEntry(segmentDuration: $0.delay, mediaTime: -1)] : [])
-                            + [MP4EditListEntry(segmentDuration: $0.segment, mediaTime: $0.mediaTime)]
+                                           movieTimescale: muxer.movieTimescale ?? timescale,
+                                           chunk: MP4TrackCut.clipsSamples(reader.track) ? nil : chunk)
+                    // Subtitles and timecode clipped to the range, the timecode moved (issue 41 item 14).
+                    let trackCut = cut.map {
+                        MP4TrackCut.cut(track: reader.track, decodeTimes: $0.range, mediaTime: $0.mediaTime, segmentDuration: $0.segment,
+                                        delay: $0.delay, movieTimescale: muxer.movieTimescale ?? timescale)
                     }
+                    cuts.append(trackCut?.cut ?? MP4TrackCut(decodeTimes: nil))
+                    passthrough[index].editList = trackCut?.editList
                 }
             }
             muxer.passthroughTracks = passthrough
@@ -129,7 +132,7 @@ final class TimedMP4Output {
             }
         }
         if !tracks.isEmpty {
-            let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
+            let interleaver = MP4PassthroughInterleaver(tracks: tracks, cuts: cuts)
             sink.muxer.willAppendVideoSample = { writer, time, scale in
                 try interleaver.advance(to: time, timescale: scale, writer: writer)
             }

@@ -23,12 +23,15 @@ struct Info: ParsableCommand {
         let format = source.container.framing
         // MP4/MOV: the video track's display rotation and the movie's creation time, as ffprobe shows them.
         let metadata = try? source.movieMetadata()
+        // Every track, and the location (issue 41 item 16).
+        let tracks = (try? source.trackSummaries()) ?? nil
         if json {
             var object = summary.json(format: format, lengthSize: source.lengthSize)
             if let container = summary.container, case .object(var members) = object {
                 var containerJSON = container.json
                 if case .object(var fields) = containerJSON {
                     fields += Self.metadataJSON(metadata)
+                    fields += Self.tracksJSON(tracks, metadata: metadata)
                     containerJSON = .object(fields)
                 }
                 members.insert(("container", containerJSON), at: 0)
@@ -40,7 +43,8 @@ struct Info: ParsableCommand {
             }
             try out.line(object.prettyText)
         } else {
-            let metadataText = Self.metadataLines(metadata).map { ($0.0 + ":").padding(15) + $0.1 + "\n" }.joined()
+            let metadataText = (Self.metadataLines(metadata) + Self.trackLines(tracks, metadata: metadata))
+                .map { ($0.0 + ":").padding(15) + $0.1 + "\n" }.joined()
             try out.write((summary.container.map { $0.text + metadataText } ?? summary.transportStreamText ?? "")
                           + summary.text(format: format, lengthSize: source.lengthSize))
         }

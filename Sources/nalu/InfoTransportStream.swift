@@ -16,6 +16,8 @@ extension StreamSummary {
             ("stream_type", ts.video.map { .number(Int($0.streamType)) } ?? .null),
             ("other_streams", .array(ts.otherStreams.map { .object([("pid", .number(Int($0.pid))), ("stream_type", .number(Int($0.streamType)))]) })),
             ("other_programs", .array(ts.otherPrograms.map { .object([("program_number", .number(Int($0.number))), ("pmt_pid", .number(Int($0.pid)))]) })),
+            // Every program the PAT lists, the one read first, with its streams (issue 41 item 16).
+            ("programs", .array(programsJSON(ts))),
             ("packets", .number(ts.counts.packets)),
             ("pes_packets", .number(ts.counts.pesPackets)),
             ("first_pts", presentationTimeRange.map { .number(Int($0.lowerBound)) } ?? .null),
@@ -40,6 +42,7 @@ extension StreamSummary {
         for other in ts.otherStreams { lines.append(("other stream", "\(other)")) }
         for program in ts.otherPrograms {
             lines.append(("other program", "\(program.number) (PMT PID 0x\(String(program.pid, radix: 16))), not read: --pid chooses its video"))
+            for stream in ts.otherProgramStreams[program.number] ?? [] { lines.append(("  stream", "\(stream)")) }
         }
         lines.append(("packets", "\(ts.counts.packets) (\(ts.counts.pesPackets) video PES packets)"))
         if let rate = ts.frameRate {
@@ -55,5 +58,26 @@ extension StreamSummary {
         if ts.counts.duplicatePackets > 0 { damage += ", \(ts.counts.duplicatePackets) duplicate packets dropped" }
         lines.append(("damage", damage))
         return lines.map { ($0.0 + ":").padding(15) + $0.1 }.joined(separator: "\n") + "\n"
+    }
+}
+
+extension StreamSummary {
+    /// `programs`: the program read (`read` true: its video and other streams) and each other
+    /// program the PAT lists (`read` false, with its `pmt_pid`), with `program_number` and
+    /// `streams` (`pid`, `stream_type`, `description`; empty when its PMT never came).
+    func programsJSON(_ ts: TransportStreamSummary) -> [JSON] {
+        func streams(_ elements: [ProgramElement]) -> JSON {
+            .array(elements.map { .object([("pid", .number(Int($0.pid))), ("stream_type", .number(Int($0.streamType))), ("description", .string("\($0)"))]) })
+        }
+        var programs: [JSON] = []
+        if let number = ts.programNumber {
+            let read = (ts.video.map { [$0] } ?? []) + ts.otherStreams
+            programs.append(.object([("program_number", .number(Int(number))), ("read", .bool(true)), ("streams", streams(read))]))
+        }
+        for program in ts.otherPrograms {
+            programs.append(.object([("program_number", .number(Int(program.number))), ("pmt_pid", .number(Int(program.pid))), ("read", .bool(false)),
+                                     ("streams", streams(ts.otherProgramStreams[program.number] ?? []))]))
+        }
+        return programs
     }
 }

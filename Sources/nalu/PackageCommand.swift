@@ -85,6 +85,9 @@ struct PackageCommand: ParsableCommand {
     @Option(help: "Raw input: codec (h264|hevc); detected from the NAL headers when omitted.")
     var codec: CodecOption?
 
+    @Option(help: ArgumentHelp("MPEG-TS inputs: the PID of the video stream to read (decimal or 0x hex), which chooses its program, as info and convert take it; default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
+    var pid: PIDOption?
+
     @Option(help: ArgumentHelp("Length-prefixed input: bytes in each NAL length field (1|2|4).", valueName: "n"))
     var lengthSize: Int?
 
@@ -145,6 +148,7 @@ struct PackageCommand: ParsableCommand {
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
                                                record: try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) })
+        sourceOptions.pid = pid?.value
         sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
         let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)
         for note in summary.notes { StandardError.write("nalu: note: \(note)\n") }
@@ -154,6 +158,15 @@ struct PackageCommand: ParsableCommand {
                            hint: "give --no-subtitles / --no-timecode to leave subtitle and timecode tracks out on purpose, --no-audio the audio (exit 0)"
                                + (summary.notCarried.contains { $0.contains("MPEG-TS segments") } ? "; --segment-type fmp4 gives every audio track its rendition" : ""),
                            status: NotCarried.status)
+        }
+        // A transport stream's other programs, not read unless --pid chose one: exit status 2.
+        if pid == nil {
+            for input in inputs where input != "-" {
+                var probe = sourceOptions
+                probe.readsAhead = false
+                guard let ts = try? MediaSource(path: input, options: probe).transportStream, !ts.otherPrograms.isEmpty else { continue }
+                try NotCarried(input: input, tracks: [], why: "", programs: ts.otherPrograms.map { "program \($0.number) (PMT PID 0x\(String($0.pid, radix: 16)))" }).fail()
+            }
         }
     }
 

@@ -29,20 +29,29 @@ struct NotCarried {
     let why: String
     /// The other programs of a transport stream input, left out.
     var programs: [String] = []
+    /// Tracks other than audio (subtitles, timecode, metadata) an output that holds them did
+    /// not carry: no option leaves them out, so the exit status says so.
+    var others: [String] = []
+    /// Why ``others`` were not carried, when not ``why``.
+    var otherWhy: String?
+    /// What would carry ``others``, for the hint.
+    var otherHint: String?
 
     static let status: Int32 = 2
 
     func fail() throws {
         var lost: [String] = []
         if !tracks.isEmpty { lost.append("\(tracks.joined(separator: ", ")) not carried: \(why)") }
+        if !others.isEmpty { lost.append("\(others.joined(separator: ", ")) not carried: \(otherWhy ?? why)") }
         if !programs.isEmpty {
             lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
         }
         var hints: [String] = []
         if !tracks.isEmpty { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
+        if let otherHint { hints.append(otherHint) }
         if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
         throw CLIError(input, lost.joined(separator: "; ") + "; the video was written",
-                       hint: hints.joined(separator: "; "), status: Self.status)
+                       hint: hints.isEmpty ? nil : hints.joined(separator: "; "), status: Self.status)
     }
 }
 
@@ -65,12 +74,16 @@ extension MediaSource {
     func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
         var dropped: [String] = []
         var audio: [String] = []
+        var others: [String] = []
         if container.isMP4 {
             for track in otherTracks where !carried.contains(track.trackID) {
                 if track.handler == "soun" {
                     if !noAudio { audio.append(track.description) }
-                } else if to != .mp4 || track.handler == "vide" {
+                } else if track.handler == "vide" {
                     dropped.append(track.description)
+                } else {
+                    // Subtitles, timecode, data: a track left out is a loss (an MP4 output holds them).
+                    others.append(track.description)
                 }
             }
         } else if let streams = transportStream?.otherStreams {
@@ -96,7 +109,9 @@ extension MediaSource {
         if !dropped.isEmpty {
             StandardError.write("nalu: note: \(input): \(dropped.joined(separator: ", ")) \(dropped.count == 1 ? "is" : "are") not carried; \(held)\n")
         }
-        guard !audio.isEmpty || !programs.isEmpty else { return nil }
-        return NotCarried(input: input, tracks: audio, why: held, programs: programs)
+        guard !audio.isEmpty || !programs.isEmpty || !others.isEmpty else { return nil }
+        var lost = NotCarried(input: input, tracks: audio, why: held, programs: programs, others: others)
+        if to != .mp4 && !others.isEmpty { lost.otherHint = "an MP4 output carries subtitle, timecode and data tracks" }
+        return lost
     }
 }

@@ -148,7 +148,7 @@ struct Trim: ParsableCommand {
             var options = mp4.muxerOptions(frameRate: plan.frameRate)
             options.metadata = try outputMetadata(from: source, output: output)
             report = try trimmer.writeMP4(plan, output: file, options: options, audio: !noAudio)
-            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID) + trimmer.transportStreamAudioCuts.map { UInt32($0) | 0x1_0000 }))
+            noteDropped(carried: trimmer.carriedTrackIDs)
         case .annexb:
             report = try trimmer.writeAnnexB(plan, output: file,
                                              options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
@@ -160,7 +160,7 @@ struct Trim: ParsableCommand {
             options.maxAccessUnitSize = mp4.maxAccessUnitSize
             options.writer.timestampedPackets = to == .m2ts
             report = try trimmer.writeTransportStream(plan, output: file, options: options, audio: !noAudio)
-            noteDropped(carried: Set(trimmer.audioCuts.map(\.reader.track.trackID) + trimmer.transportStreamAudioCuts.map { UInt32($0) | 0x1_0000 }))
+            noteDropped(carried: trimmer.carriedTrackIDs)
         }
         try file.commit()
         for note in report.notes { StandardError.write("nalu: note: \(note)\n") }

@@ -97,7 +97,7 @@ extension Trim {
         }
         try file.commit()
         // Tracks not carried are named; audio left out without --no-audio: exit status 2.
-        let lost = probe.reportNotCarried(carried: Set(report.audioTrackIDs), noAudio: noAudio, to: to, input: input)
+        let lost = probe.reportNotCarried(carried: Set(report.audioTrackIDs + report.otherTrackIDs), noAudio: noAudio, to: to, input: input)
         for note in report.sink.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose {
             StandardError.write("nalu: smart trim: \(report.plan.pictureCount) pictures shown: \(report.headPictures) re-encoded before, "

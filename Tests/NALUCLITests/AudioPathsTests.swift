@@ -35,7 +35,8 @@ import Testing
 
     static func codecs(_ path: String) throws -> Set<String> {
         let result = try runTool("ffprobe", ["-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
-        return Set(result.stdout.split(separator: "\n").map(String.init))
+        // (ffprobe's csv adds empty fields after some streams' names: "ac3,".)
+        return Set(result.stdout.split(separator: "\n").map { String($0.prefix { $0 != "," }) })
     }
 
     /// Seconds of audio GStreamer decodes (`qtdemux ! aacparse ! avdec_aac`, as mono S16 at the

@@ -145,7 +145,9 @@ import Testing
                 "rotation": 0,
                 "display_matrix": [65536, 0, 0, 0, 65536, 0, 0, 0, 1073741824],
                 "creation_time": null,
-                "track_creation_time": null
+                "track_creation_time": null,
+                "tracks": [{"track_id": 1, "kind": "video", "handler": "vide", "sample_entry": "avc1", "codec": "h264", "language": "und", "timescale": 15360, "duration_seconds": 1, "samples": 30}],
+                "location": null
               },
               "format": "length-prefixed",
             """))

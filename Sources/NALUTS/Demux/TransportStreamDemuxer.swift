@@ -34,6 +34,12 @@ public struct TransportStreamDemuxer {
     /// The programs the PAT lists (`program_number`, `program_map_PID`; at most 64, the network
     /// PID left out): the one read and the others, which a reader of one program leaves out.
     public private(set) var programsListed: [(number: UInt16, pid: UInt16)] = []
+    /// The program map tables of the programs not read, as first parsed (at most 64): what
+    /// `nalu info` lists of every program (issue 41 item 16). After the video is chosen, each
+    /// other PMT PID is read until its table arrives once, then left alone.
+    public private(set) var otherProgramTables: [ProgramMapTable] = []
+    /// The other programs' PMT PIDs whose table has not come yet.
+    private var pendingMapPIDs: Set<UInt16> = []
     public private(set) var counts = TransportStreamCounts()
     /// The first PES packets' time stamps (at most 32), for the frame rate.
     public private(set) var firstTimestamps: [PESTimestamps] = []
@@ -116,7 +122,9 @@ public struct TransportStreamDemuxer {
             }
             return videoPayload(parsed, packet, at: offset)
         }
-        if video == nil || pid == programMapPID { readTable(parsed, packet, at: offset) }
+        if video == nil || pid == programMapPID || (!pendingMapPIDs.isEmpty && pendingMapPIDs.contains(pid)) {
+            readTable(parsed, packet, at: offset)
+        }
         return 0..<0
     }
 
@@ -284,6 +292,7 @@ public struct TransportStreamDemuxer {
             guard let table = try ProgramAssociationTable(section: section) else { return }
             for program in table.programs where !mapPIDs.contains(program.pid) && mapPIDs.count < 64 {
                 mapPIDs.append(program.pid)
+                if video != nil, program.pid != programMapPID { pendingMapPIDs.insert(program.pid) }
             }
             for program in table.programs where !programsListed.contains(where: { $0.number == program.number }) && programsListed.count < 64 {
                 programsListed.append(program)
@@ -303,7 +312,11 @@ public struct TransportStreamDemuxer {
             return
         }
         if let current = video {
-            follow(table, from: current, pid: pid, at: offset)
+            if pid == programMapPID {
+                follow(table, from: current, pid: pid, at: offset)
+            } else {
+                recordOther(table, pid: pid)
+            }
             return
         }
         for element in table.elements where !streamsSeen.contains(element) && streamsSeen.count < 256 { streamsSeen.append(element) }
@@ -318,14 +331,29 @@ public struct TransportStreamDemuxer {
         } else {
             chosen = table.elements.first(where: \.isReadableVideo)
         }
-        guard let chosen else { return }
+        guard let chosen else {
+            recordOther(table, pid: pid)
+            return
+        }
         video = chosen
         program = table
         videoPID = chosen.pid
         programMapPID = pid
+        otherProgramTables.removeAll { $0.programNumber == table.programNumber }
+        pendingMapPIDs = Set(mapPIDs.filter { map in map != pid && !otherProgramTables.contains { table in
+            programsListed.contains { $0.pid == map && $0.number == table.programNumber } } })
         lastVideoPacketValid = false
         sections = [:]
         lastTablePackets = lastTablePackets.filter { $0.key == pid }
+    }
+
+    /// Keeps the first table of a program not read (``otherProgramTables``); its PMT PID is then
+    /// no longer read.
+    private mutating func recordOther(_ table: ProgramMapTable, pid: UInt16) {
+        pendingMapPIDs.remove(pid)
+        guard table.programNumber != program?.programNumber, otherProgramTables.count < 64,
+              !otherProgramTables.contains(where: { $0.programNumber == table.programNumber }) else { return }
+        otherProgramTables.append(table)
     }
 
     /// A PMT of the program read after the video was chosen: a new version that moves the video
