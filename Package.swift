@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "NALUAVCodec", targets: ["NALUAVCodec"]),
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
         .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
+        .library(name: "NALUExport", targets: ["NALUExport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,7 +62,7 @@ let package = Package(
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
-                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut",
+                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -142,6 +143,12 @@ let package = Package(
             dependencies: ["NALU", "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUEncoder", "NALUMedia"],
             swiftSettings: strictSettings
         ),
+        // Issue 39: the export pipeline (decoded input, timed MP4/TS output with the other tracks,
+        // carried tracks, time cutting) and ExportSession, the library's transcode and export.
+        .target(name: "NALUExport",
+                dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
+                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut"],
+                swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

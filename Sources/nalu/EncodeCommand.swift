@@ -5,7 +5,9 @@ import Darwin
 #endif
 import ArgumentParser
 import NALU
+import NALUDecoder
 import NALUEncoder
+import NALUExport
 import NALUIO
 import NALUMedia
 import NALUX264
@@ -233,9 +235,14 @@ struct Encode: ParsableCommand {
         // content, is decoded: a WxH in its name (holiday_320x180.mp4) describes raw video only
         // (issue 40 item 8). A FIFO with a size in its name is raw video: probing would consume it.
         if size == nil, path != "-", source.regularFileSize != nil || Naming.frameSize(inName: path) == nil,
-           DecodedEncodeInput.isCompressed(path) {
+           CompressedInput.isCompressed(path) {
             if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
-            return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk)), source)
+            do {
+                return (.decoded(try DecodedVideoInput(path: path, factory: decoder.factory, chunk: range.chunk.map { ($0.index, $0.count) },
+                                                       warning: Diagnostics.libraryWarning)), source)
+            } catch let error as DecoderError {
+                throw error.cliError(input: path)
+            }
         }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
             throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
@@ -263,7 +270,7 @@ struct Encode: ParsableCommand {
         var limit = frames.map(Int64.init) ?? Int64.max
         var chunkRange: FrameRange?
         var decodedTimeBase: Rational?
-        var decodedInput: DecodedEncodeInput?
+        var decodedInput: DecodedVideoInput?
         // Compressed input with --start/--end: the pts kept.
         var keptRange: Range<Int64>?
         if usesTestPattern {
@@ -293,7 +300,13 @@ struct Encode: ParsableCommand {
                 frameRate = fps?.rational ?? decoded.frameRate()
                 decodedTimeBase = decoded.timeBase
                 decodedInput = decoded
-                if let scale { try decoded.scale(to: scale) }
+                if let scale {
+                    do {
+                        try decoded.scale(width: scale.width, height: scale.height)
+                    } catch let error as ExportError where error.code == .invalidSettings {
+                        throw CLIError.usage("--scale", error.message)
+                    }
+                }
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
                     let scale = decoded.timeBase?.denominator ?? 1
@@ -369,13 +382,14 @@ struct Encode: ParsableCommand {
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
         // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
+        if framing == .mp4 { try mp4.check(codec: codec) }
         let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
-            try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
+            try TimedMP4Output(path: output, codec: codec, options: mp4.muxerOptions(frameRate: nil), source: decodedInput.source, timeBase: timeBase,
                                keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
         } else { nil }
         // MPEG-TS: the source's times and AAC kept, unless -r forces a rate.
-        let tsFile: EncodeTransportStreamOutput? = framing.isTransportStream
-            ? try EncodeTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
+        let tsFile: TimedTransportStreamOutput? = framing.isTransportStream
+            ? try TimedTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
                                               frameRate: frameRate, timeBase: fps == nil ? decodedInput?.timeBase : nil,
                                               source: decodedInput?.source, keptRange: keptRange, copyAudio: !noAudio)
             : nil
@@ -444,7 +458,7 @@ struct Encode: ParsableCommand {
         }
         try session.flush(write)
         if let timedFile {
-            try timedFile.finish()
+            for note in try timedFile.finish() { StandardError.write("nalu: note: \(note)\n") }
         } else if let tsFile {
             try tsFile.finish()
         } else if let mp4File {

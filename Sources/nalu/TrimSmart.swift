@@ -5,6 +5,7 @@ import NALUAVCodec
 import NALUEncoder
 import NALUIO
 import NALUMP4
+import NALUExport
 import NALUMedia
 import NALUOpenH264
 import NALUSmartCut
