@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
         .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
         .library(name: "NALUExport", targets: ["NALUExport"]),
+        .executable(name: "transcode-sample", targets: ["transcode-sample"]),
+        .executable(name: "export-range-sample", targets: ["export-range-sample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -149,6 +151,15 @@ let package = Package(
                 dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
                                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut"],
                 swiftSettings: strictSettings),
+        // Issue 39 item 7: the seeds' jobs from the public library API only (their products and
+        // arguments are a contract).
+        .executableTarget(name: "transcode-sample", dependencies: ["NALU", "NALUExport"], path: "Samples/TranscodeSample",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "export-range-sample", dependencies: ["NALUExport", "NALUMedia"], path: "Samples/ExportRangeSample",
+                          swiftSettings: strictSettings),
+        .testTarget(name: "NALUExportTests",
+                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample"],
+                    swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

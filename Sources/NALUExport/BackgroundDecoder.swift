@@ -116,6 +116,13 @@ public final class BackgroundDecoder {
     /// Stops the decoding thread early: the pictures waiting are dropped, the thread ends after
     /// the access unit it is decoding.
     public func cancel() { queue.cancel() }
+
+    /// ``cancel()`` as a closure any thread may call (a task's cancellation handler): the
+    /// caller waiting in ``next()`` wakes up with `nil`.
+    public var canceller: @Sendable () -> Void {
+        let queue = self.queue
+        return { queue.cancel() }
+    }
 }
 
 /// A value handed to one other thread, which alone uses it from then on.

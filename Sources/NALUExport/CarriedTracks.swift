@@ -11,6 +11,8 @@ public enum CarriageTarget: Sendable, Hashable {
     case transportStream
     /// An H.264/H.265 elementary stream (Annex-B or length-prefixed): the video only.
     case elementaryStream
+    /// The MP4 of a smart cut (``NALUSmartCut/SmartTrimmer``): the video and the audio cut with it.
+    case cutMP4
 
     /// The words saying what such an output holds (for ``TracksLeftOut/why``).
     public var holds: String {
@@ -18,6 +20,7 @@ public enum CarriageTarget: Sendable, Hashable {
         case .mp4: "the MP4 output has the video and the tracks it copies"
         case .transportStream: "the MPEG-TS output carries the video and one AAC stream"
         case .elementaryStream: "an elementary stream holds one video track"
+        case .cutMP4: "a smart cut's MP4 has the video and the audio cut with it"
         }
     }
 }
@@ -72,7 +75,7 @@ extension MediaSource {
             carried.movieTimescale = copied.movieTimescale
         }
         if target == .transportStream && !noAudio { carried.transportStream = try transportStreamAudioTrack() }
-        if target != .elementaryStream && !noAudio { carried.transportStreamInput = try transportStreamAudio() }
+        if (target == .mp4 || target == .transportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudio() }
         return carried
     }
 

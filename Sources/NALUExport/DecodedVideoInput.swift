@@ -176,6 +176,9 @@ public final class DecodedVideoInput {
     /// Stops the decoding thread (the pictures wanted were read).
     public func cancel() { frames.cancel() }
 
+    /// ``cancel()`` as a closure any thread may call (``BackgroundDecoder/canceller``).
+    public var canceller: @Sendable () -> Void { frames.canceller }
+
     /// Once the input ended: what could not be decoded (damaged NAL units left out, failed
     /// decoders), the error to end with after the output is written; `nil` when nothing was
     /// lost or the input was not read to its end.
