@@ -105,7 +105,8 @@ enum ExportTestSupport {
     /// The video stream's packet count (ffprobe -count_packets).
     static func videoPacketCount(_ path: String) throws -> Int {
         let text = try ffprobe(["-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", path])
-        return Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        // A transport stream lists its streams once per program: the first line.
+        return text.split(separator: "\n").first.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) } ?? -1
     }
 
     /// `Scripts/avsync.py SOURCE OUTPUT --at T --json`: the A/V shift of OUTPUT in milliseconds.
