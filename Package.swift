@@ -157,8 +157,10 @@ let package = Package(
                           swiftSettings: strictSettings),
         .executableTarget(name: "export-range-sample", dependencies: ["NALUExport", "NALUMedia"], path: "Samples/ExportRangeSample",
                           swiftSettings: strictSettings),
+        .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
+                          swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
-                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample"],
+                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

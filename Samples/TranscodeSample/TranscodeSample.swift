@@ -15,22 +15,15 @@ struct TranscodeSample {
             FileHandle.standardError.write(Data("usage: transcode-sample IN OUT [--hevc]\n".utf8))
             exit(64)
         }
-        // SIGINT goes to one thread waiting for it (sigwait): blocked everywhere else.
-        var interrupt = sigset_t()
-        sigemptyset(&interrupt)
-        sigaddset(&interrupt, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &interrupt, nil)
-
         var settings = ExportSettings()
         settings.video = .encode(VideoEncoding(codec: hevc ? .hevc : .h264))
         let session = ExportSession(input: arguments[0], output: arguments[1], settings: settings)
         let transcode = Task { try await session.export() }
-        let waited = interrupt
-        Thread {
-            var set = waited, signal: Int32 = 0
-            sigwait(&set, &signal)
-            transcode.cancel()  // export() throws CancellationError; nothing is committed
-        }.start()
+        // Ctrl-C cancels the task (export() throws CancellationError; nothing is committed).
+        signal(SIGINT, SIG_IGN)
+        let interrupt = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        interrupt.setEventHandler { transcode.cancel() }
+        interrupt.resume()
         do {
             let report = try await transcode.value
             print("\(report.output): \(report.frames) pictures; copied \(report.copiedTracks.joined(separator: ", "))")

@@ -91,7 +91,9 @@ enum ExportTestSupport {
     /// presentation order.
     static func pictureTimes(_ path: String) throws -> [String] {
         let text = try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
-        return text.split(separator: "\n").map(String.init).sorted { (Double($0) ?? 0) < (Double($1) ?? 0) }
+        // One value a line (a frame with side data ends its line with a comma).
+        let times = text.split(separator: "\n").compactMap { $0.split(separator: ",").first.map(String.init) }
+        return times.sorted { (Double($0) ?? 0) < (Double($1) ?? 0) }
     }
 
     /// The first audio stream's packets: pts, duration, size and MD5 of the data (ffmpeg's
