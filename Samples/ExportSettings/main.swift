@@ -1,5 +1,5 @@
 // export-settings-sample IN OUT [--hevc] [--passthrough] [--no-audio] [--start S] [--end E]
-// [--frames-in-flight N]: one ExportSession with the settings given, the report on standard
+// [--frames-in-flight N] [--preset P]: one ExportSession with the settings given, the report on standard
 // output — the export the tests compare with `nalu encode IN -o OUT` in a fresh process.
 import Foundation
 import NALU
@@ -20,6 +20,7 @@ do {
         case "--start": settings.start = try MediaTime(parsing: arguments.removeFirst(), field: "--start")
         case "--end": settings.end = try MediaTime(parsing: arguments.removeFirst(), field: "--end")
         case "--frames-in-flight": settings.framesInFlight = Int(arguments.removeFirst()) ?? 4
+        case "--preset": encoding.preset = arguments.removeFirst()
         default: positional.append(argument)
         }
     }
