@@ -39,13 +39,15 @@ public enum DecodeFeed {
     /// The first SPS's description among `nalUnits`, if any.
     public static func streamDescription(_ nalUnits: [[UInt8]], codec: Codec) -> StreamDescription? {
         for unit in nalUnits where codec.isParameterSet(unit) {
+            // The type through the typed header (H.264 7.3.1, H.265 7.3.1.2).
+            let type = codec.nalUnitType(firstByte: unit[0])
             switch codec {
             case .h264:
-                if AVCNALUnitType(rawValue: unit[0]) == .sps, let sps = try? AVCSequenceParameterSet(nalUnit: unit[...]) {
+                if AVCNALUnitType(rawValue: type) == .sps, let sps = try? AVCSequenceParameterSet(nalUnit: unit[...]) {
                     return StreamDescription(sps)
                 }
             case .hevc:
-                if unit.count > 1, HEVCNALUnitType(rawValue: unit[0] >> 1) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
+                if unit.count > 1, HEVCNALUnitType(rawValue: type) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
                     return StreamDescription(sps)
                 }
             }
