@@ -249,6 +249,33 @@ public final class DecodedVideoInput {
         return mediaTime &+ firstPicture &- videoStart
     }
 
+    /// The source pts presented from `start` to `end` (seconds on the presentation timeline,
+    /// ``timelineOrigin()``: edit lists applied; `end` `nil`: the input's end), as ``ExportSession``
+    /// and `nalu encode --start --end` keep them. A raw stream's pts count pictures.
+    ///
+    /// - Throws: ``ExportError/Code/invalidSettings`` with subject `start` or `end` when a time
+    ///   does not fit 64 bits of ticks (past any input's end, issue 40 item 9), or `start` when
+    ///   the range holds no time of the input.
+    public func presentedRange(start: MediaTime, end: MediaTime?) throws -> Range<Int64> {
+        let scale = timeBase?.denominator ?? 1
+        let origin = timeBase == nil ? 0 : try timelineOrigin()
+        func ticks(_ time: MediaTime, _ name: String) throws -> Int64 {
+            guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
+                  let ticks = CheckedNumber.sum(origin, offset) else {
+                throw ExportError(.invalidSettings, subject: name, "\(path) ends before \(time)")
+            }
+            return ticks
+        }
+        let low = try ticks(start, "start")
+        let sourceEnd = try presentationEnd()
+        var high = try end.map { try ticks($0, "end") } ?? sourceEnd ?? Int64.max
+        if let sourceEnd { high = min(high, sourceEnd) }
+        guard low < high else {
+            throw ExportError(.invalidSettings, subject: "start", "\(path) shows nothing from \(start) to \(end?.description ?? "its end")")
+        }
+        return low..<high
+    }
+
     /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
     /// progress line's ETA; `nil` for other inputs.
     public func pictureCount(in range: Range<Int64>?) throws -> Int64? {

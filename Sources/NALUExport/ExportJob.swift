@@ -203,23 +203,7 @@ final class ExportJob {
     /// `nalu encode --start --end` keeps them), or `nil` for everything.
     private func keptRange(_ decoded: DecodedVideoInput) throws -> Range<Int64>? {
         guard settings.start != nil || settings.end != nil else { return nil }
-        let scale = decoded.timeBase?.denominator ?? 1
-        let origin = decoded.timeBase == nil ? 0 : try decoded.timelineOrigin()
-        func ticks(_ time: MediaTime, _ name: String) throws -> Int64 {
-            guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
-                  let ticks = CheckedNumber.sum(origin, offset) else {
-                throw ExportError(.invalidSettings, subject: name, "\(input) ends before \(time)")
-            }
-            return ticks
-        }
-        let low = try ticks(settings.start ?? .zero, "start")
-        let sourceEnd = try decoded.presentationEnd()
-        var high = try settings.end.map { try ticks($0, "end") } ?? sourceEnd ?? Int64.max
-        if let sourceEnd { high = min(high, sourceEnd) }
-        guard low < high else {
-            throw ExportError(.invalidSettings, subject: "start", "\(input) shows nothing from \(settings.start?.description ?? "0") to \(settings.end?.description ?? "its end")")
-        }
-        return low..<high
+        return try decoded.presentedRange(start: settings.start ?? .zero, end: settings.end)
     }
 
     /// Refuses, before anything is written, an export that would leave a track out unasked.

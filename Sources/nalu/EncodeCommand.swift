@@ -309,15 +309,12 @@ struct Encode: ParsableCommand {
                 }
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
-                    let scale = decoded.timeBase?.denominator ?? 1
-                    let origin = decoded.timeBase == nil ? 0 : try decoded.timelineOrigin()
-                    // Checked: a time past 64 bits of ticks is past any input's end (issue 40 item 9).
-                    let low = try Self.ticks(startTime, scale: scale, origin: origin, option: "--start", text: start ?? "0")
-                    var high = try endTime.map { try Self.ticks($0, scale: scale, origin: origin, option: "--end", text: end ?? "") }
-                        ?? decoded.presentationEnd() ?? Int64.max
-                    if let sourceEnd = try decoded.presentationEnd() { high = min(high, sourceEnd) }
-                    guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
-                    keptRange = low..<high
+                    do {
+                        keptRange = try decoded.presentedRange(start: startTime, end: endTime)
+                    } catch let error as ExportError where error.code == .invalidSettings {
+                        let option = error.subject == "end" ? "--end" : "--start"
+                        throw CLIError.usage(option, "the input ends before \(option == "--end" ? end ?? "" : start ?? "0")")
+                    }
                 }
                 if let chunk = decoded.chunkRange {
                     if start != nil || end != nil { throw CLIError.usage("--chunk", "use --chunk without --start and --end") }
@@ -500,16 +497,6 @@ extension Encode {
             }
         }
         return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
-    }
-
-    /// `time` in ticks of `1/scale` seconds after `origin` (ticks), or the usage error that a
-    /// time past the input's end is when it does not fit 64 bits (``CheckedNumber``).
-    static func ticks(_ time: MediaTime, scale: Int64, origin: Int64, option: String, text: String) throws -> Int64 {
-        guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
-              let ticks = CheckedNumber.sum(origin, offset) else {
-            throw CLIError.usage(option, "the input ends before \(text)")
-        }
-        return ticks
     }
 
     /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input
