@@ -34,6 +34,9 @@ let package = Package(
         .library(name: "NALUAVCodec", targets: ["NALUAVCodec"]),
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
         .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
+        .library(name: "NALUExport", targets: ["NALUExport"]),
+        .executable(name: "transcode-sample", targets: ["transcode-sample"]),
+        .executable(name: "export-range-sample", targets: ["export-range-sample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -61,7 +64,7 @@ let package = Package(
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
-                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut",
+                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -142,6 +145,23 @@ let package = Package(
             dependencies: ["NALU", "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUEncoder", "NALUMedia"],
             swiftSettings: strictSettings
         ),
+        // Issue 39: the export pipeline (decoded input, timed MP4/TS output with the other tracks,
+        // carried tracks, time cutting) and ExportSession, the library's transcode and export.
+        .target(name: "NALUExport",
+                dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
+                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut"],
+                swiftSettings: strictSettings),
+        // Issue 39 item 7: the seeds' jobs from the public library API only (their products and
+        // arguments are a contract).
+        .executableTarget(name: "transcode-sample", dependencies: ["NALU", "NALUExport"], path: "Samples/TranscodeSample",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "export-range-sample", dependencies: ["NALUExport", "NALUMedia"], path: "Samples/ExportRangeSample",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
+                          swiftSettings: strictSettings),
+        .testTarget(name: "NALUExportTests",
+                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
+                    swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -59,18 +59,24 @@ public actor AsyncEncoderSession {
     /// for try await packet in encoder.packets(encoding: frames) { try await sink.write(packet) }
     /// ```
     ///
-    /// The stream ends after the flush, or with the first error (an ``EncoderError``, or what
-    /// `frames` throws); ending the iteration early cancels the encoding task.
+    /// The stream ends normally only after the flush (every frame's packets delivered); it ends
+    /// by throwing the first error (an ``EncoderError``, or what `frames` throws); and when the
+    /// task iterating it is cancelled, it ends by throwing `CancellationError` — never as a
+    /// normal end, so a cancelled transcode cannot be mistaken for a complete one (issue 39).
+    /// Ending the iteration early (or cancelling) cancels the encoding task.
     public nonisolated func packets<Frames: AsyncSequence & Sendable>(encoding frames: Frames)
-        -> AsyncThrowingStream<EncodedPacket, any Error> where Frames.Element == Frame {
-        AsyncThrowingStream { continuation in
+        -> EncodedPacketStream where Frames.Element == Frame {
+        let completion = StreamCompletion()
+        let stream = AsyncThrowingStream<EncodedPacket, any Error> { continuation in
             let task = Task {
                 do {
                     for try await frame in frames {
                         try Task.checkCancellation()
                         for packet in try await self.encode(frame) { continuation.yield(packet) }
                     }
+                    try Task.checkCancellation()
                     for packet in try await self.flush() { continuation.yield(packet) }
+                    completion.markComplete()
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -78,6 +84,7 @@ public actor AsyncEncoderSession {
             }
             continuation.onTermination = { _ in task.cancel() }
         }
+        return EncodedPacketStream(stream, completion: completion)
     }
 
     /// Opens the backend now (``EncoderSession/prepare()``).

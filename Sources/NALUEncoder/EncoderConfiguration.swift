@@ -60,8 +60,13 @@ public struct EncoderConfiguration: Hashable, Sendable {
     public var profile: String? = nil
     /// Level as `"4.1"`, `"41"` or `"1b"`; `nil` lets the encoder choose.
     public var level: String? = nil
-    /// Speed/quality preset (`ultrafast` … `placebo`); `nil`: the library default (`medium`).
+    /// Speed/quality preset (`ultrafast` … `placebo`); `nil`: the library default,
+    /// ``defaultPreset``.
     public var preset: String? = nil
+    /// The preset of every nalu API that re-encodes when none is given (`nalu encode`,
+    /// ``NALUExport/ExportSession``, ``NALUSmartCut/SmartTrimmer``, ``NALUSmartCut/SmartCutList``):
+    /// `medium`, x264's and x265's own default (issue 39: one default everywhere).
+    public static let defaultPreset = "medium"
     /// Tuning, e.g. `zerolatency`, `film`, `psnr`; `nil`: none.
     public var tune: String? = nil
     /// Worker threads; `nil` or 0: the library decides.

@@ -56,10 +56,13 @@ public final class SmartTrimmer {
     public var encoder: any EncoderBackendFactory
     /// How the re-encoded pictures spend bits (default CRF 12: ≥ 40 dB PSNR on the test fixtures).
     public var rateControl: RateControl = .crf(12)
-    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default, medium).
-    /// Default `veryfast`: the partial GOPs are short, and at CRF 12 their quality stays within
-    /// 1 dB of the source's own (SmartTrimContainersTests) at a quarter of medium's time.
-    public var preset: String? = "veryfast"
+    /// x264/x265 preset for the re-encoded pictures (`nil`: the library's default,
+    /// ``NALUEncoder/EncoderConfiguration/defaultPreset``, `medium`, as every nalu API that
+    /// re-encodes; issue 39).
+    public var preset: String?
+    /// Asked before each access unit and each re-encoded picture: `true` stops the cut with
+    /// `CancellationError` (``NALUExport/ExportSession`` sets it from its task's cancellation).
+    public var isCancelled: (@Sendable () -> Bool)?
     let trimmer: Trimmer
 
     /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream
@@ -224,6 +227,7 @@ public final class SmartTrimmer {
             let sorted = frames.sorted { $0.pts < $1.pts }
             let carriage = hdr
             for frame in sorted {
+                if let isCancelled, isCancelled() { throw CancellationError() }
                 try session.encode(frame.frame()) {
                     try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts)
                 }
@@ -253,6 +257,7 @@ public final class SmartTrimmer {
         let firstNeeded = min(headRange?.lowerBound ?? Int.max, firstCopied ?? Int.max, tailRange?.lowerBound ?? Int.max)
         func handle(_ position: Int, _ nalUnits: [[UInt8]], byteOffset: Int64, keyframe: KeyframeClass?, pictureType: PictureType?) throws {
             var nalUnits = nalUnits
+            if let isCancelled, isCancelled() { throw CancellationError() }
             guard position <= lastNeeded else { throw EndOfPass() }
             guard position < index.entries.count else { return }
             if position < firstCopied ?? Int.max {

@@ -8,6 +8,7 @@ import NALUAVCodec
 import NALUEncoder
 import NALUIO
 import NALUMP4
+import NALUExport
 import NALUMedia
 import NALUSmartCut
 import NALUTS

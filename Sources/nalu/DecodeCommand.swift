@@ -3,6 +3,7 @@ import NALU
 import NALUDecoder
 import NALUEncoder
 import NALUIO
+import NALUExport
 import NALUMedia
 
 /// `nalu decode` (issue 33): decodes any input nalu reads to raw YUV or Y4M.
@@ -51,7 +52,7 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         let source = try inputOptions.openSource()
-        let decoding = try InputDecoder(path: inputOptions.input, source: source, decoder: decoder, threadCount: threads)
+        let decoding = try InputDecoder.opening(path: inputOptions.input, source: source, decoder: decoder, threadCount: threads)
         let sink = try FileSink(path: output)
         let y4m = output.lowercased().hasSuffix(".y4m")
         let requested = pixFmt.flatMap { PixelFormat(name: $0) }

@@ -4,7 +4,7 @@ import NALUAVCodec
 import NALUDe265
 import NALUDecoder
 import NALUEncoder
-import NALUIO
+import NALUExport
 import NALUMedia
 
 /// `--decoder avcodec|de265` (issue 33): which library decodes.
@@ -20,67 +20,6 @@ enum DecoderName: String, ExpressibleByArgument, CaseIterable {
         case .de265: De265DecoderFactory()
         }
     }
-}
-
-/// The access units of a ``MediaSource`` with their NAL units copied, as a decoder takes them:
-/// pts from the MP4 sample or the PES packet; raw streams have none.
-///
-/// A NAL unit the access-unit splitter rejects (`forbidden_zero_bit` set, a slice header or
-/// parameter set that does not parse) goes to `damaged` and is left out of the access units, as
-/// a decoder drops it (H.264 7.4.1, H.265 7.4.2.1: a NAL unit with `forbidden_zero_bit` 1 is
-/// not decoded): one bad NAL unit costs at most its picture, not the stream (issue 40 item 12).
-enum DecodeFeed {
-    static func forEachAccessUnit(_ source: MediaSource, damaged: (DamagedNALUnit) -> Void,
-                                  _ body: (CodedAccessUnit) throws -> Void) throws {
-        var units: [(offset: Int64, bytes: [UInt8])] = []
-        var consumed = 0
-        try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }, damaged: { view, error, index in
-            damaged(DamagedNALUnit(accessUnitIndex: index, byteOffset: view.offset, error: error))
-        }) { unit in
-            // The NAL units of the completed unit are those before its end (the one just read
-            // may start the next).
-            let end = unit.summary.offset + unit.summary.size
-            var split = consumed
-            while split < units.count && units[split].offset < end { split += 1 }
-            let nalUnits = units[consumed..<split].map(\.bytes)
-            consumed = split
-            if consumed > 64 {
-                units.removeFirst(consumed)
-                consumed = 0
-            }
-            let pts = unit.sample?.pts ?? unit.timestamps?.presentation
-            try body(CodedAccessUnit(nalUnits: nalUnits, index: unit.summary.index, byteOffset: unit.summary.offset, pts: pts,
-                                     keyframe: unit.summary.keyframe, pictureType: unit.summary.pictureType))
-        }
-    }
-
-    /// The first SPS's description among `nalUnits`, if any.
-    static func streamDescription(_ nalUnits: [[UInt8]], codec: Codec) -> StreamDescription? {
-        for unit in nalUnits where codec.isParameterSet(unit) {
-            switch codec {
-            case .h264:
-                if AVCNALUnitType(rawValue: unit[0]) == .sps, let sps = try? AVCSequenceParameterSet(nalUnit: unit[...]) {
-                    return StreamDescription(sps)
-                }
-            case .hevc:
-                if unit.count > 1, HEVCNALUnitType(rawValue: unit[0] >> 1) == .sps, let sps = try? HEVCSequenceParameterSet(nalUnit: unit[...]) {
-                    return StreamDescription(sps)
-                }
-            }
-        }
-        return nil
-    }
-}
-
-/// A NAL unit left out of decoding because it is damaged (``DecodeFeed``).
-struct DamagedNALUnit {
-    /// The access unit being assembled when it came (decoding order): it was in that one, or
-    /// would have started the next (a damaged unit cannot tell).
-    var accessUnitIndex: Int
-    /// The offset of its header in the input.
-    var byteOffset: Int64
-    /// Why the splitter rejected it.
-    var error: NALUError
 }
 
 extension DecoderError {
@@ -103,89 +42,14 @@ extension DecoderError {
     }
 }
 
-/// Decodes a whole input through a ``DecoderSession``, handing frames on in presentation order.
-final class InputDecoder {
-    let path: String
-    let source: MediaSource
-    let session: DecoderSession
-    /// The first SPS seen (frame rate, for Y4M).
-    private(set) var description: StreamDescription?
-    /// MP4 input: the first sample (decoding order) fed to the decoder, a sync sample; the ones
-    /// before it are read past, not decoded (a chunk of `nalu encode --chunk`).
-    var firstSample = 0
-    /// Damaged NAL units left out (``DecodeFeed``): how many, and the first.
-    private(set) var damagedNALUnits = 0
-    private(set) var firstDamaged: DamagedNALUnit?
-    /// The decoder error that ended ``run(problem:_:)``, before it became a ``CLIError``.
-    private(set) var failure: DecoderError?
-
-    init(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws {
-        self.path = path
-        self.source = source
+extension InputDecoder {
+    /// Opens a decoder of `decoder`'s library; its errors in the command line's form.
+    static func opening(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws -> InputDecoder {
         do {
-            session = try DecoderSession(codec: source.codec, parameterSets: source.outOfBandParameterSets, factory: decoder.factory,
-                                         threadCount: threadCount)
+            return try InputDecoder(path: path, source: source, factory: decoder.factory, threadCount: threadCount)
         } catch {
             throw error.cliError(input: path)
         }
-        description = DecodeFeed.streamDescription(source.outOfBandParameterSets, codec: source.codec)
-    }
-
-    /// Frames per second: the container's, else the SPS VUI's, else 25.
-    func frameRate() -> Rational {
-        if let rate = try? source.containerFrameRate(), rate.numerator > 0, rate.denominator > 0 { return rate }
-        if let rate = description?.frameRate, rate.numerator > 0, rate.denominator > 0 { return rate }
-        return Rational(25, 1)
-    }
-
-    /// Decodes every access unit; `body` returns `false` to stop. Decoder errors that leave the
-    /// stream decodable (a rejected access unit) go to `problem`; others are thrown.
-    func run(problem: (DecoderError) -> Void, _ body: (DecodedFrame) throws -> Bool) throws {
-        var stopped = false
-        let session = self.session
-        do {
-            try DecodeFeed.forEachAccessUnit(source, damaged: { damaged in
-                self.damagedNALUnits += 1
-                if self.firstDamaged == nil { self.firstDamaged = damaged }
-                problem(DecoderError(.decodeFailed, field: damaged.error.field, accessUnitIndex: damaged.accessUnitIndex,
-                                     byteOffset: damaged.byteOffset, detail: "NAL unit left out: \(damaged.error)"))
-            }) { unit in
-                guard !stopped else { return }
-                if self.firstSample > 0, unit.index < self.firstSample { return }
-                if self.description == nil { self.description = DecodeFeed.streamDescription(unit.nalUnits, codec: source.codec) }
-                let frames: [DecodedFrame]
-                do {
-                    frames = try session.decode(unit)
-                } catch let error as DecoderError where error.code == .decodeFailed {
-                    problem(error)
-                    return
-                }
-                for frame in frames where !stopped {
-                    if try !body(frame) { stopped = true }
-                }
-            }
-        } catch let error as DecoderError {
-            failure = error
-            throw error.cliError(input: path)
-        }
-        for frame in session.flush() where !stopped {
-            if try !body(frame) { stopped = true }
-        }
-    }
-
-    /// What was lost, for the final message: `nil` when nothing was.
-    var lossSummary: String? {
-        let statistics = session.statistics
-        var parts: [String] = []
-        if statistics.accessUnitsSkipped > 0 { parts.append("\(statistics.accessUnitsSkipped) access unit(s) before the first parameter sets") }
-        if statistics.backendFailures > 0 {
-            parts.append("\(statistics.accessUnitsLost) access unit(s) after \(statistics.backendFailures) decoder failure(s)")
-        }
-        if statistics.drainFailures > 0 { parts.append("the reordered frames of \(statistics.drainFailures) decoder(s) that could not be drained") }
-        if let firstDamaged {
-            parts.append("\(damagedNALUnits) damaged NAL unit(s) left out, the first at byte \(firstDamaged.byteOffset), in or after access unit \(firstDamaged.accessUnitIndex) (\(firstDamaged.error))")
-        }
-        return parts.isEmpty ? nil : "not decoded: " + parts.joined(separator: "; ")
     }
 }
 

@@ -9,6 +9,10 @@ enum Diagnostics {
         StandardError.write("nalu: warning: \(text)\n")
     }
 
+    /// A library's warning (`path: text`), on standard error whatever `--quiet` says, as the
+    /// decoders' warnings always were.
+    static let libraryWarning: @Sendable (String) -> Void = { text in StandardError.write("nalu: warning: \(text)\n") }
+
     static func note(_ text: String) {
         guard !quiet else { return }
         StandardError.write("nalu: \(text)\n")

@@ -1,5 +1,6 @@
 import NALU
 import NALUDecoder
+import NALUExport
 import NALUMedia
 
 /// `nalu doctor --decode` (issue 33): decodes every picture and turns the decoder's errors into
@@ -10,7 +11,7 @@ enum DecodeCheck {
     static func run(_ options: InputOptions, decoder: DecoderName) throws -> [DoctorFinding] {
         let source = try options.openSource()
         // One thread: each message belongs to the access unit being decoded when it came.
-        let decoding = try InputDecoder(path: options.input, source: source, decoder: decoder, threadCount: 1)
+        let decoding = try InputDecoder.opening(path: options.input, source: source, decoder: decoder, threadCount: 1)
         var thrown: [DecoderSession.Problem] = []
         do {
             try decoding.run(problem: { error in

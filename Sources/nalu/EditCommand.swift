@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALUMP4
+import NALUExport
 import NALUMedia
 import NALUTS
 

@@ -5,7 +5,9 @@ import Darwin
 #endif
 import ArgumentParser
 import NALU
+import NALUDecoder
 import NALUEncoder
+import NALUExport
 import NALUIO
 import NALUMedia
 import NALUX264
@@ -236,9 +238,14 @@ struct Encode: ParsableCommand {
         // content, is decoded: a WxH in its name (holiday_320x180.mp4) describes raw video only
         // (issue 40 item 8). A FIFO with a size in its name is raw video: probing would consume it.
         if size == nil, path != "-", source.regularFileSize != nil || Naming.frameSize(inName: path) == nil,
-           DecodedEncodeInput.isCompressed(path) {
+           CompressedInput.isCompressed(path) {
             if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
-            return (.decoded(try DecodedEncodeInput(path: path, decoder: decoder, chunk: range.chunk, pid: pid?.value)), source)
+            do {
+                return (.decoded(try DecodedVideoInput(path: path, factory: decoder.factory, chunk: range.chunk.map { ($0.index, $0.count) }, pid: pid?.value,
+                                                       warning: Diagnostics.libraryWarning)), source)
+            } catch let error as DecoderError {
+                throw error.cliError(input: path)
+            }
         }
         if pid != nil { throw CLIError.usage("--pid", "chooses a program of an MPEG-TS input; \(path) is raw video") }
         guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
@@ -267,7 +274,7 @@ struct Encode: ParsableCommand {
         var limit = frames.map(Int64.init) ?? Int64.max
         var chunkRange: FrameRange?
         var decodedTimeBase: Rational?
-        var decodedInput: DecodedEncodeInput?
+        var decodedInput: DecodedVideoInput?
         // Compressed input with --start/--end: the pts kept.
         var keptRange: Range<Int64>?
         if usesTestPattern {
@@ -297,18 +304,21 @@ struct Encode: ParsableCommand {
                 frameRate = fps?.rational ?? decoded.frameRate()
                 decodedTimeBase = decoded.timeBase
                 decodedInput = decoded
-                if let scale { try decoded.scale(to: scale) }
+                if let scale {
+                    do {
+                        try decoded.scale(width: scale.width, height: scale.height)
+                    } catch let error as ExportError where error.code == .invalidSettings {
+                        throw CLIError.usage("--scale", error.message)
+                    }
+                }
                 if start != nil || end != nil {
                     let (startTime, endTime) = try timeRange()
-                    let scale = decoded.timeBase?.denominator ?? 1
-                    let origin = decoded.timeBase == nil ? 0 : try decoded.timelineOrigin()
-                    // Checked: a time past 64 bits of ticks is past any input's end (issue 40 item 9).
-                    let low = try Self.ticks(startTime, scale: scale, origin: origin, option: "--start", text: start ?? "0")
-                    var high = try endTime.map { try Self.ticks($0, scale: scale, origin: origin, option: "--end", text: end ?? "") }
-                        ?? decoded.presentationEnd() ?? Int64.max
-                    if let sourceEnd = try decoded.presentationEnd() { high = min(high, sourceEnd) }
-                    guard low < high else { throw CLIError.usage("--start", "the input ends before \(start ?? "0")") }
-                    keptRange = low..<high
+                    do {
+                        keptRange = try decoded.presentedRange(start: startTime, end: endTime)
+                    } catch let error as ExportError where error.code == .invalidSettings {
+                        let option = error.subject == "end" ? "--end" : "--start"
+                        throw CLIError.usage(option, "the input ends before \(option == "--end" ? end ?? "" : start ?? "0")")
+                    }
                 }
                 if let chunk = decoded.chunkRange {
                     if start != nil || end != nil { throw CLIError.usage("--chunk", "use --chunk without --start and --end") }
@@ -373,13 +383,14 @@ struct Encode: ParsableCommand {
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
         // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
+        if framing == .mp4 { try mp4.check(codec: codec) }
         let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
-            try TimedMP4Output(path: output, codec: codec, options: mp4, source: decodedInput.source, timeBase: timeBase,
+            try TimedMP4Output(path: output, codec: codec, options: mp4.muxerOptions(frameRate: nil), source: decodedInput.source, timeBase: timeBase,
                                keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
         } else { nil }
         // MPEG-TS: the source's times and AAC kept, unless -r forces a rate.
-        let tsFile: EncodeTransportStreamOutput? = framing.isTransportStream
-            ? try EncodeTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
+        let tsFile: TimedTransportStreamOutput? = framing.isTransportStream
+            ? try TimedTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
                                               frameRate: frameRate, timeBase: fps == nil ? decodedInput?.timeBase : nil,
                                               source: decodedInput?.source, keptRange: keptRange, copyAudio: !noAudio)
             : nil
@@ -449,7 +460,7 @@ struct Encode: ParsableCommand {
         }
         try session.flush(write)
         if let timedFile {
-            try timedFile.finish()
+            for note in try timedFile.finish() { StandardError.write("nalu: note: \(note)\n") }
         } else if let tsFile {
             try tsFile.finish()
         } else if let mp4File {
@@ -491,16 +502,6 @@ extension Encode {
             }
         }
         return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
-    }
-
-    /// `time` in ticks of `1/scale` seconds after `origin` (ticks), or the usage error that a
-    /// time past the input's end is when it does not fit 64 bits (``CheckedNumber``).
-    static func ticks(_ time: MediaTime, scale: Int64, origin: Int64, option: String, text: String) throws -> Int64 {
-        guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
-              let ticks = CheckedNumber.sum(origin, offset) else {
-            throw CLIError.usage(option, "the input ends before \(text)")
-        }
-        return ticks
     }
 
     /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input

@@ -6,6 +6,8 @@ import Darwin
 import NALU
 import NALUEncoder
 import NALUIO
+import NALUDecoder
+import NALUExport
 
 /// The input of `nalu encode`, opened once: a file or standard input read through one
 /// descriptor. The first bytes are peeked (to tell Y4M from raw frames) and handed out again, so
@@ -103,8 +105,8 @@ enum EncodeInput {
     case raw(RawVideoReader<EncodeSource>, EncodeSource)
     case y4m(Y4MReader<EncodeSource>)
     case pattern(TestPattern, next: Int64)
-    /// A compressed input, decoded (``DecodedEncodeInput``).
-    case decoded(DecodedEncodeInput)
+    /// A compressed input, decoded (``NALUExport/DecodedVideoInput``).
+    case decoded(DecodedVideoInput)
 
     var pixelFormat: PixelFormat {
         switch self {
@@ -120,7 +122,7 @@ enum EncodeInput {
         case .raw(let reader, _): FrameSize(width: reader.buffer.width, height: reader.buffer.height)
         case .y4m(let reader): FrameSize(width: reader.header.width, height: reader.header.height)
         case .pattern(let pattern, _): FrameSize(width: pattern.buffer.width, height: pattern.buffer.height)
-        case .decoded(let input): input.size
+        case .decoded(let input): FrameSize(width: input.width, height: input.height)
         }
     }
 
@@ -143,6 +145,8 @@ enum EncodeInput {
                 return try input.nextFrame()
             } catch let error as EncoderError {
                 throw error
+            } catch let error as DecoderError {
+                throw EncoderError(.invalidInput, field: "decode", detail: "\(error.cliError(input: input.path))")
             } catch {
                 throw EncoderError(.invalidInput, field: "decode", detail: "\(error)")
             }

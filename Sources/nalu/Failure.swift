@@ -7,6 +7,7 @@ import ArgumentParser
 import NALU
 import NALUDecoder
 import NALUEncoder
+import NALUExport
 import NALUIO
 
 /// Exit statuses (sysexits.h), so scripts can tell what failed.
@@ -98,6 +99,8 @@ enum Failure {
             // A decoder's failure inside a command that decodes (trim --smart, --keep, encode):
             // the access unit named, 65 for data, 69 for a missing library (issue 40 item 22).
             return describe(error.cliError(input: inputSubject ?? "input"))
+        case let error as ExportError:
+            return describe(error.cliError)
         case let error as ValidationError:
             return ("nalu: error: \(error.message)\n" + usageLine(), ExitStatus.usage)
         case let error as ExitCode:
@@ -204,5 +207,21 @@ extension String {
         var copy = self
         copy.replaceSubrange(range, with: replacement)
         return copy
+    }
+}
+
+extension ExportError {
+    /// The command line's form: the subject and message kept, the exit status by code
+    /// (sysexits; 2 when a track would not be carried).
+    var cliError: CLIError {
+        switch code {
+        case .invalidSettings: CLIError.usage(subject, message)
+        case .noInput: CLIError(subject, message, status: ExitStatus.noInput)
+        case .invalidInput, .decodeFailed, .picturesLost, .encodeFailed: CLIError(subject, message, status: ExitStatus.dataError)
+        case .tracksNotCarried: CLIError(subject, message, status: NotCarried.status)
+        case .cannotCreate: CLIError(subject, message, status: ExitStatus.cannotCreate)
+        case .io: CLIError(subject, message, status: ExitStatus.ioError)
+        case .resources: CLIError(subject, message, status: ExitStatus.failure)
+        }
     }
 }

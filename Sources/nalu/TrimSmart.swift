@@ -5,6 +5,7 @@ import NALUAVCodec
 import NALUEncoder
 import NALUIO
 import NALUMP4
+import NALUExport
 import NALUMedia
 import NALUOpenH264
 import NALUSmartCut
@@ -24,7 +25,7 @@ struct SmartTrimOptions: ParsableArguments {
     @Option(help: ArgumentHelp("--smart: average bitrate of the re-encoded pictures in kbit/s, instead of --crf.", valueName: "kbps"))
     var bitrate: Int?
 
-    @Option(name: .customLong("preset"), help: ArgumentHelp("--smart: x264/x265 preset of the re-encoded pictures (default veryfast).", valueName: "name"))
+    @Option(name: .customLong("preset"), help: ArgumentHelp("--smart: x264/x265 preset of the re-encoded pictures (default medium).", valueName: "name"))
     var preset: String?
 
     @Option(help: "--smart: encoder of the re-encoded pictures: x264 (H.264, default), x265 (HEVC, default) or openh264 (Constrained Baseline H.264 sources).")

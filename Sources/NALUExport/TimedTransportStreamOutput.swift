@@ -1,11 +1,11 @@
-import NALU
-import NALUEncoder
+public import NALU
+public import NALUEncoder
 import NALUIO
 import NALUMP4
-import NALUMedia
+public import NALUMedia
 import NALUTS
 
-/// MPEG-TS output of `nalu encode` (`-o out.ts`, `--to ts|m2ts`; ISO/IEC 13818-1): the encoder's
+/// MPEG-TS output of a transcode (``ExportSession``, `nalu encode -o out.ts`; ISO/IEC 13818-1): the encoder's
 /// access units as one PES packet each through ``NALUTS/TransportStreamMuxer``.
 ///
 /// From a compressed input every picture keeps its source pts (variable frame rates included:
@@ -14,7 +14,7 @@ import NALUTS
 /// first AAC track (``NALUMedia/TransportStreamAudioFeeder``), a transport stream input's AAC
 /// stream at its own PTS (``NALUMedia/TransportStreamToTransportStreamAudioFeeder``), both cut to
 /// `--start/--end`. Raw, Y4M and test-pattern input (or `-r`) is timed at the frame rate.
-final class EncodeTransportStreamOutput {
+public final class TimedTransportStreamOutput {
     private let file: FileSink
     private let muxer: TransportStreamMuxer<FileSink>
     /// The packets' NAL units into the muxer, their times (source timing only) kept until it
@@ -24,8 +24,8 @@ final class EncodeTransportStreamOutput {
     /// The AAC frames pushed so far (for the summary and tests), read at the end.
     private var audioFrames: () -> Int = { 0 }
 
-    /// The tracks carried (for ``MediaSource/reportNotCarried(carried:noAudio:to:input:)``).
-    private(set) var carried: Set<UInt32> = []
+    /// The tracks carried (for ``NALUMedia/MediaSource/tracksLeftOut(carried:noAudio:to:)``).
+    public private(set) var carried: Set<UInt32> = []
 
     /// - Parameters:
     ///   - timestamped: 192-byte packets with arrival time stamps (M2TS).
@@ -34,7 +34,8 @@ final class EncodeTransportStreamOutput {
     ///     source's times kept; `nil` for a constant rate.
     ///   - source: the compressed input whose audio is carried.
     ///   - keptRange: the source pts kept (`--start/--end`), ticks of `timeBase`.
-    init(path: String, codec: Codec, timestamped: Bool, maxAccessUnitSize: Int, frameRate: Rational,
+    ///   - copyAudio: whether the input's AAC is carried.
+    public init(path: String, codec: Codec, timestamped: Bool, maxAccessUnitSize: Int, frameRate: Rational,
          timeBase: Rational?, source: MediaSource?, keptRange: Range<Int64>?, copyAudio: Bool) throws {
         var options = TransportStreamMuxerOptions(frameRate: timeBase == nil ? frameRate : nil)
         options.maxAccessUnitSize = maxAccessUnitSize
@@ -89,15 +90,18 @@ final class EncodeTransportStreamOutput {
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.
-    func write(_ packet: EncodedPacket) throws {
+    public func write(_ packet: EncodedPacket) throws {
         try packets.feed(packet, timescale: timescale) { try muxer.push($0) }
     }
 
     /// Writes what is left and renames the file into place; the AAC frames carried.
     @discardableResult
-    func finish() throws -> Int {
+    public func finish() throws -> Int {
         try muxer.finish()
         try file.commit()
         return audioFrames()
     }
+
+    /// Abandons the output: the temporary file is removed, nothing is renamed into place.
+    public func discard() { file.discard() }
 }

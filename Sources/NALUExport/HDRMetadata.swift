@@ -1,24 +1,26 @@
-import NALU
-import NALUEncoder
+public import NALU
+public import NALUEncoder
 import NALUMedia
 
-/// The HDR static metadata of a compressed input that `nalu encode IN` carries to the encoder
+/// The HDR static metadata of a compressed input that a transcode (``ExportSession``, `nalu encode IN`) carries to the encoder
 /// (issue 33, item 4): the first mastering display colour volume SEI (`payloadType` 137, ITU-T
 /// H.265 D.2.28, SMPTE ST 2086) and content light level information SEI (`payloadType` 144,
 /// H.265 D.2.35) of the stream, as `nalu info` reports them (``NALUMedia/SEISummary``).
-struct HDRMetadata: Equatable {
-    var masteringDisplay: MasteringDisplayColourVolume?
-    var contentLightLevel: ContentLightLevelInfo?
+public struct HDRMetadata: Equatable, Sendable {
+    /// The first mastering display colour volume SEI.
+    public var masteringDisplay: MasteringDisplayColourVolume?
+    /// The first content light level information SEI.
+    public var contentLightLevel: ContentLightLevelInfo?
 
     /// How many NAL units of the input are looked at: the messages go with the first IRAP
     /// picture (H.265 D.3.28, D.3.35), so the first access units are enough.
-    static let nalUnitLimit = 256
+    public static let nalUnitLimit = 256
 
     private struct Enough: Error {}
 
     /// The messages of `path`'s first NAL units (an hvcC record's declarative SEI included);
     /// empty when it has none, or cannot be read again (the decoder reports that).
-    init(path: String) {
+    public init(path: String) {
         var options = MediaSourceOptions()
         options.readsAhead = false
         guard let source = try? MediaSource(path: path, options: options) else { return }
@@ -42,7 +44,7 @@ struct HDRMetadata: Equatable {
     /// parse `G(x,y)B(x,y)R(x,y)WP(x,y)L(max,min)` with the SEI's own units, and write the
     /// primaries in the order given: c = 0, 1, 2 of the source's message), leaving out any name
     /// in `given`.
-    func parameters(x265: Bool, except given: Set<String>) -> [EncoderParameter] {
+    public func parameters(x265: Bool, except given: Set<String>) -> [EncoderParameter] {
         var parameters: [EncoderParameter] = []
         if let display = masteringDisplay, display.displayPrimariesX.count == 3, display.displayPrimariesY.count == 3 {
             let name = x265 ? "master-display" : "mastering-display"

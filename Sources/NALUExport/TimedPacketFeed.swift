@@ -1,8 +1,8 @@
 import NALU
 import NALUEncoder
 
-/// Encoded packets on their way into a source-timed muxer (``EncodeTimedOutput``,
-/// ``EncodeTransportStreamOutput``): each packet's NAL units are pushed at their offsets in the
+/// Encoded packets on their way into a source-timed muxer (``TimedMP4Output``,
+/// ``TimedTransportStreamOutput``): each packet's NAL units are pushed at their offsets in the
 /// Annex-B stream the packets make, and its times are kept by offset until the muxer's access
 /// unit assembler completes the access unit starting there and looks them up: a class, since
 /// that lookup comes back from inside ``feed(_:timescale:push:)``.

@@ -1,46 +1,51 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-import ArgumentParser
-import NALU
+public import NALU
 import NALUAVCodec
-import NALUDecoder
-import NALUEncoder
-import NALUMedia
+public import NALUDecoder
+public import NALUEncoder
+public import NALUMedia
 
-/// `nalu encode IN` from a compressed input (issue 33, item 4): the frames decoded on a thread of
-/// their own (``CompareInput``), handed to the encoder in presentation order with their pts, no
-/// copy when the formats match.
-final class DecodedEncodeInput {
-    private let frames: CompareInput
+/// A compressed input as frames for an encoder (``ExportSession``, `nalu encode IN`; issue 33
+/// item 4): the pictures decoded on a thread of their own (``BackgroundDecoder``, at most
+/// `framesInFlight` ahead), handed out in presentation order with their pts, no copy when the
+/// formats match, scaled when asked (``scale(width:height:)``).
+///
+/// ```swift
+/// let input = try DecodedVideoInput(path: "in.mp4", factory: AVCodecDecoderFactory())
+/// while let frame = try input.nextFrame() { for packet in try session.encode(frame) { … } }
+/// ```
+public final class DecodedVideoInput {
+    /// The input's path.
+    public let path: String
+    private let frames: BackgroundDecoder
     /// The first frame, read ahead for the size and format.
     private var first: Frame?
-    let pixelFormat: PixelFormat
-    /// The frames' size (after ``scale(to:)``).
-    private(set) var size: FrameSize
+    /// The decoded pictures' pixel format.
+    public let pixelFormat: PixelFormat
+    /// The frames' width (after ``scale(width:height:)``).
+    public private(set) var width: Int
+    /// The frames' height (after ``scale(width:height:)``).
+    public private(set) var height: Int
     private var scaler: FrameScaler?
-    /// Whether `--scale` was given: every picture is brought to ``size``.
+    /// Whether `--scale` was given: every picture is brought to ``width``×``height``.
     private var scaling = false
     /// The size of the pictures ``scaler`` takes (the input's pictures may change size).
-    private var scaledFrom = FrameSize(width: 0, height: 0)
+    private var scaledFrom = (width: 0, height: 0)
     /// The pts's time base: the MP4 track's timescale, 90 kHz for MPEG-TS; `nil` for raw
     /// streams, whose frames are numbered 0, 1, 2….
-    let timeBase: Rational?
+    public let timeBase: Rational?
     /// The input, opened for its container's facts (tracks, edit list, sample table).
-    let source: MediaSource
+    public let source: MediaSource
     /// The first picture's colour description and sample aspect ratio (the SPS VUI's).
-    private(set) var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)?
+    public private(set) var signal: (colour: ColourDescription, sampleAspectRatio: Rational?)?
     /// The pts of the first picture shown.
-    let firstPTS: Int64
+    public let firstPTS: Int64
     /// The stream's mastering display and content light level SEI, carried to the encoder.
-    let hdr: HDRMetadata
+    public let hdr: HDRMetadata
 
-    /// `--chunk I/N`: the pts of the chunk's pictures (ticks of the track's timescale).
-    private(set) var chunkRange: Range<Int64>?
-    /// `--chunk I/N`: whether this is the first and the last chunk.
-    private(set) var chunkEnds: (first: Bool, last: Bool) = (true, true)
+    /// A chunk (`--chunk I/N`): the pts of the chunk's pictures (ticks of the track's timescale).
+    public private(set) var chunkRange: Range<Int64>?
+    /// A chunk: whether this is the first and the last chunk.
+    public private(set) var chunkEnds: (first: Bool, last: Bool) = (true, true)
 
     /// An MP4/MOV track whose every sample presents at its decoding time (no `ctts`): its
     /// times in increasing order, from the first sample decoded. The container's presentation
@@ -53,11 +58,23 @@ final class DecodedEncodeInput {
     private var decodingOrderTimes: [Int64]?
     private var handedOut = 0
 
-    init(path: String, decoder: DecoderName, chunk: ChunkSpec? = nil, pid: UInt16? = nil) throws {
+    /// Opens `path`, starts decoding it with `factory`'s library and decodes the first picture
+    /// (its size and format).
+    ///
+    /// - Parameters:
+    ///   - chunk: chunk `index` of `count` of an MP4/MOV input (a distributed encode,
+    ///     ``plan(_:source:path:)``), or `nil` for every picture.
+    ///   - pid: a transport stream's program, chosen by its video PID (`nil`: the first).
+    ///   - framesInFlight: pictures decoded ahead at most (``BackgroundDecoder``).
+    ///   - warning: what is stepped over, as `path: text` (``BackgroundDecoder``).
+    public init(path: String, factory: any DecoderBackendFactory, chunk: (index: Int, count: Int)? = nil,
+                pid: UInt16? = nil, framesInFlight: Int = 4, warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.path = path
         var options = MediaSourceOptions()
-        options.pid = pid  // a transport stream's program, chosen by its video PID (`--pid`)
+        options.pid = pid
+        options.onTransportStreamWarning = { text in warning("\(path): \(text)") }
         // Opened twice: once here for the container's facts, once by the decoding thread.
-        source = try openMediaSource(path, options)
+        source = try MediaSource(path: path, options: options)
         var firstSample = 0
         if let chunk {
             let plan = try Self.plan(chunk, source: source, path: path)
@@ -74,10 +91,11 @@ final class DecodedEncodeInput {
         }
         decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
         hdr = HDRMetadata(path: path)
-        frames = try CompareInput(path: path, decoder: decoder, options: options, firstSample: firstSample)
+        frames = try BackgroundDecoder(path: path, factory: factory, options: options, firstSample: firstSample,
+                                       framesInFlight: framesInFlight, warning: warning)
         // Samples above the bit depth (concealed damage) would abort libx264: clamped.
         frames.clampsSamples = true
-        guard let frame = try frames.next() else {
+        guard let frame = try frames.next()?.frame() else {
             if let loss = frames.loss { throw loss }
             throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
         }
@@ -88,40 +106,43 @@ final class DecodedEncodeInput {
         signal = frames.signal
         firstPTS = decodingOrderTimes?.first ?? frame.pts
         pixelFormat = frame.pixelFormat
-        size = FrameSize(width: frame.width, height: frame.height)
+        width = frame.width
+        height = frame.height
     }
 
     /// Frames per second: the container's, else the SPS VUI's (known once a frame is decoded),
     /// else 25.
-    func frameRate() -> Rational {
+    public func frameRate() -> Rational {
         if let rate = try? source.containerFrameRate(), rate.numerator > 0, rate.denominator > 0 { return rate }
         return frames.decoderFrameRate ?? Rational(25, 1)
     }
 
-    func nextFrame() throws -> Frame? {
+    /// The next picture in presentation order (valid until the next call), with its pts;
+    /// `nil` at the end (then ``loss`` says what could not be decoded).
+    public func nextFrame() throws -> Frame? {
         let frame: Frame?
         if let first {
             self.first = nil
             frame = first
         } else {
-            frame = try frames.next()
+            frame = try frames.next()?.frame()
         }
         guard var frame else { return nil }
         if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
         handedOut += 1
         // --scale brings every picture to the size asked for, also when the input's size changes.
-        guard scaling, frame.width != size.width || frame.height != size.height else { return frame }
+        guard scaling, frame.width != width || frame.height != height else { return frame }
         if let scaler, frame.width == scaledFrom.width, frame.height == scaledFrom.height { return try scaler.scale(frame) }
         let scaler = try FrameScaler(pixelFormat: frame.pixelFormat, sourceWidth: frame.width, sourceHeight: frame.height,
-                                     width: size.width, height: size.height)
+                                     width: width, height: height)
         self.scaler = scaler
-        scaledFrom = FrameSize(width: frame.width, height: frame.height)
+        scaledFrom = (frame.width, frame.height)
         return try scaler.scale(frame)
     }
 
     /// The times of `source`'s samples from `first` on (decoding order) when no sample has a
     /// composition offset (``decodingOrderTimes``); `nil` otherwise or for other inputs.
-    static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws -> [Int64]? {
+    public static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws -> [Int64]? {
         guard let mp4 = source.mp4 else { return nil }
         var times: [Int64] = []
         var iterator = mp4.samples()
@@ -132,38 +153,45 @@ final class DecodedEncodeInput {
         return times.count > 1 ? times : nil
     }
 
-    /// `--scale WxH` through libswscale; a side of `nil` (`-1`) keeps the display aspect ratio
-    /// (the SAR is carried unchanged, so the coded aspect is kept), rounded to the chroma grid.
-    func scale(to request: ScaleSize) throws {
+    /// Scales every picture to `width`×`height` through libswscale (bicubic); a side of `nil`
+    /// keeps the display aspect ratio (the SAR is carried unchanged, so the coded aspect is
+    /// kept), rounded to the chroma grid. Throws ``ExportError/Code/invalidSettings`` (subject
+    /// `scale`) for a size off the chroma grid.
+    public func scale(width requestedWidth: Int?, height requestedHeight: Int?) throws {
         let (stepX, stepY) = pixelFormat.chromaStep
         func grid(_ value: Double, _ step: Int) -> Int { max(step, (CheckedNumber.int(value / Double(step)) ?? 1) * step) }
         // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
-        let aspect = Double(size.width) / Double(size.height)
-        let width = request.width ?? grid(Double(request.height ?? size.height) * aspect, stepX)
-        let height = request.height ?? grid(Double(width) / aspect, stepY)
+        let aspect = Double(self.width) / Double(self.height)
+        let width = requestedWidth ?? grid(Double(requestedHeight ?? self.height) * aspect, stepX)
+        let height = requestedHeight ?? grid(Double(width) / aspect, stepY)
         guard width % stepX == 0, height % stepY == 0 else {
-            throw CLIError.usage("--scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
+            throw ExportError(.invalidSettings, subject: "scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
         }
         scaling = true
-        if width == size.width && height == size.height { return }
-        scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: size.width, sourceHeight: size.height, width: width, height: height)
-        scaledFrom = size
-        size = FrameSize(width: width, height: height)
+        if width == self.width && height == self.height { return }
+        scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: self.width, sourceHeight: self.height, width: width, height: height)
+        scaledFrom = (self.width, self.height)
+        self.width = width
+        self.height = height
     }
 
-    func cancel() { frames.cancel() }
+    /// Stops the decoding thread (the pictures wanted were read).
+    public func cancel() { frames.cancel() }
+
+    /// ``cancel()`` as a closure any thread may call (``BackgroundDecoder/canceller``).
+    public var canceller: @Sendable () -> Void { frames.canceller }
 
     /// Once the input ended: what could not be decoded (damaged NAL units left out, failed
-    /// decoders), the error to exit with after the output is written; `nil` when nothing was
+    /// decoders), the error to end with after the output is written; `nil` when nothing was
     /// lost or the input was not read to its end.
-    var loss: CLIError? { frames.loss }
+    public var loss: ExportError? { frames.loss }
 
     /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
     /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at
     /// or before the first of them (the pictures before it are decoded and dropped).
-    static func plan(_ chunk: ChunkSpec, source: MediaSource, path: String) throws -> (range: Range<Int64>, firstSample: Int) {
+    public static func plan(_ chunk: (index: Int, count: Int), source: MediaSource, path: String) throws -> (range: Range<Int64>, firstSample: Int) {
         guard let mp4 = source.mp4 else {
-            throw CLIError.usage(path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
+            throw ExportError(.invalidSettings, subject: path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
         }
         var samples: [(pts: Int64, index: Int, sync: Bool)] = []
         var iterator = mp4.samples()
@@ -183,7 +211,7 @@ final class DecodedEncodeInput {
     /// `colormatrix`, `sar`: the same names in both; x264's `fullrange` on/off, x265's `range` full/limited), leaving out what the stream does not
     /// say and any name in `given` (the user's `--x264-params`/`--x265-params`); then the
     /// mastering display and content light level SEI (``HDRMetadata``).
-    func signalParameters(except given: Set<String>, x265: Bool) -> [EncoderParameter] {
+    public func signalParameters(except given: Set<String>, x265: Bool) -> [EncoderParameter] {
         let hdrParameters = hdr.parameters(x265: x265, except: given)
         guard let signal else { return hdrParameters }
         var parameters: [EncoderParameter] = []
@@ -208,7 +236,7 @@ final class DecodedEncodeInput {
 
     /// The presentation origin in pts ticks: an MP4 track's first edit `media_time`, else the
     /// first picture's pts (`--start 0`).
-    var presentationOrigin: Int64 {
+    public var presentationOrigin: Int64 {
         if let edit = source.mp4?.track.editList.first(where: { $0.mediaTime >= 0 }) { return edit.mediaTime }
         return firstPTS
     }
@@ -216,16 +244,43 @@ final class DecodedEncodeInput {
     /// The pts at the input's presentation timeline's zero (``PresentationTimeline``: edit lists
     /// applied, the earliest track's start), where `--start` and `--end` count from: before
     /// ``presentationOrigin`` when another track starts before the video.
-    func timelineOrigin() throws -> Int64 {
+    public func timelineOrigin() throws -> Int64 {
         let mediaTime = try source.videoMediaOrigin()
         let firstPicture = max(0, firstPTS &- mediaTime)
         let videoStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPicture)
         return mediaTime &+ firstPicture &- videoStart
     }
 
+    /// The source pts presented from `start` to `end` (seconds on the presentation timeline,
+    /// ``timelineOrigin()``: edit lists applied; `end` `nil`: the input's end), as ``ExportSession``
+    /// and `nalu encode --start --end` keep them. A raw stream's pts count pictures.
+    ///
+    /// - Throws: ``ExportError/Code/invalidSettings`` with subject `start` or `end` when a time
+    ///   does not fit 64 bits of ticks (past any input's end, issue 40 item 9), or `start` when
+    ///   the range holds no time of the input.
+    public func presentedRange(start: MediaTime, end: MediaTime?) throws -> Range<Int64> {
+        let scale = timeBase?.denominator ?? 1
+        let origin = timeBase == nil ? 0 : try timelineOrigin()
+        func ticks(_ time: MediaTime, _ name: String) throws -> Int64 {
+            guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
+                  let ticks = CheckedNumber.sum(origin, offset) else {
+                throw ExportError(.invalidSettings, subject: name, "\(path) ends before \(time)")
+            }
+            return ticks
+        }
+        let low = try ticks(start, "start")
+        let sourceEnd = try presentationEnd()
+        var high = try end.map { try ticks($0, "end") } ?? sourceEnd ?? Int64.max
+        if let sourceEnd { high = min(high, sourceEnd) }
+        guard low < high else {
+            throw ExportError(.invalidSettings, subject: "start", "\(path) shows nothing from \(start) to \(end?.description ?? "its end")")
+        }
+        return low..<high
+    }
+
     /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
     /// progress line's ETA; `nil` for other inputs.
-    func pictureCount(in range: Range<Int64>?) throws -> Int64? {
+    public func pictureCount(in range: Range<Int64>?) throws -> Int64? {
         guard let mp4 = source.mp4 else { return nil }
         var count: Int64 = 0
         var iterator = mp4.samples()
@@ -234,7 +289,7 @@ final class DecodedEncodeInput {
     }
 
     /// The end of the last picture's presentation (pts + duration) of an MP4/MOV track, or `nil`.
-    func presentationEnd() throws -> Int64? {
+    public func presentationEnd() throws -> Int64? {
         guard let mp4 = source.mp4 else { return nil }
         var end: Int64?
         var iterator = mp4.samples()
@@ -245,38 +300,6 @@ final class DecodedEncodeInput {
             end = max(end ?? sampleEnd, sampleEnd)
         }
         return end
-    }
-
-    /// Whether `path` is an input nalu reads (told by content: MP4/MOV, MPEG-TS, Annex-B,
-    /// length-prefixed H.264/H.265).
-    /// Raw video is refused as before (a usage error asking for its size): an elementary stream
-    /// must be named as one (.h264, .265…) or start with a start code; MP4/MOV and MPEG-TS are
-    /// told by their structure.
-    static func isCompressed(_ path: String) -> Bool {
-        var options = MediaSourceOptions()
-        options.readsAhead = false
-        guard let source = try? MediaSource(path: path, options: options) else { return false }
-        if source.container.isMP4 || source.container.isTransportStream { return true }
-        if Naming.codec(forExtensionOf: path) != nil { return true }
-        guard let file = fopen(path, "rb") else { return false }
-        defer { fclose(file) }
-        var head = [UInt8](repeating: 0xFF, count: 4)
-        let count = fread(&head, 1, 4, file)
-        return count == 4 && head[0] == 0 && head[1] == 0 && (head[2] == 1 || (head[2] == 0 && head[3] == 1))
-    }
-}
-
-/// `--scale WxH`: a size, `-1` for a side that keeps the display aspect ratio.
-struct ScaleSize: ExpressibleByArgument, Hashable {
-    var width: Int?
-    var height: Int?
-
-    init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
-        self.width = width == -1 ? nil : width
-        self.height = height == -1 ? nil : height
     }
 }
 

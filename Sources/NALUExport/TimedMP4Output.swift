@@ -1,10 +1,10 @@
-import NALU
-import NALUEncoder
+public import NALU
+public import NALUEncoder
 import NALUIO
-import NALUMP4
-import NALUMedia
+public import NALUMP4
+public import NALUMedia
 
-/// MP4 output of `nalu encode IN` from a compressed input (issue 33, item 4): every encoded
+/// MP4 output of a transcode (``ExportSession``, `nalu encode IN`; issue 33 item 4): every encoded
 /// picture keeps its source pts (variable frame rates included) through the muxer's source-timed
 /// path (``MP4Muxer/useSourceTiming(timescale:lookup:)``), in the input track's timescale, and an
 /// MP4/MOV input's other tracks (audio, subtitles) are copied beside the video as `nalu convert`
@@ -12,10 +12,10 @@ import NALUMedia
 ///
 /// The file is opened at the first packet: its decoding time is the origin of the output's
 /// sample table, which the edit list (ISO/IEC 14496-12 8.6.6) refers to.
-final class TimedMP4Output {
+public final class TimedMP4Output {
     private let path: String
     private let codec: Codec
-    private let options: MP4OutputOptions
+    private let options: MP4MuxerOptions
     private let source: MediaSource
     private let timescale: UInt32
     /// The presented range kept (`--start/--end`), in ticks of `timescale` of the source's pts,
@@ -30,21 +30,26 @@ final class TimedMP4Output {
     private let packets = TimedPacketFeed()
     private var firstDecode: Int64?
     /// Copied track descriptions, for the summary.
-    private(set) var copiedTracks: [String] = []
+    public private(set) var copiedTracks: [String] = []
     /// The tracks carried (a transport stream's AAC as `0x1_0000 | PID`), for
-    /// ``MediaSource/reportNotCarried(carried:noAudio:to:input:)``.
-    let carried: Set<UInt32>
+    /// ``NALUMedia/MediaSource/tracksLeftOut(carried:noAudio:to:)``.
+    public let carried: Set<UInt32>
     /// A transport stream input's AAC stream, carried as an `mp4a` track.
     private let transportStreamAudio: TransportStreamAudioReader?
 
     /// - Parameters:
+    ///   - path: the output, written through ``NALUIO/FileSink`` (a temporary name renamed into
+    ///     place by ``finish()``), opened at the first packet.
+    ///   - options: the muxer's layout, sample entry and limits (its frame rate is ignored: the
+    ///     pictures keep their source times).
     ///   - timeBase: the packets' time base (1/timescale of the source track, 1/90000 for TS).
     ///   - keptRange: the source pts kept (`--start/--end`); the edit list then presents from
     ///     its first picture, and the audio is cut to the same range.
-    init(path: String, codec: Codec, options: MP4OutputOptions, source: MediaSource, timeBase: Rational,
-         keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws {
+    ///   - copyAudio: whether the audio tracks are copied (the other tracks always are).
+    ///   - chunk: a chunk of a distributed encode: whether it is the first and the last.
+    public init(path: String, codec: Codec, options: MP4MuxerOptions, source: MediaSource, timeBase: Rational,
+                keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws {
         self.chunk = chunk
-        try options.check(codec: codec)
         guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
             throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
         }
@@ -62,7 +67,8 @@ final class TimedMP4Output {
     }
 
     private func open(firstDecode: Int64, firstPresentation: Int64) throws -> MP4FileSink {
-        var muxer = options.muxerOptions(frameRate: nil)
+        var muxer = options
+        muxer.frameRate = nil
         // The movie's rotation, creation times and user data (location) follow the pictures,
         // as they do through convert and trim (issue 41 item 11).
         muxer.metadata = try outputMetadata(from: source, output: path)
@@ -202,7 +208,7 @@ final class TimedMP4Output {
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.
-    func write(_ packet: EncodedPacket) throws {
+    public func write(_ packet: EncodedPacket) throws {
         let sink: MP4FileSink
         if let file {
             sink = file
@@ -214,12 +220,21 @@ final class TimedMP4Output {
         try packets.feed(packet, timescale: timescale) { try sink.push($0) }
     }
 
-    /// Writes the movie box and renames the file into place.
-    func finish() throws {
+    /// Writes the movie box and renames the file into place; returns the muxer's notes (what
+    /// it did that a reader should know, ``NALUMedia/MediaSinkReport/notes``).
+    @discardableResult
+    public func finish() throws -> [String] {
         guard let file else { throw NALUError(.missing, field: "sample", detail: "no picture was encoded") }
         let report = try file.finish()
-        for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
         try file.output.commit()
+        return report.notes
+    }
+
+    /// Abandons the output: the temporary file (and a faststart spool) is removed, nothing is
+    /// renamed into place.
+    public func discard() {
+        file?.output.discard()
+        file = nil
     }
 }
 
