@@ -92,6 +92,10 @@ struct ExportMatchesCLITests {
         #expect(last.frames == packets)
         #expect(report.frames == packets)
         // Before the end the fraction follows the pictures written (the sample table's 300).
-        #expect(steps.contains { $0.fraction > 0.4 && $0.fraction < 0.6 })
+        // (Which steps a watcher sees depends on the scheduler: the stream keeps the newest 32
+        // when the watcher is slower than the export, as a progress bar needs.)
+        for step in steps.dropLast() where step.frames > 0 {
+            #expect(abs(step.fraction - Double(step.frames) / 300) < 0.02, "\(step.frames) pictures at \(step.fraction)")
+        }
     }
 }
