@@ -217,7 +217,10 @@ extension MediaReader: AsyncSequence {
         let reader: MediaReader
 
         public mutating func next() async throws -> MediaReaderItem? {
-            try Task.checkCancellation()
+            if Task.isCancelled {
+                reader.cancel()
+                throw CancellationError()
+            }
             try reader.start()
             return try await reader.queue.take()
         }
