@@ -35,6 +35,7 @@ public enum FuzzHarnesses {
         "package-doctor": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try PackageDoctorHarness.run(bytes) },
         "package": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try PackageHarness.run(bytes) },
         "decoder-feed": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try DecoderFeedHarness.run(bytes) },
+        "reader": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ReaderHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "reader"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -67,6 +67,9 @@ import FuzzHarness
             ("mp4", [1 | codecBit << 1] + stream),
             ("mp4", [1 | codecBit << 1 | 4 | 16] + stream),
             ("mp4", [1 | codecBit << 1 | 32] + stream),
+            ("reader", [codecBit] + stream),
+            ("reader", [codecBit | 4 | 8 | 3 << 4] + stream),
+            ("reader", [codecBit] + (try fixture.bytes("mp4"))),
         ]
         for (target, bytes) in runs {
             let harness = try #require(FuzzHarnesses.all[target])
