@@ -390,7 +390,8 @@ public final class MediaSource {
     /// the next access unit's first (an access unit ends when the next one starts: `body` runs
     /// when that NAL unit arrives, before `nalUnit` sees it). So the NAL units `nalUnit` saw
     /// since the previous `body` call are exactly those of the access unit `body` gets:
-    /// ``forEachCodedAccessUnit(damaged:_:)`` groups them so, with their bytes copied.
+    /// ``forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)`` groups them so, with their
+    /// bytes copied.
     ///
     /// - Parameter damaged: a NAL unit the splitter rejects (a header with `forbidden_zero_bit`
     ///   set, a slice header or parameter set that does not parse) comes here with the

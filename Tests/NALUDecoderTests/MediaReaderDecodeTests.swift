@@ -59,8 +59,9 @@ import Testing
         #expect(md5s == (try ffmpegFrameMD5s(path)))
     }
 
-    /// The pipe: an MP4 from standard input-like FIFO is spooled, a transport stream read as it
-    /// comes; the pictures are the file's.
+    /// A FIFO: an MP4 is spooled, a transport stream read as it comes; the pictures are the
+    /// file's. The transport stream's audio, which needs a second pass, is listed as not read
+    /// (and the FIFO is not opened again: that would take the video's bytes or block).
     @Test(arguments: ["ts_avc_aac.ts", "mp4_avc_bframes.mp4"])
     func fromAFIFO(file: String) throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-reader-fifo-\(UUID().uuidString)")
@@ -74,7 +75,12 @@ import Testing
         try writer.run()
         defer { writer.waitUntilExit() }
         let reader = try MediaReader(path: fifo)
-        let (md5s, _, _) = try Self.decode(reader)
+        let (md5s, _, samples) = try Self.decode(reader)
         #expect(md5s == (try ffmpegFrameMD5s(Fixtures.path(file))))
+        if file.hasSuffix(".ts") {
+            #expect(samples == 0)
+            #expect(reader.unreadTracks.count == 1)
+            #expect(reader.unreadTracks.first?.contains("AAC") == true, "\(reader.unreadTracks)")
+        }
     }
 }

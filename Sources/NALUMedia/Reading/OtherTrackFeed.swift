@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import NALU
 import NALUMP4
 
@@ -52,7 +59,7 @@ final class OtherTrackFeed {
                 MediaReaderTrack(trackID: $0.reader.track.trackID, handler: $0.reader.track.handler.description.trimmingTrailingSpaces,
                                  timescale: $0.reader.track.timescale, sampleEntries: $0.reader.track.sampleEntries)
             }
-        } else if let audio = try source.transportStreamAudio() {
+        } else if Self.isRegularFile(source.path), let audio = try source.transportStreamAudio() {
             self.audio = audio
             videoShift = 0
             tracks = [MediaReaderTrack(trackID: UInt32(audio.pid), handler: "soun", timescale: 90_000,
@@ -61,6 +68,14 @@ final class OtherTrackFeed {
             return nil
         }
         if tracks.isEmpty { return nil }
+    }
+
+    /// Whether `path` names a regular file: a transport stream's audio is read by a second
+    /// pass, which a pipe or FIFO cannot give (opening a FIFO again would take the video
+    /// reader's bytes); there the audio stays listed in ``MediaReader/unreadTracks``.
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
     /// An access unit's place on the clock: its decoding time in seconds.
