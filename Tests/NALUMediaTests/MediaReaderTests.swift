@@ -180,15 +180,34 @@ import Testing
         }
         #expect(mismatches == 0)
         #expect(samples.map(\.index) == Array(0..<samples.count))
-        // Interleaved by time: no sample comes after an access unit that decodes later than it
-        // by more than one audio frame (the order is by decode time on one clock).
-        if !reader.container.isMP4 {
-            var lastVideo: Int64?
-            for item in items {
-                if let unit = item.accessUnit, let dts = unit.timing?.decode { lastVideo = dts }
-                if let sample = item.sample, let lastVideo { #expect(sample.timing.decode >= lastVideo - 1) }
+        // Interleaved by time on ffprobe's timeline (MP4: through each track's edit list):
+        // each sample comes after the access units that decode before it and before the first
+        // one that decodes at or after it.
+        let videoShift = reader.container.isMP4 ? try Self.editListShift(path, trackID: try #require(reader.videoTrackID)) : 0
+        func seconds(_ time: Int64, _ shift: Int64, _ timescale: UInt32) -> Double { Double(time + shift) / Double(timescale) }
+        var previousUnit: Double?
+        var waiting: [Double] = []
+        var misplaced = 0
+        for item in items {
+            if let timing = item.accessUnit?.timing {
+                let clock = seconds(timing.decode, videoShift, timing.timescale)
+                for early in waiting where early > clock {
+                    misplaced += 1
+                    Issue.record("sample at \(early) s before access unit at \(clock) s")
+                }
+                waiting = []
+                previousUnit = clock
+            }
+            if let sample = item.sample, sample.trackID == audio.trackID {
+                let clock = seconds(sample.timing.decode, shift, sample.timing.timescale)
+                if let previousUnit, clock <= previousUnit {
+                    misplaced += 1
+                    Issue.record("sample at \(clock) s after access unit at \(previousUnit) s")
+                }
+                waiting.append(clock)
             }
         }
+        #expect(misplaced == 0)
         // Video and audio alternate: the items are not all of one then all of the other.
         let firstSample = try #require(items.firstIndex { $0.sample != nil })
         let lastUnit = try #require(items.lastIndex { $0.accessUnit != nil })

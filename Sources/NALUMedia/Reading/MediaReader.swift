@@ -199,7 +199,7 @@ public final class MediaReader: @unchecked Sendable {
                 }
                 try queue.put(.accessUnit(unit))
             }
-            try others?.emit(upTo: .infinity) { try queue.put(.sample($0)) }
+            try others?.emit(upTo: nil) { try queue.put(.sample($0)) }
             queue.finish(nil)
         } catch {
             queue.finish(error)

@@ -14,10 +14,12 @@ import NALUMP4
 /// transport stream's ADTS AAC stream (``TransportStreamAudioReader``, a pass of its own over
 /// the file). Memory holds one waiting sample per track.
 ///
-/// Samples are ordered by their decoding time on one clock, in seconds: an MP4 track's media
-/// time mapped through the start of its edit list (ISO/IEC 14496-12 8.6.6: minus the first
-/// edit's `media_time`, plus the leading empty edits), a transport stream's 90 kHz time as it
-/// is. The video's access units are placed on the same clock (``videoClock(_:)``).
+/// Samples are ordered by their decoding time on one clock (``ClockTime``, compared exactly):
+/// an MP4 track's media time mapped through the start of its edit list (ISO/IEC 14496-12
+/// 8.6.6: minus the first edit's `media_time`, plus the leading empty edits in the track's
+/// timescale), a transport stream's 90 kHz time as it is. The video's access units are placed
+/// on the same clock (``videoClock(_:)``); a sample at the same time as an access unit comes
+/// before it.
 final class OtherTrackFeed {
     /// The tracks read, as the reader lists them.
     let tracks: [MediaReaderTrack]
@@ -27,8 +29,8 @@ final class OtherTrackFeed {
         var iterator: MP4SampleIterator<AnyRandomAccessSource>
         var head: MP4Sample?
         var ended = false
-        /// Seconds added to `dts / timescale` to reach the movie's clock.
-        let shift: Double
+        /// Ticks added to `dts` to reach the movie's clock.
+        let shift: Int64
     }
 
     private var cursors: [MP4Cursor] = []
@@ -37,8 +39,8 @@ final class OtherTrackFeed {
     private var audioIndex = 0
     private var audioEnded = false
     private var buffer: [UInt8] = []
-    /// The video track's shift onto the clock (MP4), in seconds.
-    private let videoShift: Double
+    /// The video track's shift onto the clock (MP4), in its ticks.
+    private let videoShift: Int64
 
     /// A sample larger than this is refused (`.tooLarge`) before it is read.
     static let maxSampleBytes = 64 << 20
@@ -46,10 +48,11 @@ final class OtherTrackFeed {
     /// The other tracks of `source` that can be read, or `nil` when it has none.
     init?(source: MediaSource) throws {
         if let mp4 = source.mp4, let movie = try source.movie() {
-            let movieTimescale = Double(max(1, movie.movieTimescale))
-            func shift(_ editList: [MP4EditListEntry], timescale: UInt32) -> Double {
+            let movieTimescale = Int64(max(1, movie.movieTimescale))
+            func shift(_ editList: [MP4EditListEntry], timescale: UInt32) -> Int64 {
                 let start = editListStart(editList)
-                return Double(start.delay) / movieTimescale - Double(start.mediaTime) / Double(max(1, timescale))
+                let delay = CheckedNumber.int64(start.delay).flatMap { CheckedNumber.rescale($0, from: movieTimescale, to: Int64(max(1, timescale))) } ?? 0
+                return CheckedNumber.sum(delay, -start.mediaTime) ?? 0
             }
             videoShift = shift(mp4.track.editList, timescale: mp4.track.timescale)
             for reader in movie.tracks where reader.track.trackID != mp4.track.trackID {
@@ -78,24 +81,24 @@ final class OtherTrackFeed {
         return path != "-" && stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
     }
 
-    /// An access unit's place on the clock: its decoding time in seconds.
-    func videoClock(_ timing: SampleTiming) -> Double {
-        Double(timing.decode) / Double(max(1, timing.timescale)) + videoShift
+    /// An access unit's place on the clock: its decoding time.
+    func videoClock(_ timing: SampleTiming) -> ClockTime {
+        ClockTime(timing.decode, shift: videoShift, timescale: timing.timescale)
     }
 
     /// Hands `put` every waiting sample whose time on the clock is at most `limit` (all of them
-    /// for `.infinity`), earliest first (ties: the track listed first).
-    func emit(upTo limit: Double, _ put: (MediaTrackSample) throws -> Void) throws {
+    /// for `nil`), earliest first (ties: the track listed first).
+    func emit(upTo limit: ClockTime?, _ put: (MediaTrackSample) throws -> Void) throws {
         while true {
-            var best: (index: Int?, time: Double)?
+            var best: (index: Int?, time: ClockTime)?
             for index in cursors.indices {
                 guard let head = try peek(index) else { continue }
-                let time = Double(head.dts) / Double(max(1, cursors[index].reader.track.timescale)) + cursors[index].shift
-                if time <= limit, best.map({ time < $0.time }) ?? true { best = (index, time) }
+                let time = ClockTime(head.dts, shift: cursors[index].shift, timescale: cursors[index].reader.track.timescale)
+                if limit.map({ time <= $0 }) ?? true, best.map({ time < $0.time }) ?? true { best = (index, time) }
             }
             if let head = try peekAudio() {
-                let time = Double(head.pts) / 90_000
-                if time <= limit, best.map({ time < $0.time }) ?? true { best = (nil, time) }
+                let time = ClockTime(head.pts, shift: 0, timescale: 90_000)
+                if limit.map({ time <= $0 }) ?? true, best.map({ time < $0.time }) ?? true { best = (nil, time) }
             }
             guard let best else { return }
             if let index = best.index {
@@ -155,5 +158,29 @@ extension String {
         var text = Substring(self)
         while text.last == " " { text.removeLast() }
         return String(text)
+    }
+}
+
+/// A time on ``OtherTrackFeed``'s clock: `ticks / timescale` seconds, compared exactly (the
+/// cross products in 128 bits), so equal times of tracks with different timescales are equal.
+struct ClockTime: Comparable {
+    var ticks: Int64
+    var timescale: Int64
+
+    /// `time + shift` ticks (saturated at the ends of 64 bits) of `1 / timescale` s.
+    init(_ time: Int64, shift: Int64, timescale: UInt32) {
+        let (sum, overflow) = time.addingReportingOverflow(shift)
+        ticks = overflow ? (shift < 0 ? Int64.min : Int64.max) : sum
+        self.timescale = Int64(max(1, timescale))
+    }
+
+    static func < (lhs: ClockTime, rhs: ClockTime) -> Bool {
+        let left = lhs.ticks.multipliedFullWidth(by: rhs.timescale)
+        let right = rhs.ticks.multipliedFullWidth(by: lhs.timescale)
+        return left.high < right.high || (left.high == right.high && left.low < right.low)
+    }
+
+    static func == (lhs: ClockTime, rhs: ClockTime) -> Bool {
+        !(lhs < rhs) && !(rhs < lhs)
     }
 }
