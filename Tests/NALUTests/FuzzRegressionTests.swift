@@ -89,6 +89,27 @@ import FuzzHarness
         }
     }
 
+    /// The MP4 and transport stream fixtures through the reader harness, whole, cut short and
+    /// with bytes overwritten at data-derived places (damaged lengths, boxes, packets): the
+    /// reader's items stay those of the one-thread walk, whatever the damage.
+    @Test(arguments: ["mp4_avc_bframes.mp4", "mp4_hevc_frag.mp4", "mp4_avc_audio.mp4", "ts_avc_aac.ts"])
+    func replaysDamagedFilesThroughTheReader(_ name: String) throws {
+        let harness = try #require(FuzzHarnesses.all["reader"])
+        let file = Array(try Data(contentsOf: Self.repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)")))
+        for length in [file.count, file.count - 1, file.count * 2 / 3, file.count / 2, 1000] {
+            #expect(throws: Never.self, "\(name) cut to \(length) bytes") { try harness([0] + file.prefix(length)) }
+        }
+        for seed in 1...6 {
+            var damaged = file
+            for k in 0..<8 {
+                let position = (seed * 7919 + k * 104_729) % damaged.count
+                damaged[position] ^= UInt8(truncatingIfNeeded: 0x5A &+ seed &* 31 &+ k)
+            }
+            let mode = UInt8(seed & 1) << 1 | UInt8(seed & 2) << 1
+            #expect(throws: Never.self, "\(name) damaged (seed \(seed))") { try harness([mode] + damaged) }
+        }
+    }
+
     /// Found by the annexb target (ASan heap-buffer-overflow): the word-at-a-time search examined
     /// candidates up to the last byte of a 16-byte block and read two bytes past the end of the
     /// buffer, so a buffer ending in `00 00` followed in memory by `01` reported a start code that
