@@ -61,8 +61,8 @@ public struct MediaReaderOptions: Sendable {
 /// ``MediaReaderOptions/lookAhead`` items ahead of the consumer, so memory stays bounded
 /// whatever the input's length; the file is never read whole (an MP4 from a pipe is spooled to
 /// an unlinked temporary file, as ``MediaSource`` does). The thread starts at the first
-/// ``next()`` and ends with the input, an error, ``cancel()`` or the reader's release. One
-/// consumer at a time.
+/// ``next()`` and ends with the input, an error, ``cancel()`` or the reader's release (a
+/// thread waiting on a pipe for bytes ends when that read returns). One consumer at a time.
 public final class MediaReader: @unchecked Sendable {
     /// The path read (`"-"`: standard input).
     public let path: String
