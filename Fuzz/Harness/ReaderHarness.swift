@@ -51,6 +51,11 @@ enum ReaderHarness {
 
         let reader: MediaReader
         do { reader = try MediaReader(path: input, options: options) } catch { return }
+        // The reading thread lets go of the file before the harness returns (and removes it).
+        defer {
+            reader.cancel()
+            reader.waitUntilReadingEnds()
+        }
         var units: [CodedAccessUnit] = []
         var damage: [DamagedNALUnit] = []
         var lastSample: [UInt32: Int] = [:]

@@ -177,18 +177,42 @@ public final class MediaReader: @unchecked Sendable {
         monitor.unlock()
         guard let production else { return }
         let queue = self.queue
+        let slot = ProductionSlot(production)
+        queue.threadStarts()
         let started = DetachedThread.start {
-            Self.read(production, into: queue)
+            Self.read(slot.take(), into: queue)
+            // Everything read from is released by now: say so (``waitUntilReadingEnds()``).
+            queue.threadEnded()
         }
         guard started else {
+            queue.threadEnded()
             let error = NALUError(.io, field: "thread", detail: "no thread could be started to read \(path)")
             queue.finish(error)
             throw error
         }
     }
 
+    /// Waits until the reading thread, if it started, has ended and let go of the input
+    /// (after ``cancel()`` or the end of the items): for a caller that must know no thread
+    /// still holds the file (the fuzz harness, before the leak check).
+    package func waitUntilReadingEnds() {
+        queue.waitForThread()
+    }
+
+    /// Hands the production to the thread, which takes it out so it is released when the
+    /// reading returns, not when the thread's closure is.
+    private final class ProductionSlot: @unchecked Sendable {
+        private var production: Production?
+        init(_ production: Production) { self.production = production }
+        func take() -> Production? {
+            defer { production = nil }
+            return production
+        }
+    }
+
     /// The reading thread: every access unit, the other tracks' samples before it, the damage.
-    private static func read(_ production: Production, into queue: ReadAheadQueue) {
+    private static func read(_ production: Production?, into queue: ReadAheadQueue) {
+        guard let production else { return queue.finish(nil) }
         do {
             let others = production.others
             try production.source.forEachCodedAccessUnit(maxAccessUnitBytes: production.maxAccessUnitBytes, damaged: { damage in

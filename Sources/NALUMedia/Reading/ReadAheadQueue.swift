@@ -24,6 +24,8 @@ final class ReadAheadQueue: @unchecked Sendable {
     private var failure: (any Error)?
     private var cancelled = false
     private var waiter: CheckedContinuation<MediaReaderItem?, any Error>?
+    /// The reading thread was started and has not ended yet.
+    private var threadRunning = false
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -63,6 +65,28 @@ final class ReadAheadQueue: @unchecked Sendable {
         monitor.broadcast(0)
         monitor.unlock()
         waiter?.resume(with: result)
+    }
+
+    /// The reading thread starts (before it is created).
+    func threadStarts() {
+        monitor.lock()
+        threadRunning = true
+        monitor.unlock()
+    }
+
+    /// The reading thread has let go of everything it read from (its last act).
+    func threadEnded() {
+        monitor.lock()
+        threadRunning = false
+        monitor.broadcast(0)
+        monitor.unlock()
+    }
+
+    /// Waits until the reading thread, if one started, has ended.
+    func waitForThread() {
+        monitor.lock()
+        while threadRunning { monitor.wait(0) }
+        monitor.unlock()
     }
 
     // MARK: The consumer
