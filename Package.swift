@@ -120,6 +120,9 @@ let package = Package(
                           dependencies: ["NALU", "NALUEncoder", "NALUX264", "NALUX265", .product(name: "Logging", package: "swift-log")],
                           path: "Samples/AsyncEncode", swiftSettings: strictSettings),
         .executableTarget(name: "push-parse-sample", dependencies: ["NALU"], path: "Samples/PushParse", swiftSettings: strictSettings),
+        // Issue 39: reading any input into a decoder (Docs/embedding-an-encoder.md quotes it).
+        .executableTarget(name: "decode-sample", dependencies: ["NALU", "NALUMedia", "NALUDecoder", "NALUAVCodec"], path: "Samples/DecodeFile",
+                          swiftSettings: strictSettings),
         // Issue 32 item 15: NALU alone (no Foundation) links on Linux.
         .executableTarget(name: "nalu-only-sample", dependencies: ["NALU"], path: "Samples/NALUOnly", swiftSettings: strictSettings),
         .testTarget(

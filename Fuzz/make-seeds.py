@@ -89,6 +89,7 @@ for name in sorted(os.listdir(fixtures)):
         cbit = 0 if codec == "avc" else 1
         write("access-units", base, bytes([cbit]) + annexb(many))
         write("decoder-feed", base, bytes([cbit]) + annexb(many))
+        write("reader", base, bytes([cbit]) + annexb(many))
         write("convert", base + ".tolp", bytes([cbit]) + annexb(small))
         write("convert", base + ".toannexb", bytes([cbit | 8]) + lp(small))
         write("lent", base + ".tolp", bytes([cbit]) + annexb(small))
@@ -101,6 +102,7 @@ for name in sorted(os.listdir(fixtures)):
     elif ext in (".mp4", ".mov"):
         write("mp4", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
         write("tracks", name, shrink_mp4(open(path, "rb").read()))
+        write("reader", name, b"\x00" + shrink_mp4(open(path, "rb").read()))
     elif ext in (".ts", ".m2ts"):
         # The ts target: mode bit 0 = 192-byte packets; the first 60 packets (PAT, PMT, a few frames).
         m2ts = 1 if ext == ".m2ts" else 0
@@ -110,6 +112,7 @@ for name in sorted(os.listdir(fixtures)):
         write("ts", base + ".pid-chunks", bytes([m2ts | 2 | (37 << 2)]) + head)
         lossy = head[:10 * size] + head[11 * size:]
         write("ts", base + ".lossy", bytes([m2ts | (3 << 2)]) + lossy)
+        write("reader", base, b"\x00" + head)
     elif ext in (".avcC", ".hvcC"):
         write("records", base, b"\x07" + open(path, "rb").read())
 

@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks)
+TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
@@ -73,8 +73,8 @@ seed() {
     python3 Fuzz/make-seeds.py Tests/Fixtures "$OUT/seeds"
 }
 
-max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks), TS 16 kB (~85 packets), package 16 kB (MP4 or TS inputs), ts-audio 16 kB, tracks 16 kB (MP4)
-    [[ $1 == mp4 || $1 == ts || $1 == package || $1 == ts-audio || $1 == tracks ]] && echo 16384 || echo 4096
+max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks), TS 16 kB (~85 packets), package and reader 16 kB (MP4 or TS inputs), ts-audio 16 kB, tracks 16 kB (MP4)
+    [[ $1 == mp4 || $1 == ts || $1 == package || $1 == ts-audio || $1 == tracks || $1 == reader ]] && echo 16384 || echo 4096
 }
 
 run_target() { # run_target TARGET SECONDS

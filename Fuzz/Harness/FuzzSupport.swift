@@ -37,6 +37,7 @@ public enum FuzzHarnesses {
         "decoder-feed": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try DecoderFeedHarness.run(bytes) },
         "ts-audio": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamAudioHarness.run(bytes) },
         "tracks": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TracksHarness.run(bytes) },
+        "reader": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ReaderHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

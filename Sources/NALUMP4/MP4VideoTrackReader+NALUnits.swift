@@ -21,13 +21,23 @@ extension MP4VideoTrackReader {
     /// read through the window are lendable (``NALUnitView/isLendable``): the hook runs before
     /// the window is refilled or freed, also when this throws, and a sample overlapping bytes
     /// already lent is read again from the file, not from the window.
+    ///
+    /// With a `damagedSample` handler, a NAL unit length field that runs past the end of its
+    /// sample (``NALUError/Code/lengthPastEnd`` or `.truncated`, field `NAL unit length`) does
+    /// not end the walk: the NAL units before it have gone to `body`, and the handler gets a
+    /// view of the rest of the sample from that length field (offset its file offset, no
+    /// prefix) with the error; the walk goes on with the next sample, which the container still
+    /// frames (ISO/IEC 14496-12 8.7.3, 8.8.8). Without one, the error ends the walk.
     package func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in }, beforeReuse: (() throws -> Void)?,
+                                damagedSample: ((NALUnitView, NALUError) throws -> Void)? = nil,
                                 _ body: (NALUnitView) throws -> Void) throws {
         // The window lives in this scope: the hook runs here, before it is freed.
         var window = MP4SampleWindow()
-        guard let beforeReuse else { return try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: nil, body) }
+        guard let beforeReuse else {
+            return try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: nil, damagedSample: damagedSample, body)
+        }
         do {
-            try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: beforeReuse, body)
+            try walkNALUnits(window: &window, sampleStarts: sampleStarts, beforeReuse: beforeReuse, damagedSample: damagedSample, body)
         } catch {
             try? beforeReuse()
             throw error
@@ -36,7 +46,7 @@ extension MP4VideoTrackReader {
     }
 
     private func walkNALUnits(window: inout MP4SampleWindow, sampleStarts: (MP4Sample) throws -> Void, beforeReuse: (() throws -> Void)?,
-                              _ body: (NALUnitView) throws -> Void) throws {
+                              damagedSample: ((NALUnitView, NALUError) throws -> Void)?, _ body: (NALUnitView) throws -> Void) throws {
         let descriptions = track.sampleDescriptions
         var current = 1
         // The current entry's length size, kept as a plain value: the record (arrays of
@@ -59,8 +69,38 @@ extension MP4VideoTrackReader {
                 }
             }
             try window.withSample(sample, from: source, beforeReuse: beforeReuse) { bytes, lendable in
-                try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample",
-                                                  lendable: lendable, body)
+                guard let damagedSample else {
+                    return try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample",
+                                                             lendable: lendable, body)
+                }
+                try Self.forEachNALUnit(in: bytes, of: sample, lengthSize: lengthSize, lendable: lendable, damagedSample: damagedSample, body)
+            }
+        }
+    }
+
+    /// An error of the caller's `body`, passed through the framing untouched (so it is never
+    /// taken for damage of the sample).
+    private struct PassedOn: Error {
+        var error: any Error
+    }
+
+    /// One sample's NAL units; a length field past its end goes to `damagedSample` with the
+    /// rest of the sample.
+    private static func forEachNALUnit(in bytes: UnsafeRawBufferPointer, of sample: MP4Sample, lengthSize: Int, lendable: Bool,
+                                       damagedSample: (NALUnitView, NALUError) throws -> Void,
+                                       _ body: (NALUnitView) throws -> Void) throws {
+        do {
+            try LengthPrefixed.forEachNALUnit(in: bytes, lengthSize: lengthSize, baseOffset: sample.offset, within: "sample",
+                                              lendable: lendable) { unit in
+                do { try body(unit) } catch { throw PassedOn(error: error) }
+            }
+        } catch let passed as PassedOn {
+            throw passed.error
+        } catch let error as NALUError where error.field == "NAL unit length" && (error.code == .lengthPastEnd || error.code == .truncated) {
+            // The length field's position in the sample (the error names its file offset).
+            let position = Int(clamping: max(0, min(Int64(bytes.count), (error.byteOffset ?? sample.offset) - sample.offset)))
+            try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[position...]), offset: sample.offset + Int64(position)) {
+                try damagedSample($0, error)
             }
         }
     }

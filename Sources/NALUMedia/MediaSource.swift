@@ -321,10 +321,15 @@ public final class MediaSource {
     /// As ``forEachNALUnit(sampleStarts:_:)``; with a `beforeReuse` hook the views are lendable
     /// (``NALUnitView/isLendable``): the hook runs before the memory holding them is reused or
     /// freed, also when this throws.
+    ///
+    /// `damagedSample`: an MP4 sample whose NAL unit length field runs past its end goes there
+    /// (the rest of the sample from that field, and the error) and the walk goes on with the
+    /// next sample; `nil` ends the walk with the error.
     package func forEachNALUnit(sampleStarts: (MP4Sample) throws -> Void = { _ in }, beforeReuse: (() throws -> Void)?,
+                                damagedSample: ((NALUnitView, NALUError) throws -> Void)? = nil,
                                 _ body: (NALUnitView) throws -> Void) throws {
         if let mp4 {
-            try mp4.forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: beforeReuse, body)
+            try mp4.forEachNALUnit(sampleStarts: sampleStarts, beforeReuse: beforeReuse, damagedSample: damagedSample, body)
         } else if var reader = elementary {
             elementary = nil
             defer { elementary = reader }
@@ -377,16 +382,26 @@ public final class MediaSource {
     }
 
     /// Splits the stream into access units (H.264 7.4.1.2.3, H.265 7.4.2.4.4), the splitter
-    /// knowing the out-of-band parameter sets; `nalUnit` sees every NAL unit first. Memory is
-    /// bounded: the last few MP4 sample starts are kept to match access units to samples.
+    /// knowing the out-of-band parameter sets. Memory is bounded: the last few MP4 sample starts
+    /// are kept to match access units to samples.
+    ///
+    /// The calls come in stream order, grouped as the access units are: `nalUnit` sees each NAL
+    /// unit, and `body` each access unit right after its last NAL unit's `nalUnit` call, before
+    /// the next access unit's first (an access unit ends when the next one starts: `body` runs
+    /// when that NAL unit arrives, before `nalUnit` sees it). So the NAL units `nalUnit` saw
+    /// since the previous `body` call are exactly those of the access unit `body` gets:
+    /// ``forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)`` groups them so, with their
+    /// bytes copied.
     ///
     /// - Parameter damaged: a NAL unit the splitter rejects (a header with `forbidden_zero_bit`
     ///   set, a slice header or parameter set that does not parse) comes here with the
-    ///   splitter's error and the index of the access unit it was in. The default throws the
-    ///   error (the walk ends); a handler that returns leaves the unit out (neither `nalUnit`
-    ///   nor an access unit sees it): the splitter's state is that before the NAL unit (it
-    ///   rejects a unit before changing anything), so the next units are split as if it were
-    ///   absent.
+    ///   splitter's error and the index of the access unit it was in. So does, for MP4 input,
+    ///   the rest of a sample from a NAL unit length field that runs past the sample's end
+    ///   (ISO/IEC 14496-15 5.3.2: the view starts at that field, with no prefix). The default
+    ///   throws the error (the walk ends); a handler that returns leaves the unit out (neither
+    ///   `nalUnit` nor an access unit sees it) and the walk goes on (with the next MP4 sample):
+    ///   the splitter's state is that before the NAL unit (it rejects a unit before changing
+    ///   anything), so the next units are split as if it were absent.
     /// - Returns: the parameter sets in force at the end.
     @discardableResult
     public func forEachAccessUnit(nalUnit: (NALUnitView, NALUnitHeader) throws -> Void = { _, _ in },
@@ -411,16 +426,20 @@ public final class MediaSource {
             }
             return AccessUnit(summary: summary, sample: sample, timestamps: stamps, timing: timing)
         }
-        try forEachNALUnit(sampleStarts: { recent.add($0) }) { unit in
-            let step: AccessUnitSplitter.Step
-            do throws(NALUError) {
-                step = try splitter.push(unit)
-            } catch {
+        try withoutActuallyEscaping(damaged) { damaged in
+            try forEachNALUnit(sampleStarts: { recent.add($0) }, beforeReuse: nil, damagedSample: { unit, error in
                 try damaged(unit, error, splitter.current?.index ?? splitter.completedCount)
-                return
+            }) { unit in
+                let step: AccessUnitSplitter.Step
+                do throws(NALUError) {
+                    step = try splitter.push(unit)
+                } catch {
+                    try damaged(unit, error, splitter.current?.index ?? splitter.completedCount)
+                    return
+                }
+                if let completed = step.completed { try body(accessUnit(completed)) }
+                try nalUnit(unit, step.header)
             }
-            try nalUnit(unit, step.header)
-            if let completed = step.completed { try body(accessUnit(completed)) }
         }
         if let last = splitter.finish() { try body(accessUnit(last)) }
         return splitter.parameterSets

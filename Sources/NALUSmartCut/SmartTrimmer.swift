@@ -311,9 +311,9 @@ public final class SmartTrimmer {
                 // needed); an access unit is its summary's `nalUnitCount` of them.
                 var units: [[UInt8]?] = []
                 var consumed = 0
-                var next = 0  // the position of the access unit being read
+                var next = 0  // the position of the access unit being read (`body` comes before its first NAL unit)
                 _ = try input.forEachAccessUnit(nalUnit: { view, header in
-                    units.append(next + 1 >= firstNeeded || header.isParameterSet ? Array(view.bytes) : nil)
+                    units.append(next >= firstNeeded || header.isParameterSet ? Array(view.bytes) : nil)
                 }) { unit in
                     next = unit.summary.index + 1
                     let split = min(units.count, consumed + unit.summary.nalUnitCount)

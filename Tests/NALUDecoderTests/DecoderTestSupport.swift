@@ -33,18 +33,11 @@ func ffmpegFrameMD5s(_ path: String) throws -> [String] {
     }
 }
 
-/// The access units of `source` with their NAL units, as a decoder takes them.
+/// The access units of `source` with their NAL units, as a decoder takes them: the library's
+/// one grouping (``MediaSource/forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)``); a
+/// damaged NAL unit ends the walk.
 func forEachCodedAccessUnit(_ source: MediaSource, _ body: (CodedAccessUnit) throws -> Void) throws {
-    var units: [(offset: Int64, bytes: [UInt8])] = []
-    try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }) { unit in
-        let end = unit.summary.offset + unit.summary.size
-        let split = units.firstIndex { $0.offset >= end } ?? units.count
-        let nalUnits = units[..<split].map(\.bytes)
-        units.removeFirst(split)
-        try body(CodedAccessUnit(nalUnits: nalUnits, index: unit.summary.index, byteOffset: unit.summary.offset,
-                                 pts: unit.sample?.pts ?? unit.timestamps?.presentation, keyframe: unit.summary.keyframe,
-                                 pictureType: unit.summary.pictureType))
-    }
+    try source.forEachCodedAccessUnit(damaged: { throw $0.error }, body)
 }
 
 /// Decodes the whole of `path` with `factory`; the frames and the session.

@@ -31,6 +31,6 @@ import Testing
             checked += 1
             rest = body[close.upperBound...]
         }
-        #expect(checked == 3)
+        #expect(checked == 4)
     }
 }

@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks", "reader"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -67,6 +67,9 @@ import FuzzHarness
             ("mp4", [1 | codecBit << 1] + stream),
             ("mp4", [1 | codecBit << 1 | 4 | 16] + stream),
             ("mp4", [1 | codecBit << 1 | 32] + stream),
+            ("reader", [codecBit] + stream),
+            ("reader", [codecBit | 4 | 8 | 3 << 4] + stream),
+            ("reader", [codecBit] + (try fixture.bytes("mp4"))),
         ]
         for (target, bytes) in runs {
             let harness = try #require(FuzzHarnesses.all[target])
@@ -83,6 +86,27 @@ import FuzzHarness
         let file = Array(try Data(contentsOf: Self.repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)")))
         for length in [file.count, file.count - 1, file.count * 2 / 3, file.count / 2, 1000, 100, 9] {
             #expect(throws: Never.self, "\(name) cut to \(length) bytes") { try harness([0] + file.prefix(length)) }
+        }
+    }
+
+    /// The MP4 and transport stream fixtures through the reader harness, whole, cut short and
+    /// with bytes overwritten at data-derived places (damaged lengths, boxes, packets): the
+    /// reader's items stay those of the one-thread walk, whatever the damage.
+    @Test(arguments: ["mp4_avc_bframes.mp4", "mp4_hevc_frag.mp4", "mp4_avc_audio.mp4", "ts_avc_aac.ts"])
+    func replaysDamagedFilesThroughTheReader(_ name: String) throws {
+        let harness = try #require(FuzzHarnesses.all["reader"])
+        let file = Array(try Data(contentsOf: Self.repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)")))
+        for length in [file.count, file.count - 1, file.count * 2 / 3, file.count / 2, 1000] {
+            #expect(throws: Never.self, "\(name) cut to \(length) bytes") { try harness([0] + file.prefix(length)) }
+        }
+        for seed in 1...6 {
+            var damaged = file
+            for k in 0..<8 {
+                let position = (seed * 7919 + k * 104_729) % damaged.count
+                damaged[position] ^= UInt8(truncatingIfNeeded: 0x5A &+ seed &* 31 &+ k)
+            }
+            let mode = UInt8(seed & 1) << 1 | UInt8(seed & 2) << 1
+            #expect(throws: Never.self, "\(name) damaged (seed \(seed))") { try harness([mode] + damaged) }
         }
     }
 
