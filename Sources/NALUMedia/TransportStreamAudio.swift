@@ -126,6 +126,12 @@ extension TransportStreamAudioReader {
     /// objectTypeIndication 0x40 (MPEG-4 audio) holding the AudioSpecificConfig, and the
     /// SLConfigDescriptor ISO/IEC 14496-14 requires).
     public var mp4SampleEntry: [UInt8] {
+        Self.mp4SampleEntry(audioSpecificConfig: audioSpecificConfig, sampleRate: sampleRate, channelCount: channelCount)
+    }
+
+    /// The `mp4a` sample entry of ``mp4SampleEntry`` for any AAC stream: its AudioSpecificConfig,
+    /// sample rate and channel count.
+    static func mp4SampleEntry(audioSpecificConfig: [UInt8], sampleRate: Int, channelCount: Int) -> [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             // sizeOfInstance in four 7-bit bytes, as ffmpeg writes it.
             let size = body.count
@@ -144,7 +150,7 @@ extension TransportStreamAudioReader {
         return box("mp4a", fields + esds)
     }
 
-    private func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+    private static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
         let size = payload.count + 8
         return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
     }

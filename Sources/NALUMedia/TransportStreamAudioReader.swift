@@ -23,7 +23,7 @@ public final class TransportStreamAudioReader {
     /// The first frame's PTS (90 kHz).
     public private(set) var firstPTS: Int64
     /// Bytes of audio payload skipped as damaged.
-    public private(set) var skippedBytes = 0
+    public var skippedBytes: Int { assembler.skippedBytes }
 
     private let file: FileSource
     private let packetSize: Int
@@ -31,20 +31,12 @@ public final class TransportStreamAudioReader {
     private var bufferStart = 0
     private var bufferEnd = 0
     private var ended = false
-    /// The PES packet being collected and the one being split into frames.
-    private var collecting: [UInt8] = []
-    private var collectingPTS: Int64?
-    private var pending: [UInt8] = []
-    private var pendingPosition = 0
-    private var pendingTime: Int64 = 0
-    private var samplesIntoPES: Int64 = 0
-    private var lastPTS: Int64?
-    private var wraps: Int64 = 0
-    private var header: (length: Int, frameLength: Int)?
+    /// The PES packets and ADTS frames of the audio PID.
+    private var assembler: ADTSPESAssembler
     private var peeked: (frame: [UInt8], pts: Int64)?
 
     /// A PES packet of audio past this is refused as damage.
-    static let maxPESBytes = 1 << 16
+    static let maxPESBytes = ADTSPESAssembler.maxPESBytes
 
     /// Opens `path` again and reads up to its first AAC frame on `pid`.
     /// - Returns: `nil` when no frame comes within the first `limit` bytes.
@@ -52,6 +44,7 @@ public final class TransportStreamAudioReader {
     ///   and ADTS muxers can carry.
     public init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws {
         self.pid = pid
+        assembler = ADTSPESAssembler(pid: pid)
         self.packetSize = packetSize == TransportStream.timestampedPacketSize ? packetSize : TransportStream.packetSize
         file = try FileSource(path: path)
         buffer = [UInt8](repeating: 0, count: self.packetSize * 1024)
@@ -69,7 +62,7 @@ public final class TransportStreamAudioReader {
         firstPTS = peeked?.pts ?? 0
     }
 
-    private var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
+    private var firstConfig: (asc: [UInt8], rate: Int, channels: Int)? { assembler.firstConfig }
 
     /// The next frame and its PTS, or `nil` at the end of the file.
     public func next() throws -> (frame: [UInt8], pts: Int64)? {
@@ -83,126 +76,19 @@ public final class TransportStreamAudioReader {
 
     private func nextFrame(countingInto read: inout Int64) throws -> (frame: [UInt8], pts: Int64)? {
         while true {
-            if let frame = splitFrame() { return frame }
+            if let frame = assembler.nextFrame() { return frame }
             guard try readPES(countingInto: &read) else { return nil }
         }
     }
 
-    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), or `nil` when it
-    /// is used up (or damaged: the rest is skipped). A frame that runs on into the next PES
-    /// packet (muxers may split frames) waits for it in `pending`.
-    private func splitFrame() -> (frame: [UInt8], pts: Int64)? {
-        let left = pending.count - pendingPosition
-        guard left >= 7 else { return nil }
-        let p = pendingPosition
-        let bytes = pending
-        // syncword 0xFFF, layer 00.
-        guard bytes[p] == 0xFF, bytes[p + 1] & 0xF6 == 0xF0 else {
-            skippedBytes += left
-            pending.removeAll(keepingCapacity: true)
-            pendingPosition = 0
-            return nil
-        }
-        let protectionAbsent = bytes[p + 1] & 1 == 1
-        let profile = Int(bytes[p + 2] >> 6)
-        let frequencyIndex = Int((bytes[p + 2] >> 2) & 0x0F)
-        let channels = Int((bytes[p + 2] & 1) << 2 | bytes[p + 3] >> 6)
-        let frameLength = Int(bytes[p + 3] & 0x03) << 11 | Int(bytes[p + 4]) << 3 | Int(bytes[p + 5] >> 5)
-        let blocks = Int(bytes[p + 6] & 0x03)
-        let headerLength = protectionAbsent ? 7 : 9
-        if frameLength > left && frameLength > headerLength && frameLength <= ADTSHeader.maxFrameLength { return nil }
-        guard frameLength > headerLength, frameLength <= left, blocks == 0,
-              frequencyIndex < ADTSHeader.samplingFrequencies.count, (1...7).contains(channels) else {
-            skippedBytes += left
-            pending.removeAll(keepingCapacity: true)
-            pendingPosition = 0
-            return nil
-        }
-        if firstConfig == nil {
-            // AudioSpecificConfig: audioObjectType (profile + 1) 5 bits, samplingFrequencyIndex 4, channelConfiguration 4.
-            let objectType = profile + 1
-            let asc = [UInt8(objectType << 3 | frequencyIndex >> 1), UInt8((frequencyIndex & 1) << 7 | channels << 3)]
-            firstConfig = (asc, ADTSHeader.samplingFrequencies[frequencyIndex], channels)
-        }
-        let rate = Int64(firstConfig?.rate ?? 48_000)
-        let frame = Array(bytes[(p + headerLength)..<(p + frameLength)])
-        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
-        samplesIntoPES &+= 1024
-        pendingPosition += frameLength
-        return (frame, time)
-    }
-
-    /// Collects the next whole PES packet of the audio PID into `pending`; `false` at the end.
+    /// Collects the next whole PES packet of the audio PID for ``ADTSPESAssembler``; `false` at the end.
     private func readPES(countingInto read: inout Int64) throws -> Bool {
         while true {
-            guard let packet = try nextPacket() else {
-                // The last PES packet ends with the file.
-                return finishCollecting()
-            }
+            // The last PES packet ends with the file.
+            guard let packet = try nextPacket() else { return assembler.finish() }
             read += Int64(packetSize)
-            let finished = packet.withUnsafeBytes { raw -> Bool in
-                guard case .success(let parsed) = TransportPacket.parse(raw), parsed.pid == pid, parsed.hasPayload,
-                      !parsed.transportErrorIndicator, parsed.scramblingControl == 0 else { return false }
-                let payload = raw[parsed.payloadOffset...]
-                var done = false
-                if parsed.payloadUnitStart {
-                    done = finishCollecting()
-                    collecting.removeAll(keepingCapacity: true)
-                    collectingPTS = nil
-                    collecting.append(contentsOf: payload)
-                    collectingStarted = true
-                } else if collectingStarted {
-                    if collecting.count + payload.count <= Self.maxPESBytes + PESHeader.maximumLength {
-                        collecting.append(contentsOf: payload)
-                    } else {
-                        skippedBytes += collecting.count
-                        collecting.removeAll(keepingCapacity: true)
-                        collectingStarted = false
-                    }
-                }
-                return done
-            }
-            if finished { return true }
+            if packet.withUnsafeBytes({ assembler.push($0) }) { return true }
         }
-    }
-
-    private var collectingStarted = false
-
-    /// Moves the collected PES packet's payload to `pending` with its PTS; `false` when there is
-    /// none (or it has no PTS).
-    private func finishCollecting() -> Bool {
-        guard collectingStarted else { return false }
-        collectingStarted = false
-        let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }
-        guard case .header(let pes) = outcome, (0xC0...0xDF).contains(pes.streamID), let pts = pes.presentationTimestamp,
-              pes.headerLength <= collecting.count else {
-            skippedBytes += collecting.count
-            collecting.removeAll(keepingCapacity: true)
-            return false
-        }
-        // A frame begun in the previous packet goes on here: its time runs on from that packet's.
-        let leftover = pendingPosition < pending.count ? Array(pending[pendingPosition...]) : []
-        let time = unwrap(pts)
-        pending = leftover + collecting[pes.headerLength...]
-        pendingPosition = 0
-        if leftover.isEmpty {
-            pendingTime = time
-            samplesIntoPES = 0
-        }
-        collecting.removeAll(keepingCapacity: true)
-        return true
-    }
-
-    /// A 33-bit PTS made monotonic across wraps (a jump back of more than half the range).
-    private func unwrap(_ pts: Int64) -> Int64 {
-        let range: Int64 = 1 << 33
-        if let last = lastPTS {
-            let previous = last & (range - 1)
-            if pts < previous && previous - pts > range / 2 { wraps &+= 1 }
-        }
-        let value = pts &+ wraps &* range
-        lastPTS = value
-        return value
     }
 
     /// The next 188-byte packet (a 192-byte packet's last 188), found by its sync byte.

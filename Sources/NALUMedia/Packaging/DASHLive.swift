@@ -26,12 +26,14 @@ extension DASHManifest {
     /// -streaming 1` output does at its end: `minimumUpdatePeriod` and `timeShiftBufferDepth` go
     /// and `mediaPresentationDuration` comes, the span of the segments still listed (the window).
     /// A finished MPD left `dynamic` made ffmpeg's DASH demuxer wait for updates at 100% CPU.
-    static func dynamicMPD(video: PackagedTrack, startNumber: Int, availabilityStart: Int, publishTime: Int,
-                           segmentDuration: Double, window: Int, ended: Bool) -> String {
+    /// The audio rendition, if any, is a second adaptation set (`contentType="audio"`) whose
+    /// timeline starts at `audioStartNumber`.
+    static func dynamicMPD(video: PackagedTrack, startNumber: Int, audio: PackagedTrack? = nil, audioStartNumber: Int = 1,
+                           availabilityStart: Int, publishTime: Int, segmentDuration: Double, window: Int, ended: Bool) -> String {
         var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"\(ended ? "static" : "dynamic")\" "
         mpd += "availabilityStartTime=\"\(dateTime(availabilityStart))\" publishTime=\"\(dateTime(publishTime))\" "
         if ended {
-            mpd += "mediaPresentationDuration=\"\(duration(video.duration))\" "
+            mpd += "mediaPresentationDuration=\"\(duration(max(video.duration, audio?.duration ?? 0)))\" "
         } else {
             mpd += "minimumUpdatePeriod=\"\(duration(segmentDuration))\" "
             mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" "
@@ -40,7 +42,13 @@ extension DASHManifest {
         var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
                      "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([video]))\">"]
         lines += representation(video, startNumber: startNumber)
-        lines += ["   </AdaptationSet>", "  </Period>", "</MPD>"]
+        lines.append("   </AdaptationSet>")
+        if let audio {
+            lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+            lines += representation(audio, startNumber: audioStartNumber)
+            lines.append("   </AdaptationSet>")
+        }
+        lines += ["  </Period>", "</MPD>"]
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -25,7 +25,11 @@ import NALUTS
 /// leave the samples). An H.265 CRA picture that starts a segment and has RASL pictures is
 /// handled as ``PackagerOptions/openGOP`` says (``VideoSampleFilter``): kept in a `rap ` sample
 /// group, its segment and part not independent, or rewritten as BLA with its RASL pictures
-/// dropped. Memory: one segment and one access unit (and a CRA's leading pictures).
+/// dropped. The transport stream's first ADTS AAC stream, read in the same pass, is the audio
+/// rendition `a0` (``LiveAudio``: its own init segment, segments cut where the video's start,
+/// its own playlist in the multivariant playlist's `EXT-X-MEDIA` group and an audio adaptation
+/// set in the MPD), unless ``PackagerOptions/dropsAudio``. Memory: one segment of each track and
+/// one access unit (and a CRA's leading pictures, and the audio that waits for the video).
 public final class LivePackager {
     public let directory: String
     public let options: PackagerOptions
@@ -52,8 +56,9 @@ public final class LivePackager {
 
     /// Packages `input` until it ends.
     /// - Throws: ``NALUError``: `.unrecognisedFormat` when it is neither a transport stream nor
-    ///   an Annex-B stream, `.unsupported` for other streams in a transport stream (unless
-    ///   ``PackagerOptions/dropsAudio``) and for parameter sets that change, `.invalidValue` for
+    ///   an Annex-B stream, `.unsupported` for streams in a transport stream other than the
+    ///   video and one AAC stream (unless ``PackagerOptions/dropsAudio``) and for parameter sets
+    ///   that change, `.tooLarge` for audio that runs far ahead of the video, `.invalidValue` for
     ///   decoding times that do not increase, `.missing` for an Annex-B stream without VUI timing.
     public func package(_ input: LiveInput) throws -> PackageSummary {
         folder.protect(input.identity, as: "input")
@@ -73,13 +78,24 @@ public final class LivePackager {
             try reader.readProgram()
             let video = reader.demuxer.video
             let others = (reader.demuxer.program?.elements ?? []).filter { $0.pid != video?.pid }
-            if let other = others.first, !options.dropsAudio {
-                throw NALUError(.unsupported, field: "input \(other)",
-                                detail: "live packaging carries the video only; --no-audio packages the stream without its \(others.count) other stream(s)")
+            // The first ADTS AAC stream is the audio rendition; anything else stops the run.
+            let aac = others.first { $0.streamType == Self.adtsStreamType }
+            let refused = others.filter { $0 != aac }
+            if !refused.isEmpty, !options.dropsAudio {
+                let names = refused.map(\.description).joined(separator: ", ")
+                throw NALUError(.unsupported, field: "input \(refused[0])",
+                                detail: "live packaging carries the video and one AAC (ADTS, stream_type 0x0F) stream; \(names) cannot be packaged; --no-audio packages the video alone")
+            }
+            var audio: LiveAudio?
+            if let aac, !options.dropsAudio {
+                let made = LiveAudio(pid: aac.pid, folder: folder, options: options)
+                reader.demuxer.auxiliaryPID = aac.pid
+                reader.demuxer.onAuxiliaryPacket = { packet, _ in made.push(packet) }
+                audio = made
             }
             let codec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
             var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10, maxNALUnitSize: options.maxAccessUnitSize)
-            return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in
+            return try run(codec: codec, input: input, timing: .transportStream(reader), audio: audio) { body in
                 try nalReader.forEachCompleteNALUnit(body)
                 // Stopped: the NAL unit read last may be cut short.
                 if !input.stopped { try nalReader.finish(body) }
@@ -114,7 +130,10 @@ public final class LivePackager {
         case frameRate
     }
 
-    private func run(codec: Codec, input: LiveInput, timing: Timing,
+    /// ISO/IEC 13818-1 Table 2-34: ISO/IEC 13818-7 audio with ADTS transport syntax.
+    static let adtsStreamType: UInt8 = 0x0F
+
+    private func run(codec: Codec, input: LiveInput, timing: Timing, audio: LiveAudio? = nil,
                      read: ((NALUnitView) throws -> Void) throws -> Void) throws -> PackageSummary {
         var splitter = AccessUnitSplitter(codec: codec)
         var counter = PictureOrderCounter()
@@ -147,6 +166,7 @@ public final class LivePackager {
                 startsSegment = true
             }
             started = true
+            try writer.audio?.video(decode: sample.decode, presentation: sample.presentation, startsSegment: startsSegment)
             try sample.bytes.withUnsafeBytes { raw in
                 try filter.push(raw, timing: PackagedTime.timing(decode: sample.decode, presentation: sample.presentation, duration: duration,
                                                                  timescale: writer.track.timescale, name: "input video"),
@@ -213,7 +233,7 @@ public final class LivePackager {
                     frame = timing
                     timescale = timing.timescale
                 }
-                let started = LiveWriter(folder: folder, options: options, name: name, timescale: timescale)
+                let started = LiveWriter(folder: folder, options: options, name: name, timescale: timescale, audio: audio)
                 try started.start(codec: codec, parameterSets: unique, description: description)
                 writer = started
                 record = unique
@@ -294,7 +314,7 @@ public final class LivePackager {
             }
             throw error
         }
-        return PackageSummary(video: [finished.track], audio: nil, manifests: finished.manifests, notes: notes + finished.notes)
+        return PackageSummary(video: [finished.track], audio: finished.audioTrack, manifests: finished.manifests, notes: notes + finished.notes)
     }
 
     /// VPS, SPS, PPS (H.265 32–34; H.264 7, 8).

@@ -7,8 +7,11 @@ import NALU
 import NALUMP4
 
 /// The output side of a ``LivePackager``: the init segment, the segmenter, and after every part
-/// and segment the media playlist, the multivariant playlist and the dynamic MPD, each rewritten
-/// whole under a temporary name and renamed (``PackageFolder``); old segments deleted.
+/// and segment the media playlists (video, and the audio rendition's when there is one,
+/// ``LiveAudio``), the multivariant playlist and the dynamic MPD, each rewritten whole under a
+/// temporary name and renamed (``PackageFolder``); old segments (of both) deleted. The first
+/// playlists wait for the first segment of each track, so no playlist names a rendition whose
+/// playlist is not there yet.
 final class LiveWriter {
     let folder: PackageFolder
     let options: PackagerOptions
@@ -27,8 +30,16 @@ final class LiveWriter {
     /// Wall-clock seconds since 1970 when the first picture came (DASH `availabilityStartTime`).
     private var availabilityStart: Int = 0
     private var segmentsWritten = 0
+    /// The audio rendition, if the input has one.
+    let audio: LiveAudio?
+    /// Audio segments (1-based numbers) whose files were deleted: 1...audioDeleted.
+    private var audioDeleted = 0
+    /// The audio playlist's `EXT-X-TARGETDURATION`: the video's, or an audio segment's rounded
+    /// duration if longer (its cuts are within a frame of the video's).
+    private var audioTarget = 1
 
-    init(folder: PackageFolder, options: PackagerOptions, name: String, timescale: UInt32) {
+    init(folder: PackageFolder, options: PackagerOptions, name: String, timescale: UInt32, audio: LiveAudio? = nil) {
+        self.audio = audio
         self.folder = folder
         self.options = options
         self.name = name
@@ -36,6 +47,7 @@ final class LiveWriter {
         track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale, codecs: "")
         targetDuration = max(1, Int(options.segmentDuration.doubleValue.rounded(.up)))
         segmenter.didWrite = { [unowned self] in try self.update() }
+        audio?.didWrite = { [unowned self] in try self.update() }
     }
 
     /// Writes the init segment for the first keyframe's parameter sets.
@@ -59,6 +71,8 @@ final class LiveWriter {
     /// Ends the stream: the last segment, then the playlists with `EXT-X-ENDLIST`.
     func finish() throws {
         try segmenter.flush()
+        try audio?.finish()
+        notes += audio?.notes ?? []
         ended = true
         if segmenter.segments.isEmpty { return }
         try update()
@@ -69,6 +83,7 @@ final class LiveWriter {
     /// hint, the MPD with its duration. Errors here are dropped: the failure is what is reported.
     func endAfterFailure() {
         try? segmenter.flush()
+        audio?.endAfterFailure()
         ended = true
         if segmenter.segments.isEmpty { return }
         try? update()
@@ -109,8 +124,26 @@ final class LiveWriter {
             let ticks = all.reduce(Int64(0)) { $0 + $1.duration }
             if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
         }
-        // The first playlist waits for the first segment, whose length fixes the target duration.
+        // The first playlist waits for the first segment, whose length fixes the target duration,
+        // and for the audio's first segment (an ended stream whose audio had no frame: without).
         if all.isEmpty { return }
+        let audioSegments = audio?.segmenter?.segments ?? []
+        var audioTrack = audio?.track
+        audioTrack?.segments = audioSegments
+        if audio != nil, audioSegments.isEmpty {
+            if !ended { return }
+            audioTrack = nil
+        }
+        if let newest = audioSegments.last, let audioTrack {
+            let rounded = Int((Double(newest.duration) / Double(audioTrack.timescale)).rounded(.toNearestOrAwayFromZero))
+            audioTarget = max(audioTarget, targetDuration, rounded)
+        }
+        // DASH presentationTimeOffset: the video's, in the audio's timescale (one timeline: the TS clock).
+        if let first = all.first, let audioTimescale = audioTrack?.timescale {
+            audioTrack?.presentationOffset = CheckedNumber.rescale(first.decodeTime, from: Int64(track.timescale),
+                                                                   to: Int64(audioTimescale)) ?? 0
+        }
+        let audioListed = audioSegments.suffix(max(1, options.window))
         if options.hls {
             var windowTrack = track
             windowTrack.segments = Array(listed)
@@ -124,18 +157,36 @@ final class LiveWriter {
                 if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
             }
             try folder.write(text: playlist.text, to: name + ".m3u8")
-            try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName)
+            if let audioTrack, let audioSegmenter = audio?.segmenter {
+                var windowAudio = audioTrack
+                windowAudio.segments = Array(audioListed)
+                var audioPlaylist = HLSMediaPlaylist(track: windowAudio, segmentType: .fmp4)
+                audioPlaylist.mediaSequence = audioSegments.count - audioListed.count + 1
+                audioPlaylist.live = true
+                audioPlaylist.ended = ended
+                audioPlaylist.targetDuration = audioTarget
+                if !ended {
+                    audioPlaylist.openParts = audioSegmenter.openParts
+                    if audioTrack.partTarget != nil { audioPlaylist.preloadHint = audioSegmenter.nextPartName }
+                }
+                try folder.write(text: audioPlaylist.text, to: audioTrack.name + ".m3u8")
+            }
+            try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: audioTrack), to: HLSPlaylist.multivariantName)
         }
         if options.dash {
             var windowTrack = track
             windowTrack.segments = Array(listed)
+            var windowAudio = audioTrack
+            windowAudio?.segments = Array(audioListed)
             let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
+                                               audio: windowAudio, audioStartNumber: audioSegments.count - audioListed.count + 1,
                                                availabilityStart: availabilityStart, publishTime: Int(time(nil)),
                                                segmentDuration: options.segmentDuration.doubleValue, window: options.window,
                                                ended: ended)
             try folder.write(text: text, to: DASHManifest.name)
         }
-        manifests = (options.hls ? [name + ".m3u8", HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
+        let audioPlaylists = audioTrack.map { [$0.name + ".m3u8"] } ?? []
+        manifests = (options.hls ? [name + ".m3u8"] + audioPlaylists + [HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
         // A segment that left the window stays for as long again as the window (RFC 8216 6.2.2).
         let keep = 2 * max(1, options.window) + 1
         while deleted < all.count - keep {
@@ -144,5 +195,18 @@ final class LiveWriter {
             for part in segment.parts { try folder.remove(part.name) }
             deleted += 1
         }
+        while audioDeleted < audioSegments.count - keep {
+            let segment = audioSegments[audioDeleted]
+            try folder.remove(segment.name)
+            for part in segment.parts { try folder.remove(part.name) }
+            audioDeleted += 1
+        }
+    }
+
+    /// The audio rendition as packaged so far (its segments), if any.
+    var audioTrack: PackagedTrack? {
+        guard var track = audio?.track else { return nil }
+        track.segments = audio?.segmenter?.segments ?? []
+        return track
     }
 }

@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 41 item 17: `… -c:v libx264 -c:a aac -f mpegts - | nalu package - --live` carries the
+/// AAC stream as its own rendition (`a0`, as `package` of a file), read in the same pass over the
+/// pipe: its init segment and segments cut at the video's segment starts, `EXT-X-MEDIA:TYPE=AUDIO`
+/// in the multivariant playlist, an audio adaptation set in the MPD, the sliding window and
+/// deletion applied to it, both playlists ended on every exit path. Measured against the input
+/// TS: every audio packet after the first picture present byte for byte (ffmpeg through both
+/// manifests), A/V sync by content with Scripts/avsync.py, GStreamer playing the HLS package,
+/// `nalu doctor` clean.
+@Suite(.serialized) struct PackageLiveAudioTests {
+    /// A 12 s transport stream from ffmpeg: testsrc2 at 30 fps (libx264, a keyframe every
+    /// second, 2 B-frames) and 48 kHz AAC of seeded pink noise plus a rising tone (every window
+    /// different, so Scripts/avsync.py can place it), `-f mpegts` as a live encoder writes it.
+    static func stream(_ scratch: Scratch, seconds: Int = 12, extraAudio: [String] = []) throws -> String {
+        let ffmpeg = try #require(ffmpegPath)
+        let path = scratch.file("live-av.ts")
+        let audio = "anoisesrc=color=pink:amplitude=0.25:seed=7:sample_rate=48000:duration=\(seconds)[n];"
+            + "aevalsrc=0.3*sin(2*PI*(220+40*t)*t):s=48000:d=\(seconds)[t];[n][t]amix=inputs=2:normalize=0[a]"
+        var arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-filter_complex", audio,
+                         "-map", "0:v", "-map", "[a]"]
+        arguments += extraAudio
+        arguments += ["-t", "\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
+                      "-bf", "2", "-c:a:0", "aac", "-b:a:0", "128k", "-f", "mpegts", "-y", path]
+        let result = try runProgram(ffmpeg, arguments)
+        #expect(result.status == 0, "\(result.stderr)")
+        return path
+    }
+
+    /// The audio packets of `path` (md5 of each packet's bytes, ADTS headers removed for a TS).
+    static func audioPackets(_ path: String, adts: Bool = false) throws -> [String] {
+        try AudioPathsTests.audioPackets(path, adts: adts)
+    }
+
+    /// The first packaged AAC frame is the source's frame number `dropped` (those before the
+    /// first picture are left out, with a note), and every one after it is there, in order.
+    static func checkAudioPackets(_ packaged: [String], source: [String], note: String) {
+        let start = packaged.first.flatMap { source.firstIndex(of: $0) }
+        #expect(start != nil, "\(note): the first packaged AAC frame is none of the source's")
+        guard let start else { return }
+        #expect(start <= 3, "\(note): \(start) frames of the source before the first packaged one")
+        #expect(packaged == Array(source[start...]), "\(note): \(packaged.count) packets, the source has \(source.count - start) from its frame \(start)")
+    }
+
+    @Test func audioAndVideoFromOnePassOverThePipe() throws {
+        let scratch = try Scratch()
+        let source = try Self.stream(scratch)
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--dash", "--live", "--window", "100", "--segment-duration", "2"],
+                                       stdin: try Data(contentsOf: URL(fileURLWithPath: source)))
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.contains("a0_init.mp4") && names.contains("a0.m3u8") && names.contains("a0_00006.m4s"), "\(names.sorted())")
+        #expect(names.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(names)")
+        // The multivariant playlist's audio group, as `package` of a file writes it.
+        let parsed = try PackageCommandTests.parsePlaylists(dir)
+        let media = try #require(parsed["media"] as? [[String: Any]])
+        #expect(media.count == 1 && media.first?["type"] as? String == "AUDIO" && media.first?["uri"] as? String == "a0.m3u8", "\(media)")
+        let variants = try #require(parsed["variants"] as? [[String: Any]])
+        #expect(variants.first?["audio"] as? String == "audio" && (variants.first?["codecs"] as? String)?.hasSuffix(",mp4a.40.2") == true, "\(variants)")
+        // Both media playlists ended, six segments each, cut at the same places (within a frame).
+        let video = try PackageLowLatencyTests.parseMedia(dir + "/v0.m3u8")
+        let audio = try PackageLowLatencyTests.parseMedia(dir + "/a0.m3u8")
+        #expect(video["endlist"] as? Bool == true && audio["endlist"] as? Bool == true)
+        let videoSegments = try #require(video["segments"] as? [[String: Any]])
+        let audioSegments = try #require(audio["segments"] as? [[String: Any]])
+        #expect(videoSegments.count == 6 && audioSegments.count == 6, "\(videoSegments.count) video, \(audioSegments.count) audio segments")
+        for (v, a) in zip(videoSegments, audioSegments).dropLast() {
+            let difference = abs((v["duration"] as? Double ?? 0) - (a["duration"] as? Double ?? 9))
+            #expect(difference < 0.0214, "segment durations \(v["duration"] ?? "-") and \(a["duration"] ?? "-"): more than one AAC frame apart")
+        }
+        // ffmpeg through both manifests: the source's pictures, and its AAC packets byte for byte.
+        let sourcePictures = try PackageCommandTests.md5s(source, map: "0:v:0")
+        let sourceAudio = try Self.audioPackets(source, adts: true)
+        #expect(sourcePictures.count == 360 && sourceAudio.count > 560)
+        for manifest in ["master.m3u8", "manifest.mpd"] {
+            #expect(try PackageCommandTests.md5s(dir + "/" + manifest, map: "0:v:0") == sourcePictures, "\(manifest)")
+            Self.checkAudioPackets(try Self.audioPackets(dir + "/" + manifest), source: sourceAudio, note: manifest)
+        }
+        // A/V by content, on the playlist itself and on a file ffmpeg made from it.
+        for at in [1.0, 6.0, 10.0] {
+            let shift = try AudioPathsTests.shift(source, dir + "/master.m3u8", at: at)
+            #expect(abs(shift) <= 5, "master.m3u8 at \(at) s: A/V \(shift) ms")
+        }
+        let copied = scratch.file("copied.mp4")
+        let copy = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", dir + "/master.m3u8", "-c", "copy", "-y", copied])
+        #expect(copy.status == 0, "\(copy.stderr)")
+        let shift = try AudioPathsTests.shift(source, copied, at: 5)
+        #expect(abs(shift) <= 5, "ffmpeg -c copy of the package: A/V \(shift) ms")
+        try PackageLowLatencyTests.gstreamerPlays(dir + "/master.m3u8")
+        let doctor = try CLIRunner.run(["doctor", dir])
+        #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
+    }
+
+    /// LL-HLS with a sliding window of 3: the audio's window slides with the video's, its old
+    /// segments and parts are deleted, its playlist lists parts; the window plays in sync.
+    @Test func slidingWindowWithParts() throws {
+        let scratch = try Scratch()
+        let source = try Self.stream(scratch)
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir] + PackageLiveTests.liveArguments,
+                                       stdin: try Data(contentsOf: URL(fileURLWithPath: source)))
+        #expect(result.status == 0, "\(result.stderr)")
+        let audio = try PackageLowLatencyTests.parseMedia(dir + "/a0.m3u8")
+        #expect(audio["endlist"] as? Bool == true && audio["sequence"] as? Int == 10, "\(audio)")
+        #expect((audio["segments"] as? [Any])?.count == 3)
+        try PackageLowLatencyTests.checkParts(audio, dir: dir, partTarget: 0.5, scratch: scratch)
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        for number in 1...5 { #expect(!names.contains(String(format: "a0_%05d.m4s", number)), "audio segment \(number) is still there") }
+        for number in 6...12 { #expect(names.contains(String(format: "a0_%05d.m4s", number)), "audio segment \(number) is missing") }
+        #expect(!names.contains { $0.hasPrefix("a0_00001.p") }, "parts of a deleted audio segment left")
+        let mpd = try PackageLiveTests.parseMPD(dir + "/manifest.mpd")
+        #expect((mpd["attributes"] as? [String: String])?["type"] == "static")
+        let manifest = try String(contentsOfFile: dir + "/manifest.mpd", encoding: .utf8)
+        #expect(manifest.contains("contentType=\"audio\"") && manifest.contains("a0_$Number%05d$.m4s"))
+        // The window (the last 3 s) in sync, through HLS and DASH.
+        for name in ["master.m3u8", "manifest.mpd"] {
+            let copied = scratch.file(name + ".mp4")
+            let copy = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", dir + "/" + name, "-c", "copy", "-y", copied])
+            #expect(copy.status == 0, "\(copy.stderr)")
+            let shift = try AudioPathsTests.shift(source, copied, at: 1)
+            #expect(abs(shift) <= 5, "\(name) window: A/V \(shift) ms")
+        }
+    }
+
+    /// SIGINT mid-stream: both playlists end (EXT-X-ENDLIST), every segment they name is there.
+    @Test func sigintEndsBothPlaylists() throws {
+        let scratch = try Scratch()
+        let data = try Data(contentsOf: URL(fileURLWithPath: try Self.stream(scratch)))
+        let dir = scratch.file("out")
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let input = Pipe()
+        let run = try RunningNalu(["package", "-", "-o", dir] + PackageLiveTests.liveArguments, stdin: input)
+        try input.fileHandleForReading.close()
+        input.fileHandleForWriting.write(data[0..<(data.count / 2 / 188 * 188)])
+        PackageLiveTests.waitUntil { FileManager.default.fileExists(atPath: dir + "/a0_00002.m4s") }
+        usleep(300_000)
+        run.signal(SIGINT)
+        #expect(run.wait() == 130, "\(run.stderr)")
+        for name in ["v0", "a0"] {
+            let playlist = try PackageLowLatencyTests.parseMedia(dir + "/\(name).m3u8")
+            #expect(playlist["endlist"] as? Bool == true && playlist["hint"] is NSNull, "\(name)")
+            let segments = try #require(playlist["segments"] as? [[String: Any]])
+            #expect(!segments.isEmpty)
+            for segment in segments {
+                #expect(FileManager.default.fileExists(atPath: dir + "/" + (segment["uri"] as? String ?? "")), "\(name): \(segment)")
+            }
+        }
+        let names = try FileManager.default.contentsOfDirectory(atPath: dir)
+        #expect(names.allSatisfy { !$0.hasPrefix(".") }, "temporary files left: \(names)")
+        try input.fileHandleForWriting.close()
+    }
+
+    /// A stream that is not AAC (here MP2 beside the AAC) is refused, named; `--no-audio`
+    /// packages the video alone, by request.
+    @Test func otherStreamsAreRefusedByName() throws {
+        let scratch = try Scratch()
+        let source = try Self.stream(scratch, seconds: 4, extraAudio: ["-map", "[a]", "-c:a:1", "mp2"])
+        let data = try Data(contentsOf: URL(fileURLWithPath: source))
+        let refused = try CLIRunner.run(["package", "-", "-o", scratch.file("a"), "--hls", "--live"], stdin: data)
+        #expect(refused.status == 65 && (refused.stderr.contains("MPEG-1 audio") || refused.stderr.contains("MPEG-2 audio")) && refused.stderr.contains("--no-audio"),
+                "\(refused.status) \(refused.stderr)")
+        let dropped = try CLIRunner.run(["package", "-", "-o", scratch.file("b"), "--hls", "--live", "--no-audio"], stdin: data)
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.file("b") + "/a0.m3u8"))
+    }
+}
