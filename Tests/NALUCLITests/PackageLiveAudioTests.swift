@@ -16,14 +16,15 @@ import Glibc
     /// A 12 s transport stream from ffmpeg: testsrc2 at 30 fps (libx264, a keyframe every
     /// second, 2 B-frames) and 48 kHz AAC of seeded pink noise plus a rising tone (every window
     /// different, so Scripts/avsync.py can place it), `-f mpegts` as a live encoder writes it.
-    static func stream(_ scratch: Scratch, seconds: Int = 12, extraAudio: [String] = []) throws -> String {
+    static func stream(_ scratch: Scratch, seconds: Int = 12, mp2: Bool = false) throws -> String {
         let ffmpeg = try #require(ffmpegPath)
         let path = scratch.file("live-av.ts")
         let audio = "anoisesrc=color=pink:amplitude=0.25:seed=7:sample_rate=48000:duration=\(seconds)[n];"
             + "aevalsrc=0.3*sin(2*PI*(220+40*t)*t):s=48000:d=\(seconds)[t];[n][t]amix=inputs=2:normalize=0[a]"
-        var arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30", "-filter_complex", audio,
-                         "-map", "0:v", "-map", "[a]"]
-        arguments += extraAudio
+        var arguments = ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30"]
+        if mp2 { arguments += ["-f", "lavfi", "-i", "sine=frequency=1000:sample_rate=48000"] }
+        arguments += ["-filter_complex", audio, "-map", "0:v", "-map", "[a]"]
+        if mp2 { arguments += ["-map", "1:a", "-c:a:1", "mp2"] }
         arguments += ["-t", "\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-keyint_min", "30", "-sc_threshold", "0",
                       "-bf", "2", "-c:a:0", "aac", "-b:a:0", "128k", "-f", "mpegts", "-y", path]
         let result = try runProgram(ffmpeg, arguments)
@@ -159,7 +160,7 @@ import Glibc
     /// packages the video alone, by request.
     @Test func otherStreamsAreRefusedByName() throws {
         let scratch = try Scratch()
-        let source = try Self.stream(scratch, seconds: 4, extraAudio: ["-map", "[a]", "-c:a:1", "mp2"])
+        let source = try Self.stream(scratch, seconds: 4, mp2: true)
         let data = try Data(contentsOf: URL(fileURLWithPath: source))
         let refused = try CLIRunner.run(["package", "-", "-o", scratch.file("a"), "--hls", "--live"], stdin: data)
         #expect(refused.status == 65 && (refused.stderr.contains("MPEG-1 audio") || refused.stderr.contains("MPEG-2 audio")) && refused.stderr.contains("--no-audio"),
