@@ -118,6 +118,17 @@ import Glibc
         #expect((mpd["attributes"] as? [String: String])?["type"] == "static")
         let manifest = try String(contentsOfFile: dir + "/manifest.mpd", encoding: .utf8)
         #expect(manifest.contains("contentType=\"audio\"") && manifest.contains("a0_$Number%05d$.m4s"))
+        // Every AAC packet of the window's span is there: through either manifest, the source's
+        // frames from where the window starts to the end, byte for byte, lasting the window's 3 s
+        // (within a frame).
+        let sourceAudio = try Self.audioPackets(source, adts: true)
+        for name in ["master.m3u8", "manifest.mpd"] {
+            let packaged = try Self.audioPackets(dir + "/" + name)
+            let start = try #require(packaged.first.flatMap { sourceAudio.firstIndex(of: $0) }, "\(name): the first AAC frame is none of the source's")
+            #expect(packaged == Array(sourceAudio[start...]), "\(name): \(packaged.count) packets, the source has \(sourceAudio.count - start) from frame \(start)")
+            let seconds = Double(packaged.count) * 1024 / 48_000
+            #expect(abs(seconds - 3) < 0.043, "\(name): \(packaged.count) AAC frames (\(seconds) s) in a 3 s window")
+        }
         // The window (the last 3 s) in sync, through HLS and DASH.
         for name in ["master.m3u8", "manifest.mpd"] {
             let copied = scratch.file(name + ".mp4")
