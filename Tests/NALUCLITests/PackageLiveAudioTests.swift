@@ -180,4 +180,66 @@ import Glibc
         #expect(dropped.status == 0, "\(dropped.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.file("b") + "/a0.m3u8"))
     }
+
+    /// Issue 41 item 17, second part: two ffmpeg encodes of different sizes (320x180 for 0–4 s,
+    /// then 480x270 for 4–8 s, times running on) joined as one transport stream. The parameter
+    /// sets change at the second piece's IDR: a new init segment (`v0_init_2.mp4`, `avc3` with
+    /// the sets in band), `EXT-X-DISCONTINUITY` + the new `EXT-X-MAP` in the video playlist (and
+    /// the discontinuity in the audio's at the same segment), a second DASH Period. ffmpeg
+    /// through the playlist decodes every picture of the joined stream (md5) and every AAC
+    /// packet, A/V in sync by content on both sides of the change; GStreamer plays it.
+    @Test func parameterSetChangeStartsANewPeriod() throws {
+        let scratch = try Scratch()
+        let ffmpeg = try #require(ffmpegPath)
+        let audio = "anoisesrc=color=pink:amplitude=0.25:seed=7:sample_rate=48000:duration=8,atrim=start=%START%:end=%END%,asetpts=PTS-STARTPTS[n];"
+            + "aevalsrc=0.3*sin(2*PI*(220+40*t)*t):s=48000:d=8,atrim=start=%START%:end=%END%,asetpts=PTS-STARTPTS[t];[n][t]amix=inputs=2:normalize=0[a]"
+        var joined = Data()
+        for (index, piece) in [("320x180", 0, ["-output_ts_offset", "0"]), ("480x270", 4, ["-output_ts_offset", "4.1"])].enumerated() {
+            let path = scratch.file("piece\(index).ts")
+            let graph = audio.replacingOccurrences(of: "%START%", with: "\(piece.1)").replacingOccurrences(of: "%END%", with: "\(piece.1 + 4)")
+            let video = "testsrc2=size=\(piece.0):rate=30,trim=start=\(piece.1):end=\(piece.1 + 4),setpts=PTS-STARTPTS"
+            let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-f", "lavfi", "-i", video, "-filter_complex", graph,
+                                                 "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast", "-g", "30",
+                                                 "-keyint_min", "30", "-sc_threshold", "0", "-bf", "2", "-c:a", "aac"] + piece.2
+                                                + ["-f", "mpegts", "-y", path])
+            #expect(result.status == 0, "\(result.stderr)")
+            joined.append(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        try scratch.write("joined.ts", joined)
+        let source = scratch.file("joined.ts")
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--dash", "--live", "--window", "100", "--segment-duration", "1"],
+                                       stdin: joined)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("v0_init_2.mp4"), "\(result.stderr)")
+        let video = try String(contentsOfFile: dir + "/v0.m3u8", encoding: .utf8)
+        #expect(video.components(separatedBy: "#EXT-X-DISCONTINUITY\n#EXT-X-MAP:URI=\"v0_init_2.mp4\"").count == 2, "\(video)")
+        let audioPlaylist = try String(contentsOfFile: dir + "/a0.m3u8", encoding: .utf8)
+        #expect(audioPlaylist.components(separatedBy: "#EXT-X-DISCONTINUITY\n").count == 2, "\(audioPlaylist)")
+        // The discontinuity is at the same segment number in both playlists.
+        func numberAfterDiscontinuity(_ text: String) -> String? {
+            let lines = text.split(separator: "\n")
+            guard let at = lines.firstIndex(of: "#EXT-X-DISCONTINUITY") else { return nil }
+            return lines[at...].first { $0.hasSuffix(".m4s") }.map { String($0.suffix(9)) }
+        }
+        #expect(numberAfterDiscontinuity(video) != nil && numberAfterDiscontinuity(video) == numberAfterDiscontinuity(audioPlaylist))
+        #expect(try String(contentsOfFile: dir + "/master.m3u8", encoding: .utf8).contains("RESOLUTION=480x270"))
+        let mpd = try String(contentsOfFile: dir + "/manifest.mpd", encoding: .utf8)
+        #expect(mpd.components(separatedBy: "<Period ").count == 3 && mpd.contains("initialization=\"v0_init_2.mp4\""), "\(mpd)")
+        // Every picture and AAC packet, through the playlist, and A/V in sync before and after the change.
+        #expect(try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0") == PackageCommandTests.md5s(source, map: "0:v:0"))
+        Self.checkAudioPackets(try Self.audioPackets(dir + "/master.m3u8"), source: try Self.audioPackets(source, adts: true), note: "master.m3u8")
+        for at in [2.0, 6.0] {
+            let shift = try AudioPathsTests.shift(source, dir + "/master.m3u8", at: at)
+            #expect(abs(shift) <= 5, "at \(at) s: A/V \(shift) ms")
+        }
+        try PackageLowLatencyTests.gstreamerPlays(dir + "/master.m3u8")
+        // A window that starts after the change counts it in EXT-X-DISCONTINUITY-SEQUENCE and maps the new init.
+        let window = scratch.file("window")
+        let slid = try CLIRunner.run(["package", "-", "-o", window, "--hls", "--live", "--window", "2", "--segment-duration", "1"], stdin: joined)
+        #expect(slid.status == 0, "\(slid.stderr)")
+        let last = try String(contentsOfFile: window + "/v0.m3u8", encoding: .utf8)
+        #expect(last.contains("#EXT-X-DISCONTINUITY-SEQUENCE:1\n") && last.contains("#EXT-X-MAP:URI=\"v0_init_2.mp4\"")
+                && !last.contains("#EXT-X-DISCONTINUITY\n"), "\(last)")
+    }
 }

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NALU
 
 extension DASHManifest {
     /// `seconds` since 1970 as an `xs:dateTime` in UTC ("2026-11-28T22:30:00Z").
@@ -39,16 +40,46 @@ extension DASHManifest {
             mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" "
         }
         mpd += "minBufferTime=\"\(duration(segmentDuration))\">"
-        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
-                     "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([video]))\">"]
-        lines += representation(video, startNumber: startNumber)
-        lines.append("   </AdaptationSet>")
-        if let audio {
-            lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
-            lines += representation(audio, startNumber: audioStartNumber)
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd]
+        // One Period per run of segments with the same parameter sets (``PackagedSegment/period``;
+        // 5.3.2): its start on the first period's timeline, its own init segment, its
+        // presentationTimeOffset its first segment's tfdt. The first keeps id 0 and PT0S.
+        let audioRuns = runs(audio?.segments ?? [])
+        for run in runs(video.segments) {
+            guard let first = run.segments.first else { continue }
+            var part = video
+            part.segments = Array(run.segments)
+            part.initName = first.initName ?? video.initName
+            let seconds = first.period == 0 ? 0 : Double(first.decodeTime &- video.presentationOffset) / Double(max(video.timescale, 1))
+            if first.period > 0 { part.presentationOffset = first.decodeTime }
+            lines.append("  <Period id=\"\(first.period)\" start=\"\(duration(seconds))\">")
+            lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([part]))\">")
+            lines += representation(part, startNumber: startNumber + run.offset)
             lines.append("   </AdaptationSet>")
+            if var sound = audio, let audioRun = audioRuns.first(where: { $0.segments.first?.period == first.period }) {
+                sound.segments = Array(audioRun.segments)
+                if first.period > 0 {
+                    sound.presentationOffset = CheckedNumber.rescale(first.decodeTime, from: Int64(video.timescale), to: Int64(sound.timescale)) ?? 0
+                }
+                lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+                lines += representation(sound, startNumber: audioStartNumber + audioRun.offset)
+                lines.append("   </AdaptationSet>")
+            }
+            lines.append("  </Period>")
         }
-        lines += ["  </Period>", "</MPD>"]
+        lines.append("</MPD>")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `segments` cut where ``PackagedSegment/period`` changes, each run with its index in `segments`.
+    static func runs(_ segments: [PackagedSegment]) -> [(offset: Int, segments: ArraySlice<PackagedSegment>)] {
+        var result: [(offset: Int, segments: ArraySlice<PackagedSegment>)] = []
+        var start = 0
+        for index in segments.indices where index > 0 && segments[index].period != segments[index - 1].period {
+            result.append((start, segments[start..<index]))
+            start = index
+        }
+        if start < segments.count { result.append((start, segments[start...])) }
+        return result
     }
 }

@@ -23,8 +23,10 @@ final class LiveAudio {
     /// Frames read, not yet placed (PTS at 90 kHz).
     private var queue: [(frame: [UInt8], pts: Int64)] = []
     private var queueStart = 0
-    /// Video segment starts (90 kHz presentation times) the audio has not reached yet.
-    private var boundaries: [Int64] = []
+    /// Video segment starts (90 kHz presentation times) the audio has not reached yet, and
+    /// whether each starts a new period (a parameter-set change: the audio segment from there
+    /// is marked, so both playlists have their discontinuity at the same place).
+    private var boundaries: [(time: Int64, newPeriod: Bool)] = []
     /// The first packaged picture's presentation time.
     private var start: Int64?
     /// The decoding time (sample-rate ticks) of the next frame placed.
@@ -73,13 +75,13 @@ final class LiveAudio {
 
     /// Places the frames that come before a video picture emitted with decoding time `decode`
     /// and presentation time `presentation` (90 kHz); `startsSegment`: it starts a segment (the
-    /// first: where the audio starts).
-    func video(decode: Int64, presentation: Int64, startsSegment: Bool) throws {
+    /// first: where the audio starts); `newPeriod`: it starts a new period.
+    func video(decode: Int64, presentation: Int64, startsSegment: Bool, newPeriod: Bool = false) throws {
         if let overflow { throw overflow }
         if start == nil {
             start = presentation
         } else if startsSegment {
-            boundaries.append(presentation)
+            boundaries.append((presentation, newPeriod))
         }
         try place(upTo: decode, all: false)
     }
@@ -126,8 +128,9 @@ final class LiveAudio {
                 // 1024 samples within 90 kHz rounding; a gap makes the frame last to the next one.
                 samples = abs(distance - 1024) <= 64 ? 1024 : min(distance, Int64(UInt32.max))
             }
-            while let boundary = boundaries.first, frame.pts >= boundary {
+            while let boundary = boundaries.first, frame.pts >= boundary.time {
                 try segmenter.flush()
+                if boundary.newPeriod { segmenter.period += 1 }
                 boundaries.removeFirst()
             }
             let time: Int64

@@ -52,6 +52,10 @@ public final class LivePackager {
         var decode: Int64
         var presentation: Int64
         var isSync: Bool
+        /// A keyframe whose parameter sets differ from those before: the new sets and the
+        /// picture size they give (a new init segment and period start with it).
+        var newSets: [[UInt8]]? = nil
+        var description: StreamDescription? = nil
     }
 
     /// Packages `input` until it ends.
@@ -161,13 +165,30 @@ public final class LivePackager {
             let segmenter = writer.segmenter
             let timescale = Double(writer.track.timescale)
             var startsSegment = !started
+            var newPeriod = false
+            if let sets = sample.newSets, started {
+                // What the filter holds precedes the change in decoding order.
+                try filter.finish(into: segmenter)
+                try writer.changeParameterSets(codec: codec, parameterSets: sets, description: sample.description, at: sample.decode)
+                startsSegment = true
+                newPeriod = true
+            }
             if let first, sample.isSync, started,
                Double(sample.decode &- first) / timescale + 1e-9 >= options.segmentDuration.doubleValue * Double(segmenter.segments.count + 1) {
                 startsSegment = true
             }
             started = true
-            try writer.audio?.video(decode: sample.decode, presentation: sample.presentation, startsSegment: startsSegment)
-            try sample.bytes.withUnsafeBytes { raw in
+            var bytes = sample.bytes
+            if startsSegment, let sets = writer.inBandParameterSets {
+                var prefix: [UInt8] = []
+                for set in sets {
+                    let length = UInt32(set.count)
+                    prefix += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + set
+                }
+                bytes = prefix + bytes
+            }
+            try writer.audio?.video(decode: sample.decode, presentation: sample.presentation, startsSegment: startsSegment, newPeriod: newPeriod)
+            try bytes.withUnsafeBytes { raw in
                 try filter.push(raw, timing: PackagedTime.timing(decode: sample.decode, presentation: sample.presentation, duration: duration,
                                                                  timescale: writer.track.timescale, name: "input video"),
                                 isSync: sample.isSync, description: 1, startsSegment: startsSegment, into: segmenter)
@@ -240,17 +261,32 @@ public final class LivePackager {
                 if case .transportStream = timing { first = decode }
             }
             var bytes: [UInt8] = []
+            var changed = false
             for unit in units {
                 if Self.isParameterSet(unit.bytes, codec) {
                     if record?.contains(unit.bytes) == true { continue }
-                    throw NALUError(.unsupported, field: "parameter set", byteOffset: unit.offset,
-                                    detail: "the stream's parameter sets change after access unit \(summary.index); live packaging keeps one set per stream")
+                    // New sets start a new init segment and period, at a keyframe only.
+                    guard isSync else {
+                        throw NALUError(.unsupported, field: "parameter set", byteOffset: unit.offset,
+                                        detail: "the stream's parameter sets change at access unit \(summary.index), which is no keyframe: a new init segment cannot start there")
+                    }
+                    changed = true
+                    continue
                 }
                 let length = UInt32(unit.bytes.count)
                 bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
                 bytes += unit.bytes
             }
-            let sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
+            var sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
+            if changed {
+                var unique: [[UInt8]] = []
+                for set in units.map(\.bytes) where Self.isParameterSet(set, codec) && !unique.contains(set) { unique.append(set) }
+                // An access unit that repeats only some of the sets: the others as the stream last gave them.
+                if unique.count < (codec == .hevc ? 3 : 2) { unique = splitter.parameterSets.nalUnits }
+                sample.newSets = unique
+                sample.description = splitter.parameterSets.streamDescription
+                record = unique
+            }
             if case .frameRate = timing {
                 queue.append(sample, size: bytes.count, poc: poc?.0, reorderLimit: poc?.reorderLimit, maxBytes: options.maxAccessUnitSize)
                 return try drain()

@@ -50,22 +50,60 @@ final class LiveWriter {
         audio?.didWrite = { [unowned self] in try self.update() }
     }
 
+    /// Init segments written so far (the first is ``PackagedTrack/initName``; after each
+    /// parameter-set change `v0_init_2.mp4`, …).
+    private var inits = 1
+    /// After a parameter-set change: the sets that go in band at the start of each segment.
+    private(set) var inBandParameterSets: [[UInt8]]?
+
     /// Writes the init segment for the first keyframe's parameter sets.
     func start(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?) throws {
         guard let description else {
             throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "the first keyframe has no SPS before it")
         }
         let entry: MP4SampleEntryType = codec == .h264 ? .avc1 : .hvc1
-        let record = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4, arrayCompleteness: true)
         track.codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: entry.rawValue)
         track.width = description.width
         track.height = description.height
         track.partTarget = options.partDuration?.doubleValue
         segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
+        try writeInit(codec: codec, entry: entry, parameterSets: parameterSets, description: description, to: track.initName ?? name + "_init.mp4")
+        availabilityStart = Int(time(nil))
+    }
+
+    private func writeInit(codec: Codec, entry: MP4SampleEntryType, parameterSets: [[UInt8]], description: StreamDescription,
+                           to initName: String) throws {
+        let record = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4, arrayCompleteness: true)
         let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height,
                                            timescale: track.timescale)
-        try folder.write([header], to: track.initName ?? name + "_init.mp4")
-        availabilityStart = Int(time(nil))
+        try folder.write([header], to: initName)
+    }
+
+    /// The parameter sets change at a keyframe: the open segment ends, a new init segment
+    /// (`v0_init_2.mp4`, …) is written for the new sets, and the segments from here are a new
+    /// period (``PackagedSegment/period``): in HLS an `EXT-X-DISCONTINUITY` with the new
+    /// `EXT-X-MAP` (RFC 8216 4.3.2.3, 4.3.2.5), in DASH a new `Period` (ISO/IEC 23009-1 5.3.2).
+    /// `RESOLUTION` and `@width`/`@height` become the largest; `CODECS` stays the first SPS's.
+    ///
+    /// The new init segment's entry is `avc3`/`hev1`, and the new sets also go in band, in the
+    /// first sample of every segment from here (``inBandParameterSets``; ISO/IEC 14496-15
+    /// 5.4.2.1): a player that keeps the first init segment across the discontinuity (ffmpeg's
+    /// HLS reader does: it skips a second `moov`) still decodes the new pictures.
+    func changeParameterSets(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?, at time: Int64) throws {
+        guard let description else {
+            throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "the keyframe whose parameter sets change has no SPS")
+        }
+        try segmenter.flush()
+        inits += 1
+        let initName = name + "_init_\(inits).mp4"
+        try writeInit(codec: codec, entry: codec == .h264 ? .avc3 : .hev1, parameterSets: parameterSets, description: description, to: initName)
+        inBandParameterSets = parameterSets
+        segmenter.period += 1
+        segmenter.initName = initName
+        notes.append("the parameter sets change at \(HLSPlaylist.decimal(time, track.timescale)) s (\(description.width)x\(description.height)): "
+                     + "a new init segment \(initName), an EXT-X-DISCONTINUITY in the playlists and a new DASH Period")
+        track.width = max(track.width, description.width)
+        track.height = max(track.height, description.height)
     }
 
     /// Ends the stream: the last segment, then the playlists with `EXT-X-ENDLIST`.
@@ -152,6 +190,8 @@ final class LiveWriter {
             playlist.live = true
             playlist.ended = ended
             playlist.targetDuration = targetDuration
+            playlist.openPeriod = segmenter.period
+            playlist.openInitName = segmenter.initName
             if !ended {
                 playlist.openParts = segmenter.openParts
                 if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
@@ -165,6 +205,7 @@ final class LiveWriter {
                 audioPlaylist.live = true
                 audioPlaylist.ended = ended
                 audioPlaylist.targetDuration = audioTarget
+                audioPlaylist.openPeriod = audioSegmenter.period
                 if !ended {
                     audioPlaylist.openParts = audioSegmenter.openParts
                     if audioTrack.partTarget != nil { audioPlaylist.preloadHint = audioSegmenter.nextPartName }
