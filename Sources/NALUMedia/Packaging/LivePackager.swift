@@ -22,7 +22,8 @@ import NALUTS
 /// (90 kHz, unwrapped: ISO/IEC 13818-1 2.4.3.7); each access unit (H.264 7.4.1.2.3, H.265
 /// 7.4.2.4.4) is one sample, its duration the distance to the next one's decoding time. The init
 /// segment is written at the first keyframe from its parameter sets (`avc1`/`hvc1`; those sets
-/// leave the samples). An H.265 CRA picture that starts a segment and has RASL pictures is
+/// leave the samples); new sets at a later keyframe start a new init segment and period
+/// (``LiveWriter/changeParameterSets(codec:parameterSets:description:at:)``). An H.265 CRA picture that starts a segment and has RASL pictures is
 /// handled as ``PackagerOptions/openGOP`` says (``VideoSampleFilter``): kept in a `rap ` sample
 /// group, its segment and part not independent, or rewritten as BLA with its RASL pictures
 /// dropped. The transport stream's first ADTS AAC stream, read in the same pass, is the audio
@@ -62,7 +63,7 @@ public final class LivePackager {
     /// - Throws: ``NALUError``: `.unrecognisedFormat` when it is neither a transport stream nor
     ///   an Annex-B stream, `.unsupported` for streams in a transport stream other than the
     ///   video and one AAC stream (unless ``PackagerOptions/dropsAudio``) and for parameter sets
-    ///   that change, `.tooLarge` for audio that runs far ahead of the video, `.invalidValue` for
+    ///   that change at a picture that is no keyframe, `.tooLarge` for audio that runs far ahead of the video, `.invalidValue` for
     ///   decoding times that do not increase, `.missing` for an Annex-B stream without VUI timing.
     public func package(_ input: LiveInput) throws -> PackageSummary {
         folder.protect(input.identity, as: "input")
