@@ -223,9 +223,15 @@ import Glibc
             return lines[at...].first { $0.hasSuffix(".m4s") }.map { String($0.suffix(9)) }
         }
         #expect(numberAfterDiscontinuity(video) != nil && numberAfterDiscontinuity(video) == numberAfterDiscontinuity(audioPlaylist))
-        #expect(try String(contentsOfFile: dir + "/master.m3u8", encoding: .utf8).contains("RESOLUTION=480x270"))
+        // CODECS names both periods' video (RFC 8216 4.3.4.2); RESOLUTION the larger.
+        let master = try String(contentsOfFile: dir + "/master.m3u8", encoding: .utf8)
+        #expect(master.contains("RESOLUTION=480x270") && master.contains("CODECS=\"avc1.") && master.contains(",avc3."), "\(master)")
         let mpd = try String(contentsOfFile: dir + "/manifest.mpd", encoding: .utf8)
         #expect(mpd.components(separatedBy: "<Period ").count == 3 && mpd.contains("initialization=\"v0_init_2.mp4\""), "\(mpd)")
+        #expect(mpd.contains("width=\"320\" height=\"180\"") && mpd.contains("width=\"480\" height=\"270\""), "\(mpd)")
+        // doctor: each init segment's codec declared, each period's renditions aligned on their own.
+        let doctor = try CLIRunner.run(["doctor", dir])
+        #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
         // Every picture and AAC packet, through the playlist, and A/V in sync before and after the change.
         #expect(try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0") == PackageCommandTests.md5s(source, map: "0:v:0"))
         Self.checkAudioPackets(try Self.audioPackets(dir + "/master.m3u8"), source: try Self.audioPackets(source, adts: true), note: "master.m3u8")

@@ -29,8 +29,10 @@ extension DASHManifest {
     /// A finished MPD left `dynamic` made ffmpeg's DASH demuxer wait for updates at 100% CPU.
     /// The audio rendition, if any, is a second adaptation set (`contentType="audio"`) whose
     /// timeline starts at `audioStartNumber`.
+    /// `periodCodecs`, `periodSizes`: the video's `@codecs` in each period after the first
+    /// (its new sets), and its picture size in each period.
     static func dynamicMPD(video: PackagedTrack, startNumber: Int, audio: PackagedTrack? = nil, audioStartNumber: Int = 1,
-                           availabilityStart: Int, publishTime: Int, segmentDuration: Double, window: Int, ended: Bool) -> String {
+                           periodCodecs: [Int: String] = [:], periodSizes: [Int: (width: Int, height: Int)] = [:], availabilityStart: Int, publishTime: Int, segmentDuration: Double, window: Int, ended: Bool) -> String {
         var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"\(ended ? "static" : "dynamic")\" "
         mpd += "availabilityStartTime=\"\(dateTime(availabilityStart))\" publishTime=\"\(dateTime(publishTime))\" "
         if ended {
@@ -50,9 +52,11 @@ extension DASHManifest {
             var part = video
             part.segments = Array(run.segments)
             part.initName = first.initName ?? video.initName
+            part.codecs = periodCodecs[first.period] ?? video.codecs.split(separator: ",").first.map(String.init) ?? video.codecs
+            if let size = periodSizes[first.period] { (part.width, part.height) = size }
             let seconds = first.period == 0 ? 0 : Double(first.decodeTime &- video.presentationOffset) / Double(max(video.timescale, 1))
             if first.period > 0 { part.presentationOffset = first.decodeTime }
-            lines.append("  <Period id=\"\(first.period)\" start=\"\(duration(seconds))\">")
+            lines.append("  <Period id=\"\(first.period)\" start=\"\(first.period == 0 ? "PT0S" : duration(seconds))\">")
             lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([part]))\">")
             lines += representation(part, startNumber: startNumber + run.offset)
             lines.append("   </AdaptationSet>")

@@ -55,6 +55,10 @@ final class LiveWriter {
     private var inits = 1
     /// After a parameter-set change: the sets that go in band at the start of each segment.
     private(set) var inBandParameterSets: [[UInt8]]?
+    /// The codec string of each period after the first (DASH `@codecs` of its representation),
+    /// and the picture size of each period (its `@width`, `@height`).
+    private var periodCodecs: [Int: String] = [:]
+    private var periodSizes: [Int: (width: Int, height: Int)] = [:]
 
     /// Writes the init segment for the first keyframe's parameter sets.
     func start(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?) throws {
@@ -65,6 +69,7 @@ final class LiveWriter {
         track.codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: entry.rawValue)
         track.width = description.width
         track.height = description.height
+        periodSizes[0] = (description.width, description.height)
         track.partTarget = options.partDuration?.doubleValue
         segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
         try writeInit(codec: codec, entry: entry, parameterSets: parameterSets, description: description, to: track.initName ?? name + "_init.mp4")
@@ -100,6 +105,11 @@ final class LiveWriter {
         inBandParameterSets = parameterSets
         segmenter.period += 1
         segmenter.initName = initName
+        let codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: codec == .h264 ? "avc3" : "hev1")
+        periodCodecs[segmenter.period] = codecs
+        periodSizes[segmenter.period] = (description.width, description.height)
+        // RFC 8216 4.3.4.2: CODECS names every format of every segment.
+        if !track.codecs.split(separator: ",").contains(Substring(codecs)) { track.codecs += "," + codecs }
         notes.append("the parameter sets change at \(HLSPlaylist.decimal(time, track.timescale)) s (\(description.width)x\(description.height)): "
                      + "a new init segment \(initName), an EXT-X-DISCONTINUITY in the playlists and a new DASH Period")
         track.width = max(track.width, description.width)
@@ -221,6 +231,7 @@ final class LiveWriter {
             windowAudio?.segments = Array(audioListed)
             let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
                                                audio: windowAudio, audioStartNumber: audioSegments.count - audioListed.count + 1,
+                                               periodCodecs: periodCodecs, periodSizes: periodSizes,
                                                availabilityStart: availabilityStart, publishTime: Int(time(nil)),
                                                segmentDuration: options.segmentDuration.doubleValue, window: options.window,
                                                ended: ended)
