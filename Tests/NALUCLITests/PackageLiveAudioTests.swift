@@ -248,4 +248,40 @@ import Glibc
         #expect(last.contains("#EXT-X-DISCONTINUITY-SEQUENCE:1\n") && last.contains("#EXT-X-MAP:URI=\"v0_init_2.mp4\"")
                 && !last.contains("#EXT-X-DISCONTINUITY\n"), "\(last)")
     }
+
+    /// A stream joined mid-GOP whose next keyframe is 18 s away (GOP of 20 s): the audio before
+    /// the first picture is left out with a note (it was held until then, and would have grown
+    /// past the limit), the audio from the first keyframe on is packaged, in sync.
+    @Test func joinedFarBeforeTheFirstKeyframe() throws {
+        let scratch = try Scratch()
+        let ffmpeg = try #require(ffmpegPath)
+        let path = scratch.file("long-gop.ts")
+        let audio = "anoisesrc=color=pink:amplitude=0.25:seed=7:sample_rate=48000:duration=26[n];"
+            + "aevalsrc=0.3*sin(2*PI*(220+40*t)*t):s=48000:d=26[t];[n][t]amix=inputs=2:normalize=0[a]"
+        let made = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=30", "-filter_complex", audio,
+                                           "-map", "0:v", "-map", "[a]", "-t", "26", "-c:v", "libx264", "-preset", "ultrafast", "-g", "600",
+                                           "-keyint_min", "600", "-sc_threshold", "0", "-bf", "0", "-c:a", "aac", "-f", "mpegts", "-y", path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        // From about 2 s in (a packet boundary): the next keyframe is at 20 s.
+        let joined = data[(data.count * 2 / 26 / 188 * 188)...]
+        try scratch.write("joined.ts", Data(joined))
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--live", "--window", "100", "--segment-duration", "2"], stdin: Data(joined))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("AAC frame(s) before the first packaged picture were not packaged"), "\(result.stderr)")
+        let packaged = try Self.audioPackets(dir + "/master.m3u8")
+        let sourceAudio = try Self.audioPackets(path, adts: true)
+        let start = try #require(packaged.first.flatMap { sourceAudio.firstIndex(of: $0) })
+        // The first packaged frame is the one at the keyframe (20 s: frame 937 or so of 48 kHz AAC).
+        #expect(abs(Double(start) * 1024 / 48_000 - 20) < 0.1, "the audio starts at frame \(start)")
+        #expect(packaged == Array(sourceAudio[start...]))
+        // The pictures: the source's from its second keyframe (20 s) on, 6 s of them; the
+        // slices before the stream's first parameter sets are counted in a note.
+        #expect(result.stderr.contains("slice NAL unit(s) before the stream's first parameter sets"), "\(result.stderr)")
+        let pictures = try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0")
+        #expect(pictures == Array(try PackageCommandTests.md5s(path, map: "0:v:0").suffix(180)), "\(pictures.count) pictures")
+        let shift = try AudioPathsTests.shift(path, dir + "/master.m3u8", at: 2)
+        #expect(abs(shift) <= 5, "A/V \(shift) ms")
+    }
 }

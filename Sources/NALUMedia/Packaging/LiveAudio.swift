@@ -66,6 +66,19 @@ final class LiveAudio {
     private func collectFrames() {
         while let frame = assembler.nextFrame() {
             queue.append(frame)
+            if start == nil {
+                // Before the first keyframe (a stream joined mid-GOP): what is that far older than
+                // the newest frame precedes the first picture, which comes with about the newest.
+                while queueStart < queue.count, Double(frame.pts &- queue[queueStart].pts) > maxHeldSeconds * 90_000 {
+                    droppedBeforeStart += 1
+                    queueStart += 1
+                }
+                if queueStart > 64 {
+                    queue.removeFirst(queueStart)
+                    queueStart = 0
+                }
+                continue
+            }
             if let first = queue.dropFirst(queueStart).first, Double(frame.pts &- first.pts) > maxHeldSeconds * 90_000 {
                 overflow = NALUError(.tooLarge, field: "audio PID \(pid) PTS", detail: "the AAC stream runs more than \(Packager.format3(maxHeldSeconds)) s ahead of the video (frames from \(first.pts) to \(frame.pts) ticks wait for pictures that do not come); live packaging holds no more")
                 return
@@ -94,6 +107,9 @@ final class LiveAudio {
         try segmenter?.flush()
         if droppedBeforeStart > 0 {
             notes.append("\(droppedBeforeStart) AAC frame(s) before the first packaged picture were not packaged, as the pictures before the first keyframe")
+        }
+        if segmenter?.segments.isEmpty ?? true {
+            notes.append("audio PID \(pid): no AAC frame came with the packaged pictures: the package has no audio rendition")
         }
         if assembler.skippedBytes > 0 {
             notes.append("audio PID \(pid): \(assembler.skippedBytes) bytes of damaged AAC (a PES packet without PTS, an ADTS header that does not parse) skipped")

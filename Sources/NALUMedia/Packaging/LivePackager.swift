@@ -153,6 +153,7 @@ public final class LivePackager {
         var last: (decode: Int64, distance: Int64, offset: Int64)?
         var record: [[UInt8]]?
         var skipped = 0
+        var unparsedSlices = 0
         var first: Int64?
         // Open-GOP CRAs that start a segment (VideoSampleFilter); `started`: a sample was emitted.
         let filter = VideoSampleFilter(codec: codec, lengthSize: 4, policy: options.openGOP, inBandParameterSets: nil)
@@ -303,7 +304,20 @@ public final class LivePackager {
         // allows, EXT-X-ENDLIST, no part or preload hint left dangling, the MPD's duration set.
         func packageStream() throws -> LiveWriter {
             try read { unit in
-                let step = try splitter.push(unit)
+                let step: AccessUnitSplitter.Step
+                do {
+                    step = try splitter.push(unit)
+                } catch let error as NALUError where record == nil && error.code == .missing && error.field.hasSuffix("parameter_set_id") {
+                    // Joined mid-stream: a slice whose parameter sets have not come yet is
+                    // before the first keyframe, which would not package it either. What was
+                    // gathered for its access unit goes with it, so the first access unit (and
+                    // its time stamp) starts after it.
+                    unparsedSlices += 1
+                    pending.removeAll()
+                    pendingBytes = 0
+                    if splitter.parameterSets.nalUnits.isEmpty { splitter = AccessUnitSplitter(codec: codec) }
+                    return
+                }
                 if let completed = step.completed {
                     try complete(completed, poc: assemblingPOC)
                     assemblingPOC = nil
@@ -329,6 +343,9 @@ public final class LivePackager {
                 try drain()
             } else if let held {
                 try emit(held, duration: max(1, last?.distance ?? 3003))
+            }
+            if unparsedSlices > 0 {
+                notes.append("\(unparsedSlices) slice NAL unit(s) before the stream's first parameter sets (joined mid-stream) were not packaged: no segment can start with them")
             }
             if skipped > 0 {
                 notes.append("\(skipped) picture(s) before the first keyframe were not packaged: no segment can start with them")

@@ -173,13 +173,15 @@ final class LiveWriter {
             if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
         }
         // The first playlist waits for the first segment, whose length fixes the target duration,
-        // and for the audio's first segment (an ended stream whose audio had no frame: without).
+        // and for the audio's first segment; not longer than three video segments (an AAC stream
+        // that carries nothing yet must not hold the video back: it joins the playlists when its
+        // first segment comes; one that carried none is left out of them, with a note).
         if all.isEmpty { return }
         let audioSegments = audio?.segmenter?.segments ?? []
         var audioTrack = audio?.track
         audioTrack?.segments = audioSegments
         if audio != nil, audioSegments.isEmpty {
-            if !ended { return }
+            if !ended, all.count < 3 { return }
             audioTrack = nil
         }
         if let newest = audioSegments.last, let audioTrack {
