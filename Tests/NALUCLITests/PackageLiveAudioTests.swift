@@ -284,4 +284,27 @@ import Glibc
         let shift = try AudioPathsTests.shift(path, dir + "/master.m3u8", at: 2)
         #expect(abs(shift) <= 5, "A/V \(shift) ms")
     }
+
+    /// The video ends after 2 s while the AAC runs on to 16 s: memory stays bounded (the audio
+    /// is placed without waiting past 10 s) and nothing is dropped: every AAC packet from the
+    /// first picture on, the 60 pictures.
+    @Test func audioThatOutlastsTheVideo() throws {
+        let scratch = try Scratch()
+        let ffmpeg = try #require(ffmpegPath)
+        let path = scratch.file("short-video.ts")
+        let audio = "anoisesrc=color=pink:amplitude=0.25:seed=7:sample_rate=48000:duration=16[n];"
+            + "aevalsrc=0.3*sin(2*PI*(220+40*t)*t):s=48000:d=16[t];[n][t]amix=inputs=2:normalize=0[a]"
+        let made = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-f", "lavfi", "-t", "2", "-i", "testsrc2=size=160x90:rate=30",
+                                           "-filter_complex", audio, "-map", "0:v", "-map", "[a]", "-c:v", "libx264", "-preset", "ultrafast",
+                                           "-g", "30", "-bf", "0", "-c:a", "aac", "-f", "mpegts", "-y", path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--live", "--window", "100", "--segment-duration", "1"],
+                                       stdin: try Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(result.status == 0, "\(result.stderr)")
+        let sourceAudio = try Self.audioPackets(path, adts: true)
+        #expect(sourceAudio.count > 740)
+        Self.checkAudioPackets(try Self.audioPackets(dir + "/a0.m3u8"), source: sourceAudio, note: "a0.m3u8")
+        #expect(try PackageCommandTests.md5s(dir + "/v0.m3u8", map: "0:v:0").count == 60)
+    }
 }

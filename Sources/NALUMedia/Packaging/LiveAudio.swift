@@ -31,8 +31,9 @@ final class LiveAudio {
     private var start: Int64?
     /// The decoding time (sample-rate ticks) of the next frame placed.
     private var nextDecode: Int64?
-    /// Set when frames pile up past ``maxHeldSeconds`` without the video catching up.
-    private var overflow: NALUError?
+    /// A failure while placing frames from the demuxer's callback (which cannot throw): thrown
+    /// at the next picture or at the end.
+    private var overflow: (any Error)?
     private(set) var segmenter: FragmentSegmenter?
     private(set) var track: PackagedTrack?
     private(set) var notes: [String] = []
@@ -41,8 +42,8 @@ final class LiveAudio {
     /// Told after each audio part and segment is written.
     var didWrite: (() throws -> Void)?
 
-    /// The most audio (seconds of PTS) held waiting for the video: past it the audio runs so
-    /// far ahead of the video (or the video stalled) that holding more would be unbounded.
+    /// The most audio (seconds of PTS) held waiting for the video: past it the audio is placed
+    /// without waiting (the video stalled or ended), so memory stays bounded.
     var maxHeldSeconds: Double { max(10, 3 * options.segmentDuration.doubleValue) }
 
     init(pid: UInt16, folder: PackageFolder, options: PackagerOptions) {
@@ -80,8 +81,16 @@ final class LiveAudio {
                 continue
             }
             if let first = queue.dropFirst(queueStart).first, Double(frame.pts &- first.pts) > maxHeldSeconds * 90_000 {
-                overflow = NALUError(.tooLarge, field: "audio PID \(pid) PTS", detail: "the AAC stream runs more than \(Packager.format3(maxHeldSeconds)) s ahead of the video (frames from \(first.pts) to \(frame.pts) ticks wait for pictures that do not come); live packaging holds no more")
-                return
+                // The video stalled or ended while the audio runs on: the audio that far behind
+                // the newest frame goes into the open segment without waiting for the video's
+                // next cut (memory stays bounded; nothing is dropped). A failure to write is
+                // reported at the next picture or at the end.
+                do {
+                    try place(upTo: frame.pts &- Int64(maxHeldSeconds * 90_000), all: false)
+                } catch {
+                    overflow = error
+                    return
+                }
             }
         }
     }
@@ -109,10 +118,10 @@ final class LiveAudio {
             notes.append("\(droppedBeforeStart) AAC frame(s) before the first packaged picture were not packaged, as the pictures before the first keyframe")
         }
         if segmenter?.segments.isEmpty ?? true {
-            notes.append("audio PID \(pid): no AAC frame came with the packaged pictures: the package has no audio rendition")
+            notes.append("audio PID 0x\(String(pid, radix: 16)): no AAC frame came with the packaged pictures: the package has no audio rendition")
         }
         if assembler.skippedBytes > 0 {
-            notes.append("audio PID \(pid): \(assembler.skippedBytes) bytes of damaged AAC (a PES packet without PTS, an ADTS header that does not parse) skipped")
+            notes.append("audio PID 0x\(String(pid, radix: 16)): \(assembler.skippedBytes) bytes of damaged AAC (a PES packet without PTS, an ADTS header that does not parse) skipped")
         }
     }
 
@@ -138,7 +147,7 @@ final class LiveAudio {
             var samples: Int64 = 1024
             if let following {
                 guard let distance = CheckedNumber.rescale(following.pts &- frame.pts, from: 90_000, to: rate), distance > 0 else {
-                    throw NALUError(.invalidValue, field: "audio PID \(pid) PTS",
+                    throw NALUError(.invalidValue, field: "audio PID 0x\(String(pid, radix: 16)) PTS",
                                     detail: "\(following.pts) ticks follows \(frame.pts): the audio's time goes back, a discontinuity live packaging does not carry")
                 }
                 // 1024 samples within 90 kHz rounding; a gap makes the frame last to the next one.
@@ -154,7 +163,7 @@ final class LiveAudio {
                 time = nextDecode
             } else {
                 guard let first = CheckedNumber.rescale(frame.pts, from: 90_000, to: rate) else {
-                    throw NALUError(.tooLarge, field: "audio PID \(pid) PTS", detail: "\(frame.pts) ticks")
+                    throw NALUError(.tooLarge, field: "audio PID 0x\(String(pid, radix: 16)) PTS", detail: "\(frame.pts) ticks")
                 }
                 time = first
             }
@@ -175,7 +184,7 @@ final class LiveAudio {
         guard segmenter == nil, let config = assembler.firstConfig else { return }
         let entry = TransportStreamAudioReader.mp4SampleEntry(audioSpecificConfig: config.asc, sampleRate: config.rate, channelCount: config.channels)
         guard let codecs = CodecString.audio(sampleEntry: entry), config.rate > 0 else {
-            throw NALUError(.unsupported, field: "audio PID \(pid)", detail: "the ADTS header names no AAC the packager can describe")
+            throw NALUError(.unsupported, field: "audio PID 0x\(String(pid, radix: 16))", detail: "the ADTS header names no AAC the packager can describe")
         }
         let timescale = UInt32(config.rate)
         var packaged = PackagedTrack(kind: .audio, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale,

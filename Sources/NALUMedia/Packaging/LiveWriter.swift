@@ -185,7 +185,7 @@ final class LiveWriter {
             audioTrack = nil
         }
         if let newest = audioSegments.last, let audioTrack {
-            let rounded = Int((Double(newest.duration) / Double(audioTrack.timescale)).rounded(.toNearestOrAwayFromZero))
+            let rounded = CheckedNumber.int((Double(newest.duration) / Double(max(audioTrack.timescale, 1))).rounded(.toNearestOrAwayFromZero)) ?? Int.max
             audioTarget = max(audioTarget, targetDuration, rounded)
         }
         // DASH presentationTimeOffset: the video's, in the audio's timescale (one timeline: the TS clock).
