@@ -307,4 +307,22 @@ import Glibc
         Self.checkAudioPackets(try Self.audioPackets(dir + "/a0.m3u8"), source: sourceAudio, note: "a0.m3u8")
         #expect(try PackageCommandTests.md5s(dir + "/v0.m3u8", map: "0:v:0").count == 60)
     }
+
+    /// The same change in an Annex-B pipe (two ffmpeg encodes, 64x64 then 96x96, the shape
+    /// `nalu encode … -o -` restarted with another size gives): every picture through the
+    /// playlist, `doctor` clean. (Before, exit 65 "live packaging keeps one set per stream".)
+    @Test func parameterSetChangeInAnAnnexBPipe() throws {
+        let scratch = try Scratch()
+        let data = try PackageHardeningTests.annexB(scratch, name: "a.h264") + PackageHardeningTests.annexB(scratch, name: "b.h264", size: "96x96")
+        try scratch.write("ab.h264", data)
+        let dir = scratch.file("out")
+        let result = try CLIRunner.run(["package", "-", "-o", dir, "--hls", "--dash", "--live", "--window", "100", "--segment-duration", "1"], stdin: data)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir + "/v0_init_2.mp4"))
+        let pictures = try PackageCommandTests.md5s(dir + "/master.m3u8", map: "0:v:0")
+        let sourcePictures = try PackageCommandTests.md5s(scratch.file("ab.h264"), map: "0:v:0")
+        #expect(pictures.count == 120 && pictures == sourcePictures)
+        let doctor = try CLIRunner.run(["doctor", dir])
+        #expect(doctor.status == 0, "\(doctor.stdout) \(doctor.stderr)")
+    }
 }
