@@ -25,7 +25,7 @@ enum PackageHarness {
         let live = mode & 0x40 != 0
         let transportStream = !live && mode & 1 != 0
         var options = PackagerOptions(segmentDuration: Rational(1, 1 + Int64(mode >> 4 & 3)), segmentType: transportStream ? .ts : .fmp4,
-                                      hls: true, dash: !transportStream, checksAlignment: true, dropsAudio: live || mode & 2 != 0)
+                                      hls: true, dash: !transportStream, checksAlignment: true, dropsAudio: mode & 2 != 0)
         if !transportStream, mode & 4 != 0 { options.partDuration = Rational(1, 4) }
         options.singleFile = !live && mode & 8 != 0
         options.frameRate = Rational(25, 1)

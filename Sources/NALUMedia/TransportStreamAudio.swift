@@ -179,6 +179,14 @@ extension TransportStreamAudioReader {
     /// - MPEG audio: `mp4a` whose `esds` has objectTypeIndication 0x6B (ISO/IEC 11172-3) or
     ///   0x69 (13818-3) and no DecoderSpecificInfo, as ffmpeg writes it.
     public var mp4SampleEntry: [UInt8] {
+        Self.mp4SampleEntry(coding: coding, audioSpecificConfig: audioSpecificConfig, sampleRate: sampleRate, channelCount: channelCount,
+                            ac3SpecificBox: ac3?.specificBox ?? [], mpegObjectType: mpegAudio?.objectTypeIndication ?? 0x6B)
+    }
+
+    /// The sample entry of ``mp4SampleEntry`` from its parts (the live packager's AAC: its
+    /// AudioSpecificConfig, sample rate and channel count).
+    static func mp4SampleEntry(coding: Coding = .aac, audioSpecificConfig: [UInt8], sampleRate: Int, channelCount: Int,
+                               ac3SpecificBox: [UInt8] = [], mpegObjectType: UInt8 = 0x6B) -> [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             // sizeOfInstance in four 7-bit bytes, as ffmpeg writes it.
             let size = body.count
@@ -199,9 +207,9 @@ extension TransportStreamAudioReader {
         case .aac:
             return box("mp4a", fields + esds(objectType: 0x40, specific: descriptor(0x05, audioSpecificConfig)))
         case .ac3:
-            return box("ac-3", fields + (ac3?.specificBox ?? []))
+            return box("ac-3", fields + ac3SpecificBox)
         case .mpegAudio:
-            return box("mp4a", fields + esds(objectType: mpegAudio?.objectTypeIndication ?? 0x6B, specific: []))
+            return box("mp4a", fields + esds(objectType: mpegObjectType, specific: []))
         }
     }
 
@@ -221,7 +229,7 @@ extension TransportStreamAudioReader {
         }
     }
 
-    private func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+    private static func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
         let size = payload.count + 8
         return [UInt8(size >> 24 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size & 0xFF)] + Array(type.utf8) + payload
     }

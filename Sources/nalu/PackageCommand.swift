@@ -30,7 +30,9 @@ struct PackageCommand: ParsableCommand {
         (and a sidx for DASH). --live reads one MPEG-TS or Annex-B stream from a pipe ('-'), writes \
         each segment and part as it completes, keeps the last --window segments in the playlists \
         (older ones are deleted), writes a dynamic MPD, and ends the playlists (EXT-X-ENDLIST) when \
-        the input ends or on SIGINT/SIGTERM.
+        the input ends or on SIGINT/SIGTERM; a transport stream's AAC is the audio rendition a0 \
+        (EXT-X-MEDIA, an audio AdaptationSet), read in the same pass; other streams stop the run \
+        unless --no-audio.
         """
     )
 

@@ -233,12 +233,22 @@ import Glibc
 
     @Test func aLiveRunThatFailsEndsItsPlaylists() throws {
         let scratch = try Scratch()
-        // 2 s of 64x64 pictures, then a stream of 96x96: the parameter sets change (exit 65).
-        let data = try Self.annexB(scratch, name: "a.h264") + Self.annexB(scratch, name: "b.h264", size: "96x96")
+        // Two 2 s transport streams joined, the second's times starting again: the decoding time
+        // goes back (exit 65). (A change of parameter sets, which failed here before issue 41
+        // item 17, now starts a new period: PackageLiveAudioTests.)
+        let ffmpeg = try #require(ffmpegPath)
+        var data = Data()
+        for name in ["a.ts", "b.ts"] {
+            let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=64x64:rate=30", "-t", "2",
+                                                 "-c:v", "libx264", "-preset", "ultrafast", "-g", "30", "-keyint_min", "30", "-bf", "0",
+                                                 "-f", "mpegts", "-y", scratch.file(name)])
+            #expect(result.status == 0, "\(result.stderr)")
+            data.append(try Data(contentsOf: URL(fileURLWithPath: scratch.file(name))))
+        }
         let out = scratch.file("out")
         let result = try CLIRunner.run(["package", "-", "-o", out] + PackageLiveTests.liveArguments, stdin: data)
         #expect(result.status == 65, "\(result.stderr)")
-        #expect(result.stderr.contains("parameter set"), "\(result.stderr)")
+        #expect(result.stderr.contains("DTS") && result.stderr.contains("does not increase"), "\(result.stderr)")
         let playlist = try String(contentsOfFile: out + "/v0.m3u8", encoding: .utf8)
         #expect(playlist.contains("#EXT-X-ENDLIST"), "\(playlist)")
         #expect(!playlist.contains("#EXT-X-PRELOAD-HINT"), "\(playlist)")

@@ -90,12 +90,17 @@ struct PackageCheck {
             let named = problem.message.hasPrefix(manifestName + ":") || problem.message.hasPrefix(manifestName + " ")
             add(.manifestInvalid, named ? problem.message : "\(manifestName): \(problem.message)", clause: problem.clause, key: problem.key)
         }
-        var starts: [(name: String, times: [Double?])] = []
+        var starts: [(name: String, times: [Double?], period: Int)] = []
         for (rendition, base) in renditions {
             let times = try check(rendition, base: base, isDASH: isDASH)
-            if rendition.isVideo, !times.isEmpty { starts.append((rendition.name, times)) }
+            if rendition.isVideo, !times.isEmpty { starts.append((rendition.name, times, rendition.period)) }
         }
-        checkAlignment(starts)
+        // Each DASH period on its own (a live package's parameter-set change starts one).
+        var periods: [Int] = []
+        for start in starts where !periods.contains(start.period) { periods.append(start.period) }
+        for period in periods {
+            checkAlignment(starts.filter { $0.period == period }.map { ($0.name, $0.times) })
+        }
     }
 
     /// Checks one rendition; returns its video segments' start times (seconds) as the segments

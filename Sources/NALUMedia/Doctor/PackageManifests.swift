@@ -77,6 +77,9 @@ package struct PackageManifests {
         package var parts: [String] = []
         /// `EXT-X-TARGETDURATION` (HLS).
         package var targetDuration: Int64?
+        /// DASH: the index of its `Period` (0 for the first): representations are aligned
+        /// within a period, not across (ISO/IEC 23009-1 5.3.2).
+        package var period = 0
 
         package init(name: String, isVideo: Bool, codecs: [String]) {
             self.name = name
@@ -314,10 +317,13 @@ package struct PackageManifests {
         var adaptationTimesCopied = false
         var time: Int64? = 0
         var sawMPD = false
+        var period = -1
         for element in elements(text) {
             switch (element.name, element.closes) {
             case ("MPD", false):
                 sawMPD = true
+            case ("Period", false):
+                period += 1
             case ("AdaptationSet", false):
                 adaptation = element.attributes
                 adaptationTemplate = [:]
@@ -375,6 +381,7 @@ package struct PackageManifests {
                 let contentType = adaptation["contentType"] ?? adaptation["mimeType"] ?? representation.attributes["mimeType"] ?? ""
                 let codecs = (representation.attributes["codecs"] ?? adaptation["codecs"] ?? "").split(separator: ",").map { String($0).trimmed }
                 var rendition = Rendition(name: id, isVideo: contentType.hasPrefix("video"), codecs: codecs)
+                rendition.period = max(0, period)
                 let timescale = template["timescale"].map { Int64($0) } ?? 1
                 if timescale == nil || timescale! <= 0 {
                     reading.problem("timescale", "\(id): SegmentTemplate timescale=\"\(template["timescale"]?.prefix(24) ?? "")\" is not a whole number above 0: its segments' times cannot be computed", clause: "ISO/IEC 23009-1 5.3.9.2")

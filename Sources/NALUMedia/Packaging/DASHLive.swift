@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import NALU
 
 extension DASHManifest {
     /// `seconds` since 1970 as an `xs:dateTime` in UTC ("2026-11-28T22:30:00Z").
@@ -26,21 +27,63 @@ extension DASHManifest {
     /// -streaming 1` output does at its end: `minimumUpdatePeriod` and `timeShiftBufferDepth` go
     /// and `mediaPresentationDuration` comes, the span of the segments still listed (the window).
     /// A finished MPD left `dynamic` made ffmpeg's DASH demuxer wait for updates at 100% CPU.
-    static func dynamicMPD(video: PackagedTrack, startNumber: Int, availabilityStart: Int, publishTime: Int,
-                           segmentDuration: Double, window: Int, ended: Bool) -> String {
+    /// The audio rendition, if any, is a second adaptation set (`contentType="audio"`) whose
+    /// timeline starts at `audioStartNumber`.
+    /// `periodCodecs`, `periodSizes`: the video's `@codecs` in each period after the first
+    /// (its new sets), and its picture size in each period.
+    static func dynamicMPD(video: PackagedTrack, startNumber: Int, audio: PackagedTrack? = nil, audioStartNumber: Int = 1,
+                           periodCodecs: [Int: String] = [:], periodSizes: [Int: (width: Int, height: Int)] = [:], availabilityStart: Int, publishTime: Int, segmentDuration: Double, window: Int, ended: Bool) -> String {
         var mpd = "<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\" profiles=\"urn:mpeg:dash:profile:isoff-live:2011\" type=\"\(ended ? "static" : "dynamic")\" "
         mpd += "availabilityStartTime=\"\(dateTime(availabilityStart))\" publishTime=\"\(dateTime(publishTime))\" "
         if ended {
-            mpd += "mediaPresentationDuration=\"\(duration(video.duration))\" "
+            mpd += "mediaPresentationDuration=\"\(duration(max(video.duration, audio?.duration ?? 0)))\" "
         } else {
             mpd += "minimumUpdatePeriod=\"\(duration(segmentDuration))\" "
             mpd += "timeShiftBufferDepth=\"\(duration(segmentDuration * Double(window)))\" "
         }
         mpd += "minBufferTime=\"\(duration(segmentDuration))\">"
-        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd, "  <Period id=\"0\" start=\"PT0S\">",
-                     "   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([video]))\">"]
-        lines += representation(video, startNumber: startNumber)
-        lines += ["   </AdaptationSet>", "  </Period>", "</MPD>"]
+        var lines = ["<?xml version=\"1.0\" encoding=\"UTF-8\"?>", mpd]
+        // One Period per run of segments with the same parameter sets (``PackagedSegment/period``;
+        // 5.3.2): its start on the first period's timeline, its own init segment, its
+        // presentationTimeOffset its first segment's tfdt. The first keeps id 0 and PT0S.
+        let audioRuns = runs(audio?.segments ?? [])
+        for run in runs(video.segments) {
+            guard let first = run.segments.first else { continue }
+            var part = video
+            part.segments = Array(run.segments)
+            part.initName = first.initName ?? video.initName
+            part.codecs = periodCodecs[first.period] ?? video.codecs.split(separator: ",").first.map(String.init) ?? video.codecs
+            if let size = periodSizes[first.period] { (part.width, part.height) = size }
+            let seconds = first.period == 0 ? 0 : Double(first.decodeTime &- video.presentationOffset) / Double(max(video.timescale, 1))
+            if first.period > 0 { part.presentationOffset = first.decodeTime }
+            lines.append("  <Period id=\"\(first.period)\" start=\"\(first.period == 0 ? "PT0S" : duration(seconds))\">")
+            lines.append("   <AdaptationSet id=\"0\" contentType=\"video\" mimeType=\"video/mp4\" segmentAlignment=\"true\" startWithSAP=\"\(startWithSAP([part]))\">")
+            lines += representation(part, startNumber: startNumber + run.offset)
+            lines.append("   </AdaptationSet>")
+            if var sound = audio, let audioRun = audioRuns.first(where: { $0.segments.first?.period == first.period }) {
+                sound.segments = Array(audioRun.segments)
+                if first.period > 0 {
+                    sound.presentationOffset = CheckedNumber.rescale(first.decodeTime, from: Int64(video.timescale), to: Int64(sound.timescale)) ?? 0
+                }
+                lines.append("   <AdaptationSet id=\"1\" contentType=\"audio\" mimeType=\"audio/mp4\" segmentAlignment=\"true\" startWithSAP=\"1\">")
+                lines += representation(sound, startNumber: audioStartNumber + audioRun.offset)
+                lines.append("   </AdaptationSet>")
+            }
+            lines.append("  </Period>")
+        }
+        lines.append("</MPD>")
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `segments` cut where ``PackagedSegment/period`` changes, each run with its index in `segments`.
+    static func runs(_ segments: [PackagedSegment]) -> [(offset: Int, segments: ArraySlice<PackagedSegment>)] {
+        var result: [(offset: Int, segments: ArraySlice<PackagedSegment>)] = []
+        var start = 0
+        for index in segments.indices where index > 0 && segments[index].period != segments[index - 1].period {
+            result.append((start, segments[start..<index]))
+            start = index
+        }
+        if start < segments.count { result.append((start, segments[start...])) }
+        return result
     }
 }

@@ -25,6 +25,9 @@ public struct HLSMediaPlaylist: Sendable {
     /// `EXT-X-TARGETDURATION`, when the segments listed do not decide it (live: the longest
     /// segment so far, which may have left the window).
     public var targetDuration: Int?
+    /// Live: the period (``PackagedSegment/period``) and init segment of the open segment's parts.
+    public var openPeriod = 0
+    public var openInitName: String?
 
     public init(track: PackagedTrack, segmentType: SegmentType) {
         self.track = track
@@ -64,11 +67,16 @@ public struct HLSMediaPlaylist: Sendable {
             lines.append("#EXT-X-PART-INF:PART-TARGET=" + Self.seconds(part))
         }
         lines.append("#EXT-X-MEDIA-SEQUENCE:\(mediaSequence)")
+        // 4.3.3.3: each period change (a parameter-set change, ``PackagedSegment/period``) is a
+        // discontinuity; those before the first segment listed are counted here, so a segment
+        // keeps its discontinuity sequence number as the window slides (6.2.2).
+        let firstPeriod = track.segments.first?.period ?? openPeriod
+        if firstPeriod > 0 { lines.append("#EXT-X-DISCONTINUITY-SEQUENCE:\(firstPeriod)") }
         if !live { lines.append("#EXT-X-PLAYLIST-TYPE:VOD") }
         if track.segments.allSatisfy(\.startsWithSyncSample), openParts.first?.independent ?? true {
             lines.append("#EXT-X-INDEPENDENT-SEGMENTS")
         }
-        if let initName = track.initName {
+        if let initName = track.segments.first?.initName ?? (track.segments.isEmpty ? openInitName : nil) ?? track.initName {
             if let initBytes = track.initBytes {
                 lines.append("#EXT-X-MAP:URI=\"\(initName)\",BYTERANGE=\"\(initBytes)@0\"")
             } else {
@@ -76,12 +84,22 @@ public struct HLSMediaPlaylist: Sendable {
             }
         }
         let partsFrom = firstSegmentWithParts
+        var period = firstPeriod
+        // 4.4.2.3, 4.4.4.5: a new period starts with `EXT-X-DISCONTINUITY` and its own `EXT-X-MAP`.
+        func discontinuity(_ next: Int, initName: String?) {
+            guard next != period else { return }
+            period = next
+            lines.append("#EXT-X-DISCONTINUITY")
+            if let map = initName ?? track.initName { lines.append("#EXT-X-MAP:URI=\"\(map)\"") }
+        }
         for (index, segment) in track.segments.enumerated() {
+            discontinuity(segment.period, initName: segment.initName)
             if index >= partsFrom { lines += segment.parts.map(partLine) }
             lines.append("#EXTINF:\(HLSPlaylist.decimal(segment.duration, track.timescale)),")
             if let offset = segment.byteOffset { lines.append("#EXT-X-BYTERANGE:\(segment.bytes)@\(offset)") }
             lines.append(segment.name)
         }
+        if !openParts.isEmpty { discontinuity(openPeriod, initName: openInitName) }
         lines += openParts.map(partLine)
         if let preloadHint, !ended { lines.append("#EXT-X-PRELOAD-HINT:TYPE=PART,URI=\"\(preloadHint)\"") }
         if ended { lines.append("#EXT-X-ENDLIST") }

@@ -22,10 +22,15 @@ import NALUTS
 /// (90 kHz, unwrapped: ISO/IEC 13818-1 2.4.3.7); each access unit (H.264 7.4.1.2.3, H.265
 /// 7.4.2.4.4) is one sample, its duration the distance to the next one's decoding time. The init
 /// segment is written at the first keyframe from its parameter sets (`avc1`/`hvc1`; those sets
-/// leave the samples). An H.265 CRA picture that starts a segment and has RASL pictures is
+/// leave the samples); new sets at a later keyframe start a new init segment and period
+/// (``LiveWriter/changeParameterSets(codec:parameterSets:description:at:)``). An H.265 CRA picture that starts a segment and has RASL pictures is
 /// handled as ``PackagerOptions/openGOP`` says (``VideoSampleFilter``): kept in a `rap ` sample
 /// group, its segment and part not independent, or rewritten as BLA with its RASL pictures
-/// dropped. Memory: one segment and one access unit (and a CRA's leading pictures).
+/// dropped. The transport stream's first ADTS AAC stream, read in the same pass, is the audio
+/// rendition `a0` (``LiveAudio``: its own init segment, segments cut where the video's start,
+/// its own playlist in the multivariant playlist's `EXT-X-MEDIA` group and an audio adaptation
+/// set in the MPD), unless ``PackagerOptions/dropsAudio``. Memory: one segment of each track and
+/// one access unit (and a CRA's leading pictures, and the audio that waits for the video).
 public final class LivePackager {
     public let directory: String
     public let options: PackagerOptions
@@ -48,12 +53,17 @@ public final class LivePackager {
         var decode: Int64
         var presentation: Int64
         var isSync: Bool
+        /// A keyframe whose parameter sets differ from those before: the new sets and the
+        /// picture size they give (a new init segment and period start with it).
+        var newSets: [[UInt8]]? = nil
+        var description: StreamDescription? = nil
     }
 
     /// Packages `input` until it ends.
     /// - Throws: ``NALUError``: `.unrecognisedFormat` when it is neither a transport stream nor
-    ///   an Annex-B stream, `.unsupported` for other streams in a transport stream (unless
-    ///   ``PackagerOptions/dropsAudio``) and for parameter sets that change, `.invalidValue` for
+    ///   an Annex-B stream, `.unsupported` for streams in a transport stream other than the
+    ///   video and one AAC stream (unless ``PackagerOptions/dropsAudio``) and for parameter sets
+    ///   that change at a picture that is no keyframe, `.tooLarge` for audio that runs far ahead of the video, `.invalidValue` for
     ///   decoding times that do not increase, `.missing` for an Annex-B stream without VUI timing.
     public func package(_ input: LiveInput) throws -> PackageSummary {
         folder.protect(input.identity, as: "input")
@@ -73,13 +83,24 @@ public final class LivePackager {
             try reader.readProgram()
             let video = reader.demuxer.video
             let others = (reader.demuxer.program?.elements ?? []).filter { $0.pid != video?.pid }
-            if let other = others.first, !options.dropsAudio {
-                throw NALUError(.unsupported, field: "input \(other)",
-                                detail: "live packaging carries the video only; --no-audio packages the stream without its \(others.count) other stream(s)")
+            // The first ADTS AAC stream is the audio rendition; anything else stops the run.
+            let aac = others.first { $0.streamType == Self.adtsStreamType }
+            let refused = others.filter { $0 != aac }
+            if !refused.isEmpty, !options.dropsAudio {
+                let names = refused.map(\.description).joined(separator: ", ")
+                throw NALUError(.unsupported, field: "input \(refused[0])",
+                                detail: "live packaging carries the video and one AAC (ADTS, stream_type 0x0F) stream; \(names) cannot be packaged; --no-audio packages the video alone")
+            }
+            var audio: LiveAudio?
+            if let aac, !options.dropsAudio {
+                let made = LiveAudio(pid: aac.pid, folder: folder, options: options)
+                reader.demuxer.auxiliaryPID = aac.pid
+                reader.demuxer.onAuxiliaryPacket = { packet, _ in made.push(packet) }
+                audio = made
             }
             let codec: Codec = video?.streamType == TransportStreamType.hevc.rawValue ? .hevc : .h264
             var nalReader = AnnexBReader(ChunkedSource(source: reader, limit: 4096), chunkSize: 64 << 10, maxNALUnitSize: options.maxAccessUnitSize)
-            return try run(codec: codec, input: input, timing: .transportStream(reader)) { body in
+            return try run(codec: codec, input: input, timing: .transportStream(reader), audio: audio) { body in
                 try nalReader.forEachCompleteNALUnit(body)
                 // Stopped: the NAL unit read last may be cut short.
                 if !input.stopped { try nalReader.finish(body) }
@@ -114,7 +135,10 @@ public final class LivePackager {
         case frameRate
     }
 
-    private func run(codec: Codec, input: LiveInput, timing: Timing,
+    /// ISO/IEC 13818-1 Table 2-34: ISO/IEC 13818-7 audio with ADTS transport syntax.
+    static let adtsStreamType: UInt8 = 0x0F
+
+    private func run(codec: Codec, input: LiveInput, timing: Timing, audio: LiveAudio? = nil,
                      read: ((NALUnitView) throws -> Void) throws -> Void) throws -> PackageSummary {
         var splitter = AccessUnitSplitter(codec: codec)
         var counter = PictureOrderCounter()
@@ -129,6 +153,7 @@ public final class LivePackager {
         var last: (decode: Int64, distance: Int64, offset: Int64)?
         var record: [[UInt8]]?
         var skipped = 0
+        var unparsedSlices = 0
         var first: Int64?
         // Open-GOP CRAs that start a segment (VideoSampleFilter); `started`: a sample was emitted.
         let filter = VideoSampleFilter(codec: codec, lengthSize: 4, policy: options.openGOP, inBandParameterSets: nil)
@@ -142,12 +167,30 @@ public final class LivePackager {
             let segmenter = writer.segmenter
             let timescale = Double(writer.track.timescale)
             var startsSegment = !started
+            var newPeriod = false
+            if let sets = sample.newSets, started {
+                // What the filter holds precedes the change in decoding order.
+                try filter.finish(into: segmenter)
+                try writer.changeParameterSets(codec: codec, parameterSets: sets, description: sample.description, at: sample.decode)
+                startsSegment = true
+                newPeriod = true
+            }
             if let first, sample.isSync, started,
                Double(sample.decode &- first) / timescale + 1e-9 >= options.segmentDuration.doubleValue * Double(segmenter.segments.count + 1) {
                 startsSegment = true
             }
             started = true
-            try sample.bytes.withUnsafeBytes { raw in
+            var bytes = sample.bytes
+            if startsSegment, let sets = writer.inBandParameterSets {
+                var prefix: [UInt8] = []
+                for set in sets {
+                    let length = UInt32(set.count)
+                    prefix += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)] + set
+                }
+                bytes = prefix + bytes
+            }
+            try writer.audio?.video(decode: sample.decode, presentation: sample.presentation, startsSegment: startsSegment, newPeriod: newPeriod)
+            try bytes.withUnsafeBytes { raw in
                 try filter.push(raw, timing: PackagedTime.timing(decode: sample.decode, presentation: sample.presentation, duration: duration,
                                                                  timescale: writer.track.timescale, name: "input video"),
                                 isSync: sample.isSync, description: 1, startsSegment: startsSegment, into: segmenter)
@@ -213,24 +256,39 @@ public final class LivePackager {
                     frame = timing
                     timescale = timing.timescale
                 }
-                let started = LiveWriter(folder: folder, options: options, name: name, timescale: timescale)
+                let started = LiveWriter(folder: folder, options: options, name: name, timescale: timescale, audio: audio)
                 try started.start(codec: codec, parameterSets: unique, description: description)
                 writer = started
                 record = unique
                 if case .transportStream = timing { first = decode }
             }
             var bytes: [UInt8] = []
+            var changed = false
             for unit in units {
                 if Self.isParameterSet(unit.bytes, codec) {
                     if record?.contains(unit.bytes) == true { continue }
-                    throw NALUError(.unsupported, field: "parameter set", byteOffset: unit.offset,
-                                    detail: "the stream's parameter sets change after access unit \(summary.index); live packaging keeps one set per stream")
+                    // New sets start a new init segment and period, at a keyframe only.
+                    guard isSync else {
+                        throw NALUError(.unsupported, field: "parameter set", byteOffset: unit.offset,
+                                        detail: "the stream's parameter sets change at access unit \(summary.index), which is no keyframe: a new init segment cannot start there")
+                    }
+                    changed = true
+                    continue
                 }
                 let length = UInt32(unit.bytes.count)
                 bytes += [UInt8(length >> 24), UInt8(length >> 16 & 0xFF), UInt8(length >> 8 & 0xFF), UInt8(length & 0xFF)]
                 bytes += unit.bytes
             }
-            let sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
+            var sample = Held(bytes: bytes, decode: decode, presentation: presentation, isSync: isSync)
+            if changed {
+                var unique: [[UInt8]] = []
+                for set in units.map(\.bytes) where Self.isParameterSet(set, codec) && !unique.contains(set) { unique.append(set) }
+                // An access unit that repeats only some of the sets: the others as the stream last gave them.
+                if unique.count < (codec == .hevc ? 3 : 2) { unique = splitter.parameterSets.nalUnits }
+                sample.newSets = unique
+                sample.description = splitter.parameterSets.streamDescription
+                record = unique
+            }
             if case .frameRate = timing {
                 queue.append(sample, size: bytes.count, poc: poc?.0, reorderLimit: poc?.reorderLimit, maxBytes: options.maxAccessUnitSize)
                 return try drain()
@@ -246,7 +304,20 @@ public final class LivePackager {
         // allows, EXT-X-ENDLIST, no part or preload hint left dangling, the MPD's duration set.
         func packageStream() throws -> LiveWriter {
             try read { unit in
-                let step = try splitter.push(unit)
+                let step: AccessUnitSplitter.Step
+                do {
+                    step = try splitter.push(unit)
+                } catch let error as NALUError where record == nil && error.code == .missing && error.field.hasSuffix("parameter_set_id") {
+                    // Joined mid-stream: a slice whose parameter sets have not come yet is
+                    // before the first keyframe, which would not package it either. What was
+                    // gathered for its access unit goes with it, so the first access unit (and
+                    // its time stamp) starts after it.
+                    unparsedSlices += 1
+                    pending.removeAll()
+                    pendingBytes = 0
+                    if splitter.parameterSets.nalUnits.isEmpty { splitter = AccessUnitSplitter(codec: codec) }
+                    return
+                }
                 if let completed = step.completed {
                     try complete(completed, poc: assemblingPOC)
                     assemblingPOC = nil
@@ -273,6 +344,9 @@ public final class LivePackager {
             } else if let held {
                 try emit(held, duration: max(1, last?.distance ?? 3003))
             }
+            if unparsedSlices > 0 {
+                notes.append("\(unparsedSlices) slice NAL unit(s) before the stream's first parameter sets (joined mid-stream) were not packaged: no segment can start with them")
+            }
             if skipped > 0 {
                 notes.append("\(skipped) picture(s) before the first keyframe were not packaged: no segment can start with them")
             }
@@ -294,7 +368,7 @@ public final class LivePackager {
             }
             throw error
         }
-        return PackageSummary(video: [finished.track], audio: nil, manifests: finished.manifests, notes: notes + finished.notes)
+        return PackageSummary(video: [finished.track], audio: finished.audioTrack, manifests: finished.manifests, notes: notes + finished.notes)
     }
 
     /// VPS, SPS, PPS (H.265 32–34; H.264 7, 8).

@@ -7,8 +7,11 @@ import NALU
 import NALUMP4
 
 /// The output side of a ``LivePackager``: the init segment, the segmenter, and after every part
-/// and segment the media playlist, the multivariant playlist and the dynamic MPD, each rewritten
-/// whole under a temporary name and renamed (``PackageFolder``); old segments deleted.
+/// and segment the media playlists (video, and the audio rendition's when there is one,
+/// ``LiveAudio``), the multivariant playlist and the dynamic MPD, each rewritten whole under a
+/// temporary name and renamed (``PackageFolder``); old segments (of both) deleted. The first
+/// playlists wait for the first segment of each track, so no playlist names a rendition whose
+/// playlist is not there yet.
 final class LiveWriter {
     let folder: PackageFolder
     let options: PackagerOptions
@@ -27,8 +30,16 @@ final class LiveWriter {
     /// Wall-clock seconds since 1970 when the first picture came (DASH `availabilityStartTime`).
     private var availabilityStart: Int = 0
     private var segmentsWritten = 0
+    /// The audio rendition, if the input has one.
+    let audio: LiveAudio?
+    /// Audio segments (1-based numbers) whose files were deleted: 1...audioDeleted.
+    private var audioDeleted = 0
+    /// The audio playlist's `EXT-X-TARGETDURATION`: the video's, or an audio segment's rounded
+    /// duration if longer (its cuts are within a frame of the video's).
+    private var audioTarget = 1
 
-    init(folder: PackageFolder, options: PackagerOptions, name: String, timescale: UInt32) {
+    init(folder: PackageFolder, options: PackagerOptions, name: String, timescale: UInt32, audio: LiveAudio? = nil) {
+        self.audio = audio
         self.folder = folder
         self.options = options
         self.name = name
@@ -36,7 +47,18 @@ final class LiveWriter {
         track = PackagedTrack(kind: .video, inputPath: "-", name: name, initName: name + "_init.mp4", timescale: timescale, codecs: "")
         targetDuration = max(1, Int(options.segmentDuration.doubleValue.rounded(.up)))
         segmenter.didWrite = { [unowned self] in try self.update() }
+        audio?.didWrite = { [unowned self] in try self.update() }
     }
+
+    /// Init segments written so far (the first is ``PackagedTrack/initName``; after each
+    /// parameter-set change `v0_init_2.mp4`, …).
+    private var inits = 1
+    /// After a parameter-set change: the sets that go in band at the start of each segment.
+    private(set) var inBandParameterSets: [[UInt8]]?
+    /// The codec string of each period after the first (DASH `@codecs` of its representation),
+    /// and the picture size of each period (its `@width`, `@height`).
+    private var periodCodecs: [Int: String] = [:]
+    private var periodSizes: [Int: (width: Int, height: Int)] = [:]
 
     /// Writes the init segment for the first keyframe's parameter sets.
     func start(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?) throws {
@@ -44,21 +66,61 @@ final class LiveWriter {
             throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "the first keyframe has no SPS before it")
         }
         let entry: MP4SampleEntryType = codec == .h264 ? .avc1 : .hvc1
-        let record = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4, arrayCompleteness: true)
         track.codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: entry.rawValue)
         track.width = description.width
         track.height = description.height
+        periodSizes[0] = (description.width, description.height)
         track.partTarget = options.partDuration?.doubleValue
         segmenter.partTarget = options.partDuration.map { max(1, Int64(($0.doubleValue * Double(track.timescale)).rounded(.down))) }
+        try writeInit(codec: codec, entry: entry, parameterSets: parameterSets, description: description, to: track.initName ?? name + "_init.mp4")
+        availabilityStart = Int(time(nil))
+    }
+
+    private func writeInit(codec: Codec, entry: MP4SampleEntryType, parameterSets: [[UInt8]], description: StreamDescription,
+                           to initName: String) throws {
+        let record = try DecoderConfigurationRecord.build(codec: codec, parameterSets: parameterSets, lengthSize: 4, arrayCompleteness: true)
         let header = CMAFBoxes.videoHeader(sampleEntry: entry, record: record, width: description.width, height: description.height,
                                            timescale: track.timescale)
-        try folder.write([header], to: track.initName ?? name + "_init.mp4")
-        availabilityStart = Int(time(nil))
+        try folder.write([header], to: initName)
+    }
+
+    /// The parameter sets change at a keyframe: the open segment ends, a new init segment
+    /// (`v0_init_2.mp4`, …) is written for the new sets, and the segments from here are a new
+    /// period (``PackagedSegment/period``): in HLS an `EXT-X-DISCONTINUITY` with the new
+    /// `EXT-X-MAP` (RFC 8216 4.3.2.3, 4.3.2.5), in DASH a new `Period` (ISO/IEC 23009-1 5.3.2).
+    /// `RESOLUTION` and `@width`/`@height` become the largest; `CODECS` stays the first SPS's.
+    ///
+    /// The new init segment's entry is `avc3`/`hev1`, and the new sets also go in band, in the
+    /// first sample of every segment from here (``inBandParameterSets``; ISO/IEC 14496-15
+    /// 5.4.2.1): a player that keeps the first init segment across the discontinuity (ffmpeg's
+    /// HLS reader does: it skips a second `moov`) still decodes the new pictures.
+    func changeParameterSets(codec: Codec, parameterSets: [[UInt8]], description: StreamDescription?, at time: Int64) throws {
+        guard let description else {
+            throw NALUError(.missing, field: "seq_parameter_set_rbsp", detail: "the keyframe whose parameter sets change has no SPS")
+        }
+        try segmenter.flush()
+        inits += 1
+        let initName = name + "_init_\(inits).mp4"
+        try writeInit(codec: codec, entry: codec == .h264 ? .avc3 : .hev1, parameterSets: parameterSets, description: description, to: initName)
+        inBandParameterSets = parameterSets
+        segmenter.period += 1
+        segmenter.initName = initName
+        let codecs = try CodecString.video(codec: codec, parameterSets: parameterSets, entry: codec == .h264 ? "avc3" : "hev1")
+        periodCodecs[segmenter.period] = codecs
+        periodSizes[segmenter.period] = (description.width, description.height)
+        // RFC 8216 4.3.4.2: CODECS names every format of every segment.
+        if !track.codecs.split(separator: ",").contains(Substring(codecs)) { track.codecs += "," + codecs }
+        notes.append("the parameter sets change at \(HLSPlaylist.decimal(time, track.timescale)) s (\(description.width)x\(description.height)): "
+                     + "a new init segment \(initName), an EXT-X-DISCONTINUITY in the playlists and a new DASH Period")
+        track.width = max(track.width, description.width)
+        track.height = max(track.height, description.height)
     }
 
     /// Ends the stream: the last segment, then the playlists with `EXT-X-ENDLIST`.
     func finish() throws {
         try segmenter.flush()
+        try audio?.finish()
+        notes += audio?.notes ?? []
         ended = true
         if segmenter.segments.isEmpty { return }
         try update()
@@ -69,6 +131,7 @@ final class LiveWriter {
     /// hint, the MPD with its duration. Errors here are dropped: the failure is what is reported.
     func endAfterFailure() {
         try? segmenter.flush()
+        audio?.endAfterFailure()
         ended = true
         if segmenter.segments.isEmpty { return }
         try? update()
@@ -109,8 +172,28 @@ final class LiveWriter {
             let ticks = all.reduce(Int64(0)) { $0 + $1.duration }
             if ticks > 0 { track.frameRate = Double(all.reduce(0) { $0 + $1.samples }) * Double(track.timescale) / Double(ticks) }
         }
-        // The first playlist waits for the first segment, whose length fixes the target duration.
+        // The first playlist waits for the first segment, whose length fixes the target duration,
+        // and for the audio's first segment; not longer than three video segments (an AAC stream
+        // that carries nothing yet must not hold the video back: it joins the playlists when its
+        // first segment comes; one that carried none is left out of them, with a note).
         if all.isEmpty { return }
+        let audioSegments = audio?.segmenter?.segments ?? []
+        var audioTrack = audio?.track
+        audioTrack?.segments = audioSegments
+        if audio != nil, audioSegments.isEmpty {
+            if !ended, all.count < 3 { return }
+            audioTrack = nil
+        }
+        if let newest = audioSegments.last, let audioTrack {
+            let rounded = CheckedNumber.int((Double(newest.duration) / Double(max(audioTrack.timescale, 1))).rounded(.toNearestOrAwayFromZero)) ?? Int.max
+            audioTarget = max(audioTarget, targetDuration, rounded)
+        }
+        // DASH presentationTimeOffset: the video's, in the audio's timescale (one timeline: the TS clock).
+        if let first = all.first, let audioTimescale = audioTrack?.timescale {
+            audioTrack?.presentationOffset = CheckedNumber.rescale(first.decodeTime, from: Int64(track.timescale),
+                                                                   to: Int64(audioTimescale)) ?? 0
+        }
+        let audioListed = audioSegments.suffix(max(1, options.window))
         if options.hls {
             var windowTrack = track
             windowTrack.segments = Array(listed)
@@ -119,23 +202,45 @@ final class LiveWriter {
             playlist.live = true
             playlist.ended = ended
             playlist.targetDuration = targetDuration
+            playlist.openPeriod = segmenter.period
+            playlist.openInitName = segmenter.initName
             if !ended {
                 playlist.openParts = segmenter.openParts
                 if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
             }
             try folder.write(text: playlist.text, to: name + ".m3u8")
-            try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: nil), to: HLSPlaylist.multivariantName)
+            if let audioTrack, let audioSegmenter = audio?.segmenter {
+                var windowAudio = audioTrack
+                windowAudio.segments = Array(audioListed)
+                var audioPlaylist = HLSMediaPlaylist(track: windowAudio, segmentType: .fmp4)
+                audioPlaylist.mediaSequence = audioSegments.count - audioListed.count + 1
+                audioPlaylist.live = true
+                audioPlaylist.ended = ended
+                audioPlaylist.targetDuration = audioTarget
+                audioPlaylist.openPeriod = audioSegmenter.period
+                if !ended {
+                    audioPlaylist.openParts = audioSegmenter.openParts
+                    if audioTrack.partTarget != nil { audioPlaylist.preloadHint = audioSegmenter.nextPartName }
+                }
+                try folder.write(text: audioPlaylist.text, to: audioTrack.name + ".m3u8")
+            }
+            try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: audioTrack), to: HLSPlaylist.multivariantName)
         }
         if options.dash {
             var windowTrack = track
             windowTrack.segments = Array(listed)
+            var windowAudio = audioTrack
+            windowAudio?.segments = Array(audioListed)
             let text = DASHManifest.dynamicMPD(video: windowTrack, startNumber: all.count - listed.count + 1,
+                                               audio: windowAudio, audioStartNumber: audioSegments.count - audioListed.count + 1,
+                                               periodCodecs: periodCodecs, periodSizes: periodSizes,
                                                availabilityStart: availabilityStart, publishTime: Int(time(nil)),
                                                segmentDuration: options.segmentDuration.doubleValue, window: options.window,
                                                ended: ended)
             try folder.write(text: text, to: DASHManifest.name)
         }
-        manifests = (options.hls ? [name + ".m3u8", HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
+        let audioPlaylists = audioTrack.map { [$0.name + ".m3u8"] } ?? []
+        manifests = (options.hls ? [name + ".m3u8"] + audioPlaylists + [HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
         // A segment that left the window stays for as long again as the window (RFC 8216 6.2.2).
         let keep = 2 * max(1, options.window) + 1
         while deleted < all.count - keep {
@@ -144,5 +249,18 @@ final class LiveWriter {
             for part in segment.parts { try folder.remove(part.name) }
             deleted += 1
         }
+        while audioDeleted < audioSegments.count - keep {
+            let segment = audioSegments[audioDeleted]
+            try folder.remove(segment.name)
+            for part in segment.parts { try folder.remove(part.name) }
+            audioDeleted += 1
+        }
+    }
+
+    /// The audio rendition as packaged so far (its segments), if any.
+    var audioTrack: PackagedTrack? {
+        guard var track = audio?.track else { return nil }
+        track.segments = audio?.segmenter?.segments ?? []
+        return track
     }
 }

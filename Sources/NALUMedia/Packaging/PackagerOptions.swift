@@ -81,6 +81,12 @@ public struct PackagedSegment: Hashable, Sendable {
     public var parts: [PackagedPart] = []
     /// With ``PackagerOptions/singleFile``: where it starts in the track's media file (``name``).
     public var byteOffset: Int64? = nil
+    /// Live: how many parameter-set changes came before it (each starts a new init segment: an
+    /// HLS discontinuity, a DASH period); 0 for the stream's first.
+    public var period = 0
+    /// Its init segment when it is not the track's ``PackagedTrack/initName`` (after a
+    /// parameter-set change in a live stream).
+    public var initName: String? = nil
 }
 
 /// One LL-HLS part (RFC 8216bis 4.4.4.9, `EXT-X-PART`): a CMAF chunk of a segment, in its own file.

@@ -21,6 +21,10 @@ final class FragmentSegmenter {
     var partTarget: Int64?
     /// Told after each part and each segment is written (a live playlist is rewritten then).
     var didWrite: (() throws -> Void)?
+    /// Live: the period (parameter-set changes so far) and init segment (`nil`: the track's)
+    /// of the segments flushed from now on (``PackagedSegment/period``).
+    var period = 0
+    var initName: String?
     private(set) var segments: [PackagedSegment] = []
     /// The parts of the open segment written so far.
     private(set) var openParts: [PackagedPart] = []
@@ -149,7 +153,7 @@ final class FragmentSegmenter {
         let bytes = try folder.write([segmentBytes], to: segmentName)
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
                                         duration: duration, bytes: bytes, samples: segmentSamples, startsWithSyncSample: segmentStartsWithSync,
-                                        parts: openParts))
+                                        parts: openParts, period: period, initName: initName))
         openParts.removeAll()
         segmentBytes.removeAll(keepingCapacity: true)
         segmentSamples = 0

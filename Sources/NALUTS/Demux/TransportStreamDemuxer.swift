@@ -45,6 +45,13 @@ public struct TransportStreamDemuxer {
     public private(set) var firstTimestamps: [PESTimestamps] = []
     /// Called for every warning, as it happens.
     public var onWarning: ((TransportStreamWarning) -> Void)?
+    /// Another PID of the program whose packets are handed to ``onAuxiliaryPacket`` as they come
+    /// (a live packager's audio, read in the same pass as the video); `nil`: none.
+    public var auxiliaryPID: UInt16?
+    /// Called with every packet of ``auxiliaryPID`` that carries payload (the 188 bytes from the
+    /// sync byte, and the packet's input offset); duplicates (2.4.3.3) and packets with
+    /// `transport_error_indicator` are left out.
+    public var onAuxiliaryPacket: ((UnsafeRawBufferPointer, Int64) -> Void)?
 
     private var continuity = [UInt8](repeating: 0xFF, count: 8192)
     /// The last packet of the video PID (when ``lastVideoPacketValid``) and of each PSI PID read,
@@ -121,6 +128,10 @@ public struct TransportStreamDemuxer {
                 return 0..<0
             }
             return videoPayload(parsed, packet, at: offset)
+        }
+        if pid == auxiliaryPID, let onAuxiliaryPacket {
+            onAuxiliaryPacket(UnsafeRawBufferPointer(rebasing: packet[0..<TransportStream.packetSize]), offset)
+            return 0..<0
         }
         if video == nil || pid == programMapPID || (!pendingMapPIDs.isEmpty && pendingMapPIDs.contains(pid)) {
             readTable(parsed, packet, at: offset)

@@ -1,0 +1,144 @@
+import NALU
+import NALUTS
+
+/// The AAC frames of one ADTS audio PID (ISO/IEC 13818-1 stream_type 0x0F, ISO/IEC 13818-7
+/// ADTS), fed one transport packet at a time: the packets' payloads are collected into PES
+/// packets (2.4.3.6), each PES packet's payload is split into ADTS frames (13818-7 6.2.1), and
+/// each frame comes out as its raw bytes (the ADTS header removed) with its presentation time in
+/// 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS for its first frame, then
+/// 1024 samples per frame (ISO/IEC 14496-3 4.5.1). ``TransportStreamAudioReader`` feeds it from a
+/// second pass over a file; ``LivePackager`` from the single pass over a pipe.
+///
+/// Constant memory: one PES packet being collected (at most ``maxPESBytes``), one being split.
+/// Damage (a PES without a PTS, an ADTS frame that does not parse) skips to the next PES packet,
+/// counted in ``skippedBytes``.
+struct ADTSPESAssembler {
+    /// The audio PID.
+    let pid: UInt16
+    /// Bytes of audio payload skipped as damaged.
+    private(set) var skippedBytes = 0
+    /// The AudioSpecificConfig, sample rate and channel count of the first ADTS header.
+    private(set) var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
+
+    /// A PES packet of audio past this is refused as damage.
+    static let maxPESBytes = 1 << 16
+
+    /// The PES packet being collected and the one being split into frames.
+    private var collecting: [UInt8] = []
+    private var collectingStarted = false
+    private var pending: [UInt8] = []
+    private var pendingPosition = 0
+    private var pendingTime: Int64 = 0
+    private var samplesIntoPES: Int64 = 0
+    private var lastPTS: Int64?
+    private var wraps: Int64 = 0
+
+    init(pid: UInt16) { self.pid = pid }
+
+    /// Reads one 188-byte transport packet (others' PIDs are ignored); `true` when it completes
+    /// the PES packet before it, whose frames ``nextFrame()`` then hands out.
+    mutating func push(_ packet: UnsafeRawBufferPointer) -> Bool {
+        guard case .success(let parsed) = TransportPacket.parse(packet), parsed.pid == pid, parsed.hasPayload,
+              !parsed.transportErrorIndicator, parsed.scramblingControl == 0 else { return false }
+        let payload = packet[parsed.payloadOffset...]
+        var done = false
+        if parsed.payloadUnitStart {
+            done = finish()
+            collecting.removeAll(keepingCapacity: true)
+            collecting.append(contentsOf: payload)
+            collectingStarted = true
+        } else if collectingStarted {
+            if collecting.count + payload.count <= Self.maxPESBytes + PESHeader.maximumLength {
+                collecting.append(contentsOf: payload)
+            } else {
+                skippedBytes += collecting.count
+                collecting.removeAll(keepingCapacity: true)
+                collectingStarted = false
+            }
+        }
+        return done
+    }
+
+    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), or `nil` when it
+    /// is used up (or damaged: the rest is skipped). A frame that runs on into the next PES
+    /// packet (muxers may split frames) waits for it.
+    mutating func nextFrame() -> (frame: [UInt8], pts: Int64)? {
+        let left = pending.count - pendingPosition
+        guard left >= 7 else { return nil }
+        let p = pendingPosition
+        let bytes = pending
+        // syncword 0xFFF, layer 00.
+        guard bytes[p] == 0xFF, bytes[p + 1] & 0xF6 == 0xF0 else {
+            skipRest(left)
+            return nil
+        }
+        let protectionAbsent = bytes[p + 1] & 1 == 1
+        let profile = Int(bytes[p + 2] >> 6)
+        let frequencyIndex = Int((bytes[p + 2] >> 2) & 0x0F)
+        let channels = Int((bytes[p + 2] & 1) << 2 | bytes[p + 3] >> 6)
+        let frameLength = Int(bytes[p + 3] & 0x03) << 11 | Int(bytes[p + 4]) << 3 | Int(bytes[p + 5] >> 5)
+        let blocks = Int(bytes[p + 6] & 0x03)
+        let headerLength = protectionAbsent ? 7 : 9
+        if frameLength > left && frameLength > headerLength && frameLength <= ADTSHeader.maxFrameLength { return nil }
+        guard frameLength > headerLength, frameLength <= left, blocks == 0,
+              frequencyIndex < ADTSHeader.samplingFrequencies.count, (1...7).contains(channels) else {
+            skipRest(left)
+            return nil
+        }
+        if firstConfig == nil {
+            // AudioSpecificConfig: audioObjectType (profile + 1) 5 bits, samplingFrequencyIndex 4, channelConfiguration 4.
+            let objectType = profile + 1
+            let asc = [UInt8(objectType << 3 | frequencyIndex >> 1), UInt8((frequencyIndex & 1) << 7 | channels << 3)]
+            firstConfig = (asc, ADTSHeader.samplingFrequencies[frequencyIndex], channels)
+        }
+        let rate = Int64(firstConfig?.rate ?? 48_000)
+        let frame = Array(bytes[(p + headerLength)..<(p + frameLength)])
+        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
+        samplesIntoPES &+= 1024
+        pendingPosition += frameLength
+        return (frame, time)
+    }
+
+    private mutating func skipRest(_ left: Int) {
+        skippedBytes += left
+        pending.removeAll(keepingCapacity: true)
+        pendingPosition = 0
+    }
+
+    /// Moves the collected PES packet's payload to the frames to split, with its PTS; `false`
+    /// when there is none (or it has no PTS). Called at the end of the stream for the last one.
+    mutating func finish() -> Bool {
+        guard collectingStarted else { return false }
+        collectingStarted = false
+        let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }
+        guard case .header(let pes) = outcome, (0xC0...0xDF).contains(pes.streamID), let pts = pes.presentationTimestamp,
+              pes.headerLength <= collecting.count else {
+            skippedBytes += collecting.count
+            collecting.removeAll(keepingCapacity: true)
+            return false
+        }
+        // A frame begun in the previous packet goes on here: its time runs on from that packet's.
+        let leftover = pendingPosition < pending.count ? Array(pending[pendingPosition...]) : []
+        let time = unwrap(pts)
+        pending = leftover + collecting[pes.headerLength...]
+        pendingPosition = 0
+        if leftover.isEmpty {
+            pendingTime = time
+            samplesIntoPES = 0
+        }
+        collecting.removeAll(keepingCapacity: true)
+        return true
+    }
+
+    /// A 33-bit PTS made monotonic across wraps (a jump back of more than half the range).
+    private mutating func unwrap(_ pts: Int64) -> Int64 {
+        let range: Int64 = 1 << 33
+        if let last = lastPTS {
+            let previous = last & (range - 1)
+            if pts < previous && previous - pts > range / 2 { wraps &+= 1 }
+        }
+        let value = pts &+ wraps &* range
+        lastPTS = value
+        return value
+    }
+}
