@@ -11,29 +11,11 @@ public import NALUMedia
 /// not decoded): one bad NAL unit costs at most its picture, not the stream (issue 40 item 12).
 public enum DecodeFeed {
     /// Calls `body` with each complete access unit of `source` in decoding order, its NAL
-    /// units copied; `damaged` gets the NAL units left out.
+    /// units copied; `damaged` gets the NAL units left out. The library's one grouping
+    /// (``NALUMedia/MediaSource/forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)``).
     public static func forEachAccessUnit(_ source: MediaSource, damaged: (DamagedNALUnit) -> Void,
-                                  _ body: (CodedAccessUnit) throws -> Void) throws {
-        var units: [(offset: Int64, bytes: [UInt8])] = []
-        var consumed = 0
-        try source.forEachAccessUnit(nalUnit: { view, _ in units.append((view.offset, Array(view.bytes))) }, damaged: { view, error, index in
-            damaged(DamagedNALUnit(accessUnitIndex: index, byteOffset: view.offset, error: error))
-        }) { unit in
-            // The NAL units of the completed unit are those before its end (the one just read
-            // may start the next).
-            let end = unit.summary.offset + unit.summary.size
-            var split = consumed
-            while split < units.count && units[split].offset < end { split += 1 }
-            let nalUnits = units[consumed..<split].map(\.bytes)
-            consumed = split
-            if consumed > 64 {
-                units.removeFirst(consumed)
-                consumed = 0
-            }
-            let pts = unit.sample?.pts ?? unit.timestamps?.presentation
-            try body(CodedAccessUnit(nalUnits: nalUnits, index: unit.summary.index, byteOffset: unit.summary.offset, pts: pts,
-                                     keyframe: unit.summary.keyframe, pictureType: unit.summary.pictureType))
-        }
+                                         _ body: (CodedAccessUnit) throws -> Void) throws {
+        try source.forEachCodedAccessUnit(damaged: { damaged($0) }, body)
     }
 
     /// The first SPS's description among `nalUnits`, if any.
@@ -54,17 +36,6 @@ public enum DecodeFeed {
         }
         return nil
     }
-}
-
-/// A NAL unit left out of decoding because it is damaged (``DecodeFeed``).
-public struct DamagedNALUnit: Sendable {
-    /// The access unit being assembled when it came (decoding order): it was in that one, or
-    /// would have started the next (a damaged unit cannot tell).
-    public var accessUnitIndex: Int
-    /// The offset of its header in the input.
-    public var byteOffset: Int64
-    /// Why the splitter rejected it.
-    public var error: NALUError
 }
 
 /// Decodes a whole input through a ``DecoderSession``, handing frames on in presentation order.
