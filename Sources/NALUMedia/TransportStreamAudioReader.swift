@@ -9,7 +9,9 @@ public import NALUTS
 /// frames, ``MPEGAudioFrameHeader``). Each frame is split by its sync header and handed out with
 /// its presentation time in 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS
 /// for its first frame, then ``samplesPerFrame`` per frame. An AAC frame comes without its ADTS
-/// header (as an MP4 sample), an AC-3 or MPEG audio frame whole (as an MP4 sample too).
+/// header (as an MP4 sample), an AC-3 or MPEG audio frame whole (as an MP4 sample too). The
+/// PES collection, frame splitting and unwrap are ``AudioPESAssembler``'s, fed the audio PID's
+/// packets one at a time.
 ///
 /// Constant memory: one read buffer, one PES packet of audio (at most 64 KiB), the frame being
 /// handed out. Damage (a PES without a PTS, a frame header that does not parse) skips to the next
@@ -48,18 +50,18 @@ public final class TransportStreamAudioReader {
     /// `esds` carries (AAC; empty for the other codings).
     public private(set) var audioSpecificConfig: [UInt8]
     /// AC-3: the first sync frame's header (what `dac3` says).
-    public private(set) var ac3: AC3SyncFrame?
+    public var ac3: AC3SyncFrame? { assembler.ac3 }
     /// MPEG audio: the first frame's header.
-    public private(set) var mpegAudio: MPEGAudioFrameHeader?
+    public var mpegAudio: MPEGAudioFrameHeader? { assembler.mpegAudio }
     /// Audio samples per channel in one frame: 1024 (AAC), 1536 (AC-3), 1152 (Layer II).
-    public private(set) var samplesPerFrame = 1024
+    public var samplesPerFrame: Int { assembler.samplesPerFrame }
     /// Samples per second and channels (from the first ADTS header).
     public private(set) var sampleRate: Int
     public private(set) var channelCount: Int
     /// The first frame's PTS (90 kHz).
     public private(set) var firstPTS: Int64
     /// Bytes of audio payload skipped as damaged.
-    public private(set) var skippedBytes = 0
+    public var skippedBytes: Int { assembler.skippedBytes }
 
     private let file: FileSource
     private let packetSize: Int
@@ -67,19 +69,9 @@ public final class TransportStreamAudioReader {
     private var bufferStart = 0
     private var bufferEnd = 0
     private var ended = false
-    /// The PES packet being collected and the one being split into frames.
-    private var collecting: [UInt8] = []
-    private var collectingPTS: Int64?
-    private var pending: [UInt8] = []
-    private var pendingPosition = 0
-    private var pendingTime: Int64 = 0
-    private var samplesIntoPES: Int64 = 0
-    private var lastPTS: Int64?
-    private var wraps: Int64 = 0
+    /// PES collection, frame splitting and PTS unwrap of the audio PID.
+    private var assembler: AudioPESAssembler
     private var peeked: (frame: [UInt8], pts: Int64)?
-
-    /// A PES packet of audio past this is refused as damage.
-    static let maxPESBytes = 1 << 16
 
     /// Opens `path` again and reads up to the first frame of `stream`.
     /// - Returns: `nil` when no frame comes within the first `limit` bytes, or the stream's
@@ -90,6 +82,7 @@ public final class TransportStreamAudioReader {
         self.coding = coding
         self.stream = stream
         self.pid = stream.pid
+        assembler = AudioPESAssembler(pid: stream.pid, coding: coding)
         self.packetSize = packetSize == TransportStream.timestampedPacketSize ? packetSize : TransportStream.packetSize
         file = try FileSource(path: path)
         buffer = [UInt8](repeating: 0, count: self.packetSize * 1024)
@@ -100,7 +93,7 @@ public final class TransportStreamAudioReader {
         var read: Int64 = 0
         guard let frame = try nextFrame(countingInto: &read), read <= limit else { return nil }
         peeked = frame
-        guard let config = firstConfig else { return nil }
+        guard let config = assembler.firstConfig else { return nil }
         audioSpecificConfig = config.asc
         sampleRate = config.rate
         channelCount = config.channels
@@ -111,8 +104,6 @@ public final class TransportStreamAudioReader {
     public convenience init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws {
         try self.init(path: path, packetSize: packetSize, stream: ProgramElement(streamType: 0x0F, pid: pid), limit: limit)
     }
-
-    private var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
 
     /// The next frame and its PTS, or `nil` at the end of the file.
     public func next() throws -> (frame: [UInt8], pts: Int64)? {
@@ -126,187 +117,22 @@ public final class TransportStreamAudioReader {
 
     private func nextFrame(countingInto read: inout Int64) throws -> (frame: [UInt8], pts: Int64)? {
         while true {
-            if let frame = splitFrame() { return frame }
+            if let frame = assembler.nextFrame() { return frame }
             guard try readPES(countingInto: &read) else { return nil }
         }
     }
 
-    /// The rest of the pending PES packet is damage: skipped.
-    private func skipPending() {
-        skippedBytes += pending.count - pendingPosition
-        pending.removeAll(keepingCapacity: true)
-        pendingPosition = 0
-    }
-
-    /// The next frame of the pending PES packet, or `nil` when it is used up (or damaged: the
-    /// rest is skipped). A frame that runs on into the next PES packet (muxers may split frames)
-    /// waits for it in `pending`.
-    private func splitFrame() -> (frame: [UInt8], pts: Int64)? {
-        switch coding {
-        case .aac: return splitADTSFrame()
-        case .ac3, .mpegAudio: return splitSyncedFrame()
-        }
-    }
-
-    /// The next AC-3 sync frame (A/52 5.4.1) or MPEG audio frame (ISO/IEC 11172-3 2.4.1.3),
-    /// whole, split by the length its header gives.
-    private func splitSyncedFrame() -> (frame: [UInt8], pts: Int64)? {
-        let left = pending.count - pendingPosition
-        let p = pendingPosition
-        let parsed: (length: Int, rate: Int, channels: Int, samples: Int)
-        do {
-            if coding == .ac3 {
-                guard left >= AC3SyncFrame.headerLength else { return nil }
-                let header = try pending.withUnsafeBytes { try AC3SyncFrame(UnsafeRawBufferPointer(rebasing: $0[p..<(p + AC3SyncFrame.headerLength)])) }
-                if ac3 == nil { ac3 = header }
-                parsed = (header.frameSize, header.sampleRate, header.channelCount, AC3SyncFrame.samplesPerFrame)
-            } else {
-                guard left >= MPEGAudioFrameHeader.length else { return nil }
-                let header = try pending.withUnsafeBytes { try MPEGAudioFrameHeader(UnsafeRawBufferPointer(rebasing: $0[p..<(p + MPEGAudioFrameHeader.length)])) }
-                if mpegAudio == nil { mpegAudio = header }
-                parsed = (header.frameLength, header.sampleRate, header.channelCount, header.samplesPerFrame)
-            }
-        } catch {
-            skipPending()
-            return nil
-        }
-        // Frame lengths are at most AC3SyncFrame.maxFrameSize / MPEGAudioFrameHeader.maxFrameLength.
-        guard parsed.length > 0 else {
-            skipPending()
-            return nil
-        }
-        if parsed.length > left { return nil }
-        if firstConfig == nil {
-            firstConfig = ([], parsed.rate, parsed.channels)
-            samplesPerFrame = parsed.samples
-        }
-        let rate = Int64(firstConfig?.rate ?? 48_000)
-        let frame = Array(pending[p..<(p + parsed.length)])
-        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
-        samplesIntoPES &+= Int64(samplesPerFrame)
-        pendingPosition += parsed.length
-        return (frame, time)
-    }
-
-    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), its header removed.
-    private func splitADTSFrame() -> (frame: [UInt8], pts: Int64)? {
-        let left = pending.count - pendingPosition
-        guard left >= 7 else { return nil }
-        let p = pendingPosition
-        let bytes = pending
-        // syncword 0xFFF, layer 00.
-        guard bytes[p] == 0xFF, bytes[p + 1] & 0xF6 == 0xF0 else {
-            skippedBytes += left
-            pending.removeAll(keepingCapacity: true)
-            pendingPosition = 0
-            return nil
-        }
-        let protectionAbsent = bytes[p + 1] & 1 == 1
-        let profile = Int(bytes[p + 2] >> 6)
-        let frequencyIndex = Int((bytes[p + 2] >> 2) & 0x0F)
-        let channels = Int((bytes[p + 2] & 1) << 2 | bytes[p + 3] >> 6)
-        let frameLength = Int(bytes[p + 3] & 0x03) << 11 | Int(bytes[p + 4]) << 3 | Int(bytes[p + 5] >> 5)
-        let blocks = Int(bytes[p + 6] & 0x03)
-        let headerLength = protectionAbsent ? 7 : 9
-        if frameLength > left && frameLength > headerLength && frameLength <= ADTSHeader.maxFrameLength { return nil }
-        guard frameLength > headerLength, frameLength <= left, blocks == 0,
-              frequencyIndex < ADTSHeader.samplingFrequencies.count, (1...7).contains(channels) else {
-            skippedBytes += left
-            pending.removeAll(keepingCapacity: true)
-            pendingPosition = 0
-            return nil
-        }
-        if firstConfig == nil {
-            // AudioSpecificConfig: audioObjectType (profile + 1) 5 bits, samplingFrequencyIndex 4, channelConfiguration 4.
-            let objectType = profile + 1
-            let asc = [UInt8(objectType << 3 | frequencyIndex >> 1), UInt8((frequencyIndex & 1) << 7 | channels << 3)]
-            firstConfig = (asc, ADTSHeader.samplingFrequencies[frequencyIndex], channels)
-        }
-        let rate = Int64(firstConfig?.rate ?? 48_000)
-        let frame = Array(bytes[(p + headerLength)..<(p + frameLength)])
-        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
-        samplesIntoPES &+= 1024
-        pendingPosition += frameLength
-        return (frame, time)
-    }
-
-    /// Collects the next whole PES packet of the audio PID into `pending`; `false` at the end.
+    /// Feeds the audio PID's packets to the assembler up to the end of the next whole PES
+    /// packet; `false` at the end of the file.
     private func readPES(countingInto read: inout Int64) throws -> Bool {
         while true {
             guard let packet = try nextPacket() else {
                 // The last PES packet ends with the file.
-                return finishCollecting()
+                return assembler.finish()
             }
             read += Int64(packetSize)
-            let finished = packet.withUnsafeBytes { raw -> Bool in
-                guard case .success(let parsed) = TransportPacket.parse(raw), parsed.pid == pid, parsed.hasPayload,
-                      !parsed.transportErrorIndicator, parsed.scramblingControl == 0 else { return false }
-                let payload = raw[parsed.payloadOffset...]
-                var done = false
-                if parsed.payloadUnitStart {
-                    done = finishCollecting()
-                    collecting.removeAll(keepingCapacity: true)
-                    collectingPTS = nil
-                    collecting.append(contentsOf: payload)
-                    collectingStarted = true
-                } else if collectingStarted {
-                    if collecting.count + payload.count <= Self.maxPESBytes + PESHeader.maximumLength {
-                        collecting.append(contentsOf: payload)
-                    } else {
-                        skippedBytes += collecting.count
-                        collecting.removeAll(keepingCapacity: true)
-                        collectingStarted = false
-                    }
-                }
-                return done
-            }
-            if finished { return true }
+            if packet.withUnsafeBytes({ assembler.push($0) }) { return true }
         }
-    }
-
-    private var collectingStarted = false
-
-    /// Moves the collected PES packet's payload to `pending` with its PTS; `false` when there is
-    /// none (or it has no PTS).
-    private func finishCollecting() -> Bool {
-        guard collectingStarted else { return false }
-        collectingStarted = false
-        let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }
-        guard case .header(let pes) = outcome, isAudioStreamID(pes.streamID), let pts = pes.presentationTimestamp,
-              pes.headerLength <= collecting.count else {
-            skippedBytes += collecting.count
-            collecting.removeAll(keepingCapacity: true)
-            return false
-        }
-        // A frame begun in the previous packet goes on here: its time runs on from that packet's.
-        let leftover = pendingPosition < pending.count ? Array(pending[pendingPosition...]) : []
-        let time = unwrap(pts)
-        pending = leftover + collecting[pes.headerLength...]
-        pendingPosition = 0
-        if leftover.isEmpty {
-            pendingTime = time
-            samplesIntoPES = 0
-        }
-        collecting.removeAll(keepingCapacity: true)
-        return true
-    }
-
-    /// Audio stream numbers 0xC0–0xDF (ISO/IEC 13818-1 Table 2-22); AC-3 also in private_stream_1
-    /// (0xBD, ATSC A/52 Annex A) and extended_stream_id (0xFD, as M2TS writes it).
-    private func isAudioStreamID(_ id: UInt8) -> Bool {
-        (0xC0...0xDF).contains(id) || (coding == .ac3 && (id == 0xBD || id == 0xFD))
-    }
-
-    /// A 33-bit PTS made monotonic across wraps (a jump back of more than half the range).
-    private func unwrap(_ pts: Int64) -> Int64 {
-        let range: Int64 = 1 << 33
-        if let last = lastPTS {
-            let previous = last & (range - 1)
-            if pts < previous && previous - pts > range / 2 { wraps &+= 1 }
-        }
-        let value = pts &+ wraps &* range
-        lastPTS = value
-        return value
     }
 
     /// The next 188-byte packet (a 192-byte packet's last 188), found by its sync byte.

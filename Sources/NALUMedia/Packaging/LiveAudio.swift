@@ -3,7 +3,7 @@ import NALUMP4
 
 /// The audio rendition of a live package (``LivePackager``): the first ADTS AAC stream of the
 /// transport stream, read in the same pass as the video (its packets come from the demuxer's
-/// ``NALUTS/TransportStreamDemuxer/onAuxiliaryPacket``, through ``ADTSPESAssembler``), written as
+/// ``NALUTS/TransportStreamDemuxer/onAuxiliaryPacket``, through ``AudioPESAssembler``), written as
 /// `a0_init.mp4` and `a0_00001.m4s`, … as ``Packager`` writes a file's AAC: each frame's bytes
 /// unchanged, its time from its PES packet's PTS (1024 samples per frame after the first of a
 /// PES packet), cut where the video's segments start.
@@ -19,7 +19,7 @@ final class LiveAudio {
     private let folder: PackageFolder
     private let options: PackagerOptions
     private let name = "a0"
-    private var assembler: ADTSPESAssembler
+    private var assembler: AudioPESAssembler
     /// Frames read, not yet placed (PTS at 90 kHz).
     private var queue: [(frame: [UInt8], pts: Int64)] = []
     private var queueStart = 0
@@ -50,7 +50,7 @@ final class LiveAudio {
         self.pid = pid
         self.folder = folder
         self.options = options
-        assembler = ADTSPESAssembler(pid: pid)
+        assembler = AudioPESAssembler(pid: pid)
     }
 
     /// Reads one transport packet of the audio PID (called by the demuxer as it comes).

@@ -1,24 +1,37 @@
 import NALU
 import NALUTS
 
-/// The AAC frames of one ADTS audio PID (ISO/IEC 13818-1 stream_type 0x0F, ISO/IEC 13818-7
-/// ADTS), fed one transport packet at a time: the packets' payloads are collected into PES
-/// packets (2.4.3.6), each PES packet's payload is split into ADTS frames (13818-7 6.2.1), and
-/// each frame comes out as its raw bytes (the ADTS header removed) with its presentation time in
-/// 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS for its first frame, then
-/// 1024 samples per frame (ISO/IEC 14496-3 4.5.1). ``TransportStreamAudioReader`` feeds it from a
-/// second pass over a file; ``LivePackager`` from the single pass over a pipe.
+/// The frames of one audio PID of a transport stream, fed one transport packet at a time: the
+/// packets' payloads are collected into PES packets (ISO/IEC 13818-1 2.4.3.6), each PES packet's
+/// payload is split into frames by its coding's sync header, and each frame comes out with its
+/// presentation time in 90 kHz ticks, unwrapped across the 33-bit wrap: the PES packet's PTS for
+/// its first frame, then ``samplesPerFrame`` per frame. The codings
+/// (``TransportStreamAudioReader/Coding``): AAC in ADTS (stream_type 0x0F, ISO/IEC 13818-7 6.2.1;
+/// a frame comes out without its ADTS header, 1024 samples, ISO/IEC 14496-3 4.5.1), AC-3 (ATSC
+/// A/52 5.4.1 sync frames, ``AC3SyncFrame``, whole) and MPEG-1/2 audio (ISO/IEC 11172-3 2.4.1.3
+/// frames, ``MPEGAudioFrameHeader``, whole). ``TransportStreamAudioReader`` feeds it from a
+/// second pass over a file; ``LivePackager`` (AAC) from the single pass over a pipe.
 ///
 /// Constant memory: one PES packet being collected (at most ``maxPESBytes``), one being split.
-/// Damage (a PES without a PTS, an ADTS frame that does not parse) skips to the next PES packet,
-/// counted in ``skippedBytes``.
-struct ADTSPESAssembler {
+/// Damage (a PES without a PTS or not of an audio stream, a frame header that does not parse)
+/// skips to the next PES packet, counted in ``skippedBytes``.
+struct AudioPESAssembler {
     /// The audio PID.
     let pid: UInt16
+    /// How the stream is coded.
+    let coding: TransportStreamAudioReader.Coding
     /// Bytes of audio payload skipped as damaged.
     private(set) var skippedBytes = 0
-    /// The AudioSpecificConfig, sample rate and channel count of the first ADTS header.
+    /// The first frame header's AudioSpecificConfig (AAC, ISO/IEC 14496-3 1.6.2.1; empty for
+    /// the other codings), sample rate and channel count.
     private(set) var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
+    /// AC-3: the first sync frame's header.
+    private(set) var ac3: AC3SyncFrame?
+    /// MPEG audio: the first frame's header.
+    private(set) var mpegAudio: MPEGAudioFrameHeader?
+    /// Audio samples per channel in one frame: 1024 (AAC), 1536 (AC-3), 1152 (Layer II); from
+    /// the first frame.
+    private(set) var samplesPerFrame = 1024
 
     /// A PES packet of audio past this is refused as damage.
     static let maxPESBytes = 1 << 16
@@ -33,7 +46,10 @@ struct ADTSPESAssembler {
     private var lastPTS: Int64?
     private var wraps: Int64 = 0
 
-    init(pid: UInt16) { self.pid = pid }
+    init(pid: UInt16, coding: TransportStreamAudioReader.Coding = .aac) {
+        self.pid = pid
+        self.coding = coding
+    }
 
     /// Reads one 188-byte transport packet (others' PIDs are ignored); `true` when it completes
     /// the PES packet before it, whose frames ``nextFrame()`` then hands out.
@@ -59,10 +75,58 @@ struct ADTSPESAssembler {
         return done
     }
 
-    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), or `nil` when it
-    /// is used up (or damaged: the rest is skipped). A frame that runs on into the next PES
-    /// packet (muxers may split frames) waits for it.
+    /// The next frame of the pending PES packet, or `nil` when it is used up (or damaged: the
+    /// rest is skipped). A frame that runs on into the next PES packet (muxers may split frames)
+    /// waits for it.
     mutating func nextFrame() -> (frame: [UInt8], pts: Int64)? {
+        switch coding {
+        case .aac: return nextADTSFrame()
+        case .ac3, .mpegAudio: return nextSyncedFrame()
+        }
+    }
+
+    /// The next AC-3 sync frame (A/52 5.4.1) or MPEG audio frame (ISO/IEC 11172-3 2.4.1.3),
+    /// whole, split by the length its header gives.
+    private mutating func nextSyncedFrame() -> (frame: [UInt8], pts: Int64)? {
+        let left = pending.count - pendingPosition
+        let p = pendingPosition
+        let parsed: (length: Int, rate: Int, channels: Int, samples: Int)
+        do {
+            if coding == .ac3 {
+                guard left >= AC3SyncFrame.headerLength else { return nil }
+                let header = try pending.withUnsafeBytes { try AC3SyncFrame(UnsafeRawBufferPointer(rebasing: $0[p..<(p + AC3SyncFrame.headerLength)])) }
+                if ac3 == nil { ac3 = header }
+                parsed = (header.frameSize, header.sampleRate, header.channelCount, AC3SyncFrame.samplesPerFrame)
+            } else {
+                guard left >= MPEGAudioFrameHeader.length else { return nil }
+                let header = try pending.withUnsafeBytes { try MPEGAudioFrameHeader(UnsafeRawBufferPointer(rebasing: $0[p..<(p + MPEGAudioFrameHeader.length)])) }
+                if mpegAudio == nil { mpegAudio = header }
+                parsed = (header.frameLength, header.sampleRate, header.channelCount, header.samplesPerFrame)
+            }
+        } catch {
+            skipRest(left)
+            return nil
+        }
+        // Frame lengths are at most AC3SyncFrame.maxFrameSize / MPEGAudioFrameHeader.maxFrameLength.
+        guard parsed.length > 0 else {
+            skipRest(left)
+            return nil
+        }
+        if parsed.length > left { return nil }
+        if firstConfig == nil {
+            firstConfig = ([], parsed.rate, parsed.channels)
+            samplesPerFrame = parsed.samples
+        }
+        let rate = Int64(firstConfig?.rate ?? 48_000)
+        let frame = Array(pending[p..<(p + parsed.length)])
+        let time = pendingTime &+ samplesIntoPES &* 90_000 / max(1, rate)
+        samplesIntoPES &+= Int64(samplesPerFrame)
+        pendingPosition += parsed.length
+        return (frame, time)
+    }
+
+    /// The next ADTS frame of the pending PES packet (ISO/IEC 13818-7 6.2.1), its header removed.
+    private mutating func nextADTSFrame() -> (frame: [UInt8], pts: Int64)? {
         let left = pending.count - pendingPosition
         guard left >= 7 else { return nil }
         let p = pendingPosition
@@ -111,7 +175,7 @@ struct ADTSPESAssembler {
         guard collectingStarted else { return false }
         collectingStarted = false
         let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }
-        guard case .header(let pes) = outcome, (0xC0...0xDF).contains(pes.streamID), let pts = pes.presentationTimestamp,
+        guard case .header(let pes) = outcome, isAudioStreamID(pes.streamID), let pts = pes.presentationTimestamp,
               pes.headerLength <= collecting.count else {
             skippedBytes += collecting.count
             collecting.removeAll(keepingCapacity: true)
@@ -128,6 +192,12 @@ struct ADTSPESAssembler {
         }
         collecting.removeAll(keepingCapacity: true)
         return true
+    }
+
+    /// Audio stream numbers 0xC0–0xDF (ISO/IEC 13818-1 Table 2-22); AC-3 also in private_stream_1
+    /// (0xBD, ATSC A/52 Annex A) and extended_stream_id (0xFD, as M2TS writes it).
+    private func isAudioStreamID(_ id: UInt8) -> Bool {
+        (0xC0...0xDF).contains(id) || (coding == .ac3 && (id == 0xBD || id == 0xFD))
     }
 
     /// A 33-bit PTS made monotonic across wraps (a jump back of more than half the range).
