@@ -39,8 +39,8 @@ enum ExportTestSupport {
 
     /// Runs `path` with `arguments` to the end; output through files (no pipe fills up).
     @discardableResult
-    static func run(_ path: String, _ arguments: [String]) throws -> Run {
-        let process = try start(path, arguments)
+    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let process = try start(path, arguments, environment: environment)
         process.process.waitUntilExit()
         return process.result()
     }
@@ -65,7 +65,7 @@ enum ExportTestSupport {
         }
     }
 
-    static func start(_ path: String, _ arguments: [String]) throws -> Child {
+    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Child {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-export-out-\(UUID().uuidString)")
         let err = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-export-err-\(UUID().uuidString)")
         try Data().write(to: out)
@@ -73,6 +73,9 @@ enum ExportTestSupport {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
