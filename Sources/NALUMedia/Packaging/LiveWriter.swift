@@ -195,34 +195,30 @@ final class LiveWriter {
         }
         let audioListed = audioSegments.suffix(max(1, options.window))
         if options.hls {
-            var windowTrack = track
-            windowTrack.segments = Array(listed)
-            var playlist = HLSMediaPlaylist(track: windowTrack, segmentType: .fmp4)
-            playlist.mediaSequence = all.count - listed.count + 1
-            playlist.live = true
-            playlist.ended = ended
-            playlist.targetDuration = targetDuration
-            playlist.openPeriod = segmenter.period
-            playlist.openInitName = segmenter.initName
-            if !ended {
-                playlist.openParts = segmenter.openParts
-                if track.partTarget != nil { playlist.preloadHint = nextPart(all) }
-            }
-            try folder.write(text: playlist.text, to: name + ".m3u8")
-            if let audioTrack, let audioSegmenter = audio?.segmenter {
-                var windowAudio = audioTrack
-                windowAudio.segments = Array(audioListed)
-                var audioPlaylist = HLSMediaPlaylist(track: windowAudio, segmentType: .fmp4)
-                audioPlaylist.mediaSequence = audioSegments.count - audioListed.count + 1
-                audioPlaylist.live = true
-                audioPlaylist.ended = ended
-                audioPlaylist.targetDuration = audioTarget
-                audioPlaylist.openPeriod = audioSegmenter.period
+            // A rendition's playlist over its window: the video's, then the audio's alike.
+            func windowPlaylist(_ rendition: PackagedTrack, listed: ArraySlice<PackagedSegment>, total: Int, target: Int,
+                                segmenter: FragmentSegmenter, preloadHint: @autoclosure () -> String?) -> String {
+                var windowed = rendition
+                windowed.segments = Array(listed)
+                var playlist = HLSMediaPlaylist(track: windowed, segmentType: .fmp4)
+                playlist.mediaSequence = total - listed.count + 1
+                playlist.live = true
+                playlist.ended = ended
+                playlist.targetDuration = target
+                playlist.openPeriod = segmenter.period
+                playlist.openInitName = segmenter.initName
                 if !ended {
-                    audioPlaylist.openParts = audioSegmenter.openParts
-                    if audioTrack.partTarget != nil { audioPlaylist.preloadHint = audioSegmenter.nextPartName }
+                    playlist.openParts = segmenter.openParts
+                    if rendition.partTarget != nil { playlist.preloadHint = preloadHint() }
                 }
-                try folder.write(text: audioPlaylist.text, to: audioTrack.name + ".m3u8")
+                return playlist.text
+            }
+            try folder.write(text: windowPlaylist(track, listed: listed, total: all.count, target: targetDuration,
+                                                  segmenter: segmenter, preloadHint: nextPart(all)), to: name + ".m3u8")
+            if let audioTrack, let audioSegmenter = audio?.segmenter {
+                try folder.write(text: windowPlaylist(audioTrack, listed: audioListed, total: audioSegments.count, target: audioTarget,
+                                                      segmenter: audioSegmenter, preloadHint: audioSegmenter.nextPartName),
+                                 to: audioTrack.name + ".m3u8")
             }
             try folder.write(text: HLSPlaylist.multivariant(video: [track], audio: audioTrack), to: HLSPlaylist.multivariantName)
         }
