@@ -38,6 +38,9 @@ build_module() { # build_module NAME DIR
     local name=$1 dir=$2
     if newer_than "$OUT/lib$name.a" "$dir" "$0"; then
         echo "fuzz: building $name with -sanitize=fuzzer,address" >&2
+        # A static library is written by appending members: an old archive would keep the
+        # previous build's objects beside the new ones (duplicate symbols at link time).
+        rm -f "$OUT/lib$name.a"
         "$SWIFTC" "${FLAGS[@]}" -wmo -num-threads 2 -emit-library -static -emit-module -module-name "$name" \
             -I "$OUT" -emit-module-path "$OUT/$name.swiftmodule" $(find "$dir" -name '*.swift' | sort) \
             -o "$OUT/lib$name.a"
