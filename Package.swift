@@ -37,6 +37,8 @@ let package = Package(
         .library(name: "NALUExport", targets: ["NALUExport"]),
         .executable(name: "transcode-sample", targets: ["transcode-sample"]),
         .executable(name: "export-range-sample", targets: ["export-range-sample"]),
+        .executable(name: "thumbnail-sample", targets: ["thumbnail-sample"]),
+        .executable(name: "live-hls-sample", targets: ["live-hls-sample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -164,6 +166,18 @@ let package = Package(
                           swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
                     dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
+                    swiftSettings: strictSettings),
+        // Issue 39 item 7: AVAssetImageGenerator (thumbnail-sample) and capture → LL-HLS
+        // (live-hls-sample) from the public API; their tests and the compiled doc snippets.
+        .executableTarget(name: "thumbnail-sample", dependencies: ["NALUExport"], path: "Samples/Thumbnail",
+                          swiftSettings: strictSettings),
+        .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUAVCodec", "NALUEncoder", "NALUMedia", "NALUTS", "NALUX264"],
+                          path: "Samples/LiveHLS", swiftSettings: strictSettings),
+        .testTarget(name: "NALUSamplesTests", dependencies: ["NALUExport", "NALUDecoder", "thumbnail-sample", "live-hls-sample"],
+                    swiftSettings: strictSettings),
+        // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
+        .testTarget(name: "DocSnippetsTests",
+                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]

@@ -78,4 +78,43 @@ static void nalu_av_log_trampoline(void *object, int level, const char *format, 
 static inline void nalu_av_install_log(nalu_av_log_set_callback_fn set_callback) {
     set_callback(nalu_av_log_trampoline);
 }
+
+// Issue 39 item 7: libavcodec's native AAC encoder (AACEncoder.swift), for audio a program makes
+// itself (live-hls-sample's tone): mono or stereo planar float in, raw AAC-LC frames out.
+#include <libavutil/channel_layout.h>
+#include <libavutil/samplefmt.h>
+typedef __typeof__(avcodec_find_encoder) *nalu_avcodec_find_encoder_fn;
+typedef __typeof__(avcodec_send_frame) *nalu_avcodec_send_frame_fn;
+typedef __typeof__(avcodec_receive_packet) *nalu_avcodec_receive_packet_fn;
+typedef __typeof__(av_packet_unref) *nalu_av_packet_unref_fn;
+typedef __typeof__(av_frame_get_buffer) *nalu_av_frame_get_buffer_fn;
+static inline int nalu_codec_id_aac(void) { return AV_CODEC_ID_AAC; }
+/// The encoder context's settings: planar float samples, the rate, 1 or 2 channels, the bit rate.
+static inline void nalu_aac_configure(AVCodecContext *context, int rate, int channels, int64_t bitRate) {
+    context->sample_fmt = AV_SAMPLE_FMT_FLTP;
+    context->sample_rate = rate;
+    context->bit_rate = bitRate;
+    context->time_base = (AVRational){1, rate};
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(59, 24, 100)
+    context->ch_layout.order = AV_CHANNEL_ORDER_NATIVE;
+    context->ch_layout.nb_channels = channels;
+    context->ch_layout.u.mask = channels == 1 ? AV_CH_LAYOUT_MONO : AV_CH_LAYOUT_STEREO;
+#else
+    context->channels = channels;
+    context->channel_layout = channels == 1 ? AV_CH_LAYOUT_MONO : AV_CH_LAYOUT_STEREO;
+#endif
+}
+/// A frame shaped for `context`'s input: `samples` per channel, its format, rate and layout.
+static inline void nalu_aac_frame_setup(AVFrame *frame, const AVCodecContext *context, int samples) {
+    frame->nb_samples = samples;
+    frame->format = context->sample_fmt;
+    frame->sample_rate = context->sample_rate;
+#if LIBAVCODEC_VERSION_INT >= AV_VERSION_INT(59, 24, 100)
+    frame->ch_layout = context->ch_layout;
+#else
+    frame->channels = context->channels;
+    frame->channel_layout = context->channel_layout;
+#endif
+}
+static inline float *nalu_frame_float_plane(AVFrame *frame, int index) { return (float *)frame->data[index]; }
 #endif
