@@ -171,7 +171,7 @@ let package = Package(
         // (live-hls-sample) from the public API; their tests and the compiled doc snippets.
         .executableTarget(name: "thumbnail-sample", dependencies: ["NALUExport"], path: "Samples/Thumbnail",
                           swiftSettings: strictSettings),
-        .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUAVCodec", "NALUEncoder", "NALUMedia", "NALUTS", "NALUX264"],
+        .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia"],
                           path: "Samples/LiveHLS", swiftSettings: strictSettings),
         .testTarget(name: "NALUSamplesTests", dependencies: ["NALUExport", "NALUDecoder", "thumbnail-sample", "live-hls-sample"],
                     swiftSettings: strictSettings),

@@ -10,7 +10,8 @@ extension RGBImage {
     /// - the range: `video_full_range_flag` 1 is full range (0…2ⁿ−1), else limited (luma
     ///   16…235, chroma 16…240 scaled by 2ⁿ⁻⁸: H.273 equations 20–25).
     ///
-    /// Chroma is interpolated (bilinear) to every luma sample at the siting of
+    /// Chroma is interpolated (cubic, as libswscale's `bicubic` with `full_chroma_int`) to every
+    /// luma sample at the siting of
     /// `chroma_sample_loc_type` 0 (Figure E-1: co-sited with the left luma column, midway
     /// between two rows in 4:2:0); each result is rounded and clamped to 0…255. No transfer
     /// function is applied: the values are the coded R′G′B′, as ffmpeg's `rgb24` gives them.
@@ -48,30 +49,43 @@ extension RGBImage {
             }
             return Double(plane.baseAddress.load(fromByteOffset: y * plane.bytesPerRow + x, as: UInt8.self))
         }
-        /// Bilinear chroma at luma position (x, y).
-        func chroma(_ plane: Frame.Plane, _ x: Int, _ y: Int) -> Double {
-            // Chroma coordinates of the luma sample: co-sited horizontally, centred vertically in 4:2:0.
-            let cx = Double(x) / Double(subWidth)
-            let cy = subHeight == 2 ? (Double(y) - 0.5) / 2 : Double(y)
-            let x0 = min(max(Int(cx.rounded(.down)), 0), chromaWidth - 1)
-            let y0 = min(max(Int(cy.rounded(.down)), 0), chromaHeight - 1)
-            let x1 = min(x0 + 1, chromaWidth - 1), y1 = min(y0 + 1, chromaHeight - 1)
-            let fx = min(max(cx - Double(x0), 0), 1), fy = min(max(cy - Double(y0), 0), 1)
-            let top = sample(plane, x0, y0) * (1 - fx) + sample(plane, x1, y0) * fx
-            let bottom = sample(plane, x0, y1) * (1 - fx) + sample(plane, x1, y1) * fx
-            return top * (1 - fy) + bottom * fy
+        // Chroma at every luma position: vertical then horizontal cubic interpolation (the
+        // positions of chroma_sample_loc_type 0: co-sited horizontally, midway vertically in 4:2:0).
+        let vertical = Self.taps(count: height, sourceCount: chromaHeight) { subHeight == 2 ? (Double($0) - 0.5) / 2 : Double($0) }
+        let horizontal = Self.taps(count: width, sourceCount: chromaWidth) { Double($0) / Double(subWidth) }
+        func upsampled(_ plane: Frame.Plane) -> [Double] {
+            var columns = [Double](repeating: 0, count: chromaWidth * height)
+            for y in 0..<height {
+                let (first, weights) = vertical[y]
+                for x in 0..<chromaWidth {
+                    var sum = 0.0
+                    for k in 0..<4 { sum += weights[k] * sample(plane, x, min(max(first + k, 0), chromaHeight - 1)) }
+                    columns[y * chromaWidth + x] = sum
+                }
+            }
+            var full = [Double](repeating: 0, count: width * height)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let (first, weights) = horizontal[x]
+                    var sum = 0.0
+                    for k in 0..<4 { sum += weights[k] * columns[y * chromaWidth + min(max(first + k, 0), chromaWidth - 1)] }
+                    full[y * width + x] = sum
+                }
+            }
+            return full
         }
         func byte(_ value: Double) -> UInt8 { UInt8(min(max((value * 255).rounded(), 0), 255)) }
 
         let (kr, kb) = coefficients
         let kg = 1 - kr - kb
+        let cbPlane = upsampled(uPlane), crPlane = upsampled(vPlane)
         var pixels = [UInt8](repeating: 0, count: width * height * 3)
         var index = 0
         for y in 0..<height {
             for x in 0..<width {
                 let luma = (sample(yPlane, x, y) - yOffset) / yRange
-                let cb = (chroma(uPlane, x, y) - cOffset) / cRange
-                let cr = (chroma(vPlane, x, y) - cOffset) / cRange
+                let cb = (cbPlane[y * width + x] - cOffset) / cRange
+                let cr = (crPlane[y * width + x] - cOffset) / cRange
                 // H.273 equations 38–40 solved for R′, G′, B′.
                 let r = luma + 2 * (1 - kr) * cr
                 let b = luma + 2 * (1 - kb) * cb
@@ -88,6 +102,20 @@ extension RGBImage {
     /// The picture of `frame` as RGB (``init(frame:colour:)`` with its own colour description).
     public init(_ frame: DecodedFrame) throws(DecoderError) {
         try self.init(frame: frame.frame(), colour: frame.colour)
+    }
+
+    /// For each of `count` output samples at source position `position(i)`, the first of the four
+    /// source samples it reads and their weights (Keys' cubic convolution, a = −0.6, as
+    /// libswscale's bicubic; normalised; indexes past the edges are clamped by the caller).
+    static func taps(count: Int, sourceCount: Int, position: (Int) -> Double) -> [(first: Int, weights: [Double])] {
+        (0..<count).map { index in
+            let at = position(index)
+            let base = Int(at.rounded(.down))
+            var weights = (0..<4).map { k in cubic(at - Double(base - 1 + k)) }
+            let total = weights.reduce(0, +)
+            if total != 0 { weights = weights.map { $0 / total } }
+            return (base - 1, weights)
+        }
     }
 
     /// K_R and K_B of Rec. ITU-T H.273 Table 4 for `matrix_coefficients`.

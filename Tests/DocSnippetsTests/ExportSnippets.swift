@@ -1,4 +1,5 @@
 // Docs/export.md and Docs/embedding-an-encoder.md (fault injection): the examples, compiled.
+import NALU
 import NALUEncoder
 import NALUExport
 import NALUMedia
@@ -22,7 +23,19 @@ enum ExportSnippets {
         return factory
     }
 
-    /// Docs/coming-from-avfoundation.md: a thumbnail.
+    /// Docs/export.md: live capture.
+    static func liveCapture(configuration: EncoderConfiguration, frame: Frame, samples: [Float]) throws -> PackageSummary {
+        var options = PackagerOptions(segmentDuration: Rational(1, 1))
+        options.partDuration = Rational(1, 5)                   // LL-HLS parts
+        options.window = .max                                   // no sliding window
+        let writer = try LiveCaptureWriter(directory: "live", video: configuration, options: options)
+        try writer.append(frame)                                // at the configuration's frame rate
+        try writer.append(audio: [samples])                     // 48 kHz mono, from time 0
+        let summary = try writer.finish()
+        return summary
+    }
+
+    /// Docs/export.md: a thumbnail.
     static func thumbnail() throws {
         let generator = try ImageGenerator(path: "in.mp4")
         let image = try generator.image(at: 2.5)

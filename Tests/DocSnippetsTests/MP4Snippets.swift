@@ -23,7 +23,7 @@ enum MP4Snippets {
         let muxer = try MP4Muxer(codec: .h264, sink: sink,
                                  options: MP4MuxerOptions(layout: .faststart, frameRate: Rational(30000, 1001)),
                                  spool: try SpoolFile())
-        var reader = try AnnexBReader(try FileSource(path: "in.h264"))
+        var reader = AnnexBReader(try FileSource(path: "in.h264"))
         try reader.forEachNALUnit { try muxer.push($0) }
         let summary = try muxer.finish()   // samples, sync samples, timescale, edit list …
         try sink.commit()

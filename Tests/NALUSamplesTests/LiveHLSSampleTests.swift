@@ -38,8 +38,8 @@ struct LiveHLSSampleTests {
         let elapsed = Date().timeIntervalSince(began)
         #expect(run.status == 0, "\(run.stderr)")
         #expect(elapsed >= 2.9, "the capture runs in real time: \(elapsed) s")  // 90 frames at 30 fps
-        let master = try #require(FileManager.default.contentsOfDirectory(atPath: folder).first { $0.hasSuffix(".m3u8") && $0.hasPrefix("master") },
-                                  "no master playlist in \(try FileManager.default.contentsOfDirectory(atPath: folder))")
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let master = try #require(names.first { $0.hasSuffix(".m3u8") && $0.hasPrefix("master") }, "no master playlist in \(names)")
         let script = SamplesTestSupport.repositoryRoot.appendingPathComponent("Scripts/live-hls-facts.py").path
         let output = try SamplesTestSupport.run("/usr/bin/env", ["python3", script, "\(folder)/\(master)"])
         #expect(output.status == 0, "\(output.stderr)")
@@ -50,12 +50,12 @@ struct LiveHLSSampleTests {
             // No sliding window: every segment from the first is listed and on disk.
             #expect(playlist.mediaSequence == 0, "\(name)")
             #expect(playlist.endList, "\(name): no EXT-X-ENDLIST")
-            #expect(playlist.segments.allSatisfy(\.exists), "\(name)")
+            #expect(playlist.segments.allSatisfy { $0.exists }, "\(name)")
             let total = playlist.segments.reduce(0) { $0 + $1.duration }
             #expect(abs(total - 3) < 0.1, "\(name): \(total) s listed")
             #expect(playlist.segments.count == 3, "\(name): \(playlist.segments.count) segments of 1 s")
             #expect(playlist.partTarget == 0.2, "\(name): PART-TARGET")
-            #expect(playlist.segments.allSatisfy { $0.parts >= 4 }, "\(name): parts \(playlist.segments.map(\.parts))")
+            #expect(playlist.segments.allSatisfy { $0.parts >= 4 }, "\(name): parts \(playlist.segments.map { $0.parts })")
         }
         #expect(facts.streams == ["audio", "video"])
         #expect(abs(facts.duration - 3) < 0.1, "duration \(facts.duration)")
