@@ -43,6 +43,10 @@ public final class AACEncoder {
                                                  defaults: AVCodecLibrary.defaultFileNames(library: "avcodec", major: nalu_libavcodec_major()))
         let utilNames = SharedLibrary.fileNames(environment: "NALU_LIBAVUTIL",
                                                 defaults: AVCodecLibrary.defaultFileNames(library: "avutil", major: nalu_libavutil_major()))
+        // libavcodec's log goes through the decoders' router (AVCodecLibrary), which drops the
+        // lines of contexts that have no log target: the encoder's end-of-stream statistics
+        // ("Qavg") would otherwise reach standard error.
+        _ = try? AVCodecLibrary.load()
         let util = try SharedLibrary(fileNames: utilNames, installHint: AVCodecLibrary.installHint("avutil", major: nalu_libavutil_major()))
         let codec = try SharedLibrary(fileNames: codecNames, installHint: AVCodecLibrary.installHint("avcodec", major: nalu_libavcodec_major()))
         return Library(findEncoder: try codec.function("avcodec_find_encoder"), allocContext: try codec.function("avcodec_alloc_context3"),

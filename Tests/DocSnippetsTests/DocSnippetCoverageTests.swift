@@ -67,7 +67,7 @@ struct DocSnippetCoverageTests {
             for case let relative as String in walker where relative.hasSuffix(".swift") {
                 let path = base.appendingPathComponent(relative).path
                 guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
-                files.append((path, normalised(text), imports(text)))
+                files.append((path, normalised(withoutImports(text)), imports(text)))
             }
         }
         return files
@@ -76,6 +76,11 @@ struct DocSnippetCoverageTests {
     /// Runs of whitespace as one space, the ends trimmed.
     static func normalised(_ text: String) -> String {
         text.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" || $0 == "\r" }).joined(separator: " ")
+    }
+
+    /// `text` without its `import` lines (a block quotes a file's imports apart from its code).
+    static func withoutImports(_ text: String) -> String {
+        text.split(separator: "\n", omittingEmptySubsequences: false).filter { imports(String($0)).isEmpty }.joined(separator: "\n")
     }
 
     /// The modules `text` imports (`import X`, `public import X`, …).
@@ -98,9 +103,8 @@ struct DocSnippetCoverageTests {
         for document in Self.documents() {
             for block in try Self.blocks(in: document) where block.language == "swift" {
                 if block.text.hasPrefix("// swift-tools-version:") { continue }  // the manifest test
-                let code = block.text.split(separator: "\n", omittingEmptySubsequences: false)
                 let imports = Self.imports(block.text)
-                let body = Self.normalised(code.filter { Self.imports(String($0)).isEmpty }.joined(separator: "\n"))
+                let body = Self.normalised(Self.withoutImports(block.text))
                 #expect(!body.isEmpty, "\(block): empty block")
                 let found = files.first { $0.text.contains(body) && imports.isSubset(of: $0.imports) }
                 #expect(found != nil, "\(block): this ```swift block is in no compiled Swift file (Tests/DocSnippetsTests, Samples, Sources) importing \(imports.sorted()); put it in one, or fence it as another language")

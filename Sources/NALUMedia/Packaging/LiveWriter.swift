@@ -238,7 +238,8 @@ final class LiveWriter {
         let audioPlaylists = audioTrack.map { [$0.name + ".m3u8"] } ?? []
         manifests = (options.hls ? [name + ".m3u8"] + audioPlaylists + [HLSPlaylist.multivariantName] : []) + (options.dash ? [DASHManifest.name] : [])
         // A segment that left the window stays for as long again as the window (RFC 8216 6.2.2).
-        let keep = 2 * max(1, options.window) + 1
+        // Overflow-safe: a window of `.max` (every segment listed, live-hls-sample) keeps all.
+        let keep = CheckedNumber.sum(CheckedNumber.product(Int64(max(1, options.window)), 2) ?? Int64.max, 1).flatMap { Int(exactly: $0) } ?? Int.max
         while deleted < all.count - keep {
             let segment = all[deleted]
             try folder.remove(segment.name)
