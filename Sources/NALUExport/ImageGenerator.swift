@@ -135,10 +135,13 @@ public final class ImageGenerator {
             let decoder = try InputDecoder(path: path, source: source, factory: factory)
             decoder.firstSample = start
             var found: DecodedFrame?
-            try decoder.run(problem: { _ in }) { frame in
-                if frame.accessUnitIndex == picture { found = frame }
-                return found == nil
-            }
+            do {
+                try decoder.run(problem: { _ in }) { frame in
+                    guard frame.accessUnitIndex == picture else { return true }
+                    found = frame
+                    throw Found()  // ends the read here, not at the end of the file
+                }
+            } catch is Found {}
             return found
         } catch let error as ExportError {
             throw error
@@ -147,6 +150,10 @@ public final class ImageGenerator {
         }
     }
 }
+
+/// Thrown by ``ImageGenerator``'s frame handler once the picture is decoded: the decoder's read
+/// stops there.
+private struct Found: Error {}
 
 extension RGBImage {
     /// Writes the image as a PNG file (``NALUDecoder/PNGEncoder``) through the output rules of
