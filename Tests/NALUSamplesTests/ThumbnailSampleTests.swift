@@ -4,7 +4,8 @@ import Testing
 
 /// Issue 39 item 7: `thumbnail-sample IN SECONDS OUT.png` (AVAssetImageGenerator) gives the
 /// picture ffmpeg presents at that time (edit lists applied, the display matrix applied, scaled
-/// to the sample aspect ratio), within 40 dB PSNR in RGB of ffmpeg's own conversion.
+/// to the sample aspect ratio), within 60 dB PSNR in RGB of ffmpeg's own conversion
+/// (45 dB when scaled to a sample aspect ratio).
 @Suite("ThumbnailSample", .serialized)
 struct ThumbnailSampleTests {
     /// What ffprobe says of the input's video: size, sample aspect ratio, rotation, colour.
@@ -42,7 +43,7 @@ struct ThumbnailSampleTests {
         }
     }
 
-    @Test("the PNG is ffmpeg's picture at that time (≥ 40 dB)", arguments: [
+    @Test("the PNG is ffmpeg's picture at that time (≥ 60 dB; ≥ 45 dB scaled to the SAR)", arguments: [
         ("realworld/phone.mp4", 1.0),           // plain
         ("realworld/phone.mp4", 7.5),
         ("mp4_avc_bframes.mp4", 0.6),           // B-frames: presentation order
@@ -92,7 +93,12 @@ struct ThumbnailSampleTests {
         ])
         #expect(reference.count == size.width * size.height * 3)
         let psnr = SamplesTestSupport.psnr(ours, reference)
-        #expect(psnr >= 40, "\(input) at \(seconds) s: \(psnr) dB")
+        // Measured 67–71 dB at the stored size (what is left is rounding), 49 dB scaled to a
+        // 4:3 SAR (our cubic resampling of RGB against libswscale's of Y′CbCr). 60 and 45 keep a
+        // margin and still fail the centred chroma siting ffmpeg's scale filter assumes by
+        // default (40.7 dB on phone.mp4) or a neighbouring picture (< 30 dB).
+        let floor = facts.sar.0 == facts.sar.1 ? 60.0 : 45.0
+        #expect(psnr >= floor, "\(input) at \(seconds) s: \(psnr) dB")
     }
 
     @Test("a time between two pictures gives the one shown then, not the next")
