@@ -14,10 +14,11 @@ struct ThumbnailSampleTests {
         var sar = (1, 1)
         var rotation = 0
         var colourSpace = ""
+        var pixelFormat = ""
 
         init(_ path: String) throws {
             let text = try SamplesTestSupport.ffprobe([
-                "-select_streams", "v:0", "-show_entries", "stream=width,height,sample_aspect_ratio,color_space:stream_side_data=rotation",
+                "-select_streams", "v:0", "-show_entries", "stream=width,height,sample_aspect_ratio,color_space,pix_fmt:stream_side_data=rotation",
                 "-of", "default=noprint_wrappers=1", path,
             ])
             for line in text.split(separator: "\n") {
@@ -31,6 +32,7 @@ struct ThumbnailSampleTests {
                     if ratio.count == 2, ratio[0] > 0, ratio[1] > 0 { sar = (ratio[0], ratio[1]) }
                 case "rotation": rotation = Int(parts[1]) ?? 0
                 case "color_space": colourSpace = parts[1]
+                case "pix_fmt": pixelFormat = parts[1]
                 default: break
                 }
             }
@@ -53,6 +55,12 @@ struct ThumbnailSampleTests {
         ("realworld/audiolead.mp4", 1.0),       // video 0.5 s late (empty edit): the time counts from the audio
         ("colour_avc_pc_sar43.mp4", 0.04),      // SAR 4:3, full range
         ("mp4_hevc_bframes.mp4", 0.5),      // H.265, B-frames
+        ("avc_high444.mp4", 0.2),           // 4:4:4
+        ("avc_high422.mp4", 0.2),           // 4:2:2
+        ("avc_high10.mp4", 0.2),            // 10-bit
+        ("hevc_rext444.mp4", 0.2),
+        ("colour_avc_bt709_tv.mp4", 0.04),  // BT.709 matrix
+        ("colour_hevc_hlg_sar.mp4", 0.04),  // 10-bit BT.2020, full range, SAR 16:11
     ])
     func matchesFFmpeg(_ input: String, _ seconds: Double) throws {
         let directory = try SamplesTestSupport.temporaryDirectory()
@@ -83,18 +91,20 @@ struct ThumbnailSampleTests {
         // rows; ffmpeg 5.1's scale filter assumes centred chroma unless told), scaled to the SAR,
         // then turned as ffmpeg's autorotate turns it (the rotation test pins the directions:
         // 90 is transpose=cclock).
-        let matrix = facts.colourSpace == "bt709" ? ":in_color_matrix=bt709" : ""
+        let matrix = ["bt709": ":in_color_matrix=bt709", "bt2020nc": ":in_color_matrix=bt2020"][facts.colourSpace] ?? ""
+        // Chroma between two rows only when it is subsampled vertically (4:2:0).
+        let vertical = facts.pixelFormat.contains("420") ? 128 : 0
         let stored = facts.rotation % 180 == 0 ? size : (size.height, size.width)
         let turn = [90: ",transpose=cclock", -90: ",transpose=clock", 270: ",transpose=clock", 180: ",hflip,vflip", -180: ",hflip,vflip"][facts.rotation] ?? ""
         let reference = try SamplesTestSupport.ffmpeg([
             "-noautorotate", "-i", source, "-map", "0:v:0", "-fps_mode", "passthrough", "-frames:v", "1",
-            "-vf", "select=eq(n\\,\(shown)),scale=\(stored.0):\(stored.1):flags=bicubic+accurate_rnd+full_chroma_int:in_h_chr_pos=0:in_v_chr_pos=128\(matrix),format=rgb24\(turn)",
+            "-vf", "select=eq(n\\,\(shown)),scale=\(stored.0):\(stored.1):flags=bicubic+accurate_rnd+full_chroma_int:in_h_chr_pos=0:in_v_chr_pos=\(vertical)\(matrix),format=rgb24\(turn)",
             "-f", "rawvideo", "-",
         ])
         #expect(reference.count == size.width * size.height * 3)
         let psnr = SamplesTestSupport.psnr(ours, reference)
-        // Measured 67–71 dB at the stored size (what is left is rounding), 49 dB scaled to a
-        // 4:3 SAR (our cubic resampling of RGB against libswscale's of Y′CbCr). 60 and 45 keep a
+        // Measured 67–77 dB at the stored size (what is left is rounding), 48–49 dB scaled to a
+        // 4:3 or 16:11 SAR (our cubic resampling of RGB against libswscale's of Y′CbCr). 60 and 45 keep a
         // margin and still fail the centred chroma siting ffmpeg's scale filter assumes by
         // default (40.7 dB on phone.mp4) or a neighbouring picture (< 30 dB).
         let floor = facts.sar.0 == facts.sar.1 ? 60.0 : 45.0
