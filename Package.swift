@@ -173,7 +173,7 @@ let package = Package(
                           swiftSettings: strictSettings),
         .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia"],
                           path: "Samples/LiveHLS", swiftSettings: strictSettings),
-        .testTarget(name: "NALUSamplesTests", dependencies: ["NALUExport", "NALUDecoder", "thumbnail-sample", "live-hls-sample"],
+        .testTarget(name: "NALUSamplesTests", dependencies: ["NALU", "NALUEncoder", "NALUMedia", "NALUExport", "NALUDecoder", "thumbnail-sample", "live-hls-sample"],
                     swiftSettings: strictSettings),
         // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
         .testTarget(name: "DocSnippetsTests",

@@ -82,6 +82,9 @@ public final class LiveCaptureWriter {
         }
         var descriptors: [Int32] = [-1, -1]
         guard pipe(&descriptors) == 0 else { throw ExportError(.resources, subject: "pipe", String(cString: strerror(errno))) }
+        // Not inherited by programs the caller starts: a child holding the write end would keep
+        // the packager from ever seeing the end of the stream.
+        for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }
         let input: LiveInput
         do {
             input = try LiveInput(path: "/dev/fd/\(descriptors[0])")
@@ -116,12 +119,15 @@ public final class LiveCaptureWriter {
         }
     }
 
+    /// A writer released without ``finish()`` abandons the stream: the pipe is closed and the
+    /// packager ends with what reached it (what the muxer still buffered is lost).
     deinit {
         if !finished, let output = muxer.output { close(output.descriptor) }
     }
 
-    /// Encodes and packages the next picture (`frame.pts` is ignored: pictures are timed at the
-    /// frame rate, one after the other).
+    /// Encodes and packages the next picture. Pictures are timed at the configuration's frame
+    /// rate, one after the other (picture *n* at *n* / rate s); their pts must increase, as the
+    /// encoder requires.
     /// - Throws: ``ExportError`` `.encodeFailed`, or `.io` with the packager's error when it stopped.
     public func append(_ frame: Frame) throws(ExportError) {
         try packaging.check()
