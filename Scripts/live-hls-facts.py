@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Facts of a live HLS package, for LiveHLSSampleTests (issue 39 item 7: live-hls-sample).
 
-    python3 Scripts/live-hls-facts.py DIR/MASTER.m3u8
+    python3 Scripts/live-hls-facts.py DIR/MASTER.m3u8 [--reference OUT.mkv]
 
 Prints JSON:
 - "playlists": each media playlist of the multivariant playlist, read with the `m3u8` package:
@@ -14,6 +14,11 @@ Prints JSON:
   above 0.1 after at least 0.3 s below it (the sample's beep), both decoded by ffmpeg on the
   playlist's own timeline (`-copyts`; the audio padded from 0 to its first time stamp, as
   Scripts/avsync.py decodes it).
+With --reference, also writes OUT.mkv for Scripts/avsync.py: the package's video copied (its
+own times, `-copyts`) and the sound live-hls-sample was given, synthesised here from its
+definition (a 100 ms beep at each whole second from the first picture, 500, 750, 1000, 1250 Hz
+in turn, amplitude 0.5, 48 kHz) and starting with the first picture: the audio in sync by
+construction, against which avsync.py measures the package's.
 Needs ffmpeg, ffprobe, numpy and m3u8.
 """
 import json
@@ -70,6 +75,19 @@ def main():
         if not onsets or index - quiet > 0.3 * RATE:
             onsets.append(index / RATE)
         quiet = index
+    if len(sys.argv) > 3 and sys.argv[2] == "--reference":
+        first = min(times)
+        seconds = len(times) // 30
+        index = np.arange(seconds * RATE)
+        hertz = 500 + 250 * ((index // RATE) % 4)
+        tone = np.where(index % RATE < RATE // 10, 0.5 * np.sin(2 * np.pi * hertz * index / RATE), 0.0)
+        wav = sys.argv[3] + ".wav"
+        (tone * 32767).astype("<i2").tofile(wav + ".raw")
+        run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-f", "s16le", "-ar", str(RATE), "-ac", "1", "-i", wav + ".raw", wav])
+        run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-copyts", "-i", master_path, "-itsoffset", f"{first:.6f}", "-i", wav,
+             "-map", "0:v:0", "-map", "1:a:0", "-c:v", "copy", "-c:a", "pcm_s16le", sys.argv[3]])
+        os.remove(wav + ".raw")
+        os.remove(wav)
     json.dump({"playlists": playlists, "streams": streams, "duration": duration, "frames": len(times),
                "flashes": flashes, "onsets": onsets}, sys.stdout)
 

@@ -1,7 +1,7 @@
 // live-hls-sample DIR SECONDS: a camera and a microphone packaged live as LL-HLS (1 s segments,
 // 200 ms parts) — AVCaptureSession + AVAssetWriter (HLS fMP4) in nalu. The camera is a moving
-// test pattern flashing white at each whole second, the microphone a 1 kHz beep of 100 ms at each
-// whole second (A/V sync shows by content). Every segment stays listed; the playlists end with
+// test pattern flashing white at each whole second, the microphone a beep of 100 ms at each whole
+// second, 500, 750, 1000, 1250 Hz in turn (A/V sync shows by content: Scripts/avsync.py). Every segment stays listed; the playlists end with
 // EXT-X-ENDLIST.
 import Foundation
 import NALU
@@ -31,7 +31,8 @@ do {
         if index % 30 == 0 { pattern.buffer.planeBytes(0).initializeMemory(as: UInt8.self, repeating: 235) }  // flash
         try writer.append(frame)
         let beep = (index * 1600..<(index + 1) * 1600).map { i in  // 1600 samples a frame at 48 kHz
-            i % 48_000 < 4_800 ? Float(0.5 * sin(2 * Double.pi * 1000 * Double(i) / 48_000)) : 0
+            let hertz = Double(500 + 250 * (i / 48_000 % 4))    // each second's beep its own pitch
+            return i % 48_000 < 4_800 ? Float(0.5 * sin(2 * Double.pi * hertz * Double(i) / 48_000)) : 0
         }
         try writer.append(audio: [beep])
     }
