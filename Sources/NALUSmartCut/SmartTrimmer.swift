@@ -63,6 +63,8 @@ public final class SmartTrimmer {
     /// Asked before each access unit and each re-encoded picture: `true` stops the cut with
     /// `CancellationError` (``NALUExport/ExportSession`` sets it from its task's cancellation).
     public var isCancelled: (@Sendable () -> Bool)?
+    /// Called for each picture written (re-encoded or copied), for a caller's progress.
+    public var pictureWritten: (() -> Void)?
     let trimmer: Trimmer
 
     /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream
@@ -151,7 +153,7 @@ public final class SmartTrimmer {
                 for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
-        let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.muxer.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: timing, pictureWritten: pictureWritten) { try sink.muxer.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         let ids = cuts.map(\.reader.track.trackID) + tsAudio.map { UInt32($0.pid) | 0x1_0000 }
@@ -167,7 +169,7 @@ public final class SmartTrimmer {
         let (plan, _) = try self.plan(start: start, end: end)
         let index = try self.index()
         let sink = try AnnexBSink(codec: index.codec, output: output, options: .init(placement: .beforeFirstSlice))
-        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index)) { try sink.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index), pictureWritten: pictureWritten) { try sink.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
@@ -449,12 +451,14 @@ final class OutputWriter {
     let codec: Codec
     let timing: OutputTiming
     let push: (NALUnitView) throws -> Void
+    let pictureWritten: (() -> Void)?
     private var offset: Int64 = 0
     private(set) var pictures = 0
 
-    init(codec: Codec, timing: OutputTiming, push: @escaping (NALUnitView) throws -> Void) {
+    init(codec: Codec, timing: OutputTiming, pictureWritten: (() -> Void)? = nil, push: @escaping (NALUnitView) throws -> Void) {
         self.codec = codec
         self.timing = timing
+        self.pictureWritten = pictureWritten
         self.push = push
     }
 
@@ -466,6 +470,7 @@ final class OutputWriter {
                 firstVCL = false
                 timing.assign(offset: offset, count: pictures, presentation: pts)
                 pictures += 1
+                pictureWritten?()
             }
             try NALUnitView.withNALUnit(nal, offset: offset) { try push($0) }
             offset &+= Int64(nal.count) &+ 4

@@ -92,72 +92,10 @@ struct Concat: ParsableCommand {
             throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
         }
         if to == .mp4 { try mp4.check(codec: joiner.codec) }
-        let file = try FileSink(path: output)
-        let report: ConcatReport
-        switch to {
-        case .mp4:
-            // The first input's movie metadata (rotation, creation time, user data).
-            var options = mp4.muxerOptions(frameRate: fps?.rational)
-            options.metadata = outputMetadata((try? joiner.firstMovieMetadata()) ?? nil, output: output)
-            report = try joiner.writeMP4(output: file, options: options, audio: !noAudio)
-        case .annexb:
-            report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
-        case .avcc:
-            report = try joiner.writeLengthPrefixed(output: file)
-        case .ts, .m2ts:
-            var options = TransportStreamMuxerOptions(frameRate: fps?.rational)
-            options.maxAccessUnitSize = mp4.maxAccessUnitSize
-            options.writer.timestampedPackets = to == .m2ts
-            report = try joiner.writeTransportStream(output: file, options: options, audio: !noAudio)
-        }
-        try file.commit()
-        for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
-        // The tracks left out: with the audio joined (or dropped by --no-audio), other video
-        // tracks (named); subtitle, timecode and data tracks not joined are a loss (exit 2).
-        let skipAudio = report.audioJoined != nil || noAudio
-        let withOthers = report.otherTracks.enumerated()
-            .filter { !$0.element.filter { (!skipAudio || $0.handler != "soun") && ($0.handler == "soun" || $0.handler == "vide") }.isEmpty }
-            .map { joiner.inputs[$0.offset].path }
-        let unjoined = report.tracksJoined.isEmpty ? report.otherTracks.enumerated().flatMap { position, tracks in
-            tracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(joiner.inputs[position].path) \($0.description)" }
-        } : []
-        // Audio that is not joined although --no-audio was not given: exit status 2, after the
-        // video is written.
-        let withAudio = joiner.inputs.filter(\.hasAudio)
-        var lost: NotCarried?
-        if !noAudio, report.audioJoined == nil, !withAudio.isEmpty {
-            let why = report.audioNotJoined ?? (to == .annexb || to == .avcc ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
-            lost = NotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
-        } else if !withOthers.isEmpty {
-            let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
-            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
-        }
-        if !unjoined.isEmpty {
-            let why = to != .mp4 ? "only an MP4 output holds them" : "they are not joined (\(report.tracksNotJoined ?? "the inputs differ"))"
-            if lost == nil { lost = NotCarried(input: joiner.inputs.map(\.path).joined(separator: ", "), tracks: [], why: why) }
-            lost?.others = unjoined
-            lost?.otherWhy = why
-        }
-        // An input at another rate than the output's is retimed: said, unless --fps chose the rate.
-        if let rate = report.outputFrameRate, fps == nil {
-            for position in report.inputsAtAnotherRate {
-                let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
-                StandardError.write("nalu: warning: \(joiner.inputs[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")
-            }
-        }
-        if verbose {
-            let parts = zip(joiner.inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }
-            var line = "nalu: joined " + parts.joined(separator: " + ")
-            if let summary = report.sink?.mp4 {
-                line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"
-            }
-            StandardError.write(line + "\n")
-        }
-        try lost?.fail()
-    }
-
-    private func rateText(_ rate: Rational) -> String {
-        rate.denominator == 1 ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator)"
+        // Audio or tracks not joined although --no-audio was not given: exit status 2, after the
+        // video is written; an input retimed to the output's rate is said, unless --fps chose it.
+        try report(joiner.commit(to: FileSink(path: output), format: to.format(mp4, frameRate: fps?.rational), audio: !noAudio,
+                                 frameRateGiven: fps != nil), verbose: verbose)
     }
 }
 

@@ -39,19 +39,18 @@ extension Concat {
     var inputPaths: [String] { inputs.map { ConcatPiece($0).path } }
 
     /// `--smart`: every input's range (the whole of a bare input) cut frame-exactly and joined
-    /// (``SmartCutList``).
+    /// (``NALUSmartCut/Composition``).
     func runSmart() throws {
         let options = MediaSourceOptions(codec: codec?.codec, pid: pid?.value)
-        let pieces = inputs.map { argument in
+        var composition = Composition()
+        for argument in inputs {
             let piece = ConcatPiece(argument)
-            return SmartCutList.Piece(path: piece.path, range: piece.range ?? .whole, options: options)
-        }
-        for (piece, argument) in zip(pieces, inputs) {
-            if let start = piece.range.start, let end = piece.range.end, end <= start {
+            if let start = piece.range?.start, let end = piece.range?.end, end <= start {
                 throw CLIError.usage(argument, "the range is empty: it ends at or before its start", hint: "IN@START-END, e.g. a.mp4@5-12.5")
             }
+            composition.append(piece.path, range: piece.range ?? .whole, options: options)
         }
-        try CutListRun(pieces: pieces, option: "concat", to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio,
+        try CutListRun(composition: composition, option: "concat", to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio,
                        verbose: verbose, example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4").run()
     }
 }

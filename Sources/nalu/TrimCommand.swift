@@ -112,91 +112,29 @@ struct Trim: ParsableCommand {
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true, pid: pid?.value)
         if let keep { return try runKeep(keep, options: options) }
-        if smartOptions.smart {
-            let (start, end) = try times()
-            return try runSmart(options: options, start: start, end: end)
-        }
+        let (start, end) = try times()
+        if smartOptions.smart { return try runSmart(options: options, start: start, end: end) }
         let trimmer: Trimmer
         do {
             trimmer = try Trimmer(path: input, options: options, frameRate: fps?.rational)
         } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
             throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
         }
-        let source = trimmer.source
-        if input == "-" && !source.container.isMP4 {
+        if input == "-" && !trimmer.source.container.isMP4 {
             throw CLIError.usage("standard input", "trim reads an elementary stream twice (timing, then copy)",
                                  hint: "give it as a file; MP4 may come through a pipe")
         }
-        if to == .mp4 { try mp4.check(codec: source.codec) }
-        let (start, requestedEnd) = try times()
+        if to == .mp4 { try mp4.check(codec: trimmer.source.codec) }
         let plan: TrimPlan
         do {
-            plan = try trimmer.plan(start: start, end: requestedEnd)
+            plan = try trimmer.plan(start: start, end: end)
         } catch let error as NALUError where error.field.hasPrefix("--") {
             throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
         }
-        // MP4 output cuts the audio tracks too (unless --no-audio); the others are named, and
-        // audio left out without --no-audio gives exit status 2.
-        var lost: NotCarried?
-        func noteDropped(carried: Set<UInt32>) {
-            lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
-        }
-        if to != .mp4 && !to.isTransportStream { noteDropped(carried: []) }
-        let file = try FileSink(path: output)
-        let report: MediaSinkReport
-        switch to {
-        case .mp4:
-            var options = mp4.muxerOptions(frameRate: plan.frameRate)
-            options.metadata = try outputMetadata(from: source, output: output)
-            report = try trimmer.writeMP4(plan, output: file, options: options, audio: !noAudio)
-            noteDropped(carried: trimmer.carriedTrackIDs)
-        case .annexb:
-            report = try trimmer.writeAnnexB(plan, output: file,
-                                             options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
-                                                            maxAccessUnitSize: mp4.maxAccessUnitSize))
-        case .avcc:
-            report = try trimmer.writeLengthPrefixed(plan, output: file)
-        case .ts, .m2ts:
-            var options = TransportStreamMuxerOptions(frameRate: plan.frameRate)
-            options.maxAccessUnitSize = mp4.maxAccessUnitSize
-            options.writer.timestampedPackets = to == .m2ts
-            report = try trimmer.writeTransportStream(plan, output: file, options: options, audio: !noAudio)
-            noteDropped(carried: trimmer.carriedTrackIDs)
-        }
-        try file.commit()
-        for note in report.notes { StandardError.write("nalu: note: \(note)\n") }
-        if to == .mp4 && mp4.layout == .fragmented && plan.leadInPictures + plan.trailingPictures > 0 {
-            StandardError.write("nalu: note: fragmented MP4: the edit list that hides \(plan.leadInPictures) lead-in and \(plan.trailingPictures) trailing pictures is written, but players differ on edit lists in fragmented files (ffmpeg shows them)\n")
-        }
-        if to != .mp4 && plan.leadInPictures > 0 {
-            let pictures = plan.leadInPictures == 1 ? "1 extra picture" : "\(plan.leadInPictures) extra pictures"
-            StandardError.write("nalu: note: \(pictures) before --start lead in (from the \(plan.keyframe) keyframe; elementary streams have no edit list)\n")
-        }
-        if verbose {
-            let (from, to) = plan.presentedSeconds
-            var parts = ["kept access units \(plan.firstAccessUnit)–\(plan.lastAccessUnit) from the \(plan.keyframe) keyframe",
-                         "\(plan.presentedPictures) pictures shown (\(secondsText(from))–\(secondsText(to)) s)",
-                         "\(plan.leadInPictures) lead-in", "\(plan.trailingPictures) after --end",
-                         "\(plan.droppedAccessUnits.count) leading pictures dropped"]
-            if let summary = report.mp4, let edit = summary.writer.editMediaTime {
-                parts.append("edit list media_time \(edit), timescale \(summary.timescale)")
-            }
-            StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
-        }
-        try lost?.fail()
+        // The audio and other tracks are cut along (unless --no-audio); what is not carried is
+        // named, and audio left out without --no-audio gives exit status 2.
+        try report(trimmer.commit(plan, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio), verbose: verbose)
     }
-}
-
-/// `1.5` → `"1.500"`: seconds with `digits` decimals, no Foundation.
-func secondsText(_ seconds: Double, digits: Int = 3) -> String {
-    var scale: Double = 1
-    for _ in 0..<digits { scale *= 10 }
-    let scaled = (seconds * scale).rounded()
-    guard scaled.isFinite, scaled >= 0, scaled < 9e18 else { return "0" }
-    let value = Int64(scaled)
-    let unit = Int64(scale)
-    let fraction = String(value % unit + unit).dropFirst()
-    return digits == 0 ? "\(value)" : "\(value / unit).\(fraction)"
 }
 
 extension Trim: CommandIO {
