@@ -1,4 +1,5 @@
 public import NALU
+import NALUIO
 public import NALUMedia
 
 /// An ordered list of clips — time ranges of one or more files, each with its audio and other
@@ -38,6 +39,25 @@ public struct Composition: Sendable {
         /// `path` from `start` (`nil`: its first picture) to `end` (exclusive; `nil`: its end).
         public init(path: String, start: MediaTime?, end: MediaTime?, options: MediaSourceOptions = MediaSourceOptions()) {
             self.init(path: path, range: SmartCutRange(start: start, end: end), options: options)
+        }
+
+        /// A clip as `nalu concat --smart` takes it: `PATH`, or `PATH@START-END` with either side
+        /// optional (``SmartCutRange/init(parsing:)``). A file that exists under the whole
+        /// argument is that file (a path may hold `@`); otherwise a trailing `@…` that parses as
+        /// a range is one (the whole file when there is none).
+        /// - Throws: ``NALU/NALUError`` `.invalidValue` when the text after the last `@` is no
+        ///   range although the text before it names a file (`c.mp4@0-1e300`).
+        public init(argument: String, options: MediaSourceOptions = MediaSourceOptions()) throws(NALUError) {
+            self.init(path: argument, options: options)
+            guard argument != "-", FileIdentity(path: argument) == nil, let at = argument.lastIndex(of: "@"),
+                  at != argument.startIndex else { return }
+            let prefix = String(argument[..<at])
+            do {
+                range = try SmartCutRange(parsing: String(argument[argument.index(after: at)...]))
+                path = prefix
+            } catch {
+                if FileIdentity(path: prefix) != nil { throw error }
+            }
         }
 
         /// `PATH@RANGE`, as errors and reports name the clip.

@@ -47,6 +47,26 @@ public struct SmartCutRange: Sendable, Hashable, CustomStringConvertible {
         self.text = text
     }
 
+    /// The range `start` (default 0) to `end`, or `start` + `duration`, each text a time as
+    /// ``NALUMedia/MediaTime/init(parsing:field:)`` takes it (`nil` end: the end of the stream):
+    /// what `nalu trim --start --end --duration` take.
+    /// - Throws: ``NALU/NALUError`` `.invalidValue` with `field` the option (`--start`, `--end`,
+    ///   `--duration`) that is no time; `.tooLarge` `--duration` when the end passes
+    ///   ``NALUMedia/MediaTime/maxWholeSeconds``.
+    public init(start: String?, end: String?, duration: String?) throws(NALUError) {
+        func parse(_ text: String?, _ option: String) throws(NALUError) -> MediaTime? {
+            try text.map { (text) throws(NALUError) in try MediaTime(parsing: text, field: option) }
+        }
+        let first = try parse(start, "--start") ?? .zero
+        self.start = first
+        if let length = try parse(duration, "--duration") {
+            guard let last = first.adding(length) else { throw NALUError(.tooLarge, field: "--duration", detail: "too large") }
+            self.end = last
+        } else {
+            self.end = try parse(end, "--end")
+        }
+    }
+
     /// Parses a comma-separated list of ranges (`0:10-0:20,1:05.5-1:30`) and checks it
     /// (``check(_:)``).
     public static func list(parsing text: String) throws(NALUError) -> [SmartCutRange] {

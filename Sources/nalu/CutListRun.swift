@@ -9,15 +9,9 @@ import NALUSmartCut
 /// written by a ``NALUSmartCut/CompositionWriter`` as MP4, Annex-B or MPEG-TS.
 struct CutListRun {
     var composition: Composition
-    /// The option that gave the ranges (`--keep`, or `concat` for per-input ranges).
-    var option: String
-    var to: OutputFraming
-    var output: String
-    var mp4: MP4OutputOptions
-    var smart: SmartTrimOptions
-    var noAudio: Bool
-    var verbose: Bool
-    var example: String
+    /// The option that gave the ranges (`--keep`, or `concat` for per-input ranges), and an example of it.
+    var option: String, example: String
+    var to: OutputFraming, output: String, mp4: MP4OutputOptions, smart: SmartTrimOptions, noAudio: Bool, verbose: Bool
 
     func run() throws {
         CompositionWriter.keepLargeBuffersMapped()
@@ -25,7 +19,6 @@ struct CutListRun {
             throw CLIError.usage(option, "writes MP4, Annex-B and MPEG-TS", hint: example)
         }
         guard to != .mp4 || mp4.layout != .fragmented else { throw CLIError.usage(option, "does not write fragmented MP4") }
-        guard !composition.clips.isEmpty else { throw CLIError.usage(option, "no range to keep", hint: example) }
         if composition.clips.contains(where: { $0.path == "-" }) {
             throw CLIError.usage("standard input", "each input is read more than once (index, cut, join)", hint: "give it as a file: \(example)")
         }
@@ -70,7 +63,7 @@ extension Trim {
             throw CLIError.usage("--keep \(error.field)", error.detail ?? "not a range",
                                  hint: "ranges START-END in order, e.g. --keep 0:10-0:20,1:05.5-1:30")
         }
-        try CutListRun(composition: composition, option: "--keep", to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio,
-                       verbose: verbose, example: "nalu trim in.mp4 --keep 0:10-0:20,1:05.5-1:30 -o kept.mp4").run()
+        try CutListRun(composition: composition, option: "--keep", example: "nalu trim in.mp4 --keep 0:10-0:20,1:05.5-1:30 -o kept.mp4",
+                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose).run()
     }
 }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import NALU
 import NALUExport
 import NALUMedia
@@ -17,13 +18,7 @@ extension CarriageLoss {
 
 extension OutputFraming {
     /// What this output carries beside the video.
-    var carriageTarget: CarriageTarget {
-        switch self {
-        case .mp4: .mp4
-        case .ts, .m2ts: .transportStream
-        case .annexb, .avcc: .elementaryStream
-        }
-    }
+    var carriageTarget: CarriageTarget { format(MP4OutputOptions()).carriageTarget }
 
     /// The library's output format for this framing with the MP4 options given (`frameRate`:
     /// `--fps`, where the output has no times of its own).
@@ -47,8 +42,7 @@ extension MediaSource {
         try carriedTracks(to: to.carriageTarget, noAudio: noAudio)
     }
 
-    /// Names the tracks or streams left out (a note), and returns the loss among them
-    /// (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
+    /// Names the tracks left out (a note), and returns the loss among them (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
     func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
         let (note, loss) = carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
         if let note { StandardError.write("nalu: note: \(note)\n") }
@@ -56,10 +50,25 @@ extension MediaSource {
     }
 }
 
-/// Prints what a cut or join did: its notes and warnings, its summary with `--verbose`; exits
-/// with status 2 for what it did not carry.
+/// Prints a cut's or join's notes and warnings, its summary with `--verbose`; exit status 2 for what it did not carry.
 func report(_ result: CutResult, verbose: Bool) throws {
     for message in result.messages { StandardError.write("nalu: \(message.kind): \(message.text)\n") }
     if verbose { StandardError.write("nalu: \(result.summary)\n") }
     try result.loss?.fail()
+}
+
+/// Runs a library call, its errors about an option (field `--start`…) as usage errors: `opening` inputs, an option that
+/// does not apply to them (standard input that must be a file, two codecs: 65); else a value the input refutes (an empty range).
+func mappingOptionErrors<T>(opening: Bool = false, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as NALUError where opening && error.field == "concat" {
+        throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
+    } catch let error as NALUError where opening && error.field == "standard input" {
+        throw CLIError.usage("standard input", error.detail ?? "read twice", hint: "give it as a file; MP4 may come through a pipe")
+    } catch let error as NALUError where opening && error.code == .invalidValue && error.field.hasPrefix("--") {
+        throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
+    } catch let error as NALUError where !opening && error.field.hasPrefix("--") {
+        throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
+    }
 }

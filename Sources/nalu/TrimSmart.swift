@@ -16,24 +16,18 @@ import NALUX265
 struct SmartTrimOptions: ParsableArguments {
     @Flag(help: "Frame-exact without an edit list: re-encode the pictures before the first keyframe in the range and after the last whole GOP, with the source's profile, level, entropy coding and VUI; copy the rest (any input; MP4, Annex-B, length-prefixed or MPEG-TS output).")
     var smart = false
-
     @Option(help: ArgumentHelp("--smart: constant rate factor of the re-encoded pictures (default 12).", valueName: "crf"))
     var crf: Double?
-
     @Option(help: ArgumentHelp("--smart: average bitrate of the re-encoded pictures in kbit/s, instead of --crf.", valueName: "kbps"))
     var bitrate: Int?
-
     @Option(name: .customLong("preset"), help: ArgumentHelp("--smart: x264/x265 preset of the re-encoded pictures (default medium).", valueName: "name"))
     var preset: String?
-
     @Option(help: "--smart: encoder of the re-encoded pictures: x264 (H.264, default), x265 (HEVC, default) or openh264 (Constrained Baseline H.264 sources).")
     var encoder: EncoderName?
 
-    var isSet: Bool { crf != nil || bitrate != nil || preset != nil || encoder != nil }
-
     /// `--crf`, `--bitrate`, `--preset` and `--encoder` need `--smart`, or what implies it (`trim --keep`).
     func check(smart: Bool) throws {
-        if !smart && isSet { throw ValidationError("--crf, --bitrate, --preset and --encoder go with --smart.") }
+        if !smart && (crf != nil || bitrate != nil || preset != nil || encoder != nil) { throw ValidationError("--crf, --bitrate, --preset and --encoder go with --smart.") }
     }
 
     func validate() throws {
@@ -63,25 +57,16 @@ extension Trim {
     /// Runs a smart trim (``NALUSmartCut/SmartTrimmer``).
     func runSmart(options: MediaSourceOptions, start: MediaTime, end: MediaTime?) throws {
         guard to != .mp4 || mp4.layout != .fragmented else { throw CLIError.usage("--smart", "does not write fragmented MP4") }
-        let trimmer: SmartTrimmer
-        do {
-            // The encoder is chosen below, from the codec the input turns out to have.
-            trimmer = try SmartTrimmer(path: input, options: options, frameRate: fps?.rational, decoder: AVCodecDecoderFactory(),
-                                       encoder: X264BackendFactory())
-        } catch let error as NALUError where error.field == "standard input" {
-            throw CLIError.usage("standard input", error.detail ?? "read twice", hint: "give it as a file; MP4 may come through a pipe")
-        } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
-            throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
+        // The encoder is chosen below, from the codec the input turns out to have.
+        let trimmer = try mappingOptionErrors(opening: true) {
+            try SmartTrimmer(path: input, options: options, frameRate: fps?.rational, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
         }
         if to == .mp4 { try mp4.check(codec: trimmer.source.codec) }
         trimmer.encoder = try smartOptions.encoder(for: trimmer.source.codec)
         trimmer.rateControl = smartOptions.rateControl
         if let preset = smartOptions.preset { trimmer.preset = preset }
-        let result: CutResult
-        do {
-            result = try trimmer.commit(start: start, end: end, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio)
-        } catch let error as NALUError where error.field.hasPrefix("--") {
-            throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
+        let result = try mappingOptionErrors {
+            try trimmer.commit(start: start, end: end, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio)
         }
         try report(result, verbose: verbose)
     }
