@@ -78,15 +78,18 @@ public struct CompositionReport: Sendable {
 /// - ``progress``: monotonic values over the pictures the output will show; the last is 1.0 once
 ///   the output is committed.
 public final class CompositionSession: Sendable {
+    /// The clips exported.
     public let composition: Composition
     /// The output path (its extension names the container).
     public let output: String
+    /// How the clips are joined and what is written.
     public let settings: CompositionSettings
     /// How far the export is (as ``ExportSession/progress``).
     public let progress: AsyncStream<ExportProgress>
     private let continuation: AsyncStream<ExportProgress>.Continuation
     private let started = ExportOnce()
 
+    /// A session exporting `composition` to `output` (nothing runs before ``export()``).
     public init(composition: Composition, output: String, settings: CompositionSettings = CompositionSettings()) {
         self.composition = composition
         self.output = output

@@ -12,6 +12,7 @@ public struct CutResult: Sendable {
         /// `note` (informative) or `warning` (the output differs from the input in a way that
         /// may matter: a retimed input).
         public var kind: String
+        /// What to know, in words (no prefix).
         public var text: String
     }
 

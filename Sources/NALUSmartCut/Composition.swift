@@ -26,10 +26,12 @@ public struct Composition: Sendable {
         /// The input file (MP4/MOV, MPEG-TS, Annex-B or length-prefixed with
         /// ``NALUMedia/MediaSourceOptions/record``): read more than once, so not standard input.
         public var path: String
+        /// The range of the input the clip shows.
         public var range: SmartCutRange
         /// How the input is read (codec, PID of a transport stream's video).
         public var options: MediaSourceOptions
 
+        /// `range` of `path` (the whole file by default).
         public init(path: String, range: SmartCutRange = .whole, options: MediaSourceOptions = MediaSourceOptions()) {
             self.path = path
             self.range = range
@@ -67,6 +69,7 @@ public struct Composition: Sendable {
     /// The clips, in the order they play.
     public var clips: [Clip]
 
+    /// A composition of `clips`, in order (none: an empty composition to append to).
     public init(clips: [Clip] = []) { self.clips = clips }
 
     /// The ranges of one input, in order, checked as a cut list (``SmartCutRange/check(_:)``:

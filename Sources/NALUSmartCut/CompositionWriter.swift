@@ -58,6 +58,7 @@ public final class CompositionWriter {
         /// Access units copied unchanged.
         public var copiedAccessUnits: Int
 
+        /// The counts of a clip's ``SmartTrimmer/Report``.
         public init(_ report: SmartTrimmer.Report) {
             pictures = report.plan.pictureCount
             headPictures = report.headPictures
@@ -81,9 +82,11 @@ public final class CompositionWriter {
         public var copiedAccessUnits: Int { pieces.reduce(0) { $0 + $1.copiedAccessUnits } }
     }
 
+    /// The clips written.
     public let composition: Composition
     /// The codec of every clip.
     public let codec: Codec
+    /// The decoder of the pictures a cut re-encodes.
     public let decoder: any DecoderBackendFactory
     /// The encoder of the re-encoded pictures: one for ``codec``.
     public let encoder: any EncoderBackendFactory

@@ -18,7 +18,7 @@ extension CarriageLoss {
 
 extension OutputFraming {
     /// What this output carries beside the video.
-    var carriageTarget: CarriageTarget { format(MP4OutputOptions()).carriageTarget }
+    var carriageTarget: CarriageTarget { self == .mp4 ? .mp4 : isTransportStream ? .transportStream : .elementaryStream }
 
     /// The library's output format for this framing with the MP4 options given (`frameRate`:
     /// `--fps`, where the output has no times of its own).
