@@ -103,12 +103,3 @@ enum CompositionTestSupport {
         return (result.status, kib * 1024, result.stderr)
     }
 }
-
-extension CompositionTestSupport {
-    /// Monotonic seconds.
-    static func now() -> Double {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
-    }
-}
