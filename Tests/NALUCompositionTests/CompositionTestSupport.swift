@@ -39,7 +39,7 @@ enum CompositionTestSupport {
 
     /// Runs `path` with `arguments` to the end; output through files (no pipe fills up).
     @discardableResult
-    static func run(_ path: String, _ arguments: [String]) throws -> Run {
+    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
@@ -48,6 +48,7 @@ enum CompositionTestSupport {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
         process.standardOutput = try FileHandle(forWritingTo: out)
         process.standardError = try FileHandle(forWritingTo: err)
         process.standardInput = FileHandle.nullDevice
