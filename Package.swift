@@ -182,3 +182,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Issue 39 item 4: the composition (AVMutableComposition of nalu): `append-clips-sample OUT IN…`
+// from the public API only, and its tests (the sample against ffprobe and Scripts/avsync.py, the
+// library's export, cancellation and progress).
+package.products.append(.executable(name: "append-clips-sample", targets: ["append-clips-sample"]))
+package.targets += [
+    .executableTarget(name: "append-clips-sample", dependencies: ["NALUExport", "NALUSmartCut"], path: "Samples/AppendClips",
+                      swiftSettings: strictSettings),
+    .testTarget(name: "NALUCompositionTests",
+                dependencies: ["NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
+                swiftSettings: strictSettings),
+]

@@ -45,6 +45,9 @@ public final class Concatenator {
     private let firstFrameRate: Rational?
     /// Inputs that cannot be opened again (not regular files), open since the first pass.
     private var kept: [Int: MediaSource] = [:]
+    /// Asked before each input and each NAL unit of a write: `true` stops it with
+    /// `CancellationError` (the caller discards its output).
+    public var isCancelled: (@Sendable () -> Bool)?
 
     /// Opens every input once, in turn, and checks they share a codec.
     /// - Parameter options: per input (`options[i]` for `paths[i]`), or one for all when it has one
@@ -170,7 +173,9 @@ public final class Concatenator {
             var splitter = try source.splitter()
             var filter = LeadingPictureFilter(codec: codec, follows: position > 0)
             var pictures = 0
+            let isCancelled = self.isCancelled
             try source.forEachNALUnit(sampleStarts: { timing?.add($0) }) { unit in
+                if let isCancelled, isCancelled() { throw CancellationError() }
                 let step = try splitter.push(unit)
                 if step.isFirstVCL { pictures += 1 }
                 try filter.push(unit, step: step, to: sink)

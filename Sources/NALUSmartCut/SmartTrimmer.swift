@@ -63,6 +63,8 @@ public final class SmartTrimmer {
     /// Asked before each access unit and each re-encoded picture: `true` stops the cut with
     /// `CancellationError` (``NALUExport/ExportSession`` sets it from its task's cancellation).
     public var isCancelled: (@Sendable () -> Bool)?
+    /// Called for each picture written (re-encoded or copied), for a caller's progress.
+    public var pictureWritten: (() -> Void)?
     let trimmer: Trimmer
 
     /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream
@@ -151,7 +153,7 @@ public final class SmartTrimmer {
                 for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
-        let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.muxer.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: timing, pictureWritten: pictureWritten) { try sink.muxer.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         let ids = cuts.map(\.reader.track.trackID) + tsAudio.map { UInt32($0.pid) | 0x1_0000 }
@@ -167,7 +169,7 @@ public final class SmartTrimmer {
         let (plan, _) = try self.plan(start: start, end: end)
         let index = try self.index()
         let sink = try AnnexBSink(codec: index.codec, output: output, options: .init(placement: .beforeFirstSlice))
-        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index)) { try sink.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index), pictureWritten: pictureWritten) { try sink.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
@@ -201,18 +203,18 @@ public final class SmartTrimmer {
         let tailRange = plan.tailDecodeStart.flatMap { start in plan.tail.max().map { start...$0 } }
         var headDecoder: DecoderSession?
         var tailDecoder: DecoderSession?
-        var headFrames: [DecodedFrame] = []
-        var tailFrames: [DecodedFrame] = []
         var headDone = plan.head.isEmpty
         var tailDone = plan.tail.isEmpty
         var pending: [(nalUnits: [[UInt8]], pts: Int64?)] = []  // copied access units waiting for the head
+        var tailPackets: [(nalUnits: [[UInt8]], pts: Int64?)] = []  // re-encoded tail pictures waiting for the copy
         var copyParameterSets: [[UInt8]]?  // the sets in force at the copy point
         // The source's HDR10 SEI, into the re-encoded keyframes (issue 41 item 14).
         var hdr = HDRSEICarriage(codec: codec, declarativeSEI: input.declarativeSEI)
         let lastNeeded = max(plan.copied.last ?? -1, headRange?.upperBound ?? -1, tailRange?.upperBound ?? -1)
 
-        func encode(_ frames: [DecodedFrame]) throws {
-            guard let first = frames.first else { return }
+        /// An encoder for the `count` pictures of the head or the tail, configured from the first
+        /// of them and the source's parameter sets.
+        func session(first: DecodedFrame, count: Int) throws -> EncoderSession {
             let sets = store.nalUnits
             guard let sps = sets.first(where: { isSPS($0, codec) }) else {
                 throw NALUError(.missing, field: "sequence parameter set", detail: "none before the pictures to re-encode")
@@ -220,37 +222,40 @@ public final class SmartTrimmer {
             let pps = sets.first { isPPS($0, codec) }
             var configuration = try MatchedEncoding.configuration(
                 codec: codec, sps: sps, pps: pps, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
-                frameRate: index.frameRate, timeBase: index.timeBase, count: frames.count, rateControl: rateControl)
+                frameRate: index.frameRate, timeBase: index.timeBase, count: count, rateControl: rateControl)
             configuration.preset = preset
             if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
-            let session = try EncoderSession(configuration: configuration, factory: encoder)
-            let sorted = frames.sorted { $0.pts < $1.pts }
-            let carriage = hdr
-            for frame in sorted {
-                if let isCancelled, isCancelled() { throw CancellationError() }
-                try session.encode(frame.frame()) {
-                    try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts)
-                }
-            }
-            try session.flush { try writer.write(carriage.inserting(into: EncoderFraming.nalUnits(in: $0.bytes, format: $0.format)), pts: $0.pts) }
+            return try EncoderSession(configuration: configuration, factory: encoder)
         }
+        // The head's pictures are written as they are encoded (they come first); the tail's wait
+        // for the copy. Each decoded picture goes to the encoder at once (the decoder gives them
+        // in presentation order), so no more pictures are held than the decoder's and the
+        // encoder's own windows, whatever the length of the head or the tail.
+        let head = StreamingEncode(count: plan.head.count, keep: headSet, session: session) { nalUnits, pts in
+            try writer.write(hdr.inserting(into: nalUnits), pts: pts)
+        }
+        let tail = StreamingEncode(count: plan.tail.count, keep: tailSet, session: session) { nalUnits, pts in
+            tailPackets.append((hdr.inserting(into: nalUnits), pts))
+        }
+        head.isCancelled = isCancelled
+        tail.isCancelled = isCancelled
         func finishHead() throws {
             guard !headDone else { return }
             headDone = true
-            if let decoder = headDecoder { headFrames += decoder.flush().filter { headSet.contains($0.accessUnitIndex) } }
-            try check(headFrames.count, plan.head.count, "head")
-            try encode(headFrames)
-            headFrames = []
+            if let decoder = headDecoder { try head.encode(decoder.flush()) }
+            try check(head.encoded, plan.head.count, "head")
+            try head.finish()
             for unit in pending { try writer.write(unit.nalUnits, pts: unit.pts) }
             pending = []
         }
         func finishTail() throws {
             guard !tailDone else { return }
             tailDone = true
-            if let decoder = tailDecoder { tailFrames += decoder.flush().filter { tailSet.contains($0.accessUnitIndex) } }
-            try check(tailFrames.count, plan.tail.count, "tail")
-            try encode(tailFrames)
-            tailFrames = []
+            if let decoder = tailDecoder { try tail.encode(decoder.flush()) }
+            try check(tail.encoded, plan.tail.count, "tail")
+            try tail.finish()
+            for unit in tailPackets { try writer.write(unit.nalUnits, pts: unit.pts) }
+            tailPackets = []
         }
 
         // Before the first access unit needed, only parameter sets are kept.
@@ -272,7 +277,7 @@ public final class SmartTrimmer {
                 if headDecoder == nil {
                     headDecoder = try DecoderSession(codec: codec, parameterSets: store.nalUnits, factory: decoder)
                 }
-                headFrames += try headDecoder?.decode(coded).filter { headSet.contains($0.accessUnitIndex) } ?? []
+                try head.encode(headDecoder?.decode(coded) ?? [])
                 if position == headRange.upperBound { try finishHead() }
             }
             if let tailRange, tailRange.contains(position) {
@@ -282,7 +287,7 @@ public final class SmartTrimmer {
                     if let sets = copyParameterSets { for set in sets { try tailStore.add(set) } }
                     tailDecoder = try DecoderSession(codec: codec, parameterSets: tailStore.nalUnits, factory: decoder)
                 }
-                tailFrames += try tailDecoder?.decode(coded).filter { tailSet.contains($0.accessUnitIndex) } ?? []
+                try tail.encode(tailDecoder?.decode(coded) ?? [])
             }
             if copied.contains(position) {
                 if position == firstCopied {
@@ -449,12 +454,14 @@ final class OutputWriter {
     let codec: Codec
     let timing: OutputTiming
     let push: (NALUnitView) throws -> Void
+    let pictureWritten: (() -> Void)?
     private var offset: Int64 = 0
     private(set) var pictures = 0
 
-    init(codec: Codec, timing: OutputTiming, push: @escaping (NALUnitView) throws -> Void) {
+    init(codec: Codec, timing: OutputTiming, pictureWritten: (() -> Void)? = nil, push: @escaping (NALUnitView) throws -> Void) {
         self.codec = codec
         self.timing = timing
+        self.pictureWritten = pictureWritten
         self.push = push
     }
 
@@ -466,9 +473,57 @@ final class OutputWriter {
                 firstVCL = false
                 timing.assign(offset: offset, count: pictures, presentation: pts)
                 pictures += 1
+                pictureWritten?()
             }
             try NALUnitView.withNALUnit(nal, offset: offset) { try push($0) }
             offset &+= Int64(nal.count) &+ 4
         }
+    }
+}
+
+/// Encodes one run of re-encoded pictures (a smart cut's head or tail) picture by picture, as
+/// the decoder gives them in presentation order: memory holds the encoder's lookahead and the
+/// decoder's reference pictures, not the run (issue 39: 1080p smart cuts under 100 MiB).
+final class StreamingEncode {
+    /// Pictures of the run (the encoder's expected frame count).
+    let count: Int
+    /// Access-unit positions of the run's pictures (the decoder also gives the references).
+    let keep: Set<Int>
+    let makeSession: (DecodedFrame, Int) throws -> EncoderSession
+    /// Gets each encoded picture's NAL units and presentation time, in decoding order.
+    let emit: ([[UInt8]], Int64) throws -> Void
+    var isCancelled: (@Sendable () -> Bool)?
+    private var session: EncoderSession?
+    private var lastPTS: Int64?
+    /// Pictures handed to the encoder.
+    private(set) var encoded = 0
+
+    init(count: Int, keep: Set<Int>, session: @escaping (DecodedFrame, Int) throws -> EncoderSession,
+         emit: @escaping ([[UInt8]], Int64) throws -> Void) {
+        self.count = count
+        self.keep = keep
+        makeSession = session
+        self.emit = emit
+    }
+
+    /// Encodes the frames of the run among `frames` (in presentation order; the first one
+    /// configures the encoder).
+    func encode(_ frames: [DecodedFrame]) throws {
+        for frame in frames where keep.contains(frame.accessUnitIndex) {
+            if let isCancelled, isCancelled() { throw CancellationError() }
+            if let lastPTS, frame.pts <= lastPTS {
+                throw NALUError(.invalidValue, field: "picture", detail: "access unit \(frame.accessUnitIndex) decoded out of presentation order")
+            }
+            lastPTS = frame.pts
+            if session == nil { session = try makeSession(frame, count) }
+            try session?.encode(frame.frame()) { try emit(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), $0.pts) }
+            encoded += 1
+        }
+    }
+
+    /// Flushes the encoder (its last pictures emitted) and releases it.
+    func finish() throws {
+        try session?.flush { try emit(EncoderFraming.nalUnits(in: $0.bytes, format: $0.format), $0.pts) }
+        session = nil
     }
 }

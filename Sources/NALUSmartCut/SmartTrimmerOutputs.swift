@@ -10,7 +10,7 @@ extension SmartTrimmer {
         let (plan, _) = try self.plan(start: start, end: end)
         let index = try self.index()
         let sink = try LengthPrefixedSink(codec: index.codec, output: output, options: .init(lengthSize: lengthSize, keepParameterSets: true))
-        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index)) { try sink.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: try outputTiming(plan, index: index), pictureWritten: pictureWritten) { try sink.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,
@@ -63,7 +63,7 @@ extension SmartTrimmer {
                                                         range: (origin &+ range.lowerBound)..<(origin &+ range.upperBound), stream: stream).attach(to: sink.muxer)
             ids.append(UInt32(tsAudio.pid) | 0x1_0000)
         }
-        let writer = OutputWriter(codec: index.codec, timing: timing) { try sink.push($0) }
+        let writer = OutputWriter(codec: index.codec, timing: timing, pictureWritten: pictureWritten) { try sink.push($0) }
         try run(plan, index: index, writer: writer)
         let report = try sink.finish()
         return Report(plan: plan, sink: report, headPictures: plan.head.count, tailPictures: plan.tail.count,

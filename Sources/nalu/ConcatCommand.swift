@@ -12,57 +12,30 @@ struct Concat: ParsableCommand {
         commandName: "concat",
         abstract: "Join streams of one codec end to end without re-encoding.",
         discussion: """
-        Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed \
-        input) and MP4/MOV files. Each input's parameter sets go in front of it: in band for \
-        Annex-B and length-prefixed output; for MP4 output a new sample description where they \
-        change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL \
-        unit ends each input but the last. MP4/MOV inputs keep their own times in MP4 output, \
-        laid end to end under one edit where no picture is hidden between inputs (and in MPEG-TS \
-        output when one edit would show them all); other inputs, or --fps, are timed at one \
-        rate (--fps, else the first input's): timestamps continue across the joins. H.264 and H.265 inputs are refused together \
-        (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track \
-        alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): \
-        one continuous track with one edit, each input's audio starting where the previous ones' \
-        ends within half a frame (its priming frame left out); otherwise the video is written and \
-        the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
-        joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is \
-        the first input's; a .mov output is branded qt.
+        Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed input) and MP4/MOV files. Each input's parameter sets go in front of it: in band for Annex-B and length-prefixed output; for MP4 output a new sample description where they change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL unit ends each input but the last. MP4/MOV inputs keep their own times in MP4 output, laid end to end under one edit where no picture is hidden between inputs (and in MPEG-TS output when one edit would show them all); other inputs, or --fps, are timed at one rate (--fps, else the first input's): timestamps continue across the joins. H.264 and H.265 inputs are refused together (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): one continuous track with one edit, each input's audio starting where the previous ones' ends within half a frame (its priming frame left out); otherwise the video is written and the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is the first input's; a .mov output is branded qt.
 
-        --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, \
-        a.mp4@5- or b.mp4@-10; a bare IN is the whole; a file that exists under the whole name \
-        is that file). Each range is cut as trim --smart cuts it, and the pieces are joined on \
-        one continuous timeline with their audio, no edit list needed.
+        --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, a.mp4@5- or b.mp4@-10; a bare IN is the whole; a file that exists under the whole name is that file). Each range is cut as trim --smart cuts it, and the pieces are joined on one continuous timeline with their audio, no edit list needed.
         """
     )
 
     @Argument(help: ArgumentHelp("Input streams or MP4/MOV files, in order (- for standard input, once); with --smart, IN@START-END keeps a range of IN.", valueName: "inputs"))
     var inputs: [String] = []
-
     @Option(name: .customLong("to"), help: "Output: annexb, avcc (length-prefixed), mp4, ts or m2ts (MPEG-TS); default from the output's extension.")
     var toOption: OutputFraming?
-
     @Option(name: [.short, .customLong("output")], help: ArgumentHelp("Output file, or - for standard output (with --to).", valueName: "file"))
     var outputArgument: String?
-
     @Option(help: "Codec of the inputs (h264|hevc); detected when omitted.")
     var codec: CodecOption?
-
     @Option(help: ArgumentHelp("MPEG-TS inputs: the PID of the video stream to read (decimal or 0x hex), which chooses its program, as info and convert take it; default the first H.264/H.265 stream of the PMT.", valueName: "pid"))
     var pid: PIDOption?
-
     @Option(help: ArgumentHelp("avcC/hvcC record of the length-prefixed inputs.", valueName: "file"))
     var extradata: String?
-
     @Option(help: ArgumentHelp("MP4 output: frames per second (default: the first input's).", valueName: "rate"))
     var fps: FrameRate?
-
     @OptionGroup var mp4: MP4OutputOptions
-
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
     var noAudio = false
-
     @OptionGroup var smartOptions: SmartTrimOptions
-
     @Flag(help: "Say what was joined on standard error.")
     var verbose = false
 
@@ -83,81 +56,13 @@ struct Concat: ParsableCommand {
         var record: DecoderConfigurationRecord?
         if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
-        let joiner: Concatenator
-        do {
-            joiner = try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)
-        } catch let error as NALUError where error.field == "concat" {
-            throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
-        } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
-            throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
+        let joiner = try mappingOptionErrors(opening: true) {
+            try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)
         }
         if to == .mp4 { try mp4.check(codec: joiner.codec) }
-        let file = try FileSink(path: output)
-        let report: ConcatReport
-        switch to {
-        case .mp4:
-            // The first input's movie metadata (rotation, creation time, user data).
-            var options = mp4.muxerOptions(frameRate: fps?.rational)
-            options.metadata = outputMetadata((try? joiner.firstMovieMetadata()) ?? nil, output: output)
-            report = try joiner.writeMP4(output: file, options: options, audio: !noAudio)
-        case .annexb:
-            report = try joiner.writeAnnexB(output: file, maxAccessUnitSize: mp4.maxAccessUnitSize)
-        case .avcc:
-            report = try joiner.writeLengthPrefixed(output: file)
-        case .ts, .m2ts:
-            var options = TransportStreamMuxerOptions(frameRate: fps?.rational)
-            options.maxAccessUnitSize = mp4.maxAccessUnitSize
-            options.writer.timestampedPackets = to == .m2ts
-            report = try joiner.writeTransportStream(output: file, options: options, audio: !noAudio)
-        }
-        try file.commit()
-        for note in report.sink?.notes ?? [] { StandardError.write("nalu: note: \(note)\n") }
-        // The tracks left out: with the audio joined (or dropped by --no-audio), other video
-        // tracks (named); subtitle, timecode and data tracks not joined are a loss (exit 2).
-        let skipAudio = report.audioJoined != nil || noAudio
-        let withOthers = report.otherTracks.enumerated()
-            .filter { !$0.element.filter { (!skipAudio || $0.handler != "soun") && ($0.handler == "soun" || $0.handler == "vide") }.isEmpty }
-            .map { joiner.inputs[$0.offset].path }
-        let unjoined = report.tracksJoined.isEmpty ? report.otherTracks.enumerated().flatMap { position, tracks in
-            tracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(joiner.inputs[position].path) \($0.description)" }
-        } : []
-        // Audio that is not joined although --no-audio was not given: exit status 2, after the
-        // video is written.
-        let withAudio = joiner.inputs.filter(\.hasAudio)
-        var lost: NotCarried?
-        if !noAudio, report.audioJoined == nil, !withAudio.isEmpty {
-            let why = report.audioNotJoined ?? (to == .annexb || to == .avcc ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
-            lost = NotCarried(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
-        } else if !withOthers.isEmpty {
-            let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
-            StandardError.write("nalu: note: \(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)\n")
-        }
-        if !unjoined.isEmpty {
-            let why = to != .mp4 ? "only an MP4 output holds them" : "they are not joined (\(report.tracksNotJoined ?? "the inputs differ"))"
-            if lost == nil { lost = NotCarried(input: joiner.inputs.map(\.path).joined(separator: ", "), tracks: [], why: why) }
-            lost?.others = unjoined
-            lost?.otherWhy = why
-        }
-        // An input at another rate than the output's is retimed: said, unless --fps chose the rate.
-        if let rate = report.outputFrameRate, fps == nil {
-            for position in report.inputsAtAnotherRate {
-                let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
-                StandardError.write("nalu: warning: \(joiner.inputs[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)\n")
-            }
-        }
-        if verbose {
-            let parts = zip(joiner.inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }
-            var line = "nalu: joined " + parts.joined(separator: " + ")
-            if let summary = report.sink?.mp4 {
-                line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"
-            }
-            StandardError.write(line + "\n")
-        }
-        try lost?.fail()
-    }
-
-    private func rateText(_ rate: Rational) -> String {
-        rate.denominator == 1 ? "\(rate.numerator)" : "\(rate.numerator)/\(rate.denominator)"
+        // Audio or tracks not joined without --no-audio: exit status 2; retimed inputs said unless --fps chose the rate.
+        try report(joiner.commit(to: FileSink(path: output), format: to.format(mp4, frameRate: fps?.rational), audio: !noAudio,
+                                 frameRateGiven: fps != nil), verbose: verbose)
     }
 }
 
@@ -177,11 +82,7 @@ extension Concat: CommandIO {
     /// (Preflight checks the first).
     func checkOptions() throws {
         try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu concat a.h264 b.h264 --to annexb | ffplay -")
-        if smartOptions.smart {
-            for input in inputs { if let error = ConcatPiece(input).usageError(input) { throw error } }
-        } else if let ranged = inputs.first(where: { ConcatPiece($0).range != nil || ConcatPiece($0).rangeError != nil }) {
-            throw CLIError.usage(ranged, "a range (IN@START-END) goes with --smart", hint: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4")
-        }
+        try checkRanges()
         let key = OutputKey(output)
         for input in inputPaths.dropFirst() where input != "-" {
             if let identity = key.identity, identity.isRegularFile, identity == FileIdentity(path: input) {

@@ -1,57 +1,35 @@
-import ArgumentParser
 import NALU
-import NALUIO
 import NALUMedia
 import NALUSmartCut
 
-/// One `nalu concat` input: `IN`, or `IN@START-END` with either side optional. A file that exists
-/// under the whole name wins (a path may hold `@`); otherwise a trailing `@…` that parses as a
-/// range is one (``NALUSmartCut/SmartCutRange/init(parsing:)``).
-struct ConcatPiece {
-    private(set) var path: String
-    private(set) var range: SmartCutRange?
-    /// Why the text after the last `@` is no range, when the text before it names a file and the
-    /// whole argument does not (`c.mp4@0-1e300`): a usage error, not a missing file (issue 40 item 22).
-    private(set) var rangeError: NALUError?
+extension Concat {
+    /// The inputs' paths, their ranges (`IN@START-END`, ``NALUSmartCut/Composition/Clip/init(argument:options:)``) taken off.
+    var inputPaths: [String] { inputs.map { (try? Composition.Clip(argument: $0))?.path ?? $0 } }
 
-    init(_ argument: String) {
-        path = argument
-        range = nil
-        rangeError = nil
-        guard argument != "-", FileIdentity(path: argument) == nil, let at = argument.lastIndex(of: "@"), at != argument.startIndex else { return }
-        let prefix = String(argument[..<at])
-        do {
-            range = try SmartCutRange(parsing: String(argument[argument.index(after: at)...]))
-            path = prefix
-        } catch {
-            if FileIdentity(path: prefix) != nil { rangeError = error }
+    /// Refuses a range that is none (`c.mp4@0-1e300`, issue 40 item 22), and any range without `--smart`.
+    func checkRanges() throws {
+        for input in inputs {
+            do {
+                if try Composition.Clip(argument: input).range == .whole || smartOptions.smart { continue }
+            } catch {
+                if smartOptions.smart { throw CLIError.usage(input, "not a range: \(error.detail ?? "\(error.code)")", hint: "IN@START-END, e.g. a.mp4@5-12.5") }
+            }
+            throw CLIError.usage(input, "a range (IN@START-END) goes with --smart", hint: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4")
         }
     }
-
-    /// The usage error for ``rangeError``, naming the argument.
-    func usageError(_ argument: String) -> CLIError? {
-        rangeError.map { CLIError.usage(argument, "not a range: \($0.detail ?? "\($0.code)")", hint: "IN@START-END, e.g. a.mp4@5-12.5") }
-    }
-}
-
-extension Concat {
-    /// The inputs' paths, their ranges taken off.
-    var inputPaths: [String] { inputs.map { ConcatPiece($0).path } }
 
     /// `--smart`: every input's range (the whole of a bare input) cut frame-exactly and joined
-    /// (``SmartCutList``).
+    /// (``NALUSmartCut/Composition``).
     func runSmart() throws {
-        let options = MediaSourceOptions(codec: codec?.codec, pid: pid?.value)
-        let pieces = inputs.map { argument in
-            let piece = ConcatPiece(argument)
-            return SmartCutList.Piece(path: piece.path, range: piece.range ?? .whole, options: options)
-        }
-        for (piece, argument) in zip(pieces, inputs) {
-            if let start = piece.range.start, let end = piece.range.end, end <= start {
+        var composition = Composition()
+        for argument in inputs {
+            let clip = try Composition.Clip(argument: argument, options: MediaSourceOptions(codec: codec?.codec, pid: pid?.value))
+            if let start = clip.range.start, let end = clip.range.end, end <= start {
                 throw CLIError.usage(argument, "the range is empty: it ends at or before its start", hint: "IN@START-END, e.g. a.mp4@5-12.5")
             }
+            composition.clips.append(clip)
         }
-        try CutListRun(pieces: pieces, option: "concat", to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio,
-                       verbose: verbose, example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4").run()
+        try CutListRun(composition: composition, option: "concat", example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4",
+                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose).run()
     }
 }

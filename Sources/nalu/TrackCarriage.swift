@@ -1,49 +1,37 @@
+import ArgumentParser
+import NALU
 import NALUExport
 import NALUMedia
+import NALUTS
 
 /// Audio an output could not hold although `--no-audio` was not given, subtitle, timecode and
-/// data tracks not carried, or programs of a transport stream input that were not read although
-/// `--pid` did not choose one: the output is written, then ``fail()`` exits with status 2
-/// (Docs/cli.md), so a script sees the loss.
-struct NotCarried {
-    let input: String
-    let tracks: [String]
-    let why: String
-    /// The other programs of a transport stream input, left out.
-    var programs: [String] = []
-    /// Tracks other than audio (subtitles, timecode, metadata) an output that holds them did
-    /// not carry: no option leaves them out, so the exit status says so.
-    var others: [String] = []
-    /// Why ``others`` were not carried, when not ``why``.
-    var otherWhy: String?
-    /// What would carry ``others``, for the hint.
-    var otherHint: String?
+/// data tracks not carried, or programs of a transport stream input not read although `--pid`
+/// did not choose one (``NALUExport/CarriageLoss``): the output is written, then ``fail()``
+/// exits with status 2 (Docs/cli.md), so a script sees the loss.
+typealias NotCarried = CarriageLoss
 
+extension CarriageLoss {
     static let status: Int32 = 2
 
-    func fail() throws {
-        var lost: [String] = []
-        if !tracks.isEmpty { lost.append("\(tracks.joined(separator: ", ")) not carried: \(why)") }
-        if !others.isEmpty { lost.append("\(others.joined(separator: ", ")) not carried: \(otherWhy ?? why)") }
-        if !programs.isEmpty {
-            lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
-        }
-        var hints: [String] = []
-        if !tracks.isEmpty { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
-        if let otherHint { hints.append(otherHint) }
-        if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
-        throw CLIError(input, lost.joined(separator: "; ") + "; the video was written",
-                       hint: hints.isEmpty ? nil : hints.joined(separator: "; "), status: Self.status)
-    }
+    func fail() throws { throw CLIError(input, message, hint: hint, status: Self.status) }
 }
 
 extension OutputFraming {
     /// What this output carries beside the video.
-    var carriageTarget: CarriageTarget {
+    var carriageTarget: CarriageTarget { self == .mp4 ? .mp4 : isTransportStream ? .transportStream : .elementaryStream }
+
+    /// The library's output format for this framing with the MP4 options given (`frameRate`:
+    /// `--fps`, where the output has no times of its own).
+    func format(_ mp4: MP4OutputOptions, frameRate: Rational? = nil) -> CutOutputFormat {
         switch self {
-        case .mp4: .mp4
-        case .ts, .m2ts: .transportStream
-        case .annexb, .avcc: .elementaryStream
+        case .mp4: return .mp4(mp4.muxerOptions(frameRate: frameRate))
+        case .annexb: return .annexB(maxAccessUnitSize: mp4.maxAccessUnitSize)
+        case .avcc: return .lengthPrefixed
+        case .ts, .m2ts:
+            var options = TransportStreamMuxerOptions(frameRate: frameRate)
+            options.maxAccessUnitSize = mp4.maxAccessUnitSize
+            options.writer.timestampedPackets = self == .m2ts
+            return .transportStream(options)
         }
     }
 }
@@ -54,19 +42,33 @@ extension MediaSource {
         try carriedTracks(to: to.carriageTarget, noAudio: noAudio)
     }
 
-    /// Names the tracks or streams left out (a note), and returns the audio among them unless
-    /// `noAudio` asked for that, the subtitle, timecode and data tracks, and a transport stream's
-    /// other programs unless `--pid` chose the one read. `reason` replaces what `to` holds as the
-    /// words saying why.
+    /// Names the tracks left out (a note), and returns the loss among them (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
     func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
-        let left = tracksLeftOut(carried: carried, noAudio: noAudio, to: to.carriageTarget)
-        let held = reason ?? left.why
-        if !left.tracks.isEmpty {
-            StandardError.write("nalu: note: \(input): \(left.tracks.joined(separator: ", ")) \(left.tracks.count == 1 ? "is" : "are") not carried; \(held)\n")
-        }
-        guard left.isLoss else { return nil }
-        var lost = NotCarried(input: input, tracks: left.audio, why: held, programs: left.programs, others: left.others)
-        if to != .mp4 && !left.others.isEmpty { lost.otherHint = "an MP4 output carries subtitle, timecode and data tracks" }
-        return lost
+        let (note, loss) = carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
+        if let note { StandardError.write("nalu: note: \(note)\n") }
+        return loss
+    }
+}
+
+/// Prints a cut's or join's notes and warnings, its summary with `--verbose`; exit status 2 for what it did not carry.
+func report(_ result: CutResult, verbose: Bool) throws {
+    for message in result.messages { StandardError.write("nalu: \(message.kind): \(message.text)\n") }
+    if verbose { StandardError.write("nalu: \(result.summary)\n") }
+    try result.loss?.fail()
+}
+
+/// Runs a library call, its errors about an option (field `--start`…) as usage errors: `opening` inputs, an option that
+/// does not apply to them (standard input that must be a file, two codecs: 65); else a value the input refutes (an empty range).
+func mappingOptionErrors<T>(opening: Bool = false, _ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let error as NALUError where opening && error.field == "concat" {
+        throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
+    } catch let error as NALUError where opening && error.field == "standard input" {
+        throw CLIError.usage("standard input", error.detail ?? "read twice", hint: "give it as a file; MP4 may come through a pipe")
+    } catch let error as NALUError where opening && error.code == .invalidValue && error.field.hasPrefix("--") {
+        throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
+    } catch let error as NALUError where !opening && error.field.hasPrefix("--") {
+        throw CLIError.usage(error.field, error.detail ?? "\(error.code)")
     }
 }

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// Paths, child processes, ffprobe, A/V sync and peak memory for the composition tests.
+enum CompositionTestSupport {
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func fixture(_ name: String) -> String { repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)").path }
+
+    /// A built executable of the package (`nalu`, `append-clips-sample`) next to the test bundle.
+    static func executable(_ name: String) -> String {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent(name)
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
+            directory = directory.deletingLastPathComponent()
+        }
+        return repositoryRoot.appendingPathComponent(".build/debug/\(name)").path
+    }
+
+    /// A new empty directory, removed by the caller.
+    static func temporaryDirectory() throws -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-composition-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// The names in `directory`.
+    static func contents(_ directory: URL) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `path` with `arguments` to the end; output through files (no pipe fills up).
+    @discardableResult
+    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
+        try Data().write(to: out)
+        try Data().write(to: err)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
+        process.standardOutput = try FileHandle(forWritingTo: out)
+        process.standardError = try FileHandle(forWritingTo: err)
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+    }
+
+    /// `ffprobe -v error ARGS` standard output, or a recorded issue.
+    static func ffprobe(_ arguments: [String]) throws -> String {
+        let result = try run("/usr/bin/env", ["ffprobe", "-v", "error"] + arguments)
+        #expect(result.status == 0, "ffprobe \(arguments): \(result.stderr)")
+        return result.stdout
+    }
+
+    /// The presentation times (s) of the pictures ffprobe shows from the first video stream
+    /// (edit lists applied), sorted.
+    static func pictureTimes(_ path: String) throws -> [Double] {
+        let text = try ffprobe(["-select_streams", "v:0", "-show_entries", "frame=pts_time", "-of", "csv=p=0", path])
+        return text.split(separator: "\n").compactMap { $0.split(separator: ",").first.flatMap { Double($0) } }.sorted()
+    }
+
+    /// A stream's `codec_name` (`v:0`, `a:0`).
+    static func codecName(_ path: String, stream: String) throws -> String {
+        try ffprobe(["-select_streams", stream, "-show_entries", "stream=codec_name", "-of", "csv=p=0", path])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// A stream's duration in seconds (`stream=duration`).
+    static func streamDuration(_ path: String, stream: String) throws -> Double? {
+        Double(try ffprobe(["-select_streams", stream, "-show_entries", "stream=duration", "-of", "csv=p=0", path])
+            .trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// `Scripts/avsync.py SOURCE OUTPUT --at T --json`: the A/V shift of OUTPUT in milliseconds.
+    static func avShift(source: String, output: String, at seconds: Double) throws -> Double? {
+        let script = repositoryRoot.appendingPathComponent("Scripts/avsync.py").path
+        let result = try run("/usr/bin/env", ["python3", script, source, output, "--at", String(seconds), "--json"])
+        #expect(result.status == 0, "avsync: \(result.stderr)")
+        guard let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else { return nil }
+        return (object["shift_ms"] as? NSNumber)?.doubleValue
+    }
+
+    /// Runs `path ARGS` under GNU time (`/usr/bin/time`: its `wait4` sees the child's own peak,
+    /// which a `posix_spawn` child of this process does not report): exit status and peak RSS in bytes.
+    static func peakRSS(_ path: String, _ arguments: [String]) throws -> (status: Int32, bytes: Int, stderr: String) {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let usage = directory.appendingPathComponent("usage").path
+        let result = try run("/usr/bin/time", ["-f", "%M", "-o", usage, path] + arguments)
+        let kib = Int((try String(contentsOfFile: usage, encoding: .utf8)).split(separator: "\n").last ?? "") ?? Int.max / 1024
+        return (result.status, kib * 1024, result.stderr)
+    }
+}
