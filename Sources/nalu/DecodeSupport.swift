@@ -52,29 +52,3 @@ extension InputDecoder {
         }
     }
 }
-
-/// Writes frames as YUV4MPEG2, as ffmpeg's `yuv4mpegpipe` muxer does: `YUV4MPEG2 W H F I A C
-/// XYSCSS [XCOLORRANGE]`, then `FRAME` and the planes for each frame.
-enum Y4MWriter {
-    static func header(for frame: DecodedFrame, format: PixelFormat, frameRate: Rational) -> String {
-        let rate = frameRate.reduced
-        let sar = frame.sampleAspectRatio.map { "\($0.numerator):\($0.denominator)" } ?? "0:0"
-        var tag = format.y4mColourSpace ?? "420jpeg"
-        if format == .i420 {
-            // The chroma siting (H.264/H.265 E.2.1 chroma_sample_loc_type; 0, left, when absent).
-            switch frame.chromaSampleLocation ?? 0 {
-            case 1: tag = "420jpeg"
-            case 2: tag = "420paldv"
-            default: tag = "420mpeg2"
-            }
-        }
-        let xyscss = tag.uppercased()
-        var line = "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.numerator):\(rate.denominator) Ip A\(sar) C\(tag) XYSCSS=\(xyscss)"
-        switch frame.colour.fullRange {
-        case true?: line += " XCOLORRANGE=FULL"
-        case false?: line += " XCOLORRANGE=LIMITED"
-        case nil: break
-        }
-        return line + "\n"
-    }
-}
