@@ -249,3 +249,39 @@ extension EncodeInputPlan {
         return configuration
     }
 }
+
+extension EncodeInputPlan {
+    /// Why nothing was encoded: a range no picture of a compressed input presents in
+    /// (``ExportError/Code/invalidSettings`` naming `--start`, or `--end` without it; a transport
+    /// stream's end is known only once read), else an input with no frame
+    /// (``NALUEncoder/EncoderError/Code/truncatedInput``).
+    public func nothingEncoded(stopped: Bool) -> any Error {
+        if keptRange != nil, decoded?.chunkRange == nil, !stopped {
+            return ExportError(.invalidSettings, subject: options.startText != nil ? "--start" : "--end",
+                               "no picture of the input presents from \(options.startText ?? "0") to \(options.endText ?? "its end")")
+        }
+        return EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
+    }
+}
+
+extension EncodeInputOptions {
+    /// Refuses settings that make no sense together, before anything is opened
+    /// (``ExportError/Code/invalidSettings``, no subject): an end not after the start, a chunk
+    /// index outside its count, a negative seek, a chunk with a seek or a frame count, a chunk
+    /// or seek of the test pattern (`testPattern`) or with open GOPs (`openGOP`: a range starts
+    /// with an IDR and closes its GOPs).
+    public func validate(testPattern: Bool, openGOP: Bool) throws(ExportError) {
+        if let end, end <= (start ?? .zero) { throw ExportError(.invalidSettings, "--end must be after --start.") }
+        guard chunk != nil || seek != nil else { return }
+        let option = chunk != nil ? "--chunk \(chunkText)" : "--seek"
+        if let chunk, chunk.index >= chunk.count {
+            throw ExportError(.invalidSettings, "--chunk \(chunkText): the chunk index must be below the chunk count, 0 to \(chunk.count - 1).")
+        }
+        if let seek, seek < 0 { throw ExportError(.invalidSettings, "--seek must be 0 or more.") }
+        if chunk != nil, seek != nil || frames != nil {
+            throw ExportError(.invalidSettings, "--chunk chooses its frames itself: use it without --seek and --frames.")
+        }
+        if testPattern { throw ExportError(.invalidSettings, "\(option) needs an input file (raw or Y4M), not the test pattern.") }
+        if openGOP { throw ExportError(.invalidSettings, "\(option) starts with an IDR and closes its GOPs: use it without --open-gop.") }
+    }
+}

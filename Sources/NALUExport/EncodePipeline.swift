@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUEncoder
 
 /// Frames into an encoder, its access units into an output: the loop `nalu encode` and
@@ -41,6 +41,27 @@ public final class EncodePipeline {
         self.session = session
         self.output = output
         quality = QualityTotals(codec: session.configuration.codec)
+    }
+
+    /// A pipeline for `plan`'s frames: its limit and kept range, the decoder stopped at the
+    /// range's end, and an IDR picture first for a chunk or a range of raw or Y4M frames (so the
+    /// parts join).
+    public convenience init(session: EncoderSession, output: EncodedOutput, plan: EncodeInputPlan) {
+        self.init(session: session, output: output)
+        limit = plan.limit
+        keptRange = plan.keptRange
+        onRangeEnd = { plan.decoded?.cancel() }
+        if plan.frameRange != nil || plan.decoded?.chunkRange != nil { session.requestKeyframe() }
+    }
+
+    /// The summary of the encode (``EncodeSummary``) with its live changes and quality
+    /// measurements; `signal`: the signal that stopped it, or 0.
+    public func summary(elapsed: Double, frameRate: Rational, output path: String, interruptedBy signal: Int32) -> EncodeSummary {
+        var summary = EncodeSummary(session.statistics, elapsed: elapsed, frameRate: frameRate, output: path, codec: session.configuration.codec)
+        if signal != 0 { summary.markInterrupted(signal: signal) }
+        summary.add(liveChanges.applied)
+        summary.add(quality)
+        return summary
     }
 
     /// Encodes the frames `next` gives (given how many were encoded so far; `nil` ends) and

@@ -1,7 +1,7 @@
 public import NALU
 public import NALUEncoder
-public import NALUIO
-public import NALUMedia
+import NALUIO
+import NALUMedia
 public import NALUMP4
 
 /// How an encode's output is framed (`nalu encode --to`).

@@ -79,6 +79,7 @@ final class ExportJob {
     private func reencode(_ encoding: VideoEncoding, container: ExportContainer) throws -> ExportReport {
         let warnings = self.warnings
         let decoded = try DecodedVideoInput(path: input, factory: settings.decoder, framesInFlight: settings.framesInFlight,
+                                            decoderThreads: settings.decoderThreads,
                                             warning: { warnings.add($0) })
         cancellation.onCancel(decoded.canceller)
         defer { decoded.cancel() }

@@ -45,7 +45,9 @@ struct Decode: ParsableCommand {
 
     func run() throws {
         let source = try inputOptions.openSource()
-        let decoding = try InputDecoder.opening(path: inputOptions.input, source: source, decoder: decoder, threadCount: threads)
+        let decoding = try commandLine(input: inputOptions.input) {
+            try InputDecoder(path: inputOptions.input, source: source, factory: decoder.factory, threadCount: threads)
+        }
         _ = try commandLine(input: inputOptions.input) {
             try decoding.write(to: output, pixelFormat: pixFmt.flatMap { PixelFormat(name: $0) }, frames: frames,
                                warning: { StandardError.write("nalu: warning: \($0)\n") })

@@ -1,26 +1,11 @@
-import ArgumentParser
-import NALU
-import NALUAVCodec
-import NALUDe265
+public import ArgumentParser
 import NALUDecoder
-import NALUEncoder
 import NALUExport
-import NALUMedia
 
 /// `--decoder avcodec|de265` (issue 33): which library decodes.
-enum DecoderName: String, ExpressibleByArgument, CaseIterable {
-    /// libavcodec: H.264 and H.265 (the default).
-    case avcodec
-    /// libde265: H.265 only, LGPL.
-    case de265
+typealias DecoderName = DecoderLibrary
 
-    var factory: any DecoderBackendFactory {
-        switch self {
-        case .avcodec: AVCodecDecoderFactory()
-        case .de265: De265DecoderFactory()
-        }
-    }
-}
+extension DecoderLibrary: ExpressibleByArgument {}
 
 extension DecoderError {
     /// The command line's form: a missing library exits 69 with the package to install (as
@@ -38,17 +23,6 @@ extension DecoderError {
             return CLIError.usage("--decoder", detail ?? description, hint: "--decoder avcodec decodes H.264 and H.265")
         default:
             return CLIError(input == "-" ? "standard input" : input, description, status: ExitStatus.dataError)
-        }
-    }
-}
-
-extension InputDecoder {
-    /// Opens a decoder of `decoder`'s library; its errors in the command line's form.
-    static func opening(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws -> InputDecoder {
-        do {
-            return try InputDecoder(path: path, source: source, factory: decoder.factory, threadCount: threadCount)
-        } catch {
-            throw error.cliError(input: path)
         }
     }
 }

@@ -12,7 +12,7 @@ enum DecodeCheck {
         let source = try options.openSource()
         // One thread: each message belongs to the access unit being decoded when it came. A pass
         // that cannot go on is a finding (the parse's findings stay); a missing library exits 69.
-        let decoding = try InputDecoder.opening(path: options.input, source: source, decoder: decoder, threadCount: 1)
+        let decoding = try commandLine(input: options.input) { try InputDecoder(path: options.input, source: source, factory: decoder.factory, threadCount: 1) }
         let result = try decoding.check()
         if let failure = result.unsupported {
             return [DoctorFinding(severity: DoctorCode.decodeUnsupported.defaultSeverity, code: .decodeUnsupported,
@@ -27,15 +27,5 @@ enum DecodeCheck {
                               message: "the decoder (\(decoder.libraryName)) reports: \(first.message)",
                               accessUnit: first.accessUnitIndex >= 0 ? first.accessUnitIndex : nil,
                               byteOffset: first.byteOffset >= 0 ? first.byteOffset : nil, clause: clause, count: problems.count)]
-    }
-}
-
-extension DecoderName {
-    /// The library's name in messages.
-    var libraryName: String {
-        switch self {
-        case .avcodec: "libavcodec"
-        case .de265: "libde265"
-        }
     }
 }

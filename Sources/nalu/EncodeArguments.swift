@@ -1,20 +1,15 @@
 public import ArgumentParser
 import NALU
 import NALUDecoder
-import NALUEncoder
+public import NALUEncoder
 import NALUExport
 
 /// `--pix-fmt`: any ``PixelFormat`` by its ffmpeg name (`yuv420p`, `nv12`, `yuv422p`, `yuv444p`,
 /// `yuv420p10le`, `yuv422p10le`, `yuv444p10le`, `p010le`) or an alias (`i420`, `i422`, `i444`).
-struct PixelFormatOption: ExpressibleByArgument, Hashable {
-    var pixelFormat: PixelFormat
+extension PixelFormat: ExpressibleByArgument {
+    public init?(argument: String) { self.init(name: argument) }
 
-    init?(argument: String) {
-        guard let format = PixelFormat(name: argument) else { return nil }
-        pixelFormat = format
-    }
-
-    static var allValueStrings: [String] { PixelFormat.allCases.map(\.ffmpegName) }
+    public static var allValueStrings: [String] { allCases.map(\.ffmpegName) }
 }
 
 /// `--to annexb|avcc|mp4|ts|m2ts` (hidden alias `--output-format`).
@@ -47,19 +42,16 @@ struct BitRate: ExpressibleByArgument, Hashable {
 }
 
 /// A frame size `WxH`.
-struct FrameSize: ExpressibleByArgument, Hashable {
+struct FrameSize: Hashable {
     var width: Int
     var height: Int
+}
 
+extension FrameSize: ExpressibleByArgument {
     init?(argument: String) {
         let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
         self.init(width: width, height: height)
-    }
-
-    init(width: Int, height: Int) {
-        self.width = width
-        self.height = height
     }
 }
 

@@ -28,21 +28,6 @@ struct FrameRangeOptions: ParsableArguments {
     /// Whether a range was asked for.
     var isSet: Bool { chunk != nil || seek != nil }
 
-    /// Refuses combinations that make no sense, before anything is opened.
-    func check(frames: Int?, testPattern: Bool, openGOP: Bool) throws {
-        guard isSet else { return }
-        let option = chunk.map { "--chunk \($0.text)" } ?? "--seek"
-        if let chunk, chunk.index >= chunk.count {
-            throw ValidationError("--chunk \(chunk.text): the chunk index must be below the chunk count, 0 to \(chunk.count - 1).")
-        }
-        if let seek, seek < 0 { throw ValidationError("--seek must be 0 or more.") }
-        if chunk != nil, seek != nil || frames != nil {
-            throw ValidationError("--chunk chooses its frames itself: use it without --seek and --frames.")
-        }
-        if testPattern { throw ValidationError("\(option) needs an input file (raw or Y4M), not the test pattern.") }
-        if openGOP { throw ValidationError("\(option) starts with an IDR and closes its GOPs: use it without --open-gop.") }
-    }
-
     /// The part of the default output name that tells chunks apart (`.part-0003`), zero-padded
     /// so that a shell glob (`part-*.h264`) lists the chunks in order.
     var partSuffix: String {

@@ -48,7 +48,7 @@ struct Encode: ParsableCommand {
             help: ArgumentHelp("Frame size of raw input (or of the test pattern). Default: the last WxH in the file name, as x264 reads it (clip_640x360.yuv).", valueName: "WxH"))
     var size: FrameSize?
     @Option(name: .customLong("pix-fmt"), help: "Raw input layout: yuv420p (also i420), nv12, yuv422p, yuv444p, yuv420p10le, yuv422p10le, yuv444p10le or p010le (default yuv420p).")
-    var pixelFormat: PixelFormatOption?
+    var pixelFormat: PixelFormat?
     @Option(name: [.customLong("fps"), .customShort("r")],
             help: ArgumentHelp("Frame rate of raw input, e.g. 30, 29.97, 30000/1001 (default 30; Y4M: from the header).", valueName: "rate"))
     var fps: FrameRate?
@@ -123,9 +123,7 @@ struct Encode: ParsableCommand {
         try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
-        let (startTime, endTime) = try timeRange()
-        if let endTime, endTime <= startTime { throw ValidationError("--end must be after --start.") }
-        try range.check(frames: frames, testPattern: testPattern, openGOP: openGOP)
+        try commandLine(input: input ?? "-") { try inputOptions().validate(testPattern: testPattern, openGOP: openGOP) }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
         if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
             throw ValidationError("--to \(toOption.rawValue) and --output-format \(outputFormatAlias.rawValue) disagree.")
@@ -175,17 +173,8 @@ struct Encode: ParsableCommand {
         Signals.finishOnSignal = true
         guard let framing else { throw Naming.unknownFraming(self.output, transportStream: true) }
         let output = self.output
-        let (startTime, endTime) = try timeRange()
-        let path = usesTestPattern ? nil : input ?? "-"
-        var options = EncodeInputOptions(path: path)
-        (options.size, options.pixelFormat, options.frameRate, options.frames) = (size.map { (width: $0.width, height: $0.height) }, pixelFormat?.pixelFormat, fps?.rational, frames)
-        options.sizeInName = path.flatMap { $0 == "-" ? nil : Naming.frameSize(inName: $0) }.map { (width: $0.width, height: $0.height) }
-        (options.chunk, options.seek, options.pid) = (range.chunk.map { (index: $0.index, count: $0.count) }, range.seek, pid?.value)
-        (options.start, options.end, options.startText, options.endText) = (start == nil ? nil : startTime, endTime, start, end)
-        options.scale = scale.map { (width: $0.width, height: $0.height) }
-        options.decoder = decoder.factory
-        (options.warning, options.decoderWarning, options.isStopped) = (Diagnostics.warning, Diagnostics.libraryWarning, { Signals.stopRequested })
-        let plan = try commandLine(input: path ?? "-") { try EncodeInputPlan(options) }
+        let options = try inputOptions()
+        let plan = try commandLine(input: options.path ?? "-") { try EncodeInputPlan(options) }
 
         // The encoder, configured from the options and the input.
         let codec = resolvedCodec
@@ -224,44 +213,26 @@ struct Encode: ParsableCommand {
         if let extradataOut { try EncodedOutput.writeExtradata(of: session, to: extradataOut, lengthPrefixed: framing == .avcc) }
 
         var progress = EncodeProgressLine(frameRate: plan.frameRate, totalFrames: plan.totalFrames)
-        let pipeline = EncodePipeline(session: session, output: file)
-        (pipeline.liveChanges, pipeline.limit, pipeline.keptRange) = (live.changes, plan.limit, plan.keptRange)
-        pipeline.onRangeEnd = { plan.decoded?.cancel() }
+        let pipeline = EncodePipeline(session: session, output: file, plan: plan)
+        pipeline.liveChanges = live.changes
         // A stopping signal ends the reading; the frames so far are encoded and the output completed, as x264 does.
         pipeline.shouldStop = { Signals.stopRequested }
         if !quiet && StandardError.isTerminal { pipeline.onFrame = { if let text = progress.text($0) { StandardError.write(text) } } }
-        // A chunk or --seek range starts with an IDR picture, whatever the library would choose.
-        if plan.frameRange != nil || plan.decoded?.chunkRange != nil { session.requestKeyframe() }
         let count = try pipeline.encode { try plan.nextFrame(count: $0) }
         // The same refusal whatever the output type (an MP4 cannot be empty; neither, then, is an elementary stream).
         guard count > 0 else {
             file.discard()
-            // A range no picture presents in (a transport stream's end is known only once read).
-            if plan.keptRange != nil, plan.decoded?.chunkRange == nil, !Signals.stopRequested {
-                throw CLIError.usage(start != nil ? "--start" : "--end", "no picture of the input presents from \(start ?? "0") to \(end ?? "its end")")
-            }
-            throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
+            throw plan.nothingEncoded(stopped: Signals.stopRequested)
         }
         for note in try pipeline.finish() { StandardError.write("nalu: note: \(note)\n") }
         if progress.drawn { StandardError.write("\n") }
-        try report(pipeline, frames: count, elapsed: progress.elapsed, frameRate: plan.frameRate, output: output, codec: codec)
-        // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
-        if let loss = plan.decoded?.loss { throw loss }
-        try lost?.fail()
-    }
 
-    /// The summary line on standard error (unless --quiet) and in --stats-json; exits with the
-    /// signal's status when a signal stopped the encode.
-    private func report(_ pipeline: EncodePipeline, frames: Int64, elapsed: Double, frameRate: Rational, output: String, codec: Codec) throws {
         let interrupted = Signals.received
-        var summary = EncodeSummary(pipeline.session.statistics, elapsed: elapsed, frameRate: frameRate, output: output, codec: codec)
-        if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
-        summary.add(pipeline.liveChanges.applied)
-        let unreached = pipeline.liveChanges.unreached(frames: frames)
+        let summary = pipeline.summary(elapsed: progress.elapsed, frameRate: plan.frameRate, output: output, interruptedBy: interrupted)
+        let unreached = pipeline.liveChanges.unreached(frames: count)
         for option in unreached.bitrates.map({ "--bitrate-at \($0)" }) + unreached.keyframes.map({ "--idr-at \($0)" }) {
-            Diagnostics.warning("\(option): the input ended after \(frames) frame\(frames == 1 ? "" : "s"); not applied")
+            Diagnostics.warning("\(option): the input ended after \(count) frame\(count == 1 ? "" : "s"); not applied")
         }
-        summary.add(pipeline.quality)
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
@@ -270,10 +241,28 @@ struct Encode: ParsableCommand {
             try file.commit()
         }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
+        // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
+        if let loss = plan.decoded?.loss { throw loss }
+        try lost?.fail()
     }
 }
 
 extension Encode {
+    /// What is read, as the library takes it.
+    func inputOptions() throws -> EncodeInputOptions {
+        let (startTime, endTime) = try timeRange()
+        let path = usesTestPattern ? nil : input ?? "-"
+        var options = EncodeInputOptions(path: path)
+        (options.size, options.pixelFormat, options.frameRate, options.frames) = (size.map { (width: $0.width, height: $0.height) }, pixelFormat, fps?.rational, frames)
+        options.sizeInName = path.flatMap { $0 == "-" ? nil : Naming.frameSize(inName: $0) }.map { (width: $0.width, height: $0.height) }
+        (options.chunk, options.seek, options.pid) = (range.chunk.map { (index: $0.index, count: $0.count) }, range.seek, pid?.value)
+        (options.start, options.end, options.startText, options.endText) = (start == nil ? nil : startTime, endTime, start, end)
+        options.scale = scale.map { (width: $0.width, height: $0.height) }
+        options.decoder = decoder.factory
+        (options.warning, options.decoderWarning, options.isStopped) = (Diagnostics.warning, Diagnostics.libraryWarning, { Signals.stopRequested })
+        return options
+    }
+
     /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
     func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
         func parse(_ text: String?, _ option: String) throws -> MediaTime? {
