@@ -163,7 +163,7 @@ let package = Package(
         .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
                           swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
-                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
+                    dependencies: ["NALUExport", "NALU", "NALUMedia", "NALUEncoder", "NALUX264", "NALUMP4", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
                     swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
