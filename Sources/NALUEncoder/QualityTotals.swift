@@ -11,7 +11,12 @@ public import NALU
 public struct QualityTotals: Sendable {
     /// The mean PSNR in dB of each plane and of the pictures' averages, and the global PSNR.
     public struct PSNR: Sendable, Hashable {
-        public var y: Double, u: Double, v: Double, average: Double
+        /// The luma plane's mean PSNR.
+        public var y: Double
+        /// The chroma planes' mean PSNRs.
+        public var u: Double, v: Double
+        /// The mean of the pictures' average PSNR (sample-weighted over the planes).
+        public var average: Double
         /// Each library's own: x264's PSNR of the squared error summed over all frames
         /// (recovered from each frame's average PSNR), x265's mean of the frames' (6·Y + U + V) / 8.
         public var global: Double

@@ -13,12 +13,16 @@ import NALUMedia
 /// raw, Y4M and pattern kinds reuse one frame buffer, so memory is constant whatever the input's
 /// size.
 public enum EncodeFrameInput {
+    /// Raw planar frames of a size and layout given, read from the file.
     case raw(RawVideoReader<FrameFileSource>, FrameFileSource)
+    /// A YUV4MPEG2 stream: size, rate and layout from its header.
     case y4m(Y4MReader<FrameFileSource>)
+    /// The moving test pattern; `next` is the index of the next frame.
     case pattern(TestPattern, next: Int64)
     /// A compressed input, decoded.
     case decoded(DecodedVideoInput)
 
+    /// The frames' layout.
     public var pixelFormat: PixelFormat {
         switch self {
         case .raw(let reader, _): reader.buffer.pixelFormat
@@ -28,6 +32,7 @@ public enum EncodeFrameInput {
         }
     }
 
+    /// The frames' width in samples.
     public var width: Int {
         switch self {
         case .raw(let reader, _): reader.buffer.width
@@ -37,6 +42,7 @@ public enum EncodeFrameInput {
         }
     }
 
+    /// The frames' height in samples.
     public var height: Int {
         switch self {
         case .raw(let reader, _): reader.buffer.height

@@ -22,10 +22,13 @@ public struct EncodeInputOptions {
     public var chunk: (index: Int, count: Int)?
     /// The first frame of raw or Y4M input (`--seek`).
     public var seek: Int64?
-    /// A compressed input's presented range (`--start`, `--end`), and how they were written (for messages).
+    /// A compressed input's presented range from this time (`--start`).
     public var start: MediaTime?
+    /// … to this time (`--end`).
     public var end: MediaTime?
+    /// How ``start`` was written, for messages.
     public var startText: String?
+    /// How ``end`` was written, for messages.
     public var endText: String?
     /// A compressed input resized to this (`--scale`; `nil` for a side keeps the display aspect ratio).
     public var scale: (width: Int?, height: Int?)?
@@ -40,6 +43,7 @@ public struct EncodeInputOptions {
     /// Whether reading should stop (a stopping signal).
     public var isStopped: () -> Bool = { false }
 
+    /// Options for `path` (`nil`: the test pattern), everything else at its default.
     public init(path: String?) { self.path = path }
 
     /// `--chunk I/N` as written.

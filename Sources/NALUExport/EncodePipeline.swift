@@ -37,6 +37,7 @@ public final class EncodePipeline {
     /// Runs after each access unit is written (a progress meter).
     public var onPacket: () -> Void = {}
 
+    /// A pipeline from `session` into `output`; set the properties before ``encode(_:)``.
     public init(session: EncoderSession, output: EncodedOutput) {
         self.session = session
         self.output = output

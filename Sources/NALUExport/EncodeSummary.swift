@@ -9,14 +9,21 @@ public import NALUEncoder
 /// A value of a report's structured form (`nalu encode --stats-json`, `nalu compare --json`):
 /// what a JSON writer prints.
 public indirect enum ReportValue: Sendable {
+    /// An integer.
     case int(Int64)
+    /// A number written as the JSON writer writes doubles.
     case double(Double)
     /// A number already written out (`41.234567`).
     case decimal(String)
+    /// No value (an infinite PSNR).
     case null
+    /// A string.
     case string(String)
+    /// `true` or `false`.
     case bool(Bool)
+    /// An array.
     case array([ReportValue])
+    /// An object: its members in order.
     case object([(String, ReportValue)])
 }
 
@@ -100,6 +107,8 @@ public struct EncodeProgressLine: Sendable {
     /// Whether a line was drawn (then it needs ending with a newline).
     public private(set) var drawn = false
 
+    /// A line for an encode at `frameRate` (the bitrate's time) of `totalFrames` frames, when
+    /// known (the ETA).
     public init(frameRate: Rational, totalFrames: Int64?) {
         self.frameRate = frameRate
         self.totalFrames = totalFrames

@@ -12,12 +12,15 @@ public enum EncodeOutputFraming: String, CaseIterable, Sendable {
     case avcc
     /// MP4/MOV.
     case mp4
-    /// MPEG-2 transport stream: 188-byte packets, or 192-byte ones with arrival time stamps.
-    case ts, m2ts
+    /// MPEG-2 transport stream, 188-byte packets.
+    case ts
+    /// MPEG-2 transport stream, 192-byte packets with arrival time stamps.
+    case m2ts
 
     /// The encoder's access unit framing.
     public var streamFormat: StreamFormat { self == .avcc ? .lengthPrefixed : .annexB }
 
+    /// Whether this is MPEG-TS (`ts` or `m2ts`).
     public var isTransportStream: Bool { self == .ts || self == .m2ts }
 }
 

@@ -79,6 +79,7 @@ public final class FrameFileSource: SeekableByteSource {
         return pending
     }
 
+    /// Reads up to `buffer.count` bytes (the peeked ones first); 0 at the end, or once stopped.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         if !pending.isEmpty {

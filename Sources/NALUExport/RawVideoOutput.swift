@@ -129,6 +129,7 @@ public enum RawFrameWriter {
 /// The YUV4MPEG2 stream header as ffmpeg's `yuv4mpegpipe` muxer writes it: `YUV4MPEG2 W H F I A
 /// C XYSCSS [XCOLORRANGE]`.
 public enum Y4MHeaderText {
+    /// The header line (with its newline) for frames like `frame` written as `format` at `frameRate`.
     public static func header(for frame: DecodedFrame, format: PixelFormat, frameRate: Rational) -> String {
         let rate = frameRate.reduced
         let sar = frame.sampleAspectRatio.map { "\($0.numerator):\($0.denominator)" } ?? "0:0"

@@ -67,6 +67,7 @@ public struct VideoComparison: Sendable {
     public private(set) var frames = 0
     /// Which input ended first (both when they have the same frame count).
     public private(set) var referenceEnded = false
+    /// Whether the distorted input ended (see ``referenceEnded``).
     public private(set) var distortedEnded = false
 
     /// Compares `reference` and `distorted` frame by frame until either ends, giving each
