@@ -154,7 +154,7 @@ let package = Package(
         // carried tracks, time cutting) and ExportSession, the library's transcode and export.
         .target(name: "NALUExport",
                 dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
-                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut"],
+                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUOpenH264"],
                 swiftSettings: strictSettings),
         // Issue 39 item 7: the seeds' jobs from the public library API only (their products and
         // arguments are a contract).
@@ -165,7 +165,7 @@ let package = Package(
         .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
                           swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
-                    dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
+                    dependencies: ["NALUExport", "NALU", "NALUMedia", "NALUEncoder", "NALUX264", "NALUMP4", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
                     swiftSettings: strictSettings),
         // Issue 39 item 7: AVAssetImageGenerator (thumbnail-sample) and capture → LL-HLS
         // (live-hls-sample) from the public API; their tests and the compiled doc snippets.

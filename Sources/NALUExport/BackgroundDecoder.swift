@@ -45,12 +45,14 @@ public final class BackgroundDecoder {
     ///   - firstSample: MP4 input: the sync sample to start decoding at (decoding order); the
     ///     samples before it are read past, not decoded.
     ///   - framesInFlight: pictures decoded ahead at most (at least 1).
+    ///   - threadCount: the decoder library's threads (0: its choice, one per core).
     ///   - warning: what is stepped over (a transport stream's damage, an access unit the
     ///     decoder rejected, a picture clamped), as `path: text`; called on any thread.
     /// - Throws: ``NALUDecoder/DecoderError`` when no decoder opens, ``NALU/NALUError`` when the
     ///   input cannot be read, ``ExportError`` (``ExportError/Code/resources``) without a thread.
     public init(path: String, factory: any DecoderBackendFactory, options: MediaSourceOptions = MediaSourceOptions(),
-                firstSample: Int = 0, framesInFlight: Int = 4, warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                firstSample: Int = 0, framesInFlight: Int = 4, threadCount: Int = 0,
+                warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         self.warning = warning
         self.framesInFlight = max(1, framesInFlight)
@@ -61,7 +63,7 @@ public final class BackgroundDecoder {
         }
         // Opened here so bad input and missing libraries fail before the thread starts.
         let source = try MediaSource(path: path, options: options)
-        let decoding = try InputDecoder(path: path, source: source, factory: factory)
+        let decoding = try InputDecoder(path: path, source: source, factory: factory, threadCount: threadCount)
         decoding.firstSample = firstSample
         let queue = DecodedFrameQueue(capacity: self.framesInFlight)
         let box = UncheckedBox(decoding)

@@ -66,9 +66,12 @@ public final class DecodedVideoInput {
     ///     ``plan(_:source:path:)``), or `nil` for every picture.
     ///   - pid: a transport stream's program, chosen by its video PID (`nil`: the first).
     ///   - framesInFlight: pictures decoded ahead at most (``BackgroundDecoder``).
+    ///   - decoderThreads: the decoder library's threads (0: one per core). One by default: in a
+    ///     transcode the encoder is the slower stage and has the cores, and each frame thread of
+    ///     libavcodec holds pictures of its own (Docs/performance.md, export memory).
     ///   - warning: what is stepped over, as `path: text` (``BackgroundDecoder``).
     public init(path: String, factory: any DecoderBackendFactory, chunk: (index: Int, count: Int)? = nil,
-                pid: UInt16? = nil, framesInFlight: Int = 4, warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
+                pid: UInt16? = nil, framesInFlight: Int = 2, decoderThreads: Int = 1, warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.path = path
         var options = MediaSourceOptions()
         options.pid = pid
@@ -92,7 +95,7 @@ public final class DecodedVideoInput {
         decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
         hdr = HDRMetadata(path: path)
         frames = try BackgroundDecoder(path: path, factory: factory, options: options, firstSample: firstSample,
-                                       framesInFlight: framesInFlight, warning: warning)
+                                       framesInFlight: framesInFlight, threadCount: decoderThreads, warning: warning)
         // Samples above the bit depth (concealed damage) would abort libx264: clamped.
         frames.clampsSamples = true
         guard let frame = try frames.next()?.frame() else {

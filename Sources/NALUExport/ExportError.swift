@@ -44,11 +44,14 @@ public struct ExportError: Error, CustomStringConvertible, Sendable {
     public var message: String
     /// The stage's own error, when one caused this.
     public var underlying: (any Error & Sendable)?
+    /// What to do about it, when something can be said (`check --size and --pix-fmt`).
+    public var hint: String?
 
-    public init(_ code: Code, subject: String? = nil, _ message: String, underlying: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, subject: String? = nil, _ message: String, hint: String? = nil, underlying: (any Error & Sendable)? = nil) {
         self.code = code
         self.subject = subject
         self.message = message
+        self.hint = hint
         self.underlying = underlying
     }
 

@@ -79,6 +79,7 @@ final class ExportJob {
     private func reencode(_ encoding: VideoEncoding, container: ExportContainer) throws -> ExportReport {
         let warnings = self.warnings
         let decoded = try DecodedVideoInput(path: input, factory: settings.decoder, framesInFlight: settings.framesInFlight,
+                                            decoderThreads: settings.decoderThreads,
                                             warning: { warnings.add($0) })
         cancellation.onCancel(decoded.canceller)
         defer { decoded.cancel() }
@@ -108,88 +109,40 @@ final class ExportJob {
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // The output: the source's times kept, its other tracks carried.
-        let copyAudio = settings.audio == .passthrough
-        var timed: TimedMP4Output?
-        var transportStream: TimedTransportStreamOutput?
-        var constantRate: MP4FileSink?
-        var committed = false
-        defer {
-            // An output that did not reach its commit is abandoned: no output, no temporary file.
-            if !committed {
-                timed?.discard()
-                transportStream?.discard()
-                constantRate?.output.discard()
-            }
+        let framing: EncodeOutputFraming = switch container {
+        case .mp4: .mp4
+        case .transportStream(let timestamped): timestamped ? .m2ts : .ts
         }
-        var carried: Set<UInt32> = []
-        switch container {
-        case .mp4:
-            if let timeBase = decoded.timeBase {
-                timed = try TimedMP4Output(path: output, codec: codec, options: MP4MuxerOptions(), source: decoded.source,
-                                           timeBase: timeBase, keptRange: keptRange, copyAudio: copyAudio)
-                carried = timed?.carried ?? []
-            } else {
-                // An elementary stream has no times: a constant rate.
-                constantRate = try MP4FileSink(codec: codec, output: FileSink(path: output),
-                                               options: MP4MuxerOptions(frameRate: configuration.frameRate))
-            }
-        case .transportStream(let timestamped):
-            let output = try TimedTransportStreamOutput(path: output, codec: codec, timestamped: timestamped,
-                                                        maxAccessUnitSize: AccessUnitLimit.defaultMaxBytes, frameRate: configuration.frameRate,
-                                                        timeBase: decoded.timeBase, source: decoded.source, keptRange: keptRange,
-                                                        copyAudio: copyAudio)
-            transportStream = output
-            carried = output.carried
+        let output = try EncodedOutput(path: self.output, framing: framing, codec: codec, mp4Options: MP4MuxerOptions(),
+                                       maxAccessUnitSize: AccessUnitLimit.defaultMaxBytes, frameRate: configuration.frameRate,
+                                       keepsTimes: true, decoded: decoded, keptRange: keptRange, copyAudio: settings.audio == .passthrough)
+        let leftOut: [String]
+        do {
+            leftOut = try checkCarriage(decoded.source, carried: output.carried, target: container.target)
+        } catch {
+            output.discard()
+            throw error
         }
-        let leftOut = try checkCarriage(decoded.source, carried: carried, target: container.target)
 
+        let pipeline = EncodePipeline(session: session, output: output)
         let meter = self.meter
         let cancellation = self.cancellation
-        let write: (EncodedPacket) throws -> Void = { packet in
-            try cancellation.check()
-            if let timed {
-                try timed.write(packet)
-            } else if let transportStream {
-                try transportStream.write(packet)
-            } else if let constantRate {
-                try packet.bytes.withUnsafeBytes { try constantRate.push(annexB: $0) }
-            }
-            meter.picture()
-        }
-        var count = 0
-        while let frame = try decoded.nextFrame() {
-            try cancellation.check()
-            if let keptRange {
-                if frame.pts < keptRange.lowerBound { continue }
-                if frame.pts >= keptRange.upperBound {
-                    decoded.cancel()
-                    break
-                }
-            }
-            try session.encode(frame, write)
-            count += 1
-        }
-        try cancellation.check()
+        pipeline.checkpoint = { try cancellation.check() }
+        pipeline.onPacket = { meter.picture() }
+        pipeline.keptRange = keptRange
+        pipeline.onRangeEnd = { decoded.cancel() }
+        let count = try pipeline.encode { _ in try decoded.nextFrame() }
         guard count > 0 else {
+            output.discard()
             if keptRange != nil {
                 throw ExportError(.invalidSettings, subject: "start", "no picture of \(input) presents from \(settings.start?.description ?? "0") to \(settings.end?.description ?? "its end")")
             }
             throw ExportError(.invalidInput, subject: input, "no picture to encode")
         }
-        try session.flush(write)
-        // The last point to stop: after it the output is committed.
-        try cancellation.check()
-        var report = ExportReport(output: output, frames: meter.frames)
-        if let timed {
-            report.notes = try timed.finish()
-            report.copiedTracks = timed.copiedTracks
-        } else if let transportStream {
-            try transportStream.finish()
-        } else if let constantRate {
-            report.notes = try constantRate.finish().notes
-            try constantRate.output.commit()
-        }
-        committed = true
+        let notes = try pipeline.finish()
+        var report = ExportReport(output: self.output, frames: meter.frames)
+        report.notes = notes
+        report.copiedTracks = output.copiedTracks
         report.tracksLeftOut = leftOut
         report.warnings = warnings.all
         meter.finish(frames: report.frames)

@@ -41,7 +41,11 @@ public struct ExportSettings: Sendable {
     public var end: MediaTime?
     /// Pictures decoded ahead of the encoder at most (at least 1): the bound that keeps memory
     /// flat whatever the input's length (the encoder's own lookahead comes on top).
-    public var framesInFlight = 4
+    public var framesInFlight = 2
+    /// The decoder library's threads (0: one per core). One by default: the encoder is the
+    /// slower stage and has the cores, and each of libavcodec's frame threads holds pictures of
+    /// its own.
+    public var decoderThreads = 1
     /// The decoder library.
     public var decoder: any DecoderBackendFactory = ExportDefaults.decoder
     /// Whether tracks the output cannot hold beside the video (another video track, a

@@ -221,11 +221,14 @@ public final class TimedMP4Output {
     }
 
     /// Writes the movie box and renames the file into place; returns the muxer's notes (what
-    /// it did that a reader should know, ``NALUMedia/MediaSinkReport/notes``).
+    /// it did that a reader should know, ``NALUMedia/MediaSinkReport/notes``). `beforeCommit`
+    /// runs once everything is written, before the rename: throwing there (a cancellation)
+    /// leaves the output uncommitted.
     @discardableResult
-    public func finish() throws -> [String] {
+    public func finish(beforeCommit: () throws -> Void = {}) throws -> [String] {
         guard let file else { throw NALUError(.missing, field: "sample", detail: "no picture was encoded") }
         let report = try file.finish()
+        try beforeCommit()
         try file.output.commit()
         return report.notes
     }

@@ -95,9 +95,11 @@ public final class TimedTransportStreamOutput {
     }
 
     /// Writes what is left and renames the file into place; the AAC frames carried.
+    /// `beforeCommit` runs once everything is written, before the rename (a cancellation).
     @discardableResult
-    public func finish() throws -> Int {
+    public func finish(beforeCommit: () throws -> Void = {}) throws -> Int {
         try muxer.finish()
+        try beforeCommit()
         try file.commit()
         return audioFrames()
     }

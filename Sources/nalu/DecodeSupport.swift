@@ -1,26 +1,11 @@
-import ArgumentParser
-import NALU
-import NALUAVCodec
-import NALUDe265
+public import ArgumentParser
 import NALUDecoder
-import NALUEncoder
 import NALUExport
-import NALUMedia
 
 /// `--decoder avcodec|de265` (issue 33): which library decodes.
-enum DecoderName: String, ExpressibleByArgument, CaseIterable {
-    /// libavcodec: H.264 and H.265 (the default).
-    case avcodec
-    /// libde265: H.265 only, LGPL.
-    case de265
+typealias DecoderName = DecoderLibrary
 
-    var factory: any DecoderBackendFactory {
-        switch self {
-        case .avcodec: AVCodecDecoderFactory()
-        case .de265: De265DecoderFactory()
-        }
-    }
-}
+extension DecoderLibrary: ExpressibleByArgument {}
 
 extension DecoderError {
     /// The command line's form: a missing library exits 69 with the package to install (as
@@ -39,42 +24,5 @@ extension DecoderError {
         default:
             return CLIError(input == "-" ? "standard input" : input, description, status: ExitStatus.dataError)
         }
-    }
-}
-
-extension InputDecoder {
-    /// Opens a decoder of `decoder`'s library; its errors in the command line's form.
-    static func opening(path: String, source: MediaSource, decoder: DecoderName, threadCount: Int = 0) throws -> InputDecoder {
-        do {
-            return try InputDecoder(path: path, source: source, factory: decoder.factory, threadCount: threadCount)
-        } catch {
-            throw error.cliError(input: path)
-        }
-    }
-}
-
-/// Writes frames as YUV4MPEG2, as ffmpeg's `yuv4mpegpipe` muxer does: `YUV4MPEG2 W H F I A C
-/// XYSCSS [XCOLORRANGE]`, then `FRAME` and the planes for each frame.
-enum Y4MWriter {
-    static func header(for frame: DecodedFrame, format: PixelFormat, frameRate: Rational) -> String {
-        let rate = frameRate.reduced
-        let sar = frame.sampleAspectRatio.map { "\($0.numerator):\($0.denominator)" } ?? "0:0"
-        var tag = format.y4mColourSpace ?? "420jpeg"
-        if format == .i420 {
-            // The chroma siting (H.264/H.265 E.2.1 chroma_sample_loc_type; 0, left, when absent).
-            switch frame.chromaSampleLocation ?? 0 {
-            case 1: tag = "420jpeg"
-            case 2: tag = "420paldv"
-            default: tag = "420mpeg2"
-            }
-        }
-        let xyscss = tag.uppercased()
-        var line = "YUV4MPEG2 W\(frame.width) H\(frame.height) F\(rate.numerator):\(rate.denominator) Ip A\(sar) C\(tag) XYSCSS=\(xyscss)"
-        switch frame.colour.fullRange {
-        case true?: line += " XCOLORRANGE=FULL"
-        case false?: line += " XCOLORRANGE=LIMITED"
-        case nil: break
-        }
-        return line + "\n"
     }
 }

@@ -1,7 +1,5 @@
 import NALUEncoder
-import NALUOpenH264
-import NALUX264
-import NALUX265
+import NALUExport
 
 /// `nalu doctor --encoders`: whether each encoder library loads. `nalu encode` opens libx264,
 /// libx265 and libopenh264 with `dlopen` at first use (no other subcommand loads them), so a
@@ -18,26 +16,21 @@ enum EncoderLibraryCheck {
     static let code = "encoder-unavailable"
 
     static func run(json: Bool) throws {
-        let statuses = [X264BackendFactory.libraryStatus, X265BackendFactory.libraryStatus,
-                        OpenH264BackendFactory.libraryStatus]
+        let statuses = EncoderLibraries.statuses
         let out = try StandardOutput()
-        let missing = statuses.filter { $0.error != nil }.count
+        let missing = statuses.filter { !$0.isAvailable }.count
         for status in statuses {
-            let (reason, fix) = explanation(status.error)
             if json {
                 try out.line(JSON.object([
-                    ("encoder", .string(status.encoder)),
-                    ("available", .bool(status.error == nil)),
-                    ("library", .string(status.fileName)),
-                    ("version", status.version.map { .string($0) } ?? .null),
-                    ("message", reason.map { .string($0) } ?? .null),
-                    ("fix", fix.map { .string($0) } ?? .null),
+                    ("encoder", .string(status.encoder)), ("available", .bool(status.isAvailable)), ("library", .string(status.library)),
+                    ("version", status.version.map { .string($0) } ?? .null), ("message", status.reason.map { .string($0) } ?? .null),
+                    ("fix", status.fix.map { .string($0) } ?? .null),
                 ]).text)
-            } else if let reason {
-                try out.line("warning[\(code)] \(status.encoder): \(status.fileName): \(reason)")
-                if let fix { try out.line("  fix: \(fix)") }
+            } else if let reason = status.reason {
+                try out.line("warning[\(code)] \(status.encoder): \(status.library): \(reason)")
+                if let fix = status.fix { try out.line("  fix: \(fix)") }
             } else {
-                try out.line("\(status.encoder): \(status.fileName)\(status.version.map { " (\($0))" } ?? "")")
+                try out.line("\(status.encoder): \(status.library)\(status.version.map { " (\($0))" } ?? "")")
             }
         }
         if json {
@@ -49,12 +42,6 @@ enum EncoderLibraryCheck {
         try out.flush()
     }
 
-    /// The loader's reason and the `install …` fix, split from a
-    /// ``EncoderError/Code/libraryUnavailable`` error's detail.
-    static func explanation(_ error: EncoderError?) -> (reason: String?, fix: String?) {
-        guard let error else { return (nil, nil) }
-        let detail = error.detail ?? error.code.rawValue
-        guard let range = detail.firstRange(of: "; install ") else { return (detail, nil) }
-        return (String(detail[..<range.lowerBound]), "install " + detail[range.upperBound...])
-    }
+    /// The loader's reason and the `install …` fix of a missing library (``NALUExport/EncoderLibraries/explanation(_:)``).
+    static func explanation(_ error: EncoderError?) -> (reason: String?, fix: String?) { EncoderLibraries.explanation(error) }
 }

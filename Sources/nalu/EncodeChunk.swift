@@ -1,6 +1,4 @@
 import ArgumentParser
-import NALU
-import NALUEncoder
 
 /// `--chunk I/N`: chunk `I` (0-based) of `N`.
 struct ChunkSpec: ExpressibleByArgument, Hashable {
@@ -24,27 +22,11 @@ struct ChunkSpec: ExpressibleByArgument, Hashable {
 struct FrameRangeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Encode chunk I (0-based) of N contiguous frame ranges of an input file (frames ⌊I·F/N⌋ to ⌊(I+1)·F/N⌋ − 1 of F): it starts with an IDR, with the same parameter sets in every chunk, so the parts join (nalu concat). Without -o: <input>.part-IIII.h264.", valueName: "I/N"))
     var chunk: ChunkSpec?
-
     @Option(help: ArgumentHelp("First frame to encode (0-based), found by a seek in the input file, as x264's --seek; with --frames for a range. The frame is coded as an IDR.", valueName: "frame"))
     var seek: Int64?
 
     /// Whether a range was asked for.
     var isSet: Bool { chunk != nil || seek != nil }
-
-    /// Refuses combinations that make no sense, before anything is opened.
-    func check(frames: Int?, testPattern: Bool, openGOP: Bool) throws {
-        guard isSet else { return }
-        let option = chunk.map { "--chunk \($0.text)" } ?? "--seek"
-        if let chunk, chunk.index >= chunk.count {
-            throw ValidationError("--chunk \(chunk.text): the chunk index must be below the chunk count, 0 to \(chunk.count - 1).")
-        }
-        if let seek, seek < 0 { throw ValidationError("--seek must be 0 or more.") }
-        if chunk != nil, seek != nil || frames != nil {
-            throw ValidationError("--chunk chooses its frames itself: use it without --seek and --frames.")
-        }
-        if testPattern { throw ValidationError("\(option) needs an input file (raw or Y4M), not the test pattern.") }
-        if openGOP { throw ValidationError("\(option) starts with an IDR and closes its GOPs: use it without --open-gop.") }
-    }
 
     /// The part of the default output name that tells chunks apart (`.part-0003`), zero-padded
     /// so that a shell glob (`part-*.h264`) lists the chunks in order.
@@ -53,69 +35,5 @@ struct FrameRangeOptions: ParsableArguments {
         let digits = max(4, String(chunk.count - 1).count)
         let number = String(chunk.index)
         return ".part-" + String(repeating: "0", count: digits - number.count) + number
-    }
-
-    /// Moves `input` to the first frame of the range and returns the range; `nil` without
-    /// `--chunk`/`--seek`. Counts the input's frames from its size (raw) or its FRAME lines
-    /// (Y4M); a range outside the input is a usage error naming the option.
-    func select(_ input: inout EncodeInput, file: EncodeSource, frames: Int?, subject: String) throws -> FrameRange? {
-        guard isSet else { return nil }
-        let option = chunk.map { "--chunk \($0.text)" } ?? "--seek \(seek ?? 0)"
-        guard file.regularFileSize != nil else {
-            throw CLIError.usage(subject, "\(option) needs an input that can seek (a raw or Y4M file); pipes cannot")
-        }
-        let total = try input.frameCount()
-        let range: FrameRange
-        if let chunk {
-            guard total >= Int64(chunk.count) else {
-                throw CLIError.usage(subject, "\(option): the input holds \(total) frames, fewer than \(chunk.count) chunks")
-            }
-            range = try FrameRange.chunk(chunk.index, of: chunk.count, frames: total)
-        } else {
-            let first = seek ?? 0
-            guard first < total else {
-                throw CLIError.usage(subject, "\(option): the input holds \(total) frames" + (total > 0 ? " (0 to \(total - 1))" : ""))
-            }
-            range = FrameRange(first: first, count: min(frames.map(Int64.init) ?? total, total - first))
-        }
-        try input.seek(toFrame: range.first)
-        return range
-    }
-}
-
-extension EncodeSource: SeekableByteSource {
-    /// The size of a regular file; other inputs cannot seek.
-    var size: Int64 {
-        get throws {
-            guard let size = regularFileSize else { throw NALUError(.io, field: path, detail: "not a regular file: cannot seek") }
-            return size
-        }
-    }
-}
-
-extension EncodeInput {
-    /// The whole frames of a raw or Y4M file.
-    mutating func frameCount() throws(EncoderError) -> Int64 {
-        switch self {
-        case .raw(let reader, _): return try reader.frameCount()
-        case .y4m(var reader):
-            let count = try reader.frameCount()
-            self = .y4m(reader)
-            return count
-        case .pattern, .decoded: return 0
-        }
-    }
-
-    /// Moves a raw or Y4M file to frame `index` (which then has pts `index`).
-    mutating func seek(toFrame index: Int64) throws(EncoderError) {
-        switch self {
-        case .raw(var reader, let source):
-            try reader.seek(toFrame: index)
-            self = .raw(reader, source)
-        case .y4m(var reader):
-            try reader.seek(toFrame: index)
-            self = .y4m(reader)
-        case .pattern, .decoded: break
-        }
     }
 }

@@ -5,13 +5,10 @@ import Darwin
 #endif
 import ArgumentParser
 import NALU
-import NALUDecoder
 import NALUEncoder
 import NALUExport
 import NALUIO
 import NALUMedia
-import NALUX264
-import NALUX265
 
 /// `nalu encode`: raw video, Y4M or the built-in test pattern to an H.264 or H.265 elementary
 /// stream through x264 or x265, driven by an `EncoderSession`.
@@ -40,123 +37,83 @@ struct Encode: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Y4M or raw input file, or - for standard input (the default when it is a pipe).", valueName: "input"))
     var input: String?
-
     @Option(name: [.short, .customLong("output")],
             help: ArgumentHelp("Output file, or - for standard output. Default: next to the input, named for it (raw.yuv → raw.h264), or standard output when it is a pipe.", valueName: "file"))
     var outputArgument: String?
-
     @Option(help: "h264 (also avc, x264) or h265 (also hevc, x265); from the output's extension when omitted, else h264.")
     var codec: CodecOption?
-
     @Flag(help: "Encode the built-in moving test pattern.")
     var testPattern = false
-
     @Option(name: [.customLong("size"), .customLong("input-res")],
             help: ArgumentHelp("Frame size of raw input (or of the test pattern). Default: the last WxH in the file name, as x264 reads it (clip_640x360.yuv).", valueName: "WxH"))
     var size: FrameSize?
-
     @Option(name: .customLong("pix-fmt"), help: "Raw input layout: yuv420p (also i420), nv12, yuv422p, yuv444p, yuv420p10le, yuv422p10le, yuv444p10le or p010le (default yuv420p).")
-    var pixelFormat: PixelFormatOption?
-
+    var pixelFormat: PixelFormat?
     @Option(name: [.customLong("fps"), .customShort("r")],
             help: ArgumentHelp("Frame rate of raw input, e.g. 30, 29.97, 30000/1001 (default 30; Y4M: from the header).", valueName: "rate"))
     var fps: FrameRate?
-
     @Option(help: "Encode at most this many frames (test pattern default: 150).")
     var frames: Int?
-
     @OptionGroup(title: "Frame range") var range: FrameRangeOptions
-
     @Option(help: ArgumentHelp("Average bitrate in kbit/s as in x264 (5000 = 5 Mbit/s), or with a unit: 2500k, 5M (default 5M).", valueName: "rate"))
     var bitrate: BitRate?
-
     @Option(help: "Constant rate factor instead of a bitrate (0–51).")
     var crf: Double?
-
     @Option(help: "Constant quantiser instead of a bitrate (0–51).")
     var qp: Int?
-
     @Option(name: .customLong("vbv-maxrate"), help: ArgumentHelp("VBV maximum rate in kbit/s, or 6M (with --vbv-bufsize).", valueName: "rate"))
     var vbvMaxrate: BitRate?
-
     @Option(name: .customLong("vbv-bufsize"), help: ArgumentHelp("VBV buffer size in kbit, or 10M (with --vbv-maxrate).", valueName: "size"))
     var vbvBufsize: BitRate?
-
     @Option(name: [.customLong("gop"), .customLong("keyint")], help: "Keyframe interval in frames (default: 5 seconds of frames).")
     var gop: Int?
-
     @Option(name: .customLong("keyint-sec"), help: ArgumentHelp("Maximum keyframe interval in seconds.", valueName: "seconds"))
     var keyintSec: Double?
-
     @Option(help: "Consecutive B-frames (default: the preset's).")
     var bframes: Int?
-
     @Flag(name: .customLong("no-bframes"), help: "Turn B-frames off.")
     var noBframes = false
-
     @Flag(name: .customLong("no-scenecut"), help: "No extra keyframes at scene cuts: keyframes exactly every --gop frames.")
     var noScenecut = false
-
     @Flag(name: .customLong("open-gop"), help: "Open GOPs (x264 recovery points, x265 CRA) instead of IDR keyframes.")
     var openGOP = false
-
     @Option(help: "Profile: baseline, main, high, high10, high422, high444 (H.264); main, main10, main422-10, main444-8, main444-10 (HEVC). Default: the smallest that carries the input's pixel format.")
     var profile: String?
-
     @Option(help: ArgumentHelp("Level, e.g. 4.1.", valueName: "level"))
     var level: String?
-
     @Option(help: "Preset: ultrafast, superfast, veryfast, faster, fast, medium (default), slow, slower, veryslow, placebo.")
     var preset: String?
-
     @Option(help: "Tune, e.g. zerolatency, film, psnr, ssim, fastdecode.")
     var tune: String?
-
     @Option(help: "Encoder threads (default: the library's choice).")
     var threads: Int?
-
     @Option(name: .customLong("to"),
             help: "Output framing: annexb (start codes), avcc (4-byte lengths), mp4, ts or m2ts (MPEG-TS; a compressed input's times and AAC kept). Default: from the output's extension (.h264 .264 .avc .h265 .265 .hevc: annexb; .mp4 .m4v .mov: mp4; .ts: ts; .m2ts .mts: m2ts).")
     var toOption: EncodeOutputFormat?
-
     @Option(name: .customLong("output-format"), help: .hidden)
     var outputFormatAlias: EncodeOutputFormat?
-
     @Option(name: .customLong("extradata-out"), help: ArgumentHelp("Also write the extradata: the avcC/hvcC record with --to avcc, else the parameter sets with start codes.", valueName: "file"))
     var extradataOut: String?
-
     @OptionGroup var mp4: MP4OutputOptions
-
     @OptionGroup var encoderChoice: EncoderChoice
-
     @Option(help: "Decoder library for a compressed input (MP4/MOV, TS, H.264/H.265 streams): avcodec (default) or de265.")
     var decoder: DecoderName = .avcodec
-
     @OptionGroup var qualityOptions: QualityOptions
-
     @Option(help: ArgumentHelp("MPEG-TS input: the PID of the video stream to decode (decimal or 0x hex), which chooses its program and its audio, as info, convert and trim take it.", valueName: "pid"))
     var pid: PIDOption?
-
     @Option(help: ArgumentHelp("Compressed input: encode the pictures shown from this time on (seconds, or [HH:]MM:SS[.fff], as nalu trim reads it); the audio is cut to match.", valueName: "time"))
     var start: String?
-
     @Option(help: ArgumentHelp("Compressed input: encode the pictures shown before this time.", valueName: "time"))
     var end: String?
-
     @Option(help: ArgumentHelp("Compressed input: resize to WxH through libswscale (bicubic); -1 for one side keeps the display aspect ratio, rounded to the chroma grid (1280x-1).", valueName: "WxH"))
     var scale: ScaleSize?
-
     @Flag(name: .customLong("no-audio"), help: "Compressed input: leave the audio out (copied unchanged into MP4 or MPEG-TS otherwise; audio an output cannot hold, as an elementary stream or an -r output, gives exit status 2).")
     var noAudio = false
-
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
-
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
     var quiet = false
-
     @Option(name: .customLong("stats-json"), help: ArgumentHelp("Write the summary as JSON to this file.", valueName: "file"))
     var statsJSON: String?
-
 
     func validate() throws {
         if [bitrate != nil, crf != nil, qp != nil].filter({ $0 }).count > 1 {
@@ -166,9 +123,7 @@ struct Encode: ParsableCommand {
         try encoderChoice.check(codec: codec)
         if testPattern && input != nil { throw ValidationError("--test-pattern takes no input file.") }
         if let frames, frames < 1 { throw ValidationError("--frames must be at least 1.") }
-        let (startTime, endTime) = try timeRange()
-        if let endTime, endTime <= startTime { throw ValidationError("--end must be after --start.") }
-        try range.check(frames: frames, testPattern: testPattern, openGOP: openGOP)
+        try commandLine(input: input ?? "-") { try inputOptions().validate(testPattern: testPattern, openGOP: openGOP) }
         if (vbvMaxrate == nil) != (vbvBufsize == nil) { throw ValidationError("Give --vbv-maxrate and --vbv-bufsize together.") }
         if let toOption, let outputFormatAlias, toOption != outputFormatAlias {
             throw ValidationError("--to \(toOption.rawValue) and --output-format \(outputFormatAlias.rawValue) disagree.")
@@ -213,164 +168,28 @@ struct Encode: ParsableCommand {
         }
     }
 
-    /// Opens the input once: Y4M when it starts with `YUV4MPEG2 ` (or is named .y4m), else raw
-    /// frames of --size or the size in the file name.
-    private func openInput(_ path: String) throws -> (EncodeInput, EncodeSource) {
-        let source = try EncodeSource(path: path)
-        let subject = path == "-" ? "standard input" : path
-        let magic = Array("YUV4MPEG2 ".utf8)
-        let isY4M = try source.peek(magic.count) == magic || path.lowercased().hasSuffix(".y4m")
-        if isY4M {
-            let reader = try Y4MReader(source)
-            // A file holding less than one frame after the header is refused before any frame
-            // memory is taken (issue 32 item 8): the header alone decides the frame size.
-            if let fileSize = source.regularFileSize, fileSize > reader.firstFrameOffset,
-               fileSize - reader.firstFrameOffset < Int64(reader.buffer.byteCount) + 6 {
-                throw EncoderError(.invalidInput, field: "Y4M header", byteOffset: 0,
-                                   detail: "W\(reader.header.width) H\(reader.header.height) C\(reader.header.colourSpace) frames are \(reader.buffer.byteCount) bytes; the file holds \(fileSize - reader.firstFrameOffset) after the header, less than one frame")
-            }
-            if size != nil || pixelFormat != nil {
-                Diagnostics.warning("\(subject): the Y4M header says \(reader.header.width)x\(reader.header.height) \(reader.header.pixelFormat); --size and --pix-fmt are ignored")
-            }
-            return (.y4m(reader), source)
-        }
-        // Without --size, a compressed input (MP4/MOV, TS, Annex-B, length-prefixed), told by its
-        // content, is decoded: a WxH in its name (holiday_320x180.mp4) describes raw video only
-        // (issue 40 item 8). A FIFO with a size in its name is raw video: probing would consume it.
-        if size == nil, path != "-", source.regularFileSize != nil || Naming.frameSize(inName: path) == nil,
-           CompressedInput.isCompressed(path) {
-            if range.seek != nil { throw CLIError.usage("--seek", "a compressed input takes --start and --end (times) instead") }
-            do {
-                return (.decoded(try DecodedVideoInput(path: path, factory: decoder.factory, chunk: range.chunk.map { ($0.index, $0.count) }, pid: pid?.value,
-                                                       warning: Diagnostics.libraryWarning)), source)
-            } catch let error as DecoderError {
-                throw error.cliError(input: path)
-            }
-        }
-        if pid != nil { throw CLIError.usage("--pid", "chooses a program of an MPEG-TS input; \(path) is raw video") }
-        guard let size = size ?? (path == "-" ? nil : Naming.frameSize(inName: path)) else {
-            throw CLIError.usage(subject, "cannot tell the frame size of raw video; give --size WxH (or name the file like clip_640x360.yuv)")
-        }
-        let reader = try RawVideoReader(source, pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height)
-        if let fileSize = source.regularFileSize, fileSize > 0, fileSize < Int64(reader.frameSize) {
-            throw CLIError(subject, "holds \(fileSize) bytes, less than one \(size.width)x\(size.height) \(reader.buffer.pixelFormat) frame (\(reader.frameSize) bytes)",
-                           hint: "check --size and --pix-fmt", status: ExitStatus.dataError)
-        }
-        return (.raw(reader, source), source)
-    }
-
     func run() throws {
         Diagnostics.quiet = quiet
         Signals.finishOnSignal = true
         guard let framing else { throw Naming.unknownFraming(self.output, transportStream: true) }
         let output = self.output
+        let options = try inputOptions()
+        let plan = try commandLine(input: options.path ?? "-") { try EncodeInputPlan(options) }
 
-        // Input.
-        var source: EncodeInput
-        var frameRate = fps?.rational ?? Rational(30, 1)
-        var totalFrames: Int64? = frames.map(Int64.init)
-        // Only --frames (or the pattern's default) stops reading early: a file's size is just an
-        // estimate for the progress line.
-        var limit = frames.map(Int64.init) ?? Int64.max
-        var chunkRange: FrameRange?
-        var decodedTimeBase: Rational?
-        var decodedInput: DecodedVideoInput?
-        // Compressed input with --start/--end: the pts kept.
-        var keptRange: Range<Int64>?
-        if usesTestPattern {
-            if range.isSet { throw ValidationError("--chunk and --seek need an input file (raw or Y4M), not the test pattern.") }
-            let size = size ?? FrameSize(width: 640, height: 360)
-            source = .pattern(try TestPattern(pixelFormat: pixelFormat?.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
-            if totalFrames == nil { totalFrames = 150 }
-            limit = totalFrames ?? 150
-        } else {
-            let (opened, file) = try openInput(input ?? "-")
-            source = opened
-            switch opened {
-            case .raw(let reader, _):
-                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
-                if start != nil || end != nil { throw CLIError.usage("--start", "--start and --end need a compressed input (MP4/MOV, TS, H.264/H.265); use --seek and --frames for raw or Y4M") }
-                if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
-            case .y4m(let reader):
-                if scale != nil { throw CLIError.usage("--scale", "--scale needs a compressed input (MP4/MOV, TS, H.264/H.265)") }
-                frameRate = reader.header.frameRate
-                if totalFrames == nil, let bytes = file.regularFileSize {
-                    // An estimate: every frame behind a plain "FRAME\n" line.
-                    totalFrames = bytes / Int64(reader.buffer.byteCount + 6)
-                }
-            case .pattern: break
-            case .decoded(let decoded):
-                // The source's own timing: each frame keeps its pts, in the container's time base.
-                frameRate = fps?.rational ?? decoded.frameRate()
-                decodedTimeBase = decoded.timeBase
-                decodedInput = decoded
-                if let scale {
-                    do {
-                        try decoded.scale(width: scale.width, height: scale.height)
-                    } catch let error as ExportError where error.code == .invalidSettings {
-                        throw CLIError.usage("--scale", error.message)
-                    }
-                }
-                if start != nil || end != nil {
-                    let (startTime, endTime) = try timeRange()
-                    do {
-                        keptRange = try decoded.presentedRange(start: startTime, end: endTime)
-                    } catch let error as ExportError where error.code == .invalidSettings {
-                        let option = error.subject == "end" ? "--end" : "--start"
-                        throw CLIError.usage(option, "the input ends before \(option == "--end" ? end ?? "" : start ?? "0")")
-                    }
-                }
-                if let chunk = decoded.chunkRange {
-                    if start != nil || end != nil { throw CLIError.usage("--chunk", "use --chunk without --start and --end") }
-                    // The chunk's pictures, within the ones the input shows.
-                    let low = max(chunk.lowerBound, decoded.presentationOrigin)
-                    let high = min(chunk.upperBound, try decoded.presentationEnd() ?? Int64.max)
-                    guard low < high else { throw CLIError.usage("--chunk", "chunk \(range.chunk?.text ?? "") holds no picture") }
-                    keptRange = low..<high
-                }
-            }
-            if let decodedInput, totalFrames == nil {
-                // The progress line's ETA: the MP4 track's pictures in the range.
-                totalFrames = try decodedInput.pictureCount(in: keptRange)
-            }
-            let subject = input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"
-            if decodedInput == nil, let selected = try range.select(&source, file: file, frames: frames, subject: subject) {
-                chunkRange = selected
-                totalFrames = selected.count
-                limit = selected.count
-            }
-        }
-
-        // Configuration.
+        // The encoder, configured from the options and the input.
         let codec = resolvedCodec
-        var configuration = EncoderConfiguration(codec: codec, width: source.size.width, height: source.size.height)
-        configuration.pixelFormat = source.pixelFormat
-        configuration.frameRate = frameRate
-        if let decodedTimeBase { configuration.timeBase = decodedTimeBase }
+        // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
+        var configuration = plan.configuration(codec: codec, extraParameters: try encoderChoice.extraParameters(codec),
+                                               carriesSignal: encoderChoice.encoder != .openh264)
         if let bitrate { configuration.rateControl = .bitrate(bitrate.bitsPerSecond) }
         if let crf { configuration.rateControl = .crf(crf) }
         if let qp { configuration.rateControl = .qp(qp) }
-        configuration.vbvMaxBitrate = vbvMaxrate?.bitsPerSecond
-        configuration.vbvBufferSize = vbvBufsize?.bitsPerSecond
-        configuration.gopLength = gop
-        configuration.maxKeyframeIntervalSeconds = keyintSec
-        configuration.bFrames = noBframes ? 0 : bframes
-        configuration.sceneCutDetection = !noScenecut
-        configuration.openGOP = openGOP
-        configuration.profile = profile
-        configuration.level = level
-        configuration.preset = preset
-        configuration.tune = tune
-        configuration.threads = threads
-        configuration.outputFormat = framing.streamFormat
-        configuration.expectedFrameCount = totalFrames.map { min($0, limit) }
-        configuration.extraParameters = try encoderChoice.extraParameters(codec)
-        if let decodedInput, encoderChoice.encoder != .openh264 {
-            // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
-            configuration.extraParameters += decodedInput.signalParameters(except: Set(configuration.extraParameters.map(\.name)), x265: codec == .hevc)
-        }
-        configuration.computePSNR = qualityOptions.psnr
-        configuration.computeSSIM = qualityOptions.ssim
+        (configuration.vbvMaxBitrate, configuration.vbvBufferSize) = (vbvMaxrate?.bitsPerSecond, vbvBufsize?.bitsPerSecond)
+        (configuration.gopLength, configuration.maxKeyframeIntervalSeconds) = (gop, keyintSec)
+        (configuration.bFrames, configuration.sceneCutDetection, configuration.openGOP) = (noBframes ? 0 : bframes, !noScenecut, openGOP)
+        (configuration.profile, configuration.level, configuration.preset, configuration.tune) = (profile, level, preset, tune)
+        (configuration.threads, configuration.outputFormat) = (threads, framing.streamFormat)
+        (configuration.computePSNR, configuration.computeSSIM) = (qualityOptions.psnr, qualityOptions.ssim)
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
         do {
             try configuration.validate()
@@ -378,119 +197,72 @@ struct Encode: ParsableCommand {
             guard error.context != "size" else { throw ValidationError("\(error)") }
             throw error
         }
-        let factory = encoderChoice.factory(codec, quiet: quiet)
-        let session = try EncoderSession(configuration: configuration, factory: factory)
+        let session = try EncoderSession(configuration: configuration, factory: encoderChoice.factory(codec, quiet: quiet))
 
-        // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
-        // A compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
+        // The output: a compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
         if framing == .mp4 { try mp4.check(codec: codec) }
-        let timedFile: TimedMP4Output? = if framing == .mp4, fps == nil, let decodedInput, let timeBase = decodedInput.timeBase {
-            try TimedMP4Output(path: output, codec: codec, options: mp4.muxerOptions(frameRate: nil), source: decodedInput.source, timeBase: timeBase,
-                               keptRange: keptRange, copyAudio: !noAudio, chunk: decodedInput.chunkRange == nil ? nil : decodedInput.chunkEnds)
-        } else { nil }
-        // MPEG-TS: the source's times and AAC kept, unless -r forces a rate.
-        let tsFile: TimedTransportStreamOutput? = framing.isTransportStream
-            ? try TimedTransportStreamOutput(path: output, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: mp4.maxAccessUnitSize,
-                                              frameRate: frameRate, timeBase: fps == nil ? decodedInput?.timeBase : nil,
-                                              source: decodedInput?.source, keptRange: keptRange, copyAudio: !noAudio)
-            : nil
-        let mp4File = framing == .mp4 && timedFile == nil
-            ? try MP4OutputFile(path: output, codec: codec, options: mp4, frameRate: frameRate) : nil
-        let sink: FileSink? = timedFile != nil || tsFile != nil ? nil : try mp4File?.sink ?? FileSink(path: output)
+        let file = try EncodedOutput(path: output, framing: framing, codec: codec, mp4Options: mp4.muxerOptions(frameRate: nil),
+                                     maxAccessUnitSize: mp4.maxAccessUnitSize, frameRate: plan.frameRate, keepsTimes: fps == nil,
+                                     decoded: plan.decoded, keptRange: plan.keptRange, copyAudio: !noAudio)
         // Tracks of a compressed input the output leaves out are named: an elementary stream
         // holds the video only, and -r writes a constant-rate video track or stream only. Audio
         // left out without --no-audio gives exit status 2 once the output is written.
-        let carried: Set<UInt32> = timedFile?.carried ?? (fps == nil ? tsFile?.carried : nil) ?? []
-        let lost = decodedInput?.source.reportNotCarried(carried: carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
+        let lost = plan.decoded?.source.reportNotCarried(carried: file.carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
                                                           reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only"
-                                                              : framing.outputFraming.isTransportStream ? "encode's MPEG-TS output carries the video and one AAC stream" : nil)
-        if let extradataOut {
-            // avcc output: the avcC/hvcC record; Annex-B output: the parameter sets with start codes.
-            try session.prepare()
-            var bytes: [UInt8] = []
-            if framing == .avcc, let record = try session.decoderConfigurationRecord() {
-                bytes = record.bytes
-            } else {
-                for set in session.parameterSets { bytes += [0, 0, 0, 1] + set }
-            }
-            let extradata = try FileSink(path: extradataOut, bufferSize: 4096)
-            try bytes.withUnsafeBytes { try extradata.write($0) }
-            try extradata.commit()
-        }
+                                                              : framing.isTransportStream ? "encode's MPEG-TS output carries the video and one AAC stream" : nil)
+        if let extradataOut { try EncodedOutput.writeExtradata(of: session, to: extradataOut, lengthPrefixed: framing == .avcc) }
 
-        var report = EncodeReport(frameRate: frameRate, totalFrames: totalFrames)
-        let showProgress = !quiet && StandardError.isTerminal
-        let qualityMeter = QualityMeter(codec: codec)
-        let write: (EncodedPacket) throws -> Void = { packet in
-            qualityMeter.take(packet)
-            if let timedFile {
-                try timedFile.write(packet)
-            } else if let tsFile {
-                try tsFile.write(packet)
-            } else if let mp4File {
-                try packet.bytes.withUnsafeBytes { try mp4File.push(annexB: $0) }
-            } else {
-                try packet.bytes.withUnsafeBytes { try sink?.write($0) }
-            }
-        }
-        var count: Int64 = 0
-        // A chunk or --seek range starts with an IDR picture, whatever the library would choose.
-        if chunkRange != nil || decodedInput?.chunkRange != nil { session.requestKeyframe() }
-        var liveControl = LiveControl(live)
-        // A stopping signal ends the reading; the frames so far are encoded and the output
-        // completed, as x264 does.
-        while count < limit, !Signals.stopRequested {
-            guard let frame = try nextFrame(&source, count: count) else { break }
-            if let keptRange {
-                if frame.pts < keptRange.lowerBound { continue }
-                if frame.pts >= keptRange.upperBound { decodedInput?.cancel(); break }
-            }
-            try liveControl.beforeFrame(count, session: session)
-            try session.encode(frame, write)
-            count += 1
-            if showProgress { report.progress(session.statistics) }
-        }
+        var progress = EncodeProgressLine(frameRate: plan.frameRate, totalFrames: plan.totalFrames)
+        let pipeline = EncodePipeline(session: session, output: file, plan: plan)
+        pipeline.liveChanges = live.changes
+        // A stopping signal ends the reading; the frames so far are encoded and the output completed, as x264 does.
+        pipeline.shouldStop = { Signals.stopRequested }
+        if !quiet && StandardError.isTerminal { pipeline.onFrame = { if let text = progress.text($0) { StandardError.write(text) } } }
+        let count = try pipeline.encode { try plan.nextFrame(count: $0) }
         // The same refusal whatever the output type (an MP4 cannot be empty; neither, then, is an elementary stream).
         guard count > 0 else {
-            // A range no picture presents in (a transport stream's end is known only once read).
-            if keptRange != nil, decodedInput?.chunkRange == nil, !Signals.stopRequested {
-                throw CLIError.usage(start != nil ? "--start" : "--end", "no picture of the input presents from \(start ?? "0") to \(end ?? "its end")")
-            }
-            throw EncoderError(.truncatedInput, context: "input", detail: "no frames to encode", byteOffset: 0)
+            file.discard()
+            throw plan.nothingEncoded(stopped: Signals.stopRequested)
         }
-        try session.flush(write)
-        if let timedFile {
-            for note in try timedFile.finish() { StandardError.write("nalu: note: \(note)\n") }
-        } else if let tsFile {
-            try tsFile.finish()
-        } else if let mp4File {
-            try mp4File.finish()
-        } else {
-            try sink?.commit()
-        }
-        if showProgress { report.endProgress() }
+        for note in try pipeline.finish() { StandardError.write("nalu: note: \(note)\n") }
+        if progress.drawn { StandardError.write("\n") }
 
         let interrupted = Signals.received
-        var summary = report.summary(session.statistics, output: output, codec: codec)
-        if interrupted != 0 { summary.markInterrupted(signal: interrupted) }
-        liveControl.annotate(&summary)
-        for warning in liveControl.unreached(frames: count) { Diagnostics.warning(warning) }
-        qualityMeter.annotate(&summary)
+        let summary = pipeline.summary(elapsed: progress.elapsed, frameRate: plan.frameRate, output: output, interruptedBy: interrupted)
+        let unreached = pipeline.liveChanges.unreached(frames: count)
+        for option in unreached.bitrates.map({ "--bitrate-at \($0)" }) + unreached.keyframes.map({ "--idr-at \($0)" }) {
+            Diagnostics.warning("\(option): the input ended after \(count) frame\(count == 1 ? "" : "s"); not applied")
+        }
         if !quiet { StandardError.write(summary.line + "\n") }
         if let statsJSON {
             let file = try FileSink(path: statsJSON, bufferSize: 4096)
-            var text = summary.object.prettyText + "\n"
+            var text = JSON(.object(summary.fields)).prettyText + "\n"
             try text.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
             try file.commit()
         }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
         // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
-        if let loss = decodedInput?.loss { throw loss }
+        if let loss = plan.decoded?.loss { throw loss }
         try lost?.fail()
     }
 }
 
 extension Encode {
+    /// What is read, as the library takes it.
+    func inputOptions() throws -> EncodeInputOptions {
+        let (startTime, endTime) = try timeRange()
+        let path = usesTestPattern ? nil : input ?? "-"
+        var options = EncodeInputOptions(path: path)
+        (options.size, options.pixelFormat, options.frameRate, options.frames) = (size.map { (width: $0.width, height: $0.height) }, pixelFormat, fps?.rational, frames)
+        options.sizeInName = path.flatMap { $0 == "-" ? nil : Naming.frameSize(inName: $0) }.map { (width: $0.width, height: $0.height) }
+        (options.chunk, options.seek, options.pid) = (range.chunk.map { (index: $0.index, count: $0.count) }, range.seek, pid?.value)
+        (options.start, options.end, options.startText, options.endText) = (start == nil ? nil : startTime, endTime, start, end)
+        options.scale = scale.map { (width: $0.width, height: $0.height) }
+        options.decoder = decoder.factory
+        (options.warning, options.decoderWarning, options.isStopped) = (Diagnostics.warning, Diagnostics.libraryWarning, { Signals.stopRequested })
+        return options
+    }
+
     /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
     func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
         func parse(_ text: String?, _ option: String) throws -> MediaTime? {
@@ -502,22 +274,6 @@ extension Encode {
             }
         }
         return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
-    }
-
-    /// The next frame, or `nil` at the end of the input, when a stopping signal cut the input
-    /// short, or after a partial last frame of raw input (a warning with the bytes ignored).
-    func nextFrame(_ source: inout EncodeInput, count: Int64) throws(EncoderError) -> Frame? {
-        let frame: Frame?
-        do {
-            frame = try source.nextFrame()
-        } catch {
-            guard error.code == .truncatedInput else { throw error }
-            if Signals.stopRequested { return nil }
-            guard let ignored = source.trailingBytes(frames: count) else { throw error }
-            Diagnostics.warning("\(input.map { $0 == "-" ? "standard input" : $0 } ?? "standard input"): the last frame is partial: \(ignored) bytes ignored after \(count) whole frames")
-            return nil
-        }
-        return frame
     }
 }
 

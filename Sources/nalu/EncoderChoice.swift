@@ -3,6 +3,8 @@ import Logging
 import NALU
 import NALUEncoder
 import NALUOpenH264
+import NALUX264
+import NALUX265
 
 /// The encoder library `nalu encode` drives.
 enum EncoderName: String, ExpressibleByArgument, CaseIterable {
@@ -17,10 +19,8 @@ enum EncoderName: String, ExpressibleByArgument, CaseIterable {
 struct EncoderChoice: ParsableArguments {
     @Option(help: "Encoder library: x264 (H.264, default), x265 (HEVC, default) or openh264 (H.264 Constrained Baseline, BSD-licensed). Implies the codec.")
     var encoder: EncoderName?
-
     @Option(name: .customLong("x264-params"), help: ArgumentHelp("x264 settings k=v:k=v, applied with x264_param_parse after nalu's own (e.g. keyint=10:bframes=0).", valueName: "k=v:k=v"))
     var x264Params: String?
-
     @Option(name: .customLong("x265-params"), help: ArgumentHelp("x265 settings k=v:k=v, applied with x265_param_parse after nalu's own.", valueName: "k=v:k=v"))
     var x265Params: String?
 
@@ -46,11 +46,29 @@ struct EncoderChoice: ParsableArguments {
         return []
     }
 
-    /// The factory for `codec`: OpenH264 when chosen, else x264/x265 as before.
+    /// The factory for `codec`: OpenH264 when chosen, else x264/x265; their log lines go to
+    /// standard error as `x264 [warning]: …`, and nothing at all with `--quiet`.
     func factory(_ codec: Codec, quiet: Bool) -> any EncoderBackendFactory {
-        guard encoder == .openh264 else { return LiveControl.factory(codec, quiet: quiet) }
-        var logger = Logger(label: "nalu.openh264") { _ in EncoderLogHandler(name: "openh264") }
+        let name = encoder == .openh264 ? "openh264" : codec == .h264 ? "x264" : "x265"
+        var logger = Logger(label: "nalu.\(name)") { _ in EncoderLogHandler(name: name) }
         logger.logLevel = quiet ? .critical : .warning
-        return OpenH264BackendFactory(logger: logger)
+        if encoder == .openh264 { return OpenH264BackendFactory(logger: logger) }
+        return codec == .h264 ? X264BackendFactory(logger: logger) : X265BackendFactory(logger: logger)
+    }
+}
+
+/// Writes encoder log lines to standard error as the encoders' own CLIs do: `x264 [warning]: …`.
+struct EncoderLogHandler: LogHandler {
+    var name: String
+    var logLevel: Logger.Level = .warning
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        StandardError.write("\(name) [\(event.level)]: \(event.message)\n")
     }
 }

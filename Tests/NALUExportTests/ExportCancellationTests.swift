@@ -16,8 +16,9 @@ import Testing
 @Suite("ExportCancellation", .serialized)
 struct ExportCancellationTests {
     /// phone.mp4 has 300 pictures; x264's lookahead and B-frames hold the last few dozen until
-    /// the flush, so the last points fall inside it.
-    static let points: [Int] = [0, 1, 77, 200, 280, 296] + (0..<5).map { _ in Int.random(in: 2...295) }
+    /// the flush, so the last points fall inside it. Twenty points: before the first picture,
+    /// the first, mid-GOP, inside the flush, and fourteen at random.
+    static let points: [Int] = [0, 1, 77, 200, 280, 296] + (0..<14).map { _ in Int.random(in: 2...295) }
 
     @Test("cancellation throws CancellationError within 100 ms, nothing written", arguments: points)
     func cancel(_ afterFrames: Int) throws {
@@ -40,6 +41,32 @@ struct ExportCancellationTests {
         }
         let milliseconds = try #require(fastest)
         #expect(milliseconds < 100, "after \(afterFrames) pictures: CancellationError after \(milliseconds) ms")
+    }
+
+    /// Cancelled once the last picture is written: during the final write (the encoder's last
+    /// packets, the movie box, the interleaved audio). Either the cancellation lands before the
+    /// commit (exit 130, nothing left) or the export had already committed (exit 0, all 300
+    /// pictures): never a partial output, never a temporary file.
+    @Test("cancelled during the final write: nothing, or the whole output")
+    func cancelDuringFinalWrite() throws {
+        let directory = try ExportTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let output = directory.appendingPathComponent("out.mp4").path
+        var outcomes: [Int32] = []
+        for _ in 0..<3 {
+            let run = try ExportTestSupport.run(ExportTestSupport.executable("export-settings-sample"),
+                                                [ExportTestSupport.fixture("realworld/phone.mp4"), output, "--cancel-after", "300"])
+            outcomes.append(run.status)
+            if run.status == 130 {
+                #expect(ExportTestSupport.contents(directory) == [], "left \(ExportTestSupport.contents(directory))")
+            } else {
+                #expect(run.status == 0, "\(run.stdout) \(run.stderr)")
+                #expect(ExportTestSupport.contents(directory) == ["out.mp4"])
+                #expect(try ExportTestSupport.videoPacketCount(output) == 300)
+                try FileManager.default.removeItem(atPath: output)
+            }
+        }
+        #expect(outcomes.allSatisfy { $0 == 130 || $0 == 0 }, "\(outcomes)")
     }
 
     /// A smart-cut export cancelled at once (in this process: no latency measured).

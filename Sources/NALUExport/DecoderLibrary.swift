@@ -1,0 +1,27 @@
+public import NALUDecoder
+import NALUAVCodec
+import NALUDe265
+
+/// The decoder libraries nalu drives, by name (`--decoder avcodec|de265`, issue 33).
+public enum DecoderLibrary: String, CaseIterable, Sendable {
+    /// libavcodec: H.264 and H.265 (the default).
+    case avcodec
+    /// libde265: H.265 only, LGPL.
+    case de265
+
+    /// A factory of this library's decoders.
+    public var factory: any DecoderBackendFactory {
+        switch self {
+        case .avcodec: AVCodecDecoderFactory()
+        case .de265: De265DecoderFactory()
+        }
+    }
+
+    /// The library's name in messages: `libavcodec`, `libde265`.
+    public var libraryName: String {
+        switch self {
+        case .avcodec: "libavcodec"
+        case .de265: "libde265"
+        }
+    }
+}
