@@ -220,7 +220,8 @@ public final class SmartTrimmer {
             let pps = sets.first { isPPS($0, codec) }
             var configuration = try MatchedEncoding.configuration(
                 codec: codec, sps: sps, pps: pps, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
-                frameRate: index.frameRate, timeBase: index.timeBase, count: frames.count, rateControl: rateControl)
+                frameRate: index.frameRate, timeBase: index.timeBase, count: frames.count, rateControl: rateControl,
+                interlace: try trimmer.source.interlace(options: options))
             configuration.preset = preset
             if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
             let session = try EncoderSession(configuration: configuration, factory: encoder)

@@ -129,6 +129,8 @@ struct Encode: ParsableCommand {
 
     @OptionGroup var encoderChoice: EncoderChoice
 
+    @OptionGroup var interlaceOptions: InterlaceOptions
+
     @Option(help: "Decoder library for a compressed input (MP4/MOV, TS, H.264/H.265 streams): avcodec (default) or de265.")
     var decoder: DecoderName = .avcodec
 
@@ -369,6 +371,9 @@ struct Encode: ParsableCommand {
             // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
             configuration.extraParameters += decodedInput.signalParameters(except: Set(configuration.extraParameters.map(\.name)), x265: codec == .hevc)
         }
+        // An interlaced input stays interlaced (issue 41 item 15), unless --progressive.
+        configuration.interlace = try interlaceOptions.interlace(of: decodedInput?.source, pid: pid?.value, codec: codec,
+                                                                 library: encoderChoice.encoder, scaled: scale != nil)
         configuration.computePSNR = qualityOptions.psnr
         configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
