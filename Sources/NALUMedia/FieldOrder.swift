@@ -24,7 +24,8 @@ extension MediaSource {
     /// Whether the video is interlaced, and how (``NALU/Interlace``), from its parameter sets,
     /// SEI and first slice (``NALU/InterlaceDetector``); `nil` when progressive.
     ///
-    /// Reads only up to the first slice. An MP4/MOV input is read through its sample table (the
+    /// Reads only up to the first slice; a stream damaged before it reads as progressive (the
+    /// damage is its decoder's to report). An MP4/MOV input is read through its sample table (the
     /// source stays readable); any other input is read from a second opening of ``path`` with
     /// `options`, so this source's single pass is left untouched (standard input other than MP4:
     /// `.unsupported`, it cannot be opened twice).
@@ -45,7 +46,11 @@ extension MediaSource {
                 detector.add(unit.array[...])
                 if detector.isDone { throw FirstSliceSeen() }
             }
-        } catch is FirstSliceSeen {}
+        } catch is FirstSliceSeen {
+        } catch {
+            // Damage before the first slice decides nothing here: whoever decodes the stream
+            // reports it (this probe is no second, earlier verdict on the input).
+        }
         return detector.interlace
     }
 }
