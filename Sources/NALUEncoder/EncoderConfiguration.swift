@@ -273,7 +273,7 @@ public struct EncoderConfiguration: Hashable, Sendable {
         }
         if let interlace {
             if codec == .h264 && profile == "baseline" {
-                throw .invalid("profile", "baseline codes progressive frames only (frame_mbs_only_flag 1), and the frames are \(interlace); use main or high")
+                throw .invalid("profile", "baseline codes progressive frames only (frame_mbs_only_flag 1); use main or high for interlaced frames")
             }
             // Each field of a 4:2:0 frame holds whole chroma rows: the frame height is a multiple of 4.
             if interlace.layout == .interleavedFrames && pixelFormat.chromaSubsampling == .yuv420 && height % 4 != 0 {

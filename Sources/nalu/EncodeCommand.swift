@@ -371,9 +371,6 @@ struct Encode: ParsableCommand {
             // The source's colour description and SAR go to x264/x265 (OpenH264 writes no VUI colour).
             configuration.extraParameters += decodedInput.signalParameters(except: Set(configuration.extraParameters.map(\.name)), x265: codec == .hevc)
         }
-        // An interlaced input stays interlaced (issue 41 item 15), unless --progressive.
-        configuration.interlace = try interlaceOptions.interlace(of: decodedInput?.source, pid: pid?.value, codec: codec,
-                                                                 library: encoderChoice.encoder, scaled: scale != nil)
         configuration.computePSNR = qualityOptions.psnr
         configuration.computeSSIM = qualityOptions.ssim
         // A size the codec cannot code (smaller than one HEVC CTU) is one usage error, before any library is opened.
@@ -384,6 +381,9 @@ struct Encode: ParsableCommand {
             throw error
         }
         let factory = encoderChoice.factory(codec, quiet: quiet)
+        // An interlaced input stays interlaced (issue 41 item 15), unless --progressive.
+        configuration.interlace = try interlaceOptions.interlace(of: decodedInput?.source, pid: pid?.value, configuration: configuration,
+                                                                 factory: factory, scaled: scale != nil)
         let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // Output: an elementary stream, or MP4 muxed from the Annex-B access units.
