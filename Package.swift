@@ -162,7 +162,7 @@ let package = Package(
                           swiftSettings: strictSettings),
         .executableTarget(name: "export-range-sample", dependencies: ["NALUExport", "NALUMedia"], path: "Samples/ExportRangeSample",
                           swiftSettings: strictSettings),
-        .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
+        .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
                           swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
                     dependencies: ["NALUExport", "NALU", "NALUMedia", "NALUEncoder", "NALUX264", "NALUMP4", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],

@@ -88,6 +88,7 @@ for name in sorted(os.listdir(fixtures)):
         write("ps-write", base, bytes([0 if codec == "avc" else 1]) + annexb(small))
         cbit = 0 if codec == "avc" else 1
         write("access-units", base, bytes([cbit]) + annexb(many))
+        write("interlace", base, bytes([cbit]) + annexb(many))
         write("decoder-feed", base, bytes([cbit]) + annexb(many))
         write("reader", base, bytes([cbit]) + annexb(many))
         write("convert", base + ".tolp", bytes([cbit]) + annexb(small))

@@ -38,6 +38,7 @@ public enum FuzzHarnesses {
         "ts-audio": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TransportStreamAudioHarness.run(bytes) },
         "tracks": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TracksHarness.run(bytes) },
         "reader": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ReaderHarness.run(bytes) },
+        "interlace": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try InterlaceHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

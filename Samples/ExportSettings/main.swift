@@ -1,8 +1,9 @@
 // export-settings-sample IN OUT [--hevc] [--passthrough] [--no-audio] [--start S] [--end E]
-// [--frames-in-flight N] [--preset P] [--cancel-after N]: one ExportSession with the settings given, the report on standard
+// [--frames-in-flight N] [--preset P] [--x264-params k=v:k=v] [--cancel-after N]: one ExportSession with the settings given, the report on standard
 // output — the export the tests compare with `nalu encode IN -o OUT` in a fresh process.
 import Foundation
 import NALU
+import NALUEncoder
 import NALUExport
 import NALUMedia
 
@@ -24,6 +25,7 @@ do {
         case "--end": settings.end = try MediaTime(parsing: arguments.removeFirst(), field: "--end")
         case "--frames-in-flight": settings.framesInFlight = Int(arguments.removeFirst()) ?? 4
         case "--preset": encoding.preset = arguments.removeFirst()
+        case "--x264-params": encoding.parameters = try EncoderParameter.list(arguments.removeFirst(), context: "--x264-params")
         case "--cancel-after": cancelAfter = Int(arguments.removeFirst())
         default: positional.append(argument)
         }

@@ -90,6 +90,18 @@ public struct EncoderConfiguration: Hashable, Sendable {
     public var computePSNR: Bool = false
     /// Have the library measure each picture's luma SSIM (x264 `analyse.b_ssim`, x265 `bEnableSsim`).
     public var computeSSIM: Bool = false
+    /// Interlaced coding (issue 41 item 15): `nil` codes progressive pictures. With
+    /// ``NALU/Interlace/Layout/interleavedFrames`` each frame given holds two interleaved fields
+    /// (as a decoder outputs 1080i H.264): x264 codes them MBAFF (`--interlaced`, `--tff` or
+    /// `--bff`) with picture timing SEI saying the field order. With
+    /// ``NALU/Interlace/Layout/separateFields`` each frame given is one field, in output order,
+    /// at the field rate (as a decoder outputs field-coded H.265): x265 codes them as field
+    /// pictures (`--interlace tff|bff`: `field_seq_flag` 1, `pic_struct` per field). A backend
+    /// that cannot code the layout refuses it (``EncoderError/Code/unsupported``) instead of
+    /// writing progressive pictures: OpenH264 codes neither, x264 no separate fields, x265 no
+    /// interleaved frames. The Baseline profile cannot carry interlaced coding (ITU-T H.264
+    /// A.2.1: `frame_mbs_only_flag` 1).
+    public var interlace: Interlace? = nil
 
     public init(codec: Codec, width: Int, height: Int) {
         self.codec = codec
@@ -257,6 +269,15 @@ public struct EncoderConfiguration: Hashable, Sendable {
             // then glibc aborts; its own CLI too). Issue 40 item 1.
             if width < 50 {
                 throw .invalid("size", "\(width)x\(height): libx265 corrupts its memory on pictures less than 50 samples wide; use a width of at least 50")
+            }
+        }
+        if let interlace {
+            if codec == .h264 && profile == "baseline" {
+                throw .invalid("profile", "baseline codes progressive frames only (frame_mbs_only_flag 1); use main or high for interlaced frames")
+            }
+            // Each field of a 4:2:0 frame holds whole chroma rows: the frame height is a multiple of 4.
+            if interlace.layout == .interleavedFrames && pixelFormat.chromaSubsampling == .yuv420 && height % 4 != 0 {
+                throw .invalid("size", "\(width)x\(height): interlaced 4:2:0 frames need a height that is a multiple of 4")
             }
         }
         _ = try levelIdc()

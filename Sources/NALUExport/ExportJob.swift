@@ -102,9 +102,19 @@ final class ExportJob {
         configuration.outputFormat = .annexB
         configuration.expectedFrameCount = total
         let factory = encoding.encoder ?? (codec == .h264 ? X264BackendFactory() as any EncoderBackendFactory : X265BackendFactory())
+        configuration.extraParameters = encoding.parameters
         if factory.name != "openh264" {
             // The source's colour description, SAR and HDR metadata go to x264/x265.
-            configuration.extraParameters += decoded.signalParameters(except: [], x265: codec == .hevc)
+            configuration.extraParameters += decoded.signalParameters(except: Set(encoding.parameters.map(\.name)), x265: codec == .hevc)
+        }
+        // An interlaced input stays interlaced (issue 41 item 15), unless progressive is asked for.
+        do {
+            configuration.interlace = try InterlaceChoice.interlace(
+                of: decoded.source, pid: nil, configuration: configuration, factory: factory,
+                scaled: encoding.width != nil || encoding.height != nil, progressive: encoding.progressive)
+        } catch let refusal as InterlaceRefusal {
+            throw ExportError(.invalidSettings, subject: refusal.field, refusal.message,
+                              hint: "VideoEncoding.progressive encodes the decoded pictures as progressive ones on purpose")
         }
         let session = try EncoderSession(configuration: configuration, factory: factory)
 

@@ -73,6 +73,15 @@ public struct VideoEncoding: Sendable {
     public var height: Int?
     /// The encoder library; `nil`: x264 for H.264, x265 for H.265.
     public var encoder: (any EncoderBackendFactory)?
+    /// Settings for the encoder library's own parser (`x264_param_parse`, `x265_param_parse`)
+    /// after nalu's, as `nalu encode --x264-params`/`--x265-params` gives them; the source's
+    /// colour description is added for the names not given here.
+    public var parameters: [EncoderParameter] = []
+    /// An interlaced input is encoded interlaced with its own field order (``InterlaceChoice``);
+    /// `true` encodes the decoded pictures as progressive ones instead (`nalu encode
+    /// --progressive`). An encoder that cannot code the input's interlacing fails the export
+    /// (``ExportError/Code/invalidSettings``) unless this is set.
+    public var progressive = false
 
     /// H.264 with the defaults.
     public init(codec: Codec = .h264) { self.codec = codec }

@@ -158,6 +158,12 @@ final class OpenH264Encoder: EncoderBackend {
             throw EncoderError(.invalidConfiguration, field: "size",
                                detail: "OpenH264 encodes pictures of at least \(Self.minimumSide)x\(Self.minimumSide), not \(c.width)x\(c.height)")
         }
+        // Constrained Baseline has frame_mbs_only_flag 1 (ITU-T H.264 A.2.1): no field or MBAFF
+        // coding. Interlaced frames are refused, not coded as progressive pictures.
+        if c.interlace != nil {
+            throw EncoderError(.unsupported, field: "interlace",
+                               detail: "OpenH264 codes progressive frames only (Constrained Baseline); use x264, or encode the frames as progressive on purpose")
+        }
         if let profile = c.profile, profile.lowercased() != "baseline" {
             throw EncoderError(.invalidConfiguration, context: "profile", detail: "OpenH264 encodes Constrained Baseline only, not \(profile)")
         }

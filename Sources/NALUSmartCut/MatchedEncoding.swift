@@ -6,14 +6,25 @@ import NALUMedia
 /// codec, profile, level, bit depth and chroma format (the pixel format of the decoded
 /// pictures), entropy coding mode (H.264 `entropy_coding_mode_flag`, 7.4.2.2), colour
 /// description and range, sample aspect ratio and chroma sample location (VUI, E.2.1), frame rate
-/// (VUI timing), all read from the parsed SPS and PPS.
+/// (VUI timing), all read from the parsed SPS and PPS; and interlacing (issue 41 item 15): an
+/// H.264 source whose SPS allows field coding (`frame_mbs_only_flag` 0, 7.4.2.1.1) is
+/// re-encoded interlaced (x264 MBAFF) with the source's own field order, so the re-encoded
+/// pictures show their fields in the order the copied ones do.
 public enum MatchedEncoding {
     /// A configuration for `count` pictures of `width`×`height` in `pixelFormat`, one closed GOP
     /// (an IDR picture first, no scene-cut keyframes), matching `sps` (and `pps`).
-    /// - Throws: ``NALU/NALUError`` `.unsupported` for interlaced (field or MBAFF) sources and
-    ///   profiles no encoder here writes.
+    ///
+    /// - Parameter interlace: the source's interlacing (``NALUMedia/MediaSource/interlace(options:)``),
+    ///   asked only when `sps` allows field coding: an H.264 source's
+    ///   ``NALU/Interlace/Layout/interleavedFrames`` become the configuration's
+    ///   ``NALUEncoder/EncoderConfiguration/interlace`` (its field order kept); `nil` there
+    ///   (frames coded progressively by a field-capable SPS) codes progressive frames, as the source's are.
+    /// - Throws: ``NALU/NALUError`` `.unsupported` for field-coded H.265 (`field_seq_flag` 1: a
+    ///   re-encoded field picture's parity would follow x265's picture order count, not the
+    ///   source's), and profiles no encoder here writes.
     public static func configuration(codec: Codec, sps: [UInt8], pps: [UInt8]?, width: Int, height: Int, pixelFormat: PixelFormat,
-                                     frameRate: Rational, timeBase: Rational, count: Int, rateControl: RateControl) throws -> EncoderConfiguration {
+                                     frameRate: Rational, timeBase: Rational, count: Int, rateControl: RateControl,
+                                     interlace: @autoclosure () throws -> Interlace? = nil) throws -> EncoderConfiguration {
         var configuration = EncoderConfiguration(codec: codec, width: width, height: height)
         configuration.pixelFormat = pixelFormat
         configuration.frameRate = frameRate
@@ -63,8 +74,15 @@ public enum MatchedEncoding {
                 configuration.level = "\(tenths / 10).\(tenths % 10)"
             }
         }
-        guard !description.interlaced else {
-            throw NALUError(.unsupported, field: "frame_mbs_only_flag", detail: "interlaced sources are not re-encoded by a smart cut")
+        if description.interlaced {
+            guard codec == .h264 else {
+                throw NALUError(.unsupported, field: "field_seq_flag", detail: "field-coded H.265 (one field per picture) is not re-encoded by a smart cut; cut at keyframes (nalu trim without --smart)")
+            }
+            let source = try interlace()
+            if let source, source.layout != .interleavedFrames {
+                throw NALUError(.unsupported, field: "frame_mbs_only_flag", detail: "the source is \(source); a smart cut re-encodes H.264 interlaced frames only")
+            }
+            configuration.interlace = source
         }
         if signal.videoSignalTypePresent {
             if let name = ColourNames.primaries(signal.colourPrimaries) { parameters.append(.init(name: "colorprim", value: name)) }

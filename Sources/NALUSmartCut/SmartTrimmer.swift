@@ -222,7 +222,8 @@ public final class SmartTrimmer {
             let pps = sets.first { isPPS($0, codec) }
             var configuration = try MatchedEncoding.configuration(
                 codec: codec, sps: sps, pps: pps, width: first.width, height: first.height, pixelFormat: first.pixelFormat,
-                frameRate: index.frameRate, timeBase: index.timeBase, count: count, rateControl: rateControl)
+                frameRate: index.frameRate, timeBase: index.timeBase, count: count, rateControl: rateControl,
+                interlace: try trimmer.source.interlace(options: options))
             configuration.preset = preset
             if encoder.name == "openh264" { configuration = try MatchedEncoding.openH264(configuration, sps: sps) }
             return try EncoderSession(configuration: configuration, factory: encoder)

@@ -196,6 +196,21 @@ final class X264Encoder: EncoderBackend {
         p.b_annexb = c.outputFormat == .annexB ? 1 : 0
         p.analyse.b_psnr = c.computePSNR ? 1 : 0
         p.analyse.b_ssim = c.computeSSIM ? 1 : 0
+        if let interlace = c.interlace {
+            // x264 codes interlaced frames MBAFF (`--interlaced`), never single field pictures.
+            guard interlace.layout == .interleavedFrames else {
+                library.paramCleanup(&p)
+                throw EncoderError(.unsupported, field: "interlace",
+                                   detail: "x264 codes interlaced video as frames of two interleaved fields (MBAFF), not as separate field pictures; weave the fields into frames, or use x265")
+            }
+            p.b_interlaced = 1
+            p.b_tff = interlace.fieldOrder == .topFieldFirst ? 1 : 0
+            // Picture timing SEI with pic_struct 3/4 (ITU-T H.264 Table D-1): players read the
+            // field order from it (as ffprobe's field_order does).
+            p.b_pic_struct = 1
+            // x264 has no weighted P prediction with interlacing (it warns and turns it off).
+            p.analyse.i_weighted_pred = X264_WEIGHTP_NONE
+        }
 
         // --x264-params: after nalu's settings, before the profile (as the x264 CLI orders them).
         // Parameters naming files go through LibraryFileParameters first (issue 32 item 2).

@@ -238,6 +238,17 @@ final class X265Encoder: EncoderBackend {
         if let frames = c.expectedFrameCount { p.pointee.totalFrames = Int32(clamping: frames) }
         p.pointee.bRepeatHeaders = c.repeatParameterSets ? 1 : 0
         p.pointee.bAnnexB = c.outputFormat == .annexB ? 1 : 0
+        if let interlace = c.interlace {
+            // libx265 takes field pictures in output order (`--interlace`, x265.h `interlaceMode`):
+            // it writes field_seq_flag 1 and a pic_struct per field (ITU-T H.265 E.3.1, D.3.3).
+            // Splitting frames into fields is its CLI's job (`--field`), not the library's.
+            guard interlace.layout == .separateFields else {
+                api.pointee.param_free?(p)
+                throw EncoderError(.unsupported, field: "interlace",
+                                   detail: "x265 codes interlaced video as separate field pictures, not frames of two interleaved fields; give it fields at the field rate, or use x264")
+            }
+            p.pointee.interlaceMode = interlace.fieldOrder == .topFieldFirst ? 1 : 2
+        }
         p.pointee.bEnablePsnr = c.computePSNR ? 1 : 0
         p.pointee.bEnableSsim = c.computeSSIM ? 1 : 0
         // x265 turns PSNR/SSIM off below log level info (x265_encoder_open), and has no log

@@ -96,6 +96,8 @@ struct Encode: ParsableCommand {
     var extradataOut: String?
     @OptionGroup var mp4: MP4OutputOptions
     @OptionGroup var encoderChoice: EncoderChoice
+
+    @OptionGroup var interlaceOptions: InterlaceOptions
     @Option(help: "Decoder library for a compressed input (MP4/MOV, TS, H.264/H.265 streams): avcodec (default) or de265.")
     var decoder: DecoderName = .avcodec
     @OptionGroup var qualityOptions: QualityOptions
@@ -197,7 +199,11 @@ struct Encode: ParsableCommand {
             guard error.context != "size" else { throw ValidationError("\(error)") }
             throw error
         }
-        let session = try EncoderSession(configuration: configuration, factory: encoderChoice.factory(codec, quiet: quiet))
+        let factory = encoderChoice.factory(codec, quiet: quiet)
+        // An interlaced input stays interlaced (issue 41 item 15), unless --progressive.
+        configuration.interlace = try interlaceOptions.interlace(of: plan.decoded?.source, pid: options.pid, configuration: configuration,
+                                                                 factory: factory, scaled: options.scale != nil)
+        let session = try EncoderSession(configuration: configuration, factory: factory)
 
         // The output: a compressed input keeps each picture's pts (and its other tracks) unless -r forces a rate.
         if framing == .mp4 { try mp4.check(codec: codec) }

@@ -130,4 +130,21 @@ enum ExportTestSupport {
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
     }
+
+    /// x264's `asm` setting (`k=v` for `--x264-params`) for this machine's instruction sets up to
+    /// AVX2, when it has AVX-512 (`nil` otherwise: nothing to leave out). libx264 build 164's
+    /// AVX-512 code reads memory it never wrote, so its output varies from run to run there.
+    static let x264WithoutAVX512: String? = {
+        guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+              let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") }) else { return nil }
+        let flags = Set(line.split(separator: " ").map(String.init))
+        guard flags.contains("avx512f") else { return nil }
+        // x264's names (common/cpu.c) and the kernel's for the same instruction sets.
+        let names: [(x264: String, kernel: String)] = [
+            ("MMX2", "sse"), ("SSE", "sse"), ("SSE2", "sse2"), ("SSE3", "pni"), ("SSSE3", "ssse3"),
+            ("SSE4.1", "sse4_1"), ("SSE4.2", "sse4_2"), ("AVX", "avx"), ("LZCNT", "abm"), ("BMI1", "bmi1"),
+            ("BMI2", "bmi2"), ("FMA3", "fma"), ("AVX2", "avx2"),
+        ]
+        return "asm=" + names.filter { flags.contains($0.kernel) }.map(\.x264).joined(separator: ",")
+    }()
 }

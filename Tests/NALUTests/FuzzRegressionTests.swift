@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks", "reader"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks", "reader", "interlace"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -55,6 +55,7 @@ import FuzzHarness
             (fixture.codec == .h264 ? "avc-ps" : "hevc-ps", stream),
             ("ps-write", [codecBit] + stream),
             ("access-units", [codecBit] + stream),
+            ("interlace", [codecBit] + stream),
             ("decoder-feed", [codecBit] + stream),
             ("convert", [codecBit] + stream),
             ("convert", [codecBit | 8] + lengthPrefixed),
