@@ -12,6 +12,7 @@ import Darwin
 #endif
 import NALU
 import NALUMedia
+import NALUPackager
 
 enum PackageHarness {
     static func run(_ all: [UInt8]) throws(FuzzPropertyViolation) {
