@@ -13,6 +13,7 @@ import Darwin
 import NALU
 import NALUMedia
 import NALUPackager
+import NALUDoctor
 
 enum PackageHarness {
     static func run(_ all: [UInt8]) throws(FuzzPropertyViolation) {

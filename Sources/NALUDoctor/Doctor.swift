@@ -1,6 +1,6 @@
 import NALU
 import NALUMP4
-import NALUMedia
+public import NALUMedia
 
 /// `nalu doctor`: reads a stream once, in bounded memory, and reports what would make a decoder,
 /// a player or a muxer fail or misbehave (``DoctorFinding``), each with its spec clause and,

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 
 extension FileSource {
     /// Reads a small file whole (an avcC/hvcC record, a cut list), refusing anything over

@@ -454,9 +454,13 @@ public final class MP4Writer<Sink: ByteSink> {
     /// Appends one sample of a passthrough track held in an array.
     public func append(_ sample: [UInt8], track: Int, duration: UInt32, compositionOffset: Int64 = 0, isSync: Bool = true,
                        sampleDescription: Int = 1) throws(NALUError) {
-        try sample.withUnsafeBytes { (bytes) throws(NALUError) in
-            try append(bytes, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
-                       sampleDescription: sampleDescription)
+        do {
+            try sample.withUnsafeBytes {
+                try appendPassthroughSample($0, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
+                                            sampleDescription: sampleDescription)
+            }
+        } catch {
+            throw NALUError.converting(error, field: "sample")
         }
     }
 
@@ -467,7 +471,11 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// Appends one sample held in an array.
     public func append(_ sample: [UInt8], duration: UInt32, compositionOffset: Int64, isSync: Bool) throws(NALUError) {
-        try sample.withUnsafeBytes { (bytes) throws(NALUError) in try append(bytes, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
+        do {
+            try sample.withUnsafeBytes { try appendVideoSample($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
+        } catch {
+            throw NALUError.converting(error, field: "sample")
+        }
     }
 
     @inline(__always)

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NALU
+public import NALU
 import NALUIO
 import NALUMP4
 import NALUTS

@@ -1,6 +1,6 @@
-import NALU
+public import NALU
 import NALUMP4
-import NALUMedia
+public import NALUMedia
 
 extension Packager {
     /// Each sample description's parameter sets when the track has more than one (its parameter

@@ -151,7 +151,7 @@ public final class Packager {
 
     static func seconds(_ value: Double) -> String { String(format3(value)) }
 
-    static func format3(_ value: Double) -> String {
+    package static func format3(_ value: Double) -> String {
         // Times were checked on input (PackagedTime); what does not fit is shown as it is.
         guard let scaled = CheckedNumber.int64(value * 1000) else { return String(value) }
         let whole = scaled / 1000

@@ -188,6 +188,12 @@ public struct PackageSummary: Sendable {
         public var input: String
         /// Each program left out: `program 2 (PMT PID 0x1001)`.
         public var programs: [String]
+
+        /// The programs of `input` not read.
+        public init(input: String, programs: [String]) {
+            self.input = input
+            self.programs = programs
+        }
     }
 
     /// A summary of what was written.

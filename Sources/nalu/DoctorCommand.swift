@@ -1,9 +1,9 @@
-import ArgumentParser
+public import ArgumentParser
 import NALUDoctor
 import NALUMedia
 
 /// `--target apple|web|broadcast`.
-extension DoctorTarget: @retroactive ExpressibleByArgument {}
+extension DoctorTarget: ExpressibleByArgument {}
 
 /// `nalu doctor`: what is wrong with a stream, where, which clause says so, and how to fix it.
 struct DoctorCommand: ParsableCommand {
