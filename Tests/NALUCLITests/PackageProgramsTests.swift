@@ -16,7 +16,9 @@ import Testing
         // The first program was packaged.
         #expect(FileManager.default.fileExists(atPath: scratch.file("file/v0.m3u8")))
 
-        let fromPipe = try CLIRunner.run(["package", "-", "-o", scratch.file("pipe"), "--hls"], stdin: try Data(contentsOf: URL(fileURLWithPath: input)))
+        // A transport stream's audio needs a second pass a pipe cannot give: --no-audio.
+        let fromPipe = try CLIRunner.run(["package", "-", "-o", scratch.file("pipe"), "--hls", "--no-audio"],
+                                         stdin: try Data(contentsOf: URL(fileURLWithPath: input)))
         #expect(fromPipe.status == 2, "\(fromPipe.stderr)")
         #expect(fromPipe.stderr.contains("nalu: error: -: \(message)\n"), "\(fromPipe.stderr)")
 
