@@ -196,7 +196,7 @@ public final class Packager {
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 1, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)
         let filter = VideoSampleFilter(codec: track.codec, lengthSize: track.lengthSize, policy: options.openGOP, inBandParameterSets: inBand)
-        var buffer: [UInt8] = []
+        var bytes = MP4SampleReader()
         var iterator = mp4.samples()
         var count = 0
         var first: Int64?
@@ -206,7 +206,7 @@ public final class Packager {
                                                   path: source.path)
             try filter.push(sample, timing: PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
                                                                 timescale: track.timescale, name: "\(source.path) video", byteOffset: sample.offset),
-                            startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
+                            startsSegment: startsSegment, reader: mp4, bytes: &bytes, into: segmenter)
             count += 1
         }
         try filter.finish(into: segmenter)
@@ -280,7 +280,7 @@ public final class Packager {
                               to: name + "_init.mp4")
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)
-        var buffer: [UInt8] = []
+        var bytes = MP4SampleReader()
         var iterator = reader.samples()
         var segment = 0
         while let sample = try iterator.next() {
@@ -294,8 +294,7 @@ public final class Packager {
                 try segmenter.flush()
                 segment = target
             }
-            try reader.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { raw in try segmenter.append(raw, timing: timing, isSync: sample.isSync) }
+            try bytes.withBytes(of: sample, in: reader) { raw in try segmenter.append(raw, timing: timing, isSync: sample.isSync) }
         }
         try segmenter.flush()
         packaged.segments = segmenter.segments

@@ -34,8 +34,9 @@ final class FragmentSegmenter {
     /// The open chunk's samples and their bytes.
     private var samples: [CMAFSample] = []
     private var data: [UInt8] = []
-    /// The open segment's bytes of the chunks closed so far.
-    private var segmentBytes: [UInt8] = []
+    /// The open segment's chunks closed so far, each its header then its sample bytes: written
+    /// as they are (no copy into one buffer).
+    private var segmentBytes: [[UInt8]] = []
     private var segmentSamples = 0
     private var segmentStartsWithSync = false
     /// The open segment's first sample's `rap ` group, if any.
@@ -138,10 +139,13 @@ final class FragmentSegmenter {
             let bytes = try folder.write([header, data], to: partName)
             openParts.append(PackagedPart(name: partName, duration: chunkDuration, bytes: bytes, independent: first.isSync))
         }
-        segmentBytes += header
-        segmentBytes += data
+        segmentBytes.append(header)
+        // The buffer moves into the segment's list; the next chunk's starts with its capacity.
+        let capacity = data.capacity
+        segmentBytes.append(data)
+        data = []
+        data.reserveCapacity(capacity)
         samples.removeAll(keepingCapacity: true)
-        data.removeAll(keepingCapacity: true)
         if partTarget != nil { try didWrite?() }
     }
 
@@ -151,7 +155,7 @@ final class FragmentSegmenter {
         try closeChunk()
         let number = segments.count + 1
         let segmentName = segmentName(number)
-        let bytes = try folder.write([segmentBytes], to: segmentName)
+        let bytes = try folder.write(segmentBytes, to: segmentName)
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
                                         duration: duration, bytes: bytes, samples: segmentSamples, startsWithSyncSample: segmentStartsWithSync,
                                         parts: openParts, period: period, initName: initName))

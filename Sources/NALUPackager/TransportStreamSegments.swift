@@ -210,7 +210,7 @@ extension Packager {
         // Audio up to each picture's decoding time goes before it.
         segmenter.beforeSample = { decode in try writeAudio(before: Double(decode - videoOffset) / Double(track.timescale)) }
         defer { segmenter.beforeSample = nil }
-        var buffer = [UInt8]()
+        var bytes = MP4SampleReader()
         var iterator = mp4.samples()
         var first: Int64?
         while let next = try iterator.next() {
@@ -219,7 +219,7 @@ extension Packager {
                                                   path: source.path)
             try filter.push(next, timing: PackagedTime.timing(decode: next.dts, presentation: next.pts, duration: Int64(next.duration),
                                                               timescale: track.timescale, name: "\(source.path) video", byteOffset: next.offset),
-                            startsSegment: startsSegment, reader: mp4, buffer: &buffer, into: segmenter)
+                            startsSegment: startsSegment, reader: mp4, bytes: &bytes, into: segmenter)
         }
         try filter.finish(into: segmenter)
         try writeAudio(before: nil)

@@ -100,11 +100,10 @@ final class VideoSampleFilter {
     }
 
     /// As ``push(_:timing:isSync:description:startsSegment:into:)`` for `sample` of `reader`'s
-    /// file, read into `buffer`.
+    /// file, read through `bytes`' window (one `pread` per run of samples, no copy).
     func push(_ sample: MP4Sample, timing: SampleTiming, startsSegment: Bool, reader: MP4VideoTrackReader<AnyRandomAccessSource>,
-              buffer: inout [UInt8], into segmenter: any VideoSampleOutput) throws {
-        try reader.read(sample, into: &buffer)
-        try buffer.withUnsafeBytes { raw in
+              bytes: inout MP4SampleReader, into segmenter: any VideoSampleOutput) throws {
+        try bytes.withBytes(of: sample, in: reader) { raw in
             try push(raw, timing: timing, isSync: sample.isSync, description: sample.sampleDescriptionIndex, startsSegment: startsSegment,
                      into: segmenter)
         }
