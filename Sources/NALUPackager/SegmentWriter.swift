@@ -34,9 +34,8 @@ final class FragmentSegmenter {
     /// The open chunk's samples and their bytes.
     private var samples: [CMAFSample] = []
     private var data: [UInt8] = []
-    /// The open segment's chunks closed so far, each its header then its sample bytes: written
-    /// as they are (no copy into one buffer).
-    private var segmentBytes: [[UInt8]] = []
+    /// The open segment's bytes of the chunks closed so far.
+    private var segmentBytes: [UInt8] = []
     private var segmentSamples = 0
     private var segmentStartsWithSync = false
     /// The open segment's first sample's `rap ` group, if any.
@@ -127,8 +126,11 @@ final class FragmentSegmenter {
     }
 
     /// Ends the open chunk: its bytes join the segment's; with parts, it is written as a part.
-    private func closeChunk() throws {
-        guard let first = samples.first else { return }
+    /// `returningHeader`: the chunk is the whole segment (no parts), which the caller writes as
+    /// its header and ``data`` as they are (no copy into the segment's buffer).
+    @discardableResult
+    private func closeChunk(returningHeader: Bool = false) throws -> [UInt8]? {
+        guard let first = samples.first else { return nil }
         chunks += 1
         let header = try CMAFBoxes.segmentHeader(sequenceNumber: UInt32(truncatingIfNeeded: chunks), trackID: trackID,
                                                  baseMediaDecodeTime: UInt64(chunkDecode), samples: samples,
@@ -139,23 +141,29 @@ final class FragmentSegmenter {
             let bytes = try folder.write([header, data], to: partName)
             openParts.append(PackagedPart(name: partName, duration: chunkDuration, bytes: bytes, independent: first.isSync))
         }
-        segmentBytes.append(header)
-        // The buffer moves into the segment's list; the next chunk's starts with its capacity.
-        let capacity = data.capacity
-        segmentBytes.append(data)
-        data = []
-        data.reserveCapacity(capacity)
         samples.removeAll(keepingCapacity: true)
+        if returningHeader { return header }
+        segmentBytes += header
+        segmentBytes += data
+        data.removeAll(keepingCapacity: true)
         if partTarget != nil { try didWrite?() }
+        return nil
     }
 
     /// Writes the open segment, if any.
     func flush() throws {
         guard segmentSamples > 0 else { return }
-        try closeChunk()
         let number = segments.count + 1
         let segmentName = segmentName(number)
-        let bytes = try folder.write(segmentBytes, to: segmentName)
+        let bytes: Int64
+        if partTarget == nil, segmentBytes.isEmpty, let header = try closeChunk(returningHeader: true) {
+            // One chunk is the segment: written from its buffers, which stay for the next one.
+            bytes = try folder.write([header, data], to: segmentName)
+            data.removeAll(keepingCapacity: true)
+        } else {
+            try closeChunk()
+            bytes = try folder.write([segmentBytes], to: segmentName)
+        }
         segments.append(PackagedSegment(name: segmentName, decodeTime: firstDecode, presentationTime: firstPresentation &- presentationOffset,
                                         duration: duration, bytes: bytes, samples: segmentSamples, startsWithSyncSample: segmentStartsWithSync,
                                         parts: openParts, period: period, initName: initName))
