@@ -3,7 +3,7 @@ public import NALU
 /// Reads a track's samples' bytes in the order they are walked, through one 512 KiB window onto
 /// the file (``MP4SampleWindow``'s): a run of samples stored one after another (a chunk,
 /// ISO/IEC 14496-12 8.7.4) costs one `pread` per window instead of one per sample, and the bytes
-/// are handed out from the window without a copy. What the packager reads its samples with.
+/// are handed out from the window without a copy. What the packager reads its video samples with.
 ///
 /// ```swift
 /// var bytes = MP4SampleReader()
