@@ -35,6 +35,8 @@ let package = Package(
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
         .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
         .library(name: "NALUExport", targets: ["NALUExport"]),
+        .library(name: "NALUPackager", targets: ["NALUPackager"]),
+        .library(name: "NALUDoctor", targets: ["NALUDoctor"]),
         .executable(name: "transcode-sample", targets: ["transcode-sample"]),
         .executable(name: "export-range-sample", targets: ["export-range-sample"]),
         .executable(name: "thumbnail-sample", targets: ["thumbnail-sample"]),
@@ -66,7 +68,7 @@ let package = Package(
             dependencies: [
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
-                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport",
+                "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport", "NALUPackager", "NALUDoctor",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -80,7 +82,7 @@ let package = Package(
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
-        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALUPackager", "NALUDoctor"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
@@ -179,6 +181,13 @@ let package = Package(
         .testTarget(name: "DocSnippetsTests",
                     dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport"],
                     swiftSettings: strictSettings),
+
+        // Issue 39 item 5: the packager (HLS/DASH/LL-HLS, live) and the doctor (stream and
+        // package diagnosis) are targets of their own; NALUMedia keeps sources, sinks, trim, concat.
+        .target(name: "NALUPackager", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia"], swiftSettings: strictSettings),
+        .target(name: "NALUDoctor", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUPackager"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUPackagerTests", dependencies: ["NALUPackager", "NALUMedia", "NALU", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
+        .testTarget(name: "NALUDoctorTests", dependencies: ["NALUDoctor", "NALUMedia", "NALU"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -49,9 +49,9 @@ build_module() { # build_module NAME DIR
 
 build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the target's entry point
     local target=$1
-    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a" "$OUT/libNALUDecoder.a"; then
+    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a" "$OUT/libNALUDecoder.a" "$OUT/libNALUPackager.a" "$OUT/libNALUDoctor.a"; then
         echo "fuzz: building target $target" >&2
-        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUMedia -lNALUIO -lNALUDecoder -lNALUMP4 -lNALUTS -lNALUEncoder -lNALU \
+        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALUDoctor -lNALUPackager -lNALUMedia -lNALUIO -lNALUDecoder -lNALUMP4 -lNALUTS -lNALUEncoder -lNALU \
             Fuzz/Harness/*.swift "Fuzz/Targets/$target.swift" -o "$OUT/bin/$target"
     fi
 }
@@ -64,6 +64,8 @@ build_modules() {
     build_module NALUIO Sources/NALUIO
     build_module NALUMedia Sources/NALUMedia
     build_module NALUDecoder Sources/NALUDecoder
+    build_module NALUPackager Sources/NALUPackager
+    build_module NALUDoctor Sources/NALUDoctor
 }
 
 build_all() {

@@ -1,10 +1,11 @@
-// The streaming-package manifest parsers of `nalu doctor` (NALUMedia PackageManifests): an HLS
+// The streaming-package manifest parsers of `nalu doctor` (NALUDoctor PackageManifests): an HLS
 // playlist (target hls: media and multivariant) and a DASH MPD (target dash), from any bytes.
 // Properties: no trap; the segments and parts kept never exceed the declared-segment limit;
 // every duration kept is finite, from 0 to the limit; every byte range ends within 2^63; every
 // URI a template makes is bounded by the text (a `$Number%0<huge>d$` is refused, not allocated).
 import NALU
 import NALUMedia
+import NALUDoctor
 
 enum ManifestHarness {
     typealias Manifests = PackageManifests

@@ -14,6 +14,7 @@ import Darwin
 #endif
 import NALU
 import NALUMedia
+import NALUDoctor
 
 enum PackageDoctorHarness {
     /// The scratch folder (one per process, made once, in `$TMPDIR`, else `/tmp`): `<tmp>/pkg`

@@ -12,6 +12,8 @@ import Darwin
 #endif
 import NALU
 import NALUMedia
+import NALUPackager
+import NALUDoctor
 
 enum PackageHarness {
     static func run(_ all: [UInt8]) throws(FuzzPropertyViolation) {

@@ -1,44 +1,47 @@
 /// An error raised while reading, parsing or writing a bitstream.
 ///
-/// `NALUError` is a struct with a ``Code`` and context rather than an enum, so new kinds of error
-/// can be added without breaking callers (in the style of swift-system's `Errno`). Every error
-/// names the syntax element or structure it was reading (``field``) and, where known, the byte
+/// `NALUError` is a struct with a ``Code`` (an enum callers can switch over exhaustively) and
+/// context. Every error names the syntax element or structure it was reading (``field``) and, where known, the byte
 /// offset in the input (``byteOffset``) and the bit offset inside the RBSP (``bitOffset``).
 ///
 /// ```swift
 /// do { _ = try AVCSequenceParameterSet(nalUnit: bytes) }
 /// catch let error as NALUError where error.code == .truncated { print(error) }
+/// catch let error as NALUError { switch error.code { case .unsupported: …; default: … } }
 /// ```
 public struct NALUError: Error, Hashable, CustomStringConvertible, Sendable {
-    /// What went wrong, independent of where.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable identifier, e.g. `"truncated"`.
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
-
+    /// What went wrong, independent of where: an enum, so callers can `switch` over every case
+    /// (issue 39); ``rawValue`` is the short stable text printed in messages. The same fault has
+    /// the same case name in ``NALUEncoder/EncoderError``, ``NALUDecoder/DecoderError`` and
+    /// ``NALUExport/ExportError`` (Docs/errors.md).
+    public enum Code: String, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         /// The data ended before the syntax element was complete.
-        public static let truncated = Code("truncated")
+        case truncated = "truncated"
         /// A syntax element holds a value the specification does not allow.
-        public static let invalidValue = Code("invalid value")
+        case invalidValue = "invalid value"
         /// An Exp-Golomb code had more than 31 leading zero bits (ITU-T H.264 9.1).
-        public static let expGolombOverflow = Code("Exp-Golomb code too long")
+        case expGolombOverflow = "Exp-Golomb code too long"
         /// A length field points past the end of the data.
-        public static let lengthPastEnd = Code("length past end")
+        case lengthPastEnd = "length past end"
         /// `forbidden_zero_bit` is set in a NAL unit header.
-        public static let forbiddenZeroBit = Code("forbidden_zero_bit set")
+        case forbiddenZeroBit = "forbidden_zero_bit set"
         /// A value does not fit the field it must be written to.
-        public static let doesNotFit = Code("does not fit")
+        case doesNotFit = "does not fit"
         /// A structure the operation requires is missing (for example an SPS a slice refers to).
-        public static let missing = Code("missing")
+        case missing = "missing"
         /// The input is not in a recognised format.
-        public static let unrecognisedFormat = Code("unrecognised format")
+        case unrecognisedFormat = "unrecognised format"
         /// A NAL unit or record is larger than the configured limit.
-        public static let tooLarge = Code("too large")
+        case tooLarge = "too large"
         /// Reading from or writing to the operating system failed.
-        public static let io = Code("I/O error")
+        case io = "I/O error"
         /// The operation is not supported for this input.
-        public static let unsupported = Code("unsupported")
+        case unsupported = "unsupported"
+        /// An output file could not be created (missing or read-only folder, a directory at the
+        /// path, the output is the input): NALUIO's `OutputTarget`, the packager's folders.
+        case cannotCreate = "cannot create"
+
+        public var description: String { rawValue }
     }
 
     /// What went wrong.
@@ -88,5 +91,15 @@ extension NALUError {
 
     static func invalid(_ field: String, _ detail: String? = nil, bitOffset: Int? = nil, byteOffset: Int64? = nil) -> NALUError {
         NALUError(.invalidValue, field: field, byteOffset: byteOffset, bitOffset: bitOffset, detail: detail)
+    }
+}
+
+extension NALUError {
+    /// `error` as a `NALUError`: itself when it is one; otherwise (an error a callee of a
+    /// `throws(NALUError)` entry point passed through, none today) `.io` naming `field`, with
+    /// the error's description as the detail, so nothing traps and nothing is lost.
+    public static func converting(_ error: any Error, field: String) -> NALUError {
+        if let error = error as? NALUError { return error }
+        return NALUError(.io, field: field, detail: String(describing: error))
     }
 }

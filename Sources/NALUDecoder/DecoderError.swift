@@ -5,34 +5,34 @@
 /// ``byteOffset`` of the access unit being decoded when there is one, and a ``detail`` (for
 /// bitstream errors, the decoder's own words).
 public struct DecoderError: Error, Hashable, CustomStringConvertible, Sendable {
-    /// What went wrong, independent of where.
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        /// A short stable identifier, e.g. `"decode failed"`.
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
+    /// What went wrong, independent of where: an enum, so callers can `switch` over every case
+    /// (issue 39); ``rawValue`` is the short stable text printed in messages. The faults the
+    /// encoder also has keep ``NALUEncoder/EncoderError/Code``'s names (Docs/errors.md).
+    public enum Code: String, Hashable, Sendable, CustomStringConvertible, CaseIterable {
         public var description: String { rawValue }
 
         /// The backend cannot decode this codec, profile, chroma format or bit depth.
-        public static let unsupported = Code("unsupported")
+        case unsupported = "unsupported"
         /// The decoder library cannot be loaded (not installed, or another version): the
         /// backends open libavcodec and libde265 with `dlopen` at first use. ``DecoderError/field``
         /// names the file, ``DecoderError/detail`` the loader's reason and the package to install.
-        public static let libraryUnavailable = Code("library unavailable")
+        case libraryUnavailable = "library unavailable"
         /// The backend could not be created (the library returned no decoder); retried.
-        public static let backendCreationFailed = Code("backend creation failed")
+        case backendCreationFailed = "backend creation failed"
         /// The backend is no longer usable; the session drains and drops it and starts a new one
         /// at the next keyframe, counting the access units in between as lost.
-        public static let invalidSession = Code("invalid session")
+        case invalidSession = "invalid session"
         /// The decoder rejected the access unit's coded data (the picture is missing or
         /// concealed); ``DecoderError/detail`` has the decoder's words. Decoding can go on.
-        public static let decodeFailed = Code("decode failed")
+        case decodeFailed = "decode failed"
         /// A parameter set of the stream cannot be parsed.
-        public static let invalidParameterSet = Code("invalid parameter set")
+        case invalidParameterSet = "invalid parameter set"
         /// Rebuilding did not help: creating the backend failed more often than the retry
         /// policy allows.
-        public static let tooManyFailures = Code("too many failures")
+        case tooManyFailures = "too many failures"
     }
 
+    /// What went wrong.
     public var code: Code
     /// The syntax element, setting or library call at fault, e.g. `"avcodec_send_packet"`.
     public var field: String

@@ -7,12 +7,6 @@ import Darwin
 #endif
 public import NALU
 
-extension NALUError.Code {
-    /// An output file could not be created (missing or read-only folder, a directory at the path,
-    /// the output is the input).
-    public static let cannotCreate = NALUError.Code("cannot create")
-}
-
 /// Where a run's output goes, with the semantics of `cp`, the shell and ffmpeg:
 ///
 /// - a regular file or a new path: written under a unique temporary name in the same folder

@@ -47,7 +47,16 @@ extension MP4Writer {
     /// written when the next arrives; ``finish()`` writes the last with the duration before it.
     /// Access units must come in decoding order (dts strictly increasing), and do not mix with
     /// the byte-level ``append(_:duration:compositionOffset:isSync:)`` in one file.
-    public func append(_ unit: some TimedAccessUnit) throws {
+    public func append(_ unit: some TimedAccessUnit) throws(NALUError) {
+        do {
+            try appendTimed(unit)
+        } catch {
+            throw NALUError.converting(error, field: "access unit")
+        }
+    }
+
+    /// ``append(_:)``'s work.
+    private func appendTimed(_ unit: some TimedAccessUnit) throws {
         let dts = try ticks(unit.dts, timeBase: unit.timeBase, field: "dts")
         let pts = try ticks(unit.pts, timeBase: unit.timeBase, field: "pts")
         let sample = try sampleBytes(unit)

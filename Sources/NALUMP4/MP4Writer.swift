@@ -309,7 +309,16 @@ public final class MP4Writer<Sink: ByteSink> {
     ///   - duration: its duration in the timescale.
     ///   - compositionOffset: presentation time minus decoding time.
     ///   - isSync: whether decoding can start here (`stss`; `sample_is_non_sync_sample` 0).
-    public func append(_ sample: UnsafeRawBufferPointer, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
+    public func append(_ sample: UnsafeRawBufferPointer, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws(NALUError) {
+        do {
+            try appendVideoSample(sample, duration: duration, compositionOffset: compositionOffset, isSync: isSync)
+        } catch {
+            throw NALUError.converting(error, field: "sample")
+        }
+    }
+
+    /// ``append(_:duration:compositionOffset:isSync:)``'s work.
+    private func appendVideoSample(_ sample: UnsafeRawBufferPointer, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
         guard sample.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_size", detail: "\(sample.count) bytes")
@@ -371,7 +380,18 @@ public final class MP4Writer<Sink: ByteSink> {
     ///   - isSync: `stss` (all sync: no `stss`).
     ///   - sampleDescription: 1-based index into the track's sample entries.
     public func append(_ sample: UnsafeRawBufferPointer, track: Int, duration: UInt32, compositionOffset: Int64 = 0, isSync: Bool = true,
-                       sampleDescription: Int = 1) throws {
+                       sampleDescription: Int = 1) throws(NALUError) {
+        do {
+            try appendPassthroughSample(sample, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
+                                        sampleDescription: sampleDescription)
+        } catch {
+            throw NALUError.converting(error, field: "sample")
+        }
+    }
+
+    /// ``append(_:track:duration:compositionOffset:isSync:sampleDescription:)``'s work.
+    private func appendPassthroughSample(_ sample: UnsafeRawBufferPointer, track: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool,
+                                         sampleDescription: Int) throws {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
         guard track >= 0, track < passthrough.count else {
             throw NALUError(.invalidValue, field: "track", detail: "\(track); the writer has \(passthrough.count) passthrough tracks")
@@ -433,10 +453,14 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// Appends one sample of a passthrough track held in an array.
     public func append(_ sample: [UInt8], track: Int, duration: UInt32, compositionOffset: Int64 = 0, isSync: Bool = true,
-                       sampleDescription: Int = 1) throws {
-        try sample.withUnsafeBytes {
-            try append($0, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
-                       sampleDescription: sampleDescription)
+                       sampleDescription: Int = 1) throws(NALUError) {
+        do {
+            try sample.withUnsafeBytes {
+                try appendPassthroughSample($0, track: track, duration: duration, compositionOffset: compositionOffset, isSync: isSync,
+                                            sampleDescription: sampleDescription)
+            }
+        } catch {
+            throw NALUError.converting(error, field: "sample")
         }
     }
 
@@ -446,8 +470,12 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// Appends one sample held in an array.
-    public func append(_ sample: [UInt8], duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
-        try sample.withUnsafeBytes { try append($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
+    public func append(_ sample: [UInt8], duration: UInt32, compositionOffset: Int64, isSync: Bool) throws(NALUError) {
+        do {
+            try sample.withUnsafeBytes { try appendVideoSample($0, duration: duration, compositionOffset: compositionOffset, isSync: isSync) }
+        } catch {
+            throw NALUError.converting(error, field: "sample")
+        }
     }
 
     @inline(__always)

@@ -15,16 +15,16 @@ import NALUTS
 /// Constant memory: one PES packet being collected (at most ``maxPESBytes``), one being split.
 /// Damage (a PES without a PTS or not of an audio stream, a frame header that does not parse)
 /// skips to the next PES packet, counted in ``skippedBytes``.
-struct AudioPESAssembler {
+package struct AudioPESAssembler {
     /// The audio PID.
     let pid: UInt16
     /// How the stream is coded.
     let coding: TransportStreamAudioReader.Coding
     /// Bytes of audio payload skipped as damaged.
-    private(set) var skippedBytes = 0
+    package private(set) var skippedBytes = 0
     /// The first frame header's AudioSpecificConfig (AAC, ISO/IEC 14496-3 1.6.2.1; empty for
     /// the other codings), sample rate and channel count.
-    private(set) var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
+    package private(set) var firstConfig: (asc: [UInt8], rate: Int, channels: Int)?
     /// AC-3: the first sync frame's header.
     private(set) var ac3: AC3SyncFrame?
     /// MPEG audio: the first frame's header.
@@ -46,14 +46,14 @@ struct AudioPESAssembler {
     private var lastPTS: Int64?
     private var wraps: Int64 = 0
 
-    init(pid: UInt16, coding: TransportStreamAudioReader.Coding = .aac) {
+    package init(pid: UInt16, coding: TransportStreamAudioReader.Coding = .aac) {
         self.pid = pid
         self.coding = coding
     }
 
     /// Reads one 188-byte transport packet (others' PIDs are ignored); `true` when it completes
     /// the PES packet before it, whose frames ``nextFrame()`` then hands out.
-    mutating func push(_ packet: UnsafeRawBufferPointer) -> Bool {
+    package mutating func push(_ packet: UnsafeRawBufferPointer) -> Bool {
         guard case .success(let parsed) = TransportPacket.parse(packet), parsed.pid == pid, parsed.hasPayload,
               !parsed.transportErrorIndicator, parsed.scramblingControl == 0 else { return false }
         let payload = packet[parsed.payloadOffset...]
@@ -78,7 +78,7 @@ struct AudioPESAssembler {
     /// The next frame of the pending PES packet, or `nil` when it is used up (or damaged: the
     /// rest is skipped). A frame that runs on into the next PES packet (muxers may split frames)
     /// waits for it.
-    mutating func nextFrame() -> (frame: [UInt8], pts: Int64)? {
+    package mutating func nextFrame() -> (frame: [UInt8], pts: Int64)? {
         switch coding {
         case .aac: return nextADTSFrame()
         case .ac3, .mpegAudio: return nextSyncedFrame()
@@ -171,7 +171,7 @@ struct AudioPESAssembler {
 
     /// Moves the collected PES packet's payload to the frames to split, with its PTS; `false`
     /// when there is none (or it has no PTS). Called at the end of the stream for the last one.
-    mutating func finish() -> Bool {
+    package mutating func finish() -> Bool {
         guard collectingStarted else { return false }
         collectingStarted = false
         let outcome = collecting.withUnsafeBytes { PESHeader.parse($0) }

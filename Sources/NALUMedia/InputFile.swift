@@ -103,7 +103,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         return filled
     }
 
-    static func errnoText() -> String {
+    package static func errnoText() -> String {
         guard let text = strerror(errno) else { return "errno \(errno)" }
         return String(cString: text)
     }

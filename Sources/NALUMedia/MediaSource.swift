@@ -136,7 +136,16 @@ public final class MediaSource {
     ///   when the content is no stream nalu reads, `.invalidValue` with the option as its field
     ///   (`--codec`, `--extradata`) when `options` contradict an MP4 input (another codec, a
     ///   record or length size for a file that has its own).
-    public init(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws {
+    public convenience init(path: String, options: MediaSourceOptions = MediaSourceOptions()) throws(NALUError) {
+        do {
+            try self.init(opening: path, options: options)
+        } catch {
+            throw NALUError.converting(error, field: path)
+        }
+    }
+
+    /// ``init(path:options:)``'s work.
+    private init(opening path: String, options: MediaSourceOptions) throws {
         self.path = path
         readsAhead = options.readsAhead
         let input = try InputFile(path: path)

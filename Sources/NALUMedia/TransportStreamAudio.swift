@@ -185,7 +185,7 @@ extension TransportStreamAudioReader {
 
     /// The sample entry of ``mp4SampleEntry`` from its parts (the live packager's AAC: its
     /// AudioSpecificConfig, sample rate and channel count).
-    static func mp4SampleEntry(coding: Coding = .aac, audioSpecificConfig: [UInt8], sampleRate: Int, channelCount: Int,
+    package static func mp4SampleEntry(coding: Coding = .aac, audioSpecificConfig: [UInt8], sampleRate: Int, channelCount: Int,
                                ac3SpecificBox: [UInt8] = [], mpegObjectType: UInt8 = 0x6B) -> [UInt8] {
         func descriptor(_ tag: UInt8, _ body: [UInt8]) -> [UInt8] {
             // sizeOfInstance in four 7-bit bytes, as ffmpeg writes it.

@@ -117,41 +117,8 @@ extension Preflight {
     }
 }
 
-/// What an output path names, to compare two outputs: the file (device, inode) when it exists,
-/// else the resolved folder and name.
-struct OutputKey {
-    let identity: FileIdentity?
-    let resolvedPath: String
-    let isStandardOutput: Bool
-
-    init(_ path: String) {
-        isStandardOutput = OutputTarget.standardOutputNames.contains(path)
-        if isStandardOutput {
-            identity = FileIdentity(descriptor: 1)
-            resolvedPath = "-"
-            return
-        }
-        let target = OutputTarget.resolveLinks(path)
-        identity = FileIdentity(path: target)
-        let folder = OutputTarget.directory(of: target)
-        let name = target.split(separator: "/").last.map(String.init) ?? target
-        if let real = realpath(folder, nil) {
-            resolvedPath = String(cString: real) + "/" + name
-            free(real)
-        } else {
-            resolvedPath = target
-        }
-    }
-
-    /// Whether writing both would write one file twice (devices such as /dev/null may be shared).
-    func collides(with other: OutputKey) -> Bool {
-        if isStandardOutput && other.isStandardOutput { return true }
-        if let identity, let otherIdentity = other.identity {
-            return identity == otherIdentity && identity.isRegularFile
-        }
-        return !isStandardOutput && !other.isStandardOutput && resolvedPath == other.resolvedPath
-    }
-}
+/// What an output path names (NALUIO), under the name the commands use.
+typealias OutputKey = OutputPathKey
 
 // MARK: - The subcommands' inputs and outputs
 
@@ -160,33 +127,24 @@ extension InputOptions {
     var input: String { resolvedInputPath(inputArgument) }
 }
 
-extension Info: CommandIO {
+/// A command that reads ``InputOptions`` (and its `--extradata` record) and prints to standard
+/// output: info, nals, keyframes, doctor; extradata writes `-o`.
+protocol InputOptionsCommand: CommandIO {
+    var inputOptions: InputOptions { get }
+}
+
+extension InputOptionsCommand {
     var inputArgument: String? { inputOptions.inputArgument }
     var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
     var outputs: [(option: String, path: String)] { [("standard output", "-")] }
     var writesBinary: Bool { false }
-    var example: String { "nalu info clip.h264, or cat clip.mp4 | nalu info" }
 }
 
-extension Nals: CommandIO {
-    var inputArgument: String? { inputOptions.inputArgument }
-    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
-    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
-    var writesBinary: Bool { false }
-    var example: String { "nalu nals clip.h264, or cat clip.h264 | nalu nals" }
-}
+extension Info: InputOptionsCommand { var example: String { "nalu info clip.h264, or cat clip.mp4 | nalu info" } }
+extension Nals: InputOptionsCommand { var example: String { "nalu nals clip.h264, or cat clip.h264 | nalu nals" } }
+extension Keyframes: InputOptionsCommand { var example: String { "nalu keyframes clip.h264, or cat clip.h264 | nalu keyframes" } }
 
-extension Keyframes: CommandIO {
-    var inputArgument: String? { inputOptions.inputArgument }
-    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
-    var outputs: [(option: String, path: String)] { [("standard output", "-")] }
-    var writesBinary: Bool { false }
-    var example: String { "nalu keyframes clip.h264, or cat clip.h264 | nalu keyframes" }
-}
-
-extension Extradata: CommandIO {
-    var inputArgument: String? { inputOptions.inputArgument }
-    var otherInputs: [String] { inputOptions.extradata.map { [$0] } ?? [] }
+extension Extradata: InputOptionsCommand {
     var outputs: [(option: String, path: String)] { [("-o", output)] }
     var writesBinary: Bool { true }
     var example: String { "nalu extradata clip.h264 -o clip.avcC" }

@@ -182,155 +182,46 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        // MP4 to MP4: the tracks other than the video read are copied, but for other video
-        // tracks and, with --no-audio, the audio.
-        var passthrough: [MP4TrackReader<AnyRandomAccessSource>] = []
-        var movieTimescale: UInt32?
-        if to == .mp4, let copied = try source.passthroughTracks(audio: !noAudio) {
-            passthrough = copied.tracks
-            // Without other tracks the movie keeps the video's timescale, as before.
-            movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
-        }
-        // MP4 to MPEG-TS: every AAC, AC-3 and MPEG audio track, unless --no-audio.
-        let tsAudio = to.isTransportStream && !noAudio ? try source.transportStreamAudioTracks() : []
-        // MPEG-TS input to MP4 or MPEG-TS: its AAC, AC-3 and MPEG audio streams, each read by a pass of its own.
-        let tsInputAudio = (to == .mp4 || to.isTransportStream) && !noAudio ? try source.transportStreamAudioStreams() : []
-        var carried = Set(passthrough.map(\.track.trackID) + tsAudio.map(\.reader.track.trackID))
-        for audio in tsInputAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
+        var settings = ConversionSettings(format: to.format)
+        settings.accessUnitDelimiters = aud.policy
+        settings.parameterSets = parameterSets.insertion
+        settings.lengthSize = lengthSize
+        settings.keepsParameterSets = keepParameterSets
+        settings.writesRecord = extradataOut != nil
+        settings.mp4 = mp4.muxerOptions(frameRate: nil)
+        settings.frameRate = fps?.rational
+        settings.maxAccessUnitSize = mp4.maxAccessUnitSize
+        settings.carriesAudio = !noAudio
+        let conversion = try StreamConversion(source: source, outputPath: output, settings: settings)
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
-        let lost = source.reportNotCarried(carried: carried, noAudio: noAudio, to: to, input: input)
-        // Without --extradata-out the record has nowhere to go: the sets stay in band.
-        let keepInBand = keepParameterSets || (to == .avcc && extradataOut == nil)
-        if to == .avcc && !keepParameterSets && extradataOut == nil {
-            StandardError.write("nalu: note: the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record\n")
-        }
+        let lost = source.reportNotCarried(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to, input: input)
         let file = try FileSink(path: output)
-        // MPEG-TS → Annex-B with the default policies: the PES payload as it is (ffmpeg's -c copy).
-        if to == .annexb && aud == .keep && parameterSets == .keyframes && source.container.isTransportStream {
-            var sink = file
-            let bytes = try source.copyElementaryStream(to: &sink) ?? 0
-            try file.commit()
-            if verbose { StandardError.write("nalu: \(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied\n") }
-            try lost?.fail()
-            return
-        }
-        let delimiters: AccessUnitDelimiterPolicy = aud == .strip ? .strip : .keep
-        let sink: any MediaSink = switch to {
-        case .annexb:
-            try AnnexBSink(for: source, output: file, parameterSets: parameterSets.insertion, accessUnitDelimiters: aud.policy,
-                           maxAccessUnitSize: mp4.maxAccessUnitSize)
-        case .avcc:
-            try {
-                let sink = try LengthPrefixedSink(codec: source.codec, output: file,
-                                                  options: .init(lengthSize: lengthSize ?? 4, keepParameterSets: keepInBand,
-                                                                 accessUnitDelimiters: delimiters),
-                                                  outOfBandParameterSets: source.outOfBandParameterSets)
-                // Sets kept in band must be in the stream: an MP4's or --extradata's go first.
-                if keepInBand { try sink.writeInBand(source.outOfBandParameterSets) }
-                return sink
-            }()
-        case .mp4:
-            try {
-                var options = mp4.muxerOptions(frameRate: try sinkFrameRate(source), accessUnitDelimiters: delimiters)
-                options.metadata = try outputMetadata(from: source, output: output)
-                if !tsInputAudio.isEmpty {
-                    return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: tsInputAudio)
-                }
-                return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
-            }()
-        case .ts, .m2ts:
-            try {
-                var options = TransportStreamMuxerOptions(frameRate: try sinkFrameRate(source),
-                                                          parameterSets: parameterSets.insertion)
-                options.maxAccessUnitSize = mp4.maxAccessUnitSize
-                options.writer.timestampedPackets = to == .m2ts
-                let sink = try TransportStreamSink(for: source, output: file, options: options)
-                try sink.carry(tsAudio, of: source)
-                for audio in tsInputAudio { try sink.carry(audio, of: source) }
-                return sink
-            }()
-        }
-        let result = try sink.write(source)
-        if let extradataOut, let bytes = result.record {
+        let result = try conversion.run(output: file)
+        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
+        if let extradataOut, let bytes = result.report.record {
             let recordFile = try FileSink(path: extradataOut)
             try recordFile.write(bytes)
             try recordFile.commit()
         }
         try file.commit()
-        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
-        let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
-        if verbose, let summary = result.mp4 {
-            reportMP4(summary, from: from, copied: zip(passthrough, (sink as? MP4FileSink)?.passthrough?.appendedSamples ?? []).map {
-                "track \($0.track.trackID) (\($0.track.handler), \($0.track.sampleEntryType?.description ?? "?")): \($1) samples copied"
-            })
-        }
-        if verbose, let summary = result.transportStream {
-            let tsSink = sink as? TransportStreamSink<FileSink>
-            let frames = (tsSink?.mp4Audio.map(\.pushedFrames) ?? []) + (tsSink?.carriedAudio.map(\.pushedFrames) ?? [])
-            let audio = frames.isEmpty ? nil : frames.map { "\($0) audio frames" }.joined(separator: ", ")
-            reportTransportStream(summary, from: from, audio: audio)
-        } else if verbose, let statistics = result.statistics {
-            report(statistics, from: from)
-        }
+        for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
+        if verbose { for line in result.summary { StandardError.write("nalu: \(line)\n") } }
         try lost?.fail()
     }
+}
 
-    /// The frame rate MP4 and MPEG-TS output are timed at: `--fps`, else none for an input with
-    /// its own times (MP4/MOV, MPEG-TS: they are kept, ``SampleClock``), else the container's or
-    /// (`nil`) the SPS VUI's.
-    private func sinkFrameRate(_ source: MediaSource) throws -> Rational? {
-        if let fps { return fps.rational }
-        return source.sampleClock() == nil ? try source.containerFrameRate() : nil
-    }
-
-    private func reportMP4(_ summary: MP4MuxerSummary, from: String, copied: [String]) {
-        var parts = ["\(from) → MP4 \(summary.sampleEntry) (\(mp4.layout.rawValue))",
-                     "\(summary.writer.samples) samples, \(summary.writer.syncSamples) sync",
-                     "\(summary.frameRate) fps, timescale \(summary.timescale)"]
-        if let shift = summary.writer.editMediaTime { parts.append("edit list media_time \(shift)") }
-        if summary.parameterSetsKeptInBand > 0 { parts.append("\(summary.parameterSetsKeptInBand) parameter sets kept in band") }
-        if summary.sampleDescriptions > 1 { parts.append("\(summary.sampleDescriptions) sample entries (the parameter sets change)") }
-        parts += copied
-        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
-    }
-
-    private func reportTransportStream(_ summary: TransportStreamMuxerSummary, from: String, audio: String? = nil) {
-        var parts = ["\(from) → MPEG-TS\(to == .m2ts ? " (M2TS)" : "")",
-                     "\(summary.writer.videoAccessUnits) access units, \(summary.writer.randomAccessPoints) random access",
-                     "\(summary.frameRate) fps\(summary.frameRateAssumed ? " (assumed)" : "")",
-                     "first PTS \(summary.firstPTS), DTS \(summary.firstDTS)",
-                     "\(summary.writer.packets) packets, \(summary.writer.programTables) PAT/PMT"]
-        if summary.statistics.delimitersInserted > 0 { parts.append("\(summary.statistics.delimitersInserted) AUDs inserted") }
-        if summary.statistics.parameterSetsInserted > 0 { parts.append("\(summary.statistics.parameterSetsInserted) parameter sets inserted") }
-        if let audio { parts.append(audio) }
-        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
-    }
-
-    private func report(_ statistics: ConversionStatistics, from: String) {
-        var parts = ["\(from) → \(to.rawValue)",
-                     "\(statistics.nalUnitsIn) NAL units in, \(statistics.nalUnitsOut) out"]
-        if statistics.accessUnits > 0 { parts.append("\(statistics.accessUnits) access units") }
-        if statistics.parameterSetsRemoved > 0 { parts.append("\(statistics.parameterSetsRemoved) parameter sets moved to the record") }
-        if statistics.parameterSetsInserted > 0 { parts.append("\(statistics.parameterSetsInserted) parameter sets inserted") }
-        if statistics.parameterSetUpdates > 0 { parts.append("\(statistics.parameterSetUpdates) parameter set updates kept in band") }
-        if statistics.delimitersStripped > 0 { parts.append("\(statistics.delimitersStripped) AUDs stripped") }
-        if statistics.delimitersInserted > 0 { parts.append("\(statistics.delimitersInserted) AUDs inserted") }
-        StandardError.write("nalu: " + parts.joined(separator: ", ") + "\n")
+extension OutputFraming {
+    /// The library's name for this framing.
+    var format: ConversionFormat {
+        switch self {
+        case .annexb: .annexb
+        case .avcc: .avcc
+        case .mp4: .mp4
+        case .ts: .ts
+        case .m2ts: .m2ts
+        }
     }
 }
 
 /// Reads a small file whole (a record), refusing anything over `limit` bytes.
-func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] {
-    let source = try FileSource(path: path)
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-    while true {
-        let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-        if count == 0 { break }
-        bytes.append(contentsOf: chunk[0..<count])
-        guard bytes.count <= limit else {
-            throw NALUError(.tooLarge, field: path, detail: "more than \(limit) bytes")
-        }
-    }
-    return bytes
-}
+func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] { try FileSource.readWhole(path: path, limit: limit) }

@@ -2,6 +2,7 @@ import NALU
 import NALUDecoder
 import NALUExport
 import NALUMedia
+import NALUDoctor
 
 /// `nalu doctor --decode` (issue 33): decodes every picture and turns the decoder's errors into
 /// `decode-error` findings, with the access unit, its byte offset and the decoder's words.

@@ -27,11 +27,8 @@ struct ColourCode: ExpressibleByArgument {
             guard (0...255).contains(number) else { throw CLIError.usage(option, "\(number) is not a code point (0...255)") }
             return number
         }
-        let lower = text.lowercased()
-        if lower != "unknown", lower != "reserved", let match = (0...255).first(where: { names($0) == lower }) { return match }
-        if lower == "unspecified" || lower == "unknown" { return 2 }
-        let known = (0...255).compactMap { names($0) }.filter { $0 != "reserved" && $0 != "unknown" }
-        throw CLIError.usage(option, "unknown value \"\(text)\"", hint: "a number 0...255 or one of " + known.joined(separator: ", "))
+        if let match = ColourNames.codePoint(named: text, in: names) { return match }
+        throw CLIError.usage(option, "unknown value \"\(text)\"", hint: "a number 0...255 or one of " + ColourNames.knownNames(in: names).joined(separator: ", "))
     }
 }
 
@@ -198,95 +195,33 @@ struct Edit: ParsableCommand {
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
         // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
         // without --no-audio makes the exit status 2 (``NotCarried``).
-        let carriedTracks = try source.carriedTracks(to: to, noAudio: noAudio)
-        let lost = source.reportNotCarried(carried: carriedTracks.trackIDs, noAudio: noAudio, to: to, input: input)
-
-        var editor = StreamEditor(codec: source.codec, options: options)
-        let outOfBand: [[UInt8]]
-        let declarativeSEI: [[UInt8]]
-        do {
-            outOfBand = try editor.edit(nalUnits: source.outOfBandParameterSets)
-            declarativeSEI = try editor.edit(nalUnits: source.declarativeSEI)
-        } catch {
-            throw Self.optionError(error)
-        }
-
-        let file = try FileSink(path: output)
-        let delimiters: AccessUnitDelimiterPolicy = switch aud {
+        let editing = try StreamEditing(source: source, outputPath: output, format: to.format, options: options, carriesAudio: !noAudio)
+        let lost = source.reportNotCarried(carried: editing.carried.trackIDs, noAudio: noAudio, to: to, input: input)
+        editing.accessUnitDelimiters = switch aud {
         case .insert: .insert
         case .strip: .strip
         case nil: .keep
         }
-        let sink = try makeSink(to: to, source: source, file: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI,
-                                delimiters: delimiters,
-                                frameRate: try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate()),
-                                carried: carriedTracks)
-        let editing = EditingSink(editor: editor, next: sink)
-        let result: MediaSinkReport
+        editing.writesRecord = extradataOut != nil
+        editing.mp4 = mp4.muxerOptions(frameRate: nil)
+        editing.maxAccessUnitSize = mp4.maxAccessUnitSize
+        let file = try FileSink(path: output)
+        let result: StreamEditResult
         do {
-            result = try editing.write(source)
+            result = try editing.run(output: file)
         } catch let error as NALUError {
             throw Self.optionError(error)
         }
-        if let extradataOut, let bytes = result.record {
+        if let extradataOut, let bytes = result.report.record {
             let recordFile = try FileSink(path: extradataOut)
             try recordFile.write(bytes)
             try recordFile.commit()
         }
         try file.commit()
-        for warning in editing.editor.warnings { StandardError.write("nalu: warning: --level: \(warning)\n") }
-        let tooLarge = editing.editor.statistics.seiNALUnitsTooLarge
-        if tooLarge > 0 {
-            StandardError.write("nalu: warning: --sei: \(tooLarge) SEI NAL unit\(tooLarge == 1 ? "" : "s") with more than \(SEIMessage.defaultMessageLimit) messages kept unedited\n")
-        }
-        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
-        if verbose { report(editing.editor.statistics, result: result, to: to) }
+        for warning in result.warnings { StandardError.write("nalu: warning: \(warning)\n") }
+        for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
+        if verbose { StandardError.write("nalu: \(result.summary)\n") }
         try lost?.fail()
-    }
-
-    /// The sink for the output framing, made from the edited out-of-band sets.
-    private func makeSink(to: OutputFraming, source: MediaSource, file: FileSink, outOfBand: [[UInt8]], declarativeSEI: [[UInt8]],
-                          delimiters: AccessUnitDelimiterPolicy, frameRate: Rational?, carried: CarriedTracks) throws -> any MediaSink {
-        switch to {
-        case .annexb:
-            let options = LengthPrefixedToAnnexB.Options(parameterSets: .keyframes, accessUnitDelimiters: delimiters,
-                                                         placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
-                                                         maxAccessUnitSize: mp4.maxAccessUnitSize)
-            return try AnnexBSink(codec: source.codec, output: file, options: options,
-                                  outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
-        case .avcc:
-            let keepInBand = extradataOut == nil
-            let sink = try LengthPrefixedSink(codec: source.codec, output: file,
-                                              options: .init(lengthSize: source.lengthSize ?? 4, keepParameterSets: keepInBand,
-                                                             accessUnitDelimiters: delimiters),
-                                              outOfBandParameterSets: outOfBand)
-            if keepInBand { try sink.writeInBand(outOfBand) }
-            return sink
-        case .mp4:
-            var options = mp4.muxerOptions(frameRate: frameRate, accessUnitDelimiters: delimiters)
-            options.colourBoxes = true
-            options.metadata = try outputMetadata(from: source, output: output)
-            if !carried.transportStreamInput.isEmpty {
-                // An MPEG-TS input keeps its times (no --fps edit).
-                return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: carried.transportStreamInput,
-                                       parameterSets: outOfBand)
-            }
-            // An MP4/MOV or MPEG-TS input keeps its times (no --fps edit).
-            return try MP4FileSink(for: source, output: file, options: options, passthrough: carried.mp4,
-                                   movieTimescale: carried.mp4.isEmpty ? nil : carried.movieTimescale, parameterSets: outOfBand)
-        case .ts, .m2ts:
-            // Every access unit gets a delimiter in MPEG-TS output (what HLS wants).
-            var options = TransportStreamMuxerOptions(frameRate: frameRate)
-            options.maxAccessUnitSize = mp4.maxAccessUnitSize
-            options.writer.timestampedPackets = to == .m2ts
-            if source.container.isMP4 { options.placement = .beforeFirstSlice }
-            let sink = try TransportStreamSink(codec: source.codec, output: file, options: options,
-                                               outOfBandParameterSets: outOfBand, declarativeSEI: declarativeSEI)
-            if frameRate == nil { try sink.keepTimes(of: source) }
-            try sink.carry(carried.transportStream, of: source)
-            for audio in carried.transportStreamInput { try sink.carry(audio, of: source) }
-            return sink
-        }
     }
 
     /// An edit that cannot be coded names its option: a usage error.
@@ -311,19 +246,6 @@ struct Edit: ParsableCommand {
         case .mp4: return .mp4
         case .transportStream(let packetSize): return packetSize == TransportStream.timestampedPacketSize ? .m2ts : .ts
         }
-    }
-
-    private func report(_ statistics: StreamEditStatistics, result: MediaSinkReport, to: OutputFraming) {
-        var parts = ["→ \(to.rawValue)", "\(statistics.parameterSetsRewritten) parameter sets rewritten"]
-        if statistics.seiMessagesRemoved > 0 {
-            parts.append("\(statistics.seiMessagesRemoved) SEI messages removed (\(statistics.seiNALUnitsRemoved) NAL units dropped, \(statistics.seiNALUnitsRewritten) rewritten)")
-        }
-        if statistics.fillerNALUnitsRemoved > 0 { parts.append("\(statistics.fillerNALUnitsRemoved) filler NAL units removed") }
-        if let converter = result.statistics {
-            if converter.delimitersStripped > 0 { parts.append("\(converter.delimitersStripped) AUDs stripped") }
-            if converter.delimitersInserted > 0 { parts.append("\(converter.delimitersInserted) AUDs inserted") }
-        }
-        StandardError.write("nalu: edit " + parts.joined(separator: ", ") + "\n")
     }
 }
 

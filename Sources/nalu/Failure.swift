@@ -68,7 +68,7 @@ enum Failure {
         guard Nalu.exitCode(for: error) != .success else { Nalu.exit(withError: error) }
         var text = Nalu.fullMessage(for: error)
         if text.hasPrefix("Error: ") { text.removeFirst("Error: ".count) }
-        text = text.replacingFirst("\nHelp:  ", with: "\nhint: ")
+        text = text.replacing("\nHelp:  ", with: "\nhint: ", maxReplacements: 1)
         StandardError.write("nalu: error: " + text + (text.hasSuffix("\n") ? "" : "\n"))
         exitProcess(ExitStatus.usage)
     }
@@ -197,16 +197,6 @@ enum Failure {
         let type: any ParsableCommand.Type = commandType ?? Nalu.self
         let name = type == Nalu.self ? "nalu" : "nalu \(type._commandName)"
         return "Usage: " + Nalu.usageString(for: type) + "\n  See '\(name) --help' for more information.\n"
-    }
-}
-
-extension String {
-    /// The string with the first occurrence of `target` replaced.
-    func replacingFirst(_ target: String, with replacement: String) -> String {
-        guard let range = firstRange(of: target) else { return self }
-        var copy = self
-        copy.replaceSubrange(range, with: replacement)
-        return copy
     }
 }
 

@@ -52,7 +52,9 @@ func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> Me
     options.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(path): \(warning)\n") }
     do {
         return try MediaSource(path: path, options: options)
-    } catch let error as NALUError where error.code == .invalidValue && error.field.hasPrefix("--") {
+    } catch {
+        // `MediaSource.init` throws `NALUError` (typed).
+        guard error.code == .invalidValue, error.field.hasPrefix("--") else { throw error }
         throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
     }
 }

@@ -6,6 +6,7 @@ import Darwin
 import ArgumentParser
 import NALU
 import NALUMedia
+import NALUPackager
 
 /// `nalu package`: CMAF segments with HLS playlists and a DASH MPD (``Packager``).
 struct PackageCommand: ParsableCommand {
@@ -162,13 +163,8 @@ struct PackageCommand: ParsableCommand {
                            status: NotCarried.status)
         }
         // A transport stream's other programs, not read unless --pid chose one: exit status 2.
-        if pid == nil {
-            for input in inputs where input != "-" {
-                var probe = sourceOptions
-                probe.readsAhead = false
-                guard let ts = try? MediaSource(path: input, options: probe).transportStream, !ts.otherPrograms.isEmpty else { continue }
-                try NotCarried(input: input, tracks: [], why: "", programs: ts.otherPrograms.map { "program \($0.number) (PMT PID 0x\(String($0.pid, radix: 16)))" }).fail()
-            }
+        if let first = summary.programsNotRead.first {
+            try NotCarried(input: first.input, tracks: [], why: "", programs: first.programs).fail()
         }
     }
 
