@@ -35,6 +35,7 @@ let package = Package(
         .library(name: "NALUDe265", targets: ["NALUDe265"]),
         .library(name: "NALUSmartCut", targets: ["NALUSmartCut"]),
         .library(name: "NALUExport", targets: ["NALUExport"]),
+        .library(name: "NALURTP", targets: ["NALURTP"]),
         .executable(name: "transcode-sample", targets: ["transcode-sample"]),
         .executable(name: "export-range-sample", targets: ["export-range-sample"]),
     ],
@@ -65,6 +66,7 @@ let package = Package(
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
                 "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport",
+                "NALURTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -78,7 +80,7 @@ let package = Package(
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
-        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALURTP"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
@@ -165,6 +167,9 @@ let package = Package(
         .testTarget(name: "NALUExportTests",
                     dependencies: ["NALUExport", "NALU", "NALUMedia", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
                     swiftSettings: strictSettings),
+        // Issue 42: RTP for H.264/H.265 (RFC 6184, RFC 7798), SDP, rtpdump: stdlib and NALU only.
+        .target(name: "NALURTP", dependencies: ["NALU"], swiftSettings: strictSettings),
+        .testTarget(name: "NALURTPTests", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMedia", "nalu"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
