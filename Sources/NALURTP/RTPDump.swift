@@ -86,7 +86,7 @@ public struct RTPDumpReader<Source: ByteSource> {
     /// Bytes consumed so far (the offset of errors).
     public private(set) var offset: Int64 = 0
     /// The first line's `ADDRESS/PORT`.
-    public let destination: String
+    public private(set) var destination = ""
     /// RTCP records (packet length 0) skipped.
     public private(set) var skippedRTCP = 0
     /// Records holding less than their packet (recorded cut short) skipped.

@@ -125,6 +125,8 @@ public struct RTPReceiver: Sendable {
     private var open: (unit: RTPAccessUnit, bytes: Int)?
     /// Whether the next access unit begun is damaged (a loss came before its first packet).
     private var nextIsDamaged = false
+    /// Whether no access unit has been closed yet.
+    private var isFirstAccessUnit = true
 
     public init(options: RTPReceiverOptions) {
         self.options = options
@@ -243,8 +245,18 @@ public struct RTPReceiver: Sendable {
     }
 
     private mutating func close(into events: inout [RTPReceiverEvent]) {
-        guard let current = open?.unit else { return }
+        guard var current = open?.unit else { return }
         open = nil
+        if isFirstAccessUnit {
+            // Packets sent before the first one received cannot be counted lost: the first access
+            // unit is whole only if its first slice begins the picture.
+            isFirstAccessUnit = false
+            let codec = options.format.codec
+            if let firstSlice = current.nalUnits.first(where: { PictureStart.startsPicture($0, codec: codec) != nil }),
+               PictureStart.startsPicture(firstSlice, codec: codec) == false {
+                current.isDamaged = true
+            }
+        }
         if current.isDamaged {
             statistics.damagedAccessUnits += 1
             if options.damagedAccessUnits == .drop || current.nalUnits.isEmpty {

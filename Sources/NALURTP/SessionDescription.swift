@@ -165,12 +165,16 @@ public struct SessionDescription: Sendable, Hashable {
         var sessionAddress: String?
         var sessionName = ""
         var media: [SDPMediaSection] = []
-        var offset = 0
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            let lineOffset = Int64(offset)
-            offset += rawLine.utf8.count + 1
-            var line = rawLine
-            if line.last == "\r" { line = line.dropLast() }
+        // Lines end in LF or CRLF (RFC 8866 5); split on the bytes, where "\r\n" is two.
+        let bytes = Array(text.utf8)
+        var start = 0
+        while start < bytes.count {
+            let lineOffset = Int64(start)
+            var end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.count
+            let next = end + 1
+            if end > start, bytes[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+            let line = Substring(String(decoding: bytes[start..<end], as: UTF8.self))
+            start = next
             guard line.count >= 2, line.dropFirst().first == "=" else { continue }
             let value = line.dropFirst(2)
             switch line.first {
