@@ -49,6 +49,25 @@ enum RTPPeers {
 
     struct RTPPeerError: Error, CustomStringConvertible { let description: String }
 
+    /// Waits until some process has bound UDP `port` (Linux: /proc/net/udp), at most `seconds`;
+    /// then a moment more for the receiver to start reading.
+    static func waitUntilBound(port: UInt16, seconds: Double = 30) throws {
+        let needle = String(format: ":%04X ", port)
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            let table = (try? String(contentsOfFile: "/proc/net/udp", encoding: .utf8)) ?? ""
+            let bound = table.split(separator: "\n").dropFirst().contains { line in
+                line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first.map { ($0 + " ").hasSuffix(needle) } ?? false
+            }
+            if bound {
+                Thread.sleep(forTimeInterval: 0.5)
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw RTPPeerError(description: "nothing bound port \(port) within \(seconds) s")
+    }
+
     /// A started process whose output goes to files in `folder`.
     final class Running {
         let process = Process()
