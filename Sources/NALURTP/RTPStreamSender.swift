@@ -76,6 +76,10 @@ public struct RTPStreamSender: Sendable {
             nalUnits.insert(contentsOf: sets, at: position)
         }
         accessUnits += 1
-        return try packetizer.packetize(nalUnits: nalUnits, timestamp: packetizer.timestamp(pts90kHz: time))
+        do {
+            return try packetizer.packetize(nalUnits: nalUnits, timestamp: packetizer.timestamp(pts90kHz: time))
+        } catch {
+            throw NALUError(error.code, field: "access unit \(unit.index): \(error.field)", byteOffset: unit.byteOffset, detail: error.detail)
+        }
     }
 }
