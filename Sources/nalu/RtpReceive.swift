@@ -17,6 +17,7 @@ struct RtpReceive: ParsableCommand, CommandIO {
         abstract: "Receive the H.264/H.265 RTP stream an SDP file describes and write its access units (Annex-B, or MP4 with their times).",
         discussion: """
         Listens on the SDP's address and port (--listen overrides the address), or replays an rtpdump file (--rtpdump). \
+        SIGINT or SIGTERM ends the reception with the file written (exit status 128 + the signal). \
         Packets are reordered in a bounded buffer; duplicates are dropped; lost packets are reported. An access unit that \
         lost packets is dropped (--damaged drop, the default) or written with its cut-short NAL unit marked by \
         forbidden_zero_bit (--damaged mark). Anything lost, dropped or damaged makes the exit status 2 (the file is \
@@ -111,7 +112,9 @@ struct RtpReceive: ParsableCommand, CommandIO {
             let start = MonotonicClock.now()
             var first: Int64?
             var last = start
-            while true {
+            // SIGINT/SIGTERM end the reception: what came is written and the file committed.
+            Signals.finishOnSignal = true
+            while !Signals.stopRequested {
                 let now = MonotonicClock.now()
                 if let first, let durationNanoseconds, now - first >= durationNanoseconds { break }
                 if first != nil, Double(now - last) >= idle * 1e9 { break }
@@ -157,6 +160,7 @@ struct RtpReceive: ParsableCommand, CommandIO {
         if sink.skippedBeforeParameterSets > 0 { lost.append("\(sink.skippedBeforeParameterSets) access units before the first parameter sets") }
         if !description.otherMedia.isEmpty { lost.append("not received: " + description.otherMedia.joined(separator: "; ")) }
         if !lost.isEmpty { throw CLIError(output, "written, but " + lost.joined(separator: ", "), status: 2) }
+        if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
     }
 
     private func readDescription() throws -> SessionDescription {

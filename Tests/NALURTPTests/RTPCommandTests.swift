@@ -100,6 +100,36 @@ import NALURTP
         }
     }
 
+    /// SIGINT ends a reception with the file written and playable (exit 130): packets sent over
+    /// loopback by the library's sender, the receive stopped while waiting for more.
+    @Test func interruptFinishesTheFile() throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = RTPTestSupport.fixture("mp4_avc_bframes.mp4")
+        let port = try RTPPeers.freePort()
+        let (codec, timescale, sets, units) = try RTPTestSupport.accessUnits("mp4_avc_bframes.mp4")
+        let sdp = folder.appendingPathComponent("in.sdp")
+        try SessionDescription(address: "127.0.0.1", video: RTPVideoDescription(codec: codec, port: port, payloadType: 96, parameterSets: sets))
+            .text.write(to: sdp, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("out.mp4").path
+        let receiver = try RTPPeers.Running(RTPPeers.nalu, ["rtp", "receive", "--sdp", sdp.path, "-o", out, "--idle", "60"], folder: folder, name: "receive")
+        try RTPPeers.waitUntilBound(port: port)
+        var sender = try RTPStreamSender(codec: codec, timescale: timescale, parameterSets: sets)
+        let socket = try UDPSocket()
+        for unit in units {
+            for packet in try sender.packets(for: unit, pts: unit.pts ?? 0) {
+                try socket.send(packet.bytes, to: UDPEndpoint(address: "127.0.0.1", port: port))
+            }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
+        Thread.sleep(forTimeInterval: 1)
+        #expect(receiver.process.isRunning, "the receive waits for more packets")
+        let status = receiver.wait(seconds: 20, interrupt: true)
+        #expect(status == 130, "\(receiver.output)")
+        #expect(try RTPPeers.slices(out) == RTPPeers.slices(input))
+        #expect(try RTPPeers.frameHashes(out, folder: folder) == RTPPeers.frameHashes(input, folder: folder))
+    }
+
     @Test func usageAndInputErrors() throws {
         let folder = try RTPPeers.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
