@@ -49,7 +49,7 @@ enum RTPDepacketizeHarness {
                 let bytes = unit.nalUnits.reduce(0) { $0 + $1.count }
                 try fuzzCheck(bytes <= maxAccessUnitBytes, "an access unit of \(bytes) bytes")
                 if !unit.isDamaged {
-                    try fuzzCheck(!unit.nalUnits.contains { ($0.first ?? 0) & 0x80 != 0 }, "an unmarked access unit with forbidden_zero_bit set")
+                    try fuzzCheck(!unit.nalUnits.contains { ForbiddenZeroBit.isSet(in: $0) }, "an unmarked access unit with forbidden_zero_bit set")
                 }
             case .gap(let gap):
                 try fuzzCheck(gap.count > 0, "an empty gap")

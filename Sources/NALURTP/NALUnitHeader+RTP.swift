@@ -58,13 +58,15 @@ extension HEVCNALUnitHeader {
 /// Setting `forbidden_zero_bit` (the first bit of every H.264 and H.265 NAL unit header) on a NAL
 /// unit: how a depacketizer passes on a NAL unit it knows is damaged (RFC 6184 5.3, RFC 7798
 /// 1.1.4).
-enum ForbiddenZeroBit {
-    static func set(in nalUnit: inout [UInt8]) {
+public enum ForbiddenZeroBit {
+    /// Sets the bit in `nalUnit`'s header (nothing for an empty one).
+    public static func set(in nalUnit: inout [UInt8]) {
         guard !nalUnit.isEmpty else { return }
         nalUnit[0] |= 0x80
     }
 
-    static func isSet(in nalUnit: [UInt8]) -> Bool { nalUnit.first.map { $0 & 0x80 != 0 } ?? false }
+    /// Whether the bit is set in `nalUnit`'s header.
+    public static func isSet(in nalUnit: [UInt8]) -> Bool { nalUnit.first.map { $0 & 0x80 != 0 } ?? false }
 }
 
 /// The FU header of RFC 6184 5.8 (`S`, `E`, `R`, 5-bit type) and RFC 7798 4.4.3 (`S`, `E`,

@@ -11,6 +11,7 @@ public enum RTPDamagedAccessUnits: String, Sendable, Hashable, CaseIterable {
 
 /// What an ``RTPReceiver`` is told.
 public struct RTPReceiverOptions: Sendable, Hashable {
+    /// How the stream is packetized (``RTPVideoDescription/payloadFormat`` of its SDP).
     public var format: RTPPayloadFormat
     /// The payload type received; packets of others are counted and dropped. `nil`: the first
     /// packet's.
@@ -19,6 +20,7 @@ public struct RTPReceiverOptions: Sendable, Hashable {
     public var reorderCapacity: Int
     /// Nanoseconds a packet waits at most for the ones before it.
     public var maxReorderDelay: Int64
+    /// Whether access units that lost packets are dropped or passed on marked.
     public var damagedAccessUnits: RTPDamagedAccessUnits
     /// The largest access unit, in bytes of NAL units: a larger one is cut there and damaged.
     public var maxAccessUnitBytes: Int
@@ -73,19 +75,33 @@ public enum RTPReceiverEvent: Sendable, Hashable {
 
 /// Counts of what an ``RTPReceiver`` saw.
 public struct RTPReceiverStatistics: Sendable, Hashable {
+    /// Packets taken.
     public var packets = 0
+    /// Packets received twice (dropped).
     public var duplicates = 0
+    /// Packets that came after later ones had been passed on (dropped).
     public var late = 0
+    /// Sequence numbers given up on.
     public var lost = 0
+    /// Runs of lost sequence numbers.
     public var gaps = 0
+    /// Packets of another payload type (dropped).
     public var otherPayloadType = 0
+    /// Packets of another SSRC than the first packet's (dropped).
     public var otherSource = 0
+    /// Packets whose payload could not be read.
     public var malformed = 0
+    /// Fragments skipped because their NAL unit's start fragment did not come.
     public var fragmentsWithoutStart = 0
+    /// H.265 PACI packets skipped (RFC 7798 4.4.4).
     public var skippedPACI = 0
+    /// Access units passed on (damaged ones included when marked).
     public var accessUnits = 0
+    /// Access units that lost packets (dropped or marked).
     public var damagedAccessUnits = 0
+    /// Access units not passed on.
     public var droppedAccessUnits = 0
+    /// Keyframe requests raised (one per gap).
     public var keyframeRequests = 0
 
     /// Whether anything was lost, dropped or damaged.
@@ -113,7 +129,9 @@ public struct RTPReceiverStatistics: Sendable, Hashable {
 /// for event in receiver.finish() { … }
 /// ```
 public struct RTPReceiver: Sendable {
+    /// What the receiver was told.
     public let options: RTPReceiverOptions
+    /// What it saw so far.
     public private(set) var statistics = RTPReceiverStatistics()
 
     private var buffer: RTPReorderBuffer

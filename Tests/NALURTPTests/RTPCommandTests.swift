@@ -85,7 +85,7 @@ import NALURTP
             #expect(receive.output.contains("packets lost"))
             let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: out)))
             let units = splitAnnexB(bytes)
-            let marked = units.filter { $0[0] & 0x80 != 0 }
+            let marked = units.filter { ForbiddenZeroBit.isSet(in: $0) }
             if mode == "drop" {
                 #expect(marked.isEmpty)
                 let vcl = units.filter { (try? NALUnitHeader($0, codec: .h264))?.isVCL == true }
@@ -94,7 +94,7 @@ import NALURTP
             } else {
                 #expect(!marked.isEmpty)
                 // Every unmarked slice is one sent whole.
-                let unmarked = units.filter { $0[0] & 0x80 == 0 && (try? NALUnitHeader($0, codec: .h264))?.isVCL == true }
+                let unmarked = units.filter { !ForbiddenZeroBit.isSet(in: $0) && (try? NALUnitHeader($0, codec: .h264))?.isVCL == true }
                 #expect(unmarked.allSatisfy { sent.contains($0) })
             }
         }

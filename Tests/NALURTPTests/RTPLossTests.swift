@@ -119,7 +119,8 @@ import NALU
         let units = events.compactMap { event -> RTPAccessUnit? in if case .accessUnit(let unit) = event { return unit } else { return nil } }
         let cut = try #require(units.first { $0.rtpTimestamp == 3000 })
         #expect(cut.isDamaged)
-        #expect(cut.nalUnits.count == 1 && cut.nalUnits[0][0] == 0x80 | 0x65 && cut.nalUnits[0].count < unit.count)
+        #expect(cut.nalUnits.count == 1 && ForbiddenZeroBit.isSet(in: cut.nalUnits[0]) && cut.nalUnits[0].count < unit.count)
+        #expect(AVCNALUnitHeader.payloadHeader(cut.nalUnits[0][0]).header.nalUnitType == .idrSlice)
         // The unit after the loss began with its own packet: damaged as well (its start may have been lost).
         #expect(units.first { $0.rtpTimestamp == 6000 }?.isDamaged == true)
     }
