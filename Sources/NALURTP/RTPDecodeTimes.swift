@@ -12,9 +12,10 @@ public struct RTPTimedAccessUnit: TimedAccessUnit, Sendable, Hashable {
     public var dts: Int64
     /// 1/90 000 s.
     public var timeBase: Rational { Rational(1, 90_000) }
-    /// Annex-B: every NAL unit after a four-byte start code.
-    public var format: StreamFormat { .annexB }
-    public var bytes: [UInt8] { RTPTimedAccessUnit.annexB(accessUnit.nalUnits) }
+    /// Length-prefixed: every NAL unit after its four-byte length (what MP4 stores; no start
+    /// codes to search for).
+    public var format: StreamFormat { .lengthPrefixed }
+    public var bytes: [UInt8] { RTPTimedAccessUnit.lengthPrefixed(accessUnit.nalUnits) }
     /// Whether it holds an IDR (H.264) or IRAP (H.265) picture.
     public var isSync: Bool { RTPTimedAccessUnit.isKeyframe(accessUnit.nalUnits, codec: codec) }
 
@@ -24,6 +25,19 @@ public struct RTPTimedAccessUnit: TimedAccessUnit, Sendable, Hashable {
         out.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
         for unit in nalUnits {
             out += [0, 0, 0, 1]
+            out += unit
+        }
+        return out
+    }
+
+    /// `nalUnits` each after its length in four bytes, big-endian (ISO/IEC 14496-15).
+    public static func lengthPrefixed(_ nalUnits: [[UInt8]]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(nalUnits.reduce(0) { $0 + 4 + $1.count })
+        for unit in nalUnits {
+            let length = UInt32(truncatingIfNeeded: unit.count)
+            out += [UInt8(truncatingIfNeeded: length >> 24), UInt8(truncatingIfNeeded: length >> 16),
+                    UInt8(truncatingIfNeeded: length >> 8), UInt8(truncatingIfNeeded: length)]
             out += unit
         }
         return out

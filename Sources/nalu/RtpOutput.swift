@@ -49,7 +49,7 @@ final class ReceivedStreamOutput {
                 try annexB.write(RTPTimedAccessUnit.annexB(parameterSets))
             }
         }
-        try annexB.write(unit.bytes)
+        try annexB.write(RTPTimedAccessUnit.annexB(unit.accessUnit.nalUnits))
     }
 
     func finish() throws {
