@@ -130,6 +130,40 @@ import NALURTP
         #expect(try RTPPeers.frameHashes(out, folder: folder) == RTPPeers.frameHashes(input, folder: folder))
     }
 
+    /// A picture of the first GOP lost: the decoder resumes at the next keyframe, and from there
+    /// the frames decode as the input's (mp4_avc_bframes.mp4: keyframes at 0, 12 and 24 of 30,
+    /// closed GOPs).
+    @Test func decodingResumesAtTheNextKeyframe() throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = RTPTestSupport.fixture("mp4_avc_bframes.mp4")
+        let (sdp, dump) = try send(input, folder: folder)
+        var reader = try RTPDumpReader(source: try FileSource(path: dump))
+        var records: [RTPDumpRecord] = []
+        while let record = try reader.next() { records.append(record) }
+        // The packets of the fourth access unit in decoding order (after three marker bits).
+        var markers = 0
+        var kept: [RTPDumpRecord] = []
+        for record in records {
+            let marker = try RTPPacket(parsing: record.bytes).marker
+            if markers != 3 { kept.append(record) }
+            if marker { markers += 1 }
+        }
+        #expect(kept.count < records.count)
+        let lossy = folder.appendingPathComponent("lossy.rtpdump").path
+        var writer = try RTPDumpWriter(sink: try FileSink(path: lossy), address: "127.0.0.1", port: 5004)
+        for record in kept { try writer.append(record.bytes, offsetMilliseconds: record.offsetMilliseconds) }
+        try writer.sink.commit()
+        let out = folder.appendingPathComponent("out.h264").path
+        let receive = try RTPPeers.run(RTPPeers.nalu, ["rtp", "receive", "--sdp", sdp, "--rtpdump", lossy, "-o", out], folder: folder, name: "receive")
+        #expect(receive.status == 2, "\(receive.output)")
+        #expect(receive.output.contains("1 access units dropped"), "\(receive.output)")
+        let sent = try RTPPeers.frameHashes(input, folder: folder)
+        let got = try RTPPeers.frameHashes(out, folder: folder)
+        #expect(sent.count == 30 && got.count < sent.count)
+        #expect(Array(got.suffix(18)) == Array(sent.suffix(18)), "the two GOPs after the loss decode as the input's")
+    }
+
     @Test func usageAndInputErrors() throws {
         let folder = try RTPPeers.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
