@@ -91,51 +91,24 @@ struct RtpReceive: ParsableCommand, CommandIO {
             }
         }
         let durationNanoseconds = duration.flatMap { CheckedNumber.int64($0 * 1e9) }
-        var unparsed = 0
+        let report: RTPReceptionReport
         if let rtpdump {
             var reader = try RTPDumpReader(source: try FileSource(path: rtpdump))
-            var first: Int64?
-            while let record = try reader.next() {
-                let arrival = Int64(record.offsetMilliseconds) * 1_000_000
-                if first == nil { first = arrival }
-                if let durationNanoseconds, let first, arrival - first >= durationNanoseconds { break }
-                guard let packet = try? RTPPacket(parsing: record.bytes) else {
-                    unparsed += 1
-                    continue
-                }
-                try handle(receiver.receive(packet, arrival: arrival))
-            }
-            if reader.skippedPartial > 0 { notes.append("\(reader.skippedPartial) rtpdump records hold less than their packet") }
+            report = try RTPReception.replay(&reader, into: &receiver, duration: durationNanoseconds, handle: handle)
+            if report.partialRecords > 0 { notes.append("\(report.partialRecords) rtpdump records hold less than their packet") }
         } else {
             let address = listen ?? description.address
             let socket = try UDPSocket(bindingTo: UDPEndpoint(address: address, port: video.port))
-            let start = MonotonicClock.now()
-            var first: Int64?
-            var last = start
             // SIGINT/SIGTERM end the reception: what came is written and the file committed.
             Signals.finishOnSignal = true
-            while !Signals.stopRequested {
-                let now = MonotonicClock.now()
-                if let first, let durationNanoseconds, now - first >= durationNanoseconds { break }
-                if first != nil, Double(now - last) >= idle * 1e9 { break }
-                if first == nil, Double(now - start) >= wait * 1e9 {
-                    throw CLIError("\(address):\(video.port)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput)
-                }
-                guard let datagram = try socket.receive(timeoutMilliseconds: 20) else {
-                    try handle(receiver.advance(to: MonotonicClock.now()))
-                    continue
-                }
-                let arrival = MonotonicClock.now()
-                last = arrival
-                if first == nil { first = arrival }
-                guard let packet = try? RTPPacket(parsing: datagram) else {
-                    unparsed += 1
-                    continue
-                }
-                try handle(receiver.receive(packet, arrival: arrival))
+            let limits = RTPReceptionLimits(duration: durationNanoseconds, idle: CheckedNumber.int64(idle * 1e9) ?? Int64.max,
+                                            wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
+            report = try RTPReception.receive(from: socket, into: &receiver, limits: limits, shouldStop: { Signals.stopRequested }, handle: handle)
+            if report.end == .noPacket {
+                throw CLIError("\(address):\(video.port)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput)
             }
         }
-        try handle(receiver.finish())
+        let unparsed = report.unparsed
         for timed in times.finish() { try sink.write(timed) }
         try sink.finish()
         let statistics = receiver.statistics
