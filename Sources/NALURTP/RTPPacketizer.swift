@@ -99,11 +99,18 @@ public struct RTPPacketizer: Sendable {
         let budget = options.mtu - RTPPacket.fixedHeaderSize
         var pending: [[UInt8]] = []
         for (index, unit) in nalUnits.enumerated() {
+            let header: NALUnitHeader
             do {
-                _ = try NALUnitHeader(unit, codec: codec)
+                header = try NALUnitHeader(unit, codec: codec)
             } catch {
                 throw NALUError(error.code, field: "NAL unit \(index) of the access unit: \(error.field)", byteOffset: error.byteOffset,
                                 detail: error.detail)
+            }
+            // The types RTP takes for its own packets (and type 0) cannot be carried: a receiver
+            // would read them as aggregation or fragmentation packets (RFC 6184 5.2, RFC 7798 4.4).
+            guard RTPPacketizer.isCarriable(header) else {
+                throw NALUError(.unsupported, field: "NAL unit \(index) of the access unit: nal_unit_type", byteOffset: 0,
+                                detail: "\(header.typeNumber) is unspecified in the video standard and cannot be carried in RTP")
             }
             if unit.count > budget {
                 guard codec == .hevc || options.packetizationMode == .nonInterleaved else {
@@ -133,6 +140,15 @@ public struct RTPPacketizer: Sendable {
         }
         packetCount += packets.count
         return packets
+    }
+
+    /// Whether a NAL unit of this header can go in an RTP payload: H.264 types 1–23 (RFC 6184
+    /// Table 1 keeps 0 and 24–31 from the stream), H.265 types 0–47 (RFC 7798 4.4: 48–63).
+    public static func isCarriable(_ header: NALUnitHeader) -> Bool {
+        switch header {
+        case .avc(let avc): (1...23).contains(avc.nalUnitType.rawValue)
+        case .hevc(let hevc): hevc.nalUnitType.rawValue < HEVCNALUnitType.aggregationPacket.rawValue
+        }
     }
 
     /// Bytes of an aggregation packet of `units`: its payload header, then a 16-bit size before

@@ -98,6 +98,23 @@ import NALU
         #expect { try packetizer.packetize(nalUnits: [[0xE5, 1]], timestamp: 0) } throws: { ($0 as? NALUError)?.code == .forbiddenZeroBit }
     }
 
+    /// NAL unit types RTP uses for its own packets (H.264 24–31 and 0, H.265 48–63) are refused:
+    /// sent as they are, the receiver would read them as aggregation or fragmentation packets
+    /// (found by the rtp-depacketize fuzz target's round trip).
+    @Test func refusesTheTypesRTPTakes() throws {
+        var h264 = try RTPPacketizer(codec: .h264)
+        for type: UInt8 in [0, 24, 28, 31] {
+            #expect { try h264.packetize(nalUnits: [[0x60 | type, 1, 2]], timestamp: 0) } throws: {
+                ($0 as? NALUError)?.code == .unsupported
+            }
+        }
+        var hevc = try RTPPacketizer(codec: .hevc)
+        for type: UInt8 in [48, 49, 50, 63] {
+            #expect { try hevc.packetize(nalUnits: [[type << 1, 1, 2]], timestamp: 0) } throws: { ($0 as? NALUError)?.code == .unsupported }
+        }
+        #expect(try hevc.packetize(nalUnits: [[47 << 1, 1, 2]], timestamp: 0).count == 1)
+    }
+
     private func payloadKind(_ payload: [UInt8], codec: Codec) -> String {
         if codec == .h264 {
             switch AVCNALUnitHeader.payloadHeader(payload[0]).header.nalUnitType {
