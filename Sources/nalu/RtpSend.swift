@@ -116,7 +116,10 @@ struct RtpSend: ParsableCommand, CommandIO {
         while let current = unit {
             let (pts, decode) = try times(of: current, index: index, rate: rate, input: input)
             if firstDecode == nil { firstDecode = decode }
-            let decodeNanoseconds = CheckedNumber.rescale(decode - (firstDecode ?? decode), from: timescale, to: 1_000_000_000) ?? 0
+            let (sinceFirst, overflow) = decode.subtractingReportingOverflow(firstDecode ?? decode)
+            guard !overflow, let decodeNanoseconds = CheckedNumber.rescale(sinceFirst, from: timescale, to: 1_000_000_000) else {
+                throw CLIError(input, "access unit \(current.index): its decoding time \(decode) is out of range", status: ExitStatus.dataError)
+            }
             if realtime { MonotonicClock.sleep(nanoseconds: start + decodeNanoseconds - MonotonicClock.now()) }
             for packet in try sender.packets(for: current, pts: pts) {
                 let bytes = packet.bytes
