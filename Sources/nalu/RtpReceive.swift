@@ -120,21 +120,24 @@ struct RtpReceive: ParsableCommand, CommandIO {
         }
         for note in notes { StandardError.write("nalu: note: \(note)\n") }
         var lost: [String] = []
-        if statistics.lost > 0 || statistics.late > 0 { lost.append("\(statistics.lost + statistics.late) packets lost") }
-        if statistics.droppedAccessUnits > 0 { lost.append("\(statistics.droppedAccessUnits) access units dropped") }
+        if statistics.lost > 0 || statistics.late > 0 { lost.append(count(statistics.lost + statistics.late, "packet") + " lost") }
+        if statistics.droppedAccessUnits > 0 { lost.append(count(statistics.droppedAccessUnits, "access unit") + " dropped") }
         if statistics.damagedAccessUnits > statistics.droppedAccessUnits {
-            lost.append("\(statistics.damagedAccessUnits - statistics.droppedAccessUnits) access units written damaged")
+            lost.append(count(statistics.damagedAccessUnits - statistics.droppedAccessUnits, "access unit") + " written damaged")
         }
-        if statistics.malformed + unparsed > 0 { lost.append("\(statistics.malformed + unparsed) malformed packets") }
-        if statistics.fragmentsWithoutStart > 0 { lost.append("\(statistics.fragmentsWithoutStart) fragments without their start") }
+        if statistics.malformed + unparsed > 0 { lost.append(count(statistics.malformed + unparsed, "malformed packet")) }
+        if statistics.fragmentsWithoutStart > 0 { lost.append(count(statistics.fragmentsWithoutStart, "fragment") + " without its start") }
         if statistics.otherPayloadType + statistics.otherSource > 0 {
-            lost.append("\(statistics.otherPayloadType + statistics.otherSource) packets of another payload type or source")
+            lost.append(count(statistics.otherPayloadType + statistics.otherSource, "packet") + " of another payload type or source")
         }
-        if sink.skippedBeforeParameterSets > 0 { lost.append("\(sink.skippedBeforeParameterSets) access units before the first parameter sets") }
+        if sink.skippedBeforeParameterSets > 0 { lost.append(count(sink.skippedBeforeParameterSets, "access unit") + " before the first parameter sets") }
         if !description.otherMedia.isEmpty { lost.append("not received: " + description.otherMedia.joined(separator: "; ")) }
         if !lost.isEmpty { throw CLIError(output, "written, but " + lost.joined(separator: ", "), status: 2) }
         if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
     }
+
+    /// `n thing` or `n things`.
+    private func count(_ number: Int, _ thing: String) -> String { "\(number) \(thing)" + (number == 1 ? "" : "s") }
 
     private func readDescription() throws -> SessionDescription {
         let source = try FileSource(path: sdp)
