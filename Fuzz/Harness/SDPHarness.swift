@@ -1,7 +1,7 @@
 // The SDP reader (NALURTP's SessionDescription, RFC 8866 with the RFC 6184/7798 parameters) on
 // untrusted text. Properties: nothing traps; a description read is written and read back with
 // the same stream (codec, port, payload type, packetization, sprop-max-don-diff, and for H.264
-// the parameter sets).
+// the parameter sets) and the same AAC stream (RFC 3640).
 import NALU
 import NALURTP
 
@@ -18,5 +18,6 @@ enum SDPHarness {
         try fuzzCheck(one.codec == two.codec && one.port == two.port && one.payloadType == two.payloadType, "the stream changed")
         try fuzzCheck(one.packetizationMode == two.packetizationMode && one.maxDonDiff == two.maxDonDiff, "the packetization changed")
         if one.codec == .h264 { try fuzzCheck(one.parameterSets == two.parameterSets, "the parameter sets changed") }
+        try fuzzCheck(description.audio == again.audio, "the AAC stream changed")
     }
 }

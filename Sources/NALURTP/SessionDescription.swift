@@ -120,16 +120,21 @@ public struct SessionDescription: Sendable, Hashable {
     public var sessionName: String
     /// The video stream.
     public var video: RTPVideoDescription
-    /// The other `m=` lines read, whole (another stream the caller is told it does not receive).
+    /// The AAC stream (RFC 3640 `mpeg4-generic`), when there is one.
+    public var audio: RTPAACDescription?
+    /// The other `m=` lines read, whole (another stream the caller is told it does not receive;
+    /// the AAC stream's too).
     public var otherMedia: [String]
 
     /// The longest description read, in bytes.
     public static let maxSize = 64 * 1024
 
-    public init(address: String, sessionName: String = "nalu", video: RTPVideoDescription, otherMedia: [String] = []) {
+    public init(address: String, sessionName: String = "nalu", video: RTPVideoDescription, audio: RTPAACDescription? = nil,
+                otherMedia: [String] = []) {
         self.address = address
         self.sessionName = sessionName
         self.video = video
+        self.audio = audio
         self.otherMedia = otherMedia
     }
 
@@ -149,6 +154,7 @@ public struct SessionDescription: Sendable, Hashable {
         if !parameters.isEmpty {
             lines.append("a=fmtp:\(video.payloadType) " + parameters.map { "\($0.0)=\($0.1)" }.joined(separator: ";"))
         }
+        if let audio { lines += audio.lines }
         return lines.map { $0 + "\r\n" }.joined()
     }
 
@@ -210,6 +216,9 @@ public struct SessionDescription: Sendable, Hashable {
         self.sessionName = sessionName
         self.video = video
         otherMedia = media.indices.filter { $0 != index }.map { media[$0].line }
+        var aac: RTPAACDescription?
+        for section in media where aac == nil { aac = try section.aac }
+        audio = aac
     }
 
     /// The address of a `c=IN IP4 addr[/ttl]` value.
@@ -229,7 +238,7 @@ struct SDPMediaSection {
     let port: UInt16
     let formats: [UInt8]
     var address: String?
-    var rtpmaps: [UInt8: (name: String, clockRate: Int)] = [:]
+    var rtpmaps: [UInt8: (name: String, clockRate: Int, channels: Int)] = [:]
     var fmtps: [UInt8: [(String, Substring, Int64)]] = [:]
 
     init(mediaLine value: Substring, offset: Int64) throws(NALUError) {
@@ -254,7 +263,14 @@ struct SDPMediaSection {
             guard encoding.count >= 2, let rate = Int(encoding[1]), rate > 0, rate <= 1 << 30 else {
                 throw NALUError(.invalidValue, field: "a=rtpmap", byteOffset: offset, detail: "expected encoding/clock-rate")
             }
-            rtpmaps[type] = (String(encoding[0]).uppercased(), rate)
+            var channels = 1
+            if encoding.count >= 3 {
+                guard let count = Int(encoding[2]), (1...255).contains(count) else {
+                    throw NALUError(.invalidValue, field: "a=rtpmap", byteOffset: offset, detail: "\(encoding[2]) channels; 1…255")
+                }
+                channels = count
+            }
+            rtpmaps[type] = (String(encoding[0]).uppercased(), rate, channels)
         } else if value.hasPrefix("fmtp:") {
             let body = value.dropFirst("fmtp:".count)
             let parts = body.split(separator: " ", maxSplits: 1)
@@ -317,6 +333,57 @@ struct SDPMediaSection {
             }
             return nil
         }
+    }
+
+    /// The AAC stream of this section: an `m=audio` format `a=rtpmap` maps to MPEG4-GENERIC
+    /// with a `config` (RFC 3640 4.1).
+    var aac: RTPAACDescription? {
+        get throws(NALUError) {
+            guard line.hasPrefix("m=audio ") else { return nil }
+            for type in formats {
+                guard let map = rtpmaps[type], map.name == "MPEG4-GENERIC" else { continue }
+                var description = RTPAACDescription(port: port, payloadType: type, sampleRate: map.clockRate, channels: map.channels,
+                                                    audioSpecificConfig: [])
+                for (key, value, offset) in fmtps[type] ?? [] {
+                    switch key {
+                    case "config":
+                        guard value.utf8.count % 2 == 0, value.utf8.count <= 2 * RTPAACDescription.maxConfigBytes,
+                              let bytes = Self.hex(value) else {
+                            throw NALUError(.invalidValue, field: "config", byteOffset: offset, detail: "\(value.prefix(40)) is not hex bytes")
+                        }
+                        description.audioSpecificConfig = bytes
+                    case "sizelength": description.sizeLength = try Self.number(value, key, offset, 0...32)
+                    case "indexlength": description.indexLength = try Self.number(value, key, offset, 0...32)
+                    case "indexdeltalength": description.indexDeltaLength = try Self.number(value, key, offset, 0...32)
+                    default: continue
+                    }
+                }
+                guard !description.audioSpecificConfig.isEmpty else { continue }
+                return description
+            }
+            return nil
+        }
+    }
+
+    private static func hex(_ text: Substring) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for character in text.utf8 {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            if let first = high {
+                bytes.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        return high == nil ? bytes : nil
     }
 
     private static func number(_ value: Substring, _ key: String, _ offset: Int64, _ range: ClosedRange<Int>) throws(NALUError) -> Int {

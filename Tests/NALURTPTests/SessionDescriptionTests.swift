@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import NALU
 @testable import NALURTP
@@ -44,7 +45,9 @@ import NALU
         a=tool:libavformat
         m=audio 5006 RTP/AVP 97
         c=IN IP4 127.0.0.1
+        b=AS:63
         a=rtpmap:97 MPEG4-GENERIC/48000/2
+        a=fmtp:97 profile-level-id=1;mode=AAC-hbr;sizelength=13;indexlength=3;indexdeltalength=3; config=119056E500
         m=video 5004 RTP/AVP 96
         c=IN IP4 127.0.0.1
         b=AS:200
@@ -58,6 +61,17 @@ import NALU
         #expect(read.video.parameterSets[1] == [0x68, 0xCB, 0x8C, 0xB2])
         #expect(read.video.profileLevelID == [0x42, 0xC0, 0x1E])
         #expect(read.otherMedia == ["m=audio 5006 RTP/AVP 97"])
+        // The AAC stream (the fmtp line as ffmpeg 5.1 writes it for tracks_avc_aac.mp4's audio).
+        let audio = try #require(read.audio)
+        #expect(audio.port == 5006 && audio.payloadType == 97 && audio.sampleRate == 48_000 && audio.channels == 2)
+        #expect(audio.audioSpecificConfig == [0x11, 0x90, 0x56, 0xE5, 0x00])
+        #expect(audio.sizeLength == 13 && audio.indexLength == 3 && audio.indexDeltaLength == 3)
+        // Written with the video and read back.
+        let again = try SessionDescription(parsing: read.text)
+        #expect(again.audio == audio)
+        #expect(again.video.parameterSets == read.video.parameterSets)
+        let badConfig = text.replacingOccurrences(of: "config=119056E500", with: "config=11905")
+        #expect { try SessionDescription(parsing: badConfig) } throws: { ($0 as? NALUError)?.field == "config" }
     }
 
     @Test func refusesWhatIsNotADescriptionOfVideo() {
