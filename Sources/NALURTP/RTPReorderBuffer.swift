@@ -2,9 +2,10 @@
 /// numbers): packets come out in sequence order; a packet already held or already passed on is
 /// dropped as a duplicate; a packet older than the ones passed on is dropped as late; missing
 /// packets are given up on — reported as lost — when the buffer holds ``capacity`` packets past
-/// them or the oldest packet held has waited ``maxDelay`` nanoseconds.
+/// them or the packet held longest has waited ``maxDelay`` nanoseconds.
 ///
-/// Memory is ``capacity`` slots; each operation costs at most ``capacity`` steps.
+/// Memory is ``capacity`` slots and a list of arrivals; each packet costs constant time
+/// amortized, plus one step per sequence number given up on.
 public struct RTPReorderBuffer: Sendable {
     /// A packet released in order, with how many sequence numbers were lost just before it.
     public struct Release: Sendable {
@@ -27,6 +28,10 @@ public struct RTPReorderBuffer: Sendable {
     /// The next extended sequence number to release.
     private var next: Int64?
     private var held = 0
+    /// Packets stored, in arrival order (released ones skipped when reached): the front is the
+    /// packet held longest, found without a search.
+    private var arrivals: [(sequence: Int64, arrival: Int64)] = []
+    private var arrivalsHead = 0
     /// Sequence numbers given up on since the last release.
     private var pendingLoss = 0
 
@@ -82,8 +87,13 @@ public struct RTPReorderBuffer: Sendable {
         } else {
             slots[index] = (sequence, packet, arrival)
             held += 1
+            arrivals.append((sequence, arrival))
         }
         drain(into: &released)
+        if arrivalsHead > 1024, arrivalsHead * 2 > arrivals.count {
+            arrivals.removeFirst(arrivalsHead)
+            arrivalsHead = 0
+        }
         return released
     }
 
@@ -109,10 +119,16 @@ public struct RTPReorderBuffer: Sendable {
         return Int(remainder < 0 ? remainder + Int64(capacity) : remainder)
     }
 
-    private func oldestArrival() -> Int64? {
-        var oldest: Int64?
-        for case let entry? in slots { oldest = min(oldest ?? entry.arrival, entry.arrival) }
-        return oldest
+    /// The arrival time of the packet held longest (the first stored of those still held).
+    private mutating func oldestArrival() -> Int64? {
+        while arrivalsHead < arrivals.count {
+            let entry = arrivals[arrivalsHead]
+            if let stored = slots[slot(entry.sequence)], stored.sequence == entry.sequence { return entry.arrival }
+            arrivalsHead += 1
+        }
+        arrivals.removeAll(keepingCapacity: true)
+        arrivalsHead = 0
+        return nil
     }
 
     private mutating func skipToFirstHeld(into released: inout [Release]) {

@@ -125,6 +125,25 @@ import NALU
         #expect(units.first { $0.rtpTimestamp == 6000 }?.isDamaged == true)
     }
 
+    /// Giving up on many gaps at once costs time in proportion to them, not to the buffer's
+    /// capacity for each (a scan of 65 536 slots per gap took minutes).
+    @Test(.timeLimit(.minutes(1))) func givingUpIsLinear() throws {
+        var buffer = RTPReorderBuffer(capacity: 65_536, maxDelay: 10)
+        let packet = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 0, timestamp: 0, ssrc: 1, payload: [0x41, 0x80])
+        var first = packet
+        first.sequenceNumber = 0
+        #expect(buffer.push(first, arrival: 0).count == 1)
+        // Every other sequence number missing: 30 000 gaps.
+        for index in 1...30_000 {
+            var next = packet
+            next.sequenceNumber = UInt16(2 * index)
+            #expect(buffer.push(next, arrival: 1).isEmpty)
+        }
+        let released = buffer.advance(to: 100)
+        #expect(released.count == 30_000 && released.allSatisfy { $0.lostBefore == 1 })
+        #expect(buffer.lost == 30_000 && buffer.count == 0)
+    }
+
     /// The reorder buffer gives up on a missing packet after its delay, reporting the gap, and
     /// holds at most its capacity.
     @Test func reorderBufferIsBoundedByCountAndTime() throws {
