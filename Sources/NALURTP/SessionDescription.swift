@@ -20,7 +20,7 @@ public struct RTPVideoDescription: Sendable, Hashable {
     public var profileID: Int?
     public var tierFlag: Int?
     public var levelID: Int?
-    /// H.265 `sprop-max-don-diff` (0 when absent).
+    /// `sprop-max-don-diff` (0 when absent; RFC 7798 7.1, RFC 6184 8.1).
     public var maxDonDiff: Int
     /// H.264 `sprop-parameter-sets`; H.265 `sprop-vps`, `sprop-sps`, `sprop-pps` in that order.
     public var parameterSets: [[UInt8]]
@@ -85,6 +85,8 @@ public struct RTPVideoDescription: Sendable, Hashable {
             if !parameterSets.isEmpty {
                 parameters.append(("sprop-parameter-sets", parameterSets.map { Base64.encode($0) }.joined(separator: ",")))
             }
+            // RFC 6184 8.1 defines it too (interleaved mode).
+            if maxDonDiff > 0 { parameters.append(("sprop-max-don-diff", String(maxDonDiff))) }
         case .hevc:
             if let profileID { parameters.append(("profile-id", String(profileID))) }
             if let tierFlag { parameters.append(("tier-flag", String(tierFlag))) }

@@ -18,6 +18,12 @@ import NALU
         #expect(read.video.parameterSets == sets)
         #expect(read.video.packetizationMode == .nonInterleaved)
         #expect(read.video.profileLevelID?.first == 100)
+        // sprop-max-don-diff is an H.264 parameter too (RFC 6184 8.1; found by the sdp fuzz target).
+        var interleaved = description
+        interleaved.video.packetizationMode = .interleaved
+        interleaved.video.maxDonDiff = 5
+        let again = try SessionDescription(parsing: interleaved.text)
+        #expect(again.video.maxDonDiff == 5 && again.video.packetizationMode == .interleaved)
         #expect(read.address == "127.0.0.1")
     }
 
