@@ -37,6 +37,7 @@ let package = Package(
         .library(name: "NALUExport", targets: ["NALUExport"]),
         .library(name: "NALUPackager", targets: ["NALUPackager"]),
         .library(name: "NALUDoctor", targets: ["NALUDoctor"]),
+        .library(name: "NALURTP", targets: ["NALURTP"]),
         .executable(name: "transcode-sample", targets: ["transcode-sample"]),
         .executable(name: "export-range-sample", targets: ["export-range-sample"]),
         .executable(name: "thumbnail-sample", targets: ["thumbnail-sample"]),
@@ -69,6 +70,7 @@ let package = Package(
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
                 "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport", "NALUPackager", "NALUDoctor",
+                "NALURTP",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -82,7 +84,7 @@ let package = Package(
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
-        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALUPackager", "NALUDoctor"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALUPackager", "NALUDoctor", "NALURTP"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
@@ -188,6 +190,9 @@ let package = Package(
         .target(name: "NALUDoctor", dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUPackager"], swiftSettings: strictSettings),
         .testTarget(name: "NALUPackagerTests", dependencies: ["NALUPackager", "NALUMedia", "NALU", "NALUMP4", "NALUTS"], swiftSettings: strictSettings),
         .testTarget(name: "NALUDoctorTests", dependencies: ["NALUDoctor", "NALUMedia", "NALU"], swiftSettings: strictSettings),
+        // Issue 42: RTP for H.264/H.265 (RFC 6184, RFC 7798), SDP, rtpdump: stdlib and NALU only.
+        .target(name: "NALURTP", dependencies: ["NALU"], swiftSettings: strictSettings),
+        .testTarget(name: "NALURTPTests", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMedia", "nalu"], swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,6 +39,8 @@ public enum FuzzHarnesses {
         "tracks": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try TracksHarness.run(bytes) },
         "reader": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ReaderHarness.run(bytes) },
         "interlace": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try InterlaceHarness.run(bytes) },
+        "rtp-depacketize": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPDepacketizeHarness.run(bytes) },
+        "sdp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try SDPHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

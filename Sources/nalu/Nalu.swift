@@ -13,7 +13,8 @@ struct Nalu: ParsableCommand {
         abstract: "Inspect, convert and encode H.264/AVC and H.265/HEVC elementary streams.",
         version: "0.1.0",
         subcommands: [Info.self, Nals.self, Keyframes.self, Convert.self, Extradata.self, Trim.self, Concat.self, Edit.self,
-                      Encode.self, DoctorCommand.self, Decode.self, Compare.self, PackageCommand.self]
+                      Encode.self, DoctorCommand.self, Decode.self, Compare.self, PackageCommand.self,
+                      RtpCommand.self]
     )
 
     /// Runs the command: parses the arguments, checks inputs and outputs (``Preflight``), runs

@@ -1,0 +1,153 @@
+import ArgumentParser
+import NALU
+import NALUIO
+import NALUMedia
+import NALURTP
+
+/// `nalu rtp send IN --to ADDRESS:PORT [--sdp FILE] [--mtu N] [--payload-type N] [--realtime] [--rtpdump FILE]`.
+struct RtpSend: ParsableCommand, CommandIO {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Packetize a stream's video into RTP and send it to one UDP address (and/or write the packets as rtpdump).",
+        discussion: """
+        Parameter sets go in the SDP (sprop-…) and in band before every keyframe that lacks them. The marker bit ends \
+        each access unit; timestamps are the presentation times at 90 kHz. Without --realtime the packets are sent as \
+        fast as the socket takes them.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("Input: Annex-B, length-prefixed, MP4/MOV or MPEG-TS (told by content).", valueName: "file"))
+    var inputArgument: String?
+
+    @Option(help: ArgumentHelp("Destination ADDRESS:PORT (IPv4), e.g. 127.0.0.1:5004.", valueName: "address:port"))
+    var to: String?
+
+    @Option(help: ArgumentHelp("Write the SDP description of the stream to this file (before sending).", valueName: "file"))
+    var sdp: String?
+
+    @Option(help: ArgumentHelp("Largest RTP packet in bytes, RTP header included (UDP/IP headers not).", valueName: "bytes"))
+    var mtu: Int = 1400
+
+    @Option(name: .customLong("payload-type"), help: ArgumentHelp("RTP payload type (96–127 are dynamic).", valueName: "n"))
+    var payloadType: Int = 96
+
+    @Option(help: ArgumentHelp("RTP SSRC (default a fixed value).", valueName: "n"))
+    var ssrc: UInt32 = 0x4E41_4C55
+
+    @Option(name: .customLong("packetization-mode"), help: ArgumentHelp("H.264 packetization mode: 0 (single NAL units) or 1 (STAP-A, FU-A).", valueName: "n"))
+    var packetizationMode: Int = 1
+
+    @Flag(name: .customLong("no-aggregation"), help: "Send every NAL unit in packets of its own (no STAP-A / aggregation packets).")
+    var noAggregation = false
+
+    @Flag(help: "Send at the stream's pace (each access unit at its decoding time).")
+    var realtime = false
+
+    @Option(help: ArgumentHelp("Write every packet sent to this rtpdump file (with --to omitted: only write it).", valueName: "file"))
+    var rtpdump: String?
+
+    @Option(help: ArgumentHelp("Elementary stream input (no times): its frames per second, e.g. 25, 29.97, 30000/1001.", valueName: "rate"))
+    var fps: FrameRate?
+
+    @Flag(name: .customLong("video-only"), help: "Send the video although the input has other tracks (audio, subtitles), which are not sent.")
+    var videoOnly = false
+
+    var outputs: [(option: String, path: String)] {
+        [("--sdp", sdp), ("--rtpdump", rtpdump)].compactMap { item in item.1.map { (item.0, $0) } }
+    }
+    var writesBinary: Bool { false }
+    var inputIsOptional: Bool { false }
+    var example: String { "nalu rtp send in.mp4 --to 127.0.0.1:5004 --sdp out.sdp" }
+
+    func validate() throws {
+        if inputArgument == nil { throw ValidationError("Give the input to send.") }
+        if to == nil && rtpdump == nil { throw ValidationError("Give --to ADDRESS:PORT, --rtpdump FILE, or both.") }
+        if mtu < RTPPacketizerOptions.minimumMTU || mtu > RTPPacket.maxSize {
+            throw ValidationError("--mtu must be \(RTPPacketizerOptions.minimumMTU)…\(RTPPacket.maxSize).")
+        }
+        if !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127.") }
+        if packetizationMode != 0 && packetizationMode != 1 { throw ValidationError("--packetization-mode must be 0 or 1.") }
+        if let to {
+            do { _ = try UDPEndpoint(parsing: to) } catch { throw ValidationError("--to: \(error.detail ?? "not ADDRESS:PORT")") }
+        }
+    }
+
+    func run() throws {
+        let input = resolvedInputPath(inputArgument)
+        let reader = try MediaReader(path: input, options: MediaReaderOptions(readsOtherTracks: false))
+        if !reader.unreadTracks.isEmpty && !videoOnly {
+            throw CLIError(input, "not sent: " + reader.unreadTracks.joined(separator: "; "),
+                           hint: "nalu rtp send carries the video only; --video-only sends it without them", status: 2)
+        }
+        let destination = try to.map { try UDPEndpoint(parsing: $0) }
+        let rate = fps?.rational
+        let options = RTPPacketizerOptions(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc,
+                                           packetizationMode: packetizationMode == 0 ? .singleNALUnit : .nonInterleaved,
+                                           aggregates: !noAggregation)
+        let timescale: Int64
+        if let own = reader.timescale {
+            timescale = Int64(own)
+        } else if let rate {
+            timescale = rate.numerator
+        } else {
+            throw CLIError(input, "an elementary stream has no times", hint: "give its frame rate with --fps, e.g. --fps 25", status: ExitStatus.usage)
+        }
+        var sender = try RTPStreamSender(codec: reader.codec, timescale: timescale, parameterSets: reader.outOfBandParameterSets, options: options)
+        guard let first = try reader.nextAccessUnit() else { throw CLIError(input, "no access unit to send", status: ExitStatus.dataError) }
+        let sets = reader.outOfBandParameterSets.isEmpty ? first.parameterSets : reader.outOfBandParameterSets
+        if let sdp {
+            let address = destination?.address ?? "127.0.0.1"
+            let description = SessionDescription(address: address, video: RTPVideoDescription(
+                codec: reader.codec, port: destination?.port ?? 5004, payloadType: UInt8(payloadType), parameterSets: sets,
+                packetizationMode: options.packetizationMode))
+            let sink = try FileSink(path: sdp)
+            try sink.write(Array(description.text.utf8))
+            try sink.commit()
+        }
+        let socket = destination == nil ? nil : try UDPSocket()
+        var dump: RTPDumpWriter<FileSink>?
+        if let rtpdump {
+            dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: destination?.address ?? "127.0.0.1", port: destination?.port ?? 5004)
+        }
+        let start = MonotonicClock.now()
+        var unit: CodedAccessUnit? = first
+        var index = 0
+        var firstDecode: Int64?
+        while let current = unit {
+            let (pts, decode) = try times(of: current, index: index, rate: rate, input: input)
+            if firstDecode == nil { firstDecode = decode }
+            let (sinceFirst, overflow) = decode.subtractingReportingOverflow(firstDecode ?? decode)
+            guard !overflow, let decodeNanoseconds = CheckedNumber.rescale(sinceFirst, from: timescale, to: 1_000_000_000) else {
+                throw CLIError(input, "access unit \(current.index): its decoding time \(decode) is out of range", status: ExitStatus.dataError)
+            }
+            if realtime { MonotonicClock.sleep(nanoseconds: start + decodeNanoseconds - MonotonicClock.now()) }
+            for packet in try sender.packets(for: current, pts: pts) {
+                let bytes = packet.bytes
+                if let socket, let destination { try socket.send(bytes, to: destination) }
+                try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, decodeNanoseconds / 1_000_000)))
+            }
+            index += 1
+            unit = try reader.nextAccessUnit()
+        }
+        if let dump { try dump.sink.commit() }
+        if sender.parameterSetChanges > 0 {
+            StandardError.write("nalu: note: the parameter sets changed \(sender.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
+        }
+    }
+
+    /// The presentation and decoding times of `unit` in the sender's timescale: the container's,
+    /// else (an elementary stream) the frame number at `rate`, which needs pictures in
+    /// presentation order.
+    private func times(of unit: CodedAccessUnit, index: Int, rate: Rational?, input: String) throws -> (pts: Int64, decode: Int64) {
+        if let pts = unit.pts { return (pts, unit.dts ?? pts) }
+        guard let rate else { throw CLIError(input, "access unit \(unit.index) has no time", status: ExitStatus.dataError) }
+        if unit.pictureType == .b {
+            throw CLIError(input, "access unit \(unit.index) is a B picture: an elementary stream's presentation order is not known from --fps",
+                           hint: "put it in MP4 first (nalu convert IN -o in.mp4 --fps R) and send that", status: ExitStatus.dataError)
+        }
+        guard let time = CheckedNumber.product(Int64(index), rate.denominator) else {
+            throw CLIError(input, "access unit \(unit.index): its time does not fit 64 bits", status: ExitStatus.dataError)
+        }
+        return (time, time)
+    }
+}
