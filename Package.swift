@@ -158,7 +158,7 @@ let package = Package(
         // carried tracks, time cutting) and ExportSession, the library's transcode and export.
         .target(name: "NALUExport",
                 dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
-                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUOpenH264"],
+                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUOpenH264", "NALUPackager"],
                 swiftSettings: strictSettings),
         // Issue 39 item 7: the seeds' jobs from the public library API only (their products and
         // arguments are a contract).
@@ -175,13 +175,13 @@ let package = Package(
         // (live-hls-sample) from the public API; their tests and the compiled doc snippets.
         .executableTarget(name: "thumbnail-sample", dependencies: ["NALUExport"], path: "Samples/Thumbnail",
                           swiftSettings: strictSettings),
-        .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia"],
+        .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia", "NALUPackager"],
                           path: "Samples/LiveHLS", swiftSettings: strictSettings),
-        .testTarget(name: "NALUSamplesTests", dependencies: ["NALU", "NALUEncoder", "NALUMedia", "NALUExport", "NALUDecoder", "thumbnail-sample", "live-hls-sample"],
+        .testTarget(name: "NALUSamplesTests", dependencies: ["NALU", "NALUEncoder", "NALUMedia", "NALUExport", "NALUDecoder", "NALUPackager", "thumbnail-sample", "live-hls-sample"],
                     swiftSettings: strictSettings),
         // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
         .testTarget(name: "DocSnippetsTests",
-                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport"],
+                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager"],
                     swiftSettings: strictSettings),
 
         // Issue 39 item 5: the packager (HLS/DASH/LL-HLS, live) and the doctor (stream and

@@ -8,6 +8,7 @@ import NALU
 import NALUEncoder
 import NALUExport
 import NALUMedia
+import NALUPackager
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2, let seconds = Int(arguments[1]), (1...3600).contains(seconds) else {

@@ -9,7 +9,8 @@ import NALU
 import NALUAVCodec
 public import NALUEncoder
 import NALUIO
-public import NALUMedia
+import NALUMedia
+public import NALUPackager
 import NALUTS
 import NALUX264
 import NALUX265

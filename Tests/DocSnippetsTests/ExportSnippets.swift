@@ -3,6 +3,7 @@ import NALU
 import NALUEncoder
 import NALUExport
 import NALUMedia
+import NALUPackager
 import NALUX264
 
 enum ExportSnippets {

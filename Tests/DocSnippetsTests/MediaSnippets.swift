@@ -4,6 +4,7 @@ import NALUAVCodec
 import NALUIO
 import NALUMP4
 import NALUMedia
+import NALUPackager
 import NALUSmartCut
 import NALUX264
 

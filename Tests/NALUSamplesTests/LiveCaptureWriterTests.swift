@@ -3,6 +3,7 @@ import NALU
 import NALUEncoder
 import NALUExport
 import NALUMedia
+import NALUPackager
 import Testing
 
 /// `LiveCaptureWriter` (live-hls-sample's library side): a video-only package, and the errors

@@ -1,6 +1,7 @@
 import Foundation
 import NALU
 import NALUMedia
+import NALUPackager
 import Testing
 
 /// A live package whose playlists keep every segment (`PackagerOptions.window = .max`, as
