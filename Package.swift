@@ -181,7 +181,7 @@ let package = Package(
                     swiftSettings: strictSettings),
         // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
         .testTarget(name: "DocSnippetsTests",
-                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager"],
+                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager", "NALURTP"],
                     swiftSettings: strictSettings),
 
         // Issue 39 item 5: the packager (HLS/DASH/LL-HLS, live) and the doctor (stream and

@@ -10,6 +10,9 @@
 #   hdr10.mp4        HEVC Main 10 (x265 `master-display`, `max-cll`: mastering display colour
 #                    volume and content light level SEI on every IRAP picture) at 25 fps, GOP 25,
 #                    320x180, 3 s, BT.2020 PQ
+#   two_video.mp4    two H.264 video tracks (320x180 testsrc2 and a 160x90 second angle, both 25 fps,
+#                    GOP 25, 3 s) + AAC: the output of a cut or join holds one video track, so the
+#                    second is a loss to report, never a note
 #
 # The pictures are testsrc2 (a frame counter in every picture): no two alike, so framemd5 finds
 # each by content. Re-run from the repo root: Scripts/make-tracks-fixtures.sh
@@ -53,5 +56,10 @@ ff -f lavfi -i "testsrc2=size=320x180:rate=25:duration=3" -pix_fmt yuv420p10le \
    -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv \
    -x265-params "log-level=error:keyint=25:min-keyint=25:hdr10=1:repeat-headers=1:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400" \
    -fflags +bitexact "$out/hdr10.mp4"
+
+ff -f lavfi -i "testsrc2=size=320x180:rate=25:duration=3" -f lavfi -i "smptebars=size=160x90:rate=25:duration=3" \
+   -f lavfi -i "sine=frequency=440:sample_rate=48000:duration=3" \
+   -map 0:v -map 1:v -map 2:a -c:v libx264 -preset veryfast -crf 32 -g 25 -pix_fmt yuv420p -c:a aac -b:a 32k \
+   -fflags +bitexact "$out/two_video.mp4"
 
 ls -l "$out"

@@ -47,6 +47,13 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
     public var otherWhy: String?
     /// What would carry ``others``, for the hint.
     public var otherHint: String?
+    /// Other video tracks, and a transport stream's streams that are neither its video nor
+    /// audio (private data, …): no output holds them beside its one video track. A loss unless
+    /// the caller leaves them out on purpose (``leavingOutOtherTracks()``; the command line's
+    /// `--no-other-tracks`).
+    public var unheld: [String] = []
+    /// Why ``unheld`` were not carried, when not ``why``.
+    public var unheldWhy: String?
 
     public init(input: String, tracks: [String], why: String, programs: [String] = [], others: [String] = []) {
         self.input = input
@@ -61,6 +68,7 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
         var lost: [String] = []
         if !tracks.isEmpty { lost.append("\(tracks.joined(separator: ", ")) not carried: \(why)") }
         if !others.isEmpty { lost.append("\(others.joined(separator: ", ")) not carried: \(otherWhy ?? why)") }
+        if !unheld.isEmpty { lost.append("\(unheld.joined(separator: ", ")) not carried: \(unheldWhy ?? why)") }
         if !programs.isEmpty {
             lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
         }
@@ -72,11 +80,19 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
         var hints: [String] = []
         if !tracks.isEmpty { hints.append("give --no-audio to leave the audio out on purpose (exit 0)") }
         if let otherHint { hints.append(otherHint) }
+        if !unheld.isEmpty { hints.append("give --no-other-tracks to leave other video tracks and data streams out on purpose (exit 0)") }
         if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
         return hints.isEmpty ? nil : hints.joined(separator: "; ")
     }
 
     public var description: String { "\(input): \(message)" }
+
+    /// This loss without ``unheld`` (left out on purpose), or `nil` when nothing else is lost.
+    public func leavingOutOtherTracks() -> CarriageLoss? {
+        var rest = self
+        rest.unheld = []
+        return tracks.isEmpty && others.isEmpty && programs.isEmpty ? nil : rest
+    }
 }
 
 extension CutOutputFormat {
@@ -91,20 +107,20 @@ extension CutOutputFormat {
 }
 
 extension MediaSource {
-    /// The tracks or streams an output carrying `carried` leaves out (``tracksLeftOut(carried:noAudio:to:)``):
-    /// a note naming them, and the loss — the audio unless `noAudio`, the subtitle, timecode and
-    /// data tracks, a transport stream's other programs unless a PID chose the one read.
+    /// The tracks or streams an output carrying `carried` leaves out (``tracksLeftOut(carried:noAudio:to:)``)
+    /// as a loss — the audio unless `noAudio`, the subtitle, timecode and data tracks, other video
+    /// tracks and data streams (``CarriageLoss/unheld``), a transport stream's other programs
+    /// unless a PID chose the one read. The note is `nil` (kept for callers of the tuple).
     /// `reason` replaces what `target` holds as the words saying why.
     public func carriageLoss(carried: Set<UInt32>, noAudio: Bool, to target: CarriageTarget, input: String,
                              reason: String? = nil) -> (note: String?, loss: CarriageLoss?) {
         let left = tracksLeftOut(carried: carried, noAudio: noAudio, to: target)
         let held = reason ?? left.why
-        let note = left.tracks.isEmpty ? nil
-            : "\(input): \(left.tracks.joined(separator: ", ")) \(left.tracks.count == 1 ? "is" : "are") not carried; \(held)"
-        guard left.isLoss else { return (note, nil) }
+        guard left.isLoss || !left.tracks.isEmpty else { return (nil, nil) }
         var lost = CarriageLoss(input: input, tracks: left.audio, why: held, programs: left.programs, others: left.others)
+        lost.unheld = left.tracks
         if target != .mp4 && !left.others.isEmpty { lost.otherHint = "an MP4 output carries subtitle, timecode and data tracks" }
-        return (note, lost)
+        return (nil, lost)
     }
 
     fileprivate func carriage(_ carried: Set<UInt32>, noAudio: Bool, format: CutOutputFormat, input: String, into result: inout CutResult) {
@@ -198,7 +214,10 @@ extension Concatenator {
             result.loss = CarriageLoss(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
         } else if !withOthers.isEmpty {
             let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
-            result.note("\(withOthers.joined(separator: ", ")): other tracks\(skipAudio ? "" : " (audio)") are not joined; \(held)")
+            var loss = CarriageLoss(input: withOthers.joined(separator: ", "), tracks: [], why: held)
+            loss.unheld = ["other tracks\(skipAudio ? "" : " (audio)")"]
+            loss.unheldWhy = "they are not joined; \(held)"
+            result.loss = loss
         }
         if !unjoined.isEmpty {
             var isMP4 = false
@@ -278,21 +297,26 @@ extension CompositionWriter {
                 result.warn("\(clips[position].name)\(own) the output is timed at \(rateText(rate)) fps")
             }
         }
-        // Other video tracks are named; subtitle, timecode and metadata tracks not joined, and a
-        // transport stream's streams other than audio, are a loss.
+        // Other video tracks, subtitle, timecode and metadata tracks not joined, and a transport
+        // stream's streams other than audio, are a loss.
         var others: [String] = []
+        var unheld: [String] = []
         for path in paths {
             guard let source = source(of: path) else { continue }
-            let videos = source.otherTracks.filter { $0.handler == "vide" }
-            if !videos.isEmpty {
-                result.note("\(path): \(videos.map(\.description).joined(separator: ", ")) not carried; the output has one video track")
-            }
+            // The output has one video track: another one is a loss, not a note.
+            unheld += source.otherTracks.filter { $0.handler == "vide" }.map { "\(path) \($0.description)" }
             if report.join.tracksJoined.isEmpty {
                 others += source.otherTracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(path) \($0.description)" }
             }
             if let streams = source.transportStream?.otherStreams {
-                others += streams.filter { !$0.isAudio }.map { "\(path) \($0.description)" }
+                unheld += streams.filter { !$0.isAudio }.map { "\(path) \($0.description)" }
             }
+        }
+        if !unheld.isEmpty {
+            var loss = result.loss ?? CarriageLoss(input: paths.joined(separator: ", "), tracks: [], why: "the output has one video track")
+            loss.unheld = unheld
+            loss.unheldWhy = "the output has one video track and its audio"
+            result.loss = loss
         }
         if !others.isEmpty {
             let why = report.join.tracksNotJoined.map { "they are not joined (\($0))" } ?? "\(caller) joins the video and one audio track"

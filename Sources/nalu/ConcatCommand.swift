@@ -12,9 +12,23 @@ struct Concat: ParsableCommand {
         commandName: "concat",
         abstract: "Join streams of one codec end to end without re-encoding.",
         discussion: """
-        Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed input) and MP4/MOV files. Each input's parameter sets go in front of it: in band for Annex-B and length-prefixed output; for MP4 output a new sample description where they change (size, profile), or in band with --sample-entry avc3/hev1. An end of sequence NAL unit ends each input but the last. MP4/MOV inputs keep their own times in MP4 output, laid end to end under one edit where no picture is hidden between inputs (and in MPEG-TS output when one edit would show them all); other inputs, or --fps, are timed at one rate (--fps, else the first input's): timestamps continue across the joins. H.264 and H.265 inputs are refused together (exit 65). MP4 output joins the audio too when every input is MP4/MOV with one audio track alike in format, channels, sample rate and AudioSpecificConfig (bitrate fields may differ): one continuous track with one edit, each input's audio starting where the previous ones' ends within half a frame (its priming frame left out); otherwise the video is written and the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is the first input's; a .mov output is branded qt.
+        Inputs may mix Annex-B, length-prefixed (with --extradata, for every length-prefixed input) and MP4/MOV files. \
+        Each input's parameter sets go in front of it: in band for Annex-B and length-prefixed output; for MP4 output \
+        a new sample description where they change (size, profile), or in band with --sample-entry avc3/hev1. An end \
+        of sequence NAL unit ends each input but the last. MP4/MOV inputs keep their own times in MP4 output, laid end \
+        to end under one edit where no picture is hidden between inputs (and in MPEG-TS output when one edit would \
+        show them all); other inputs, or --fps, are timed at one rate (--fps, else the first input's): timestamps \
+        continue across the joins. H.264 and H.265 inputs are refused together (exit 65). MP4 output joins the audio \
+        too when every input is MP4/MOV with one audio track alike in format, channels, sample rate and \
+        AudioSpecificConfig (bitrate fields may differ): one continuous track with one edit, each input's audio \
+        starting where the previous ones' ends within half a frame (its priming frame left out); otherwise the video \
+        is written and the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
+        joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is the first input's; a \
+        .mov output is branded qt.
 
-        --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, a.mp4@5- or b.mp4@-10; a bare IN is the whole; a file that exists under the whole name is that file). Each range is cut as trim --smart cuts it, and the pieces are joined on one continuous timeline with their audio, no edit list needed.
+        --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, a.mp4@5- or b.mp4@-10; a \
+        bare IN is the whole; a file that exists under the whole name is that file). Each range is cut as trim --smart \
+        cuts it, and the pieces are joined on one continuous timeline with their audio, no edit list needed.
         """
     )
 
@@ -35,6 +49,7 @@ struct Concat: ParsableCommand {
     @OptionGroup var mp4: MP4OutputOptions
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
     var noAudio = false
+    @OptionGroup var otherTracks: OtherTracksOption
     @OptionGroup var smartOptions: SmartTrimOptions
     @Flag(help: "Say what was joined on standard error.")
     var verbose = false
@@ -62,7 +77,7 @@ struct Concat: ParsableCommand {
         if to == .mp4 { try mp4.check(codec: joiner.codec) }
         // Audio or tracks not joined without --no-audio: exit status 2; retimed inputs said unless --fps chose the rate.
         try report(joiner.commit(to: FileSink(path: output), format: to.format(mp4, frameRate: fps?.rational), audio: !noAudio,
-                                 frameRateGiven: fps != nil), verbose: verbose)
+                                 frameRateGiven: fps != nil), verbose: verbose, noOtherTracks: otherTracks.noOtherTracks)
     }
 }
 

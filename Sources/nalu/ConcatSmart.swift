@@ -30,6 +30,6 @@ extension Concat {
             composition.clips.append(clip)
         }
         try CutListRun(composition: composition, option: "concat", example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4",
-                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose).run()
+                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose, noOtherTracks: otherTracks.noOtherTracks).run()
     }
 }

@@ -65,7 +65,8 @@ struct Convert: ParsableCommand {
         read from its first H.264/H.265 video track; --to annexb/avcc name the other tracks on \
         standard error and do what ffmpeg's h264_mp4toannexb / hevc_mp4toannexb bitstream filters do; \
         --to mp4 copies the other tracks (audio, subtitles; not other video tracks) unchanged beside \
-        the video, with their timing and edit lists (--no-audio leaves the audio out). --to mp4 writes one video track (avc1/hvc1 by \
+        the video, with their timing and edit lists (--no-audio leaves the audio out). --to mp4 writes one video track \
+        (avc1/hvc1 by \
         default, --sample-entry to choose), moov at the end, or first with --faststart, or \
         fragmented per GOP with --fragmented. MP4/MOV and MPEG-TS input keep their own timestamps \
         (every sample's decoding and presentation time, variable frame rates, the input's edit \
@@ -79,7 +80,8 @@ struct Convert: ParsableCommand {
         packets with arrival time stamps): one program, the video on PID \
         0x100 with the PCR, one PES packet per access unit with PTS/DTS: the input's own times (MP4/MOV, MPEG-TS; \
         shifted so that audio and video stay in sync after the edit list), else from the picture \
-        order at a constant rate (--fps, else the SPS VUI, else 25 with a note), an access unit delimiter at the start of every access unit, parameter sets in band \
+        order at a constant rate (--fps, else the SPS VUI, else 25 with a note), an access unit delimiter at the start \
+        of every access unit, parameter sets in band \
         before keyframes (--parameter-sets), random_access_indicator on keyframes, PAT/PMT at \
         least every 100 ms. From MP4/MOV input every AAC (as ADTS, stream type 0x0F), AC-3 (0x81) \
         and MPEG-1/2 audio (0x03/0x04) track goes along, on PIDs 0x101, 0x102, … with its \
@@ -136,6 +138,7 @@ struct Convert: ParsableCommand {
 
     @Flag(help: "MP4/MOV or MPEG-TS input to MP4 or MPEG-TS: leave the audio tracks out (they are carried otherwise: to MPEG-TS every AAC, AC-3 and MPEG audio track).")
     var noAudio = false
+    @OptionGroup var otherTracks: OtherTracksOption
 
     @Flag(help: "Print what was done to standard error.")
     var verbose = false
@@ -206,7 +209,7 @@ struct Convert: ParsableCommand {
         try file.commit()
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { for line in result.summary { StandardError.write("nalu: \(line)\n") } }
-        try lost?.fail()
+        try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
     }
 }
 

@@ -12,6 +12,7 @@ struct CutListRun {
     /// The option that gave the ranges (`--keep`, or `concat` for per-input ranges), and an example of it.
     var option: String, example: String
     var to: OutputFraming, output: String, mp4: MP4OutputOptions, smart: SmartTrimOptions, noAudio: Bool, verbose: Bool
+    var noOtherTracks = false
 
     func run() throws {
         CompositionWriter.keepLargeBuffersMapped()
@@ -40,7 +41,7 @@ struct CutListRun {
         } catch let error as NALUError {
             throw usage(error)
         }
-        try report(result, verbose: verbose)
+        try report(result, verbose: verbose, noOtherTracks: noOtherTracks)
     }
 
     /// A range's error as a usage error: concat names the input and its range, `--keep` the range.
@@ -64,6 +65,6 @@ extension Trim {
                                  hint: "ranges START-END in order, e.g. --keep 0:10-0:20,1:05.5-1:30")
         }
         try CutListRun(composition: composition, option: "--keep", example: "nalu trim in.mp4 --keep 0:10-0:20,1:05.5-1:30 -o kept.mp4",
-                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose).run()
+                       to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose, noOtherTracks: otherTracks.noOtherTracks).run()
     }
 }

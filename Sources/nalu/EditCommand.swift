@@ -104,6 +104,7 @@ struct Edit: ParsableCommand {
 
     @Flag(help: "MP4/MOV input: leave the audio out (MP4 output copies the other tracks unchanged, MPEG-TS output the first AAC track as ADTS; elementary output cannot hold audio and exits 2 without this flag).")
     var noAudio = false
+    @OptionGroup var otherTracks: OtherTracksOption
 
     @OptionGroup var mp4: MP4OutputOptions
 
@@ -221,7 +222,7 @@ struct Edit: ParsableCommand {
         for warning in result.warnings { StandardError.write("nalu: warning: \(warning)\n") }
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { StandardError.write("nalu: \(result.summary)\n") }
-        try lost?.fail()
+        try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
     }
 
     /// An edit that cannot be coded names its option: a usage error.

@@ -111,6 +111,7 @@ struct Encode: ParsableCommand {
     var scale: ScaleSize?
     @Flag(name: .customLong("no-audio"), help: "Compressed input: leave the audio out (copied unchanged into MP4 or MPEG-TS otherwise; audio an output cannot hold, as an elementary stream or an -r output, gives exit status 2).")
     var noAudio = false
+    @OptionGroup var otherTracks: OtherTracksOption
     @OptionGroup(title: "Live changes") var live: LiveControlOptions
     @Flag(help: "No progress line, no summary and no warnings (the encoder libraries' included).")
     var quiet = false
@@ -249,7 +250,7 @@ struct Encode: ParsableCommand {
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
         // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
         if let loss = plan.decoded?.loss { throw loss }
-        try lost?.fail()
+        try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
     }
 }
 

@@ -14,6 +14,14 @@ extension CarriageLoss {
     static let status: Int32 = 2
 
     func fail() throws { throw CLIError(input, message, hint: hint, status: Self.status) }
+
+    /// ``fail()``, unless `--no-other-tracks` left the other video tracks and data streams out on
+    /// purpose (a note names them) and nothing else is lost.
+    func fail(noOtherTracks: Bool) throws {
+        guard noOtherTracks, !unheld.isEmpty else { return try fail() }
+        StandardError.write("nalu: note: \(input): \(unheld.joined(separator: ", ")) not carried (--no-other-tracks)\n")
+        try leavingOutOtherTracks()?.fail()
+    }
 }
 
 extension OutputFraming {
@@ -42,7 +50,7 @@ extension MediaSource {
         try carriedTracks(to: to.carriageTarget, noAudio: noAudio)
     }
 
-    /// Names the tracks left out (a note), and returns the loss among them (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
+    /// Returns the loss among the tracks left out (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
     func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
         let (note, loss) = carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
         if let note { StandardError.write("nalu: note: \(note)\n") }
@@ -51,10 +59,17 @@ extension MediaSource {
 }
 
 /// Prints a cut's or join's notes and warnings, its summary with `--verbose`; exit status 2 for what it did not carry.
-func report(_ result: CutResult, verbose: Bool) throws {
+func report(_ result: CutResult, verbose: Bool, noOtherTracks: Bool) throws {
     for message in result.messages { StandardError.write("nalu: \(message.kind): \(message.text)\n") }
     if verbose { StandardError.write("nalu: \(result.summary)\n") }
-    try result.loss?.fail()
+    try result.loss?.fail(noOtherTracks: noOtherTracks)
+}
+
+/// `--no-other-tracks`, beside `--no-audio` on the commands that cut, join and convert.
+struct OtherTracksOption: ParsableArguments {
+    @Flag(name: .customLong("no-other-tracks"),
+          help: "Leave other video tracks and a transport stream's data streams out on purpose (exit 0); else not carrying them is exit status 2.")
+    var noOtherTracks = false
 }
 
 /// Runs a library call, its errors about an option (field `--start`…) as usage errors: `opening` inputs, an option that

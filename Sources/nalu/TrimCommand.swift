@@ -12,11 +12,23 @@ struct Trim: ParsableCommand {
         commandName: "trim",
         abstract: "Cut a time range out of a stream without re-encoding.",
         discussion: """
-        Times are seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5), as ffmpeg takes them. The cut starts at the keyframe (IDR, CRA, BLA or recovery point) at or before --start, with the parameter sets in front; the keyframe's leading pictures (H.265 RASL/RADL, an H.264 open GOP's leading B pictures) are dropped: they cannot decode without what precedes the keyframe (a cut at an H.265 CRA decodes with no error). It ends with the access unit that completes every picture presenting before --end.
+        Times are seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5), as ffmpeg takes them. The cut starts at the keyframe \
+        (IDR, CRA, BLA or recovery point) at or before --start, with the parameter sets in front; the keyframe's \
+        leading pictures (H.265 RASL/RADL, an H.264 open GOP's leading B pictures) are dropped: they cannot decode \
+        without what precedes the keyframe (a cut at an H.265 CRA decodes with no error). It ends with the access unit \
+        that completes every picture presenting before --end.
 
-        MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an edit list shows exactly the pictures presenting in [start, end), so ffmpeg, AVFoundation and browsers play that range and nothing else; the input's audio tracks are cut to the same range, each with its own edit list (--no-audio leaves them out). MPEG-TS output carries the first AAC track as ADTS, cut the same way. Annex-B and length-prefixed output carry the lead-in pictures from the keyframe; their count is noted on standard error. The input is read twice (timing, then copy): an elementary stream must be a file; MP4 may come through a pipe. Timing: an MP4's own; else the SPS VUI's, or --fps.
+        MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an edit list shows \
+        exactly the pictures presenting in [start, end), so ffmpeg, AVFoundation and browsers play that range and \
+        nothing else; the input's audio tracks are cut to the same range, each with its own edit list (--no-audio \
+        leaves them out). MPEG-TS output carries the first AAC track as ADTS, cut the same way. Annex-B and \
+        length-prefixed output carry the lead-in pictures from the keyframe; their count is noted on standard error. \
+        The input is read twice (timing, then copy): an elementary stream must be a file; MP4 may come through a pipe. \
+        Timing: an MP4's own; else the SPS VUI's, or --fps.
 
-        --smart is frame-exact without an edit list (the partial GOPs at the ends re-encoded). --keep A-B,C-D keeps several ranges, in order, and joins them; it implies --smart, so every boundary is frame-exact and the timeline continuous, and the audio of each range is cut and joined with it (MP4, Annex-B and MPEG-TS output).
+        --smart is frame-exact without an edit list (the partial GOPs at the ends re-encoded). --keep A-B,C-D keeps \
+        several ranges, in order, and joins them; it implies --smart, so every boundary is frame-exact and the \
+        timeline continuous, and the audio of each range is cut and joined with it (MP4, Annex-B and MPEG-TS output).
         """
     )
 
@@ -44,6 +56,7 @@ struct Trim: ParsableCommand {
     @OptionGroup var smartOptions: SmartTrimOptions
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
     var noAudio = false
+    @OptionGroup var otherTracks: OtherTracksOption
     @Option(help: ArgumentHelp("Keep several ranges and join them, frame-exact at every boundary (implies --smart), the audio cut and joined with them: START-END,… each side as --start takes it, e.g. 0:10-0:20,1:05.5-1:30 (an open end, 5-, only last).", valueName: "ranges"))
     var keep: String?
     @Flag(help: "Say what was kept on standard error.")
@@ -84,7 +97,8 @@ struct Trim: ParsableCommand {
         if to == .mp4 { try mp4.check(codec: trimmer.source.codec) }
         let plan = try mappingOptionErrors { try trimmer.plan(start: start, end: end) }
         // The other tracks cut along (the audio unless --no-audio); audio not carried: exit status 2.
-        try report(trimmer.commit(plan, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio), verbose: verbose)
+        try report(trimmer.commit(plan, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio), verbose: verbose,
+                   noOtherTracks: otherTracks.noOtherTracks)
     }
 }
 

@@ -68,6 +68,6 @@ extension Trim {
         let result = try mappingOptionErrors {
             try trimmer.commit(start: start, end: end, input: input, to: FileSink(path: output), format: to.format(mp4), audio: !noAudio)
         }
-        try report(result, verbose: verbose)
+        try report(result, verbose: verbose, noOtherTracks: otherTracks.noOtherTracks)
     }
 }

@@ -9,6 +9,12 @@ import NALUSmartCut
 import NALUX264
 
 enum MediaSnippets {
+    /// Docs/core-api.md: the report `nalu info --json` prints, from the library.
+    static func infoReport() throws {
+        let report = try StreamInfoReport(source: try MediaSource(path: "in.mp4"))
+        print(report.json.prettyText)                          // byte for byte what `nalu info --json` prints
+    }
+
     static func trim() throws {
         let trimmer = try Trimmer(path: "in.mp4")
         let plan = try trimmer.plan(start: MediaTime(parsing: "1"), end: MediaTime(parsing: "2"))

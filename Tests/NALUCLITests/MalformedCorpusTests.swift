@@ -74,12 +74,12 @@ import NALUMedia
         case .extradata:
             arguments = ["extradata", input, "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToAVCC:
-            arguments = ["convert", input, "--no-audio", "--to", "avcc", "-o", output, "--extradata-out", scratch.appendingPathComponent("record").path]
+            arguments = ["convert", input, "--no-audio", "--no-other-tracks", "--to", "avcc", "-o", output, "--extradata-out", scratch.appendingPathComponent("record").path]
                 + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         case .convertToAnnexB:
-            arguments = ["convert", input, "--no-audio", "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
+            arguments = ["convert", input, "--no-audio", "--no-other-tracks", "--to", "annexb", "-o", output] + (lengthPrefixed ? ["--length-size", "4"] : [])
         case .convertToMP4:
-            arguments = ["convert", input, "--no-audio", "--to", "mp4", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
+            arguments = ["convert", input, "--no-audio", "--no-other-tracks", "--to", "mp4", "-o", output] + (lengthPrefixed ? ["--input-length-size", "4"] : [])
         }
         let result = try CLIRunner.run(arguments)
         var problems: [String] = []

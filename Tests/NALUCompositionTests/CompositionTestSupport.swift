@@ -104,3 +104,41 @@ enum CompositionTestSupport {
         return (result.status, kib * 1024, result.stderr)
     }
 }
+
+/// A task executor with one thread of its own, outside the cooperative pool: a task that must
+/// react while the export runs (cancel it after N pictures) is not queued behind other suites'
+/// blocking waits.
+@available(macOS 15.0, iOS 18.0, *)
+final class ThreadTaskExecutor: TaskExecutor, @unchecked Sendable {
+    private let condition = NSCondition()
+    private var jobs: [UnownedJob] = []
+
+    init() {
+        let thread = Thread { [unowned self] in self.run() }
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        condition.lock()
+        jobs.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func run() {
+        while true {
+            condition.lock()
+            while jobs.isEmpty { condition.wait() }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}
+
+@available(macOS 15.0, iOS 18.0, *)
+extension CompositionTestSupport {
+    /// The thread the cancellation tests' watchers run on.
+    static let watcherThread = ThreadTaskExecutor()
+}
