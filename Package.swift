@@ -169,7 +169,7 @@ let package = Package(
         .executableTarget(name: "export-settings-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia"], path: "Samples/ExportSettings",
                           swiftSettings: strictSettings),
         .testTarget(name: "NALUExportTests",
-                    dependencies: ["NALUExport", "NALU", "NALUMedia", "NALUEncoder", "NALUX264", "NALUMP4", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
+                    dependencies: ["NALUTestSupport", "NALUExport", "NALU", "NALUMedia", "NALUEncoder", "NALUX264", "NALUMP4", "nalu", "transcode-sample", "export-range-sample", "export-settings-sample"],
                     swiftSettings: strictSettings),
         // Issue 39 item 7: AVAssetImageGenerator (thumbnail-sample) and capture → LL-HLS
         // (live-hls-sample) from the public API; their tests and the compiled doc snippets.
@@ -177,8 +177,10 @@ let package = Package(
                           swiftSettings: strictSettings),
         .executableTarget(name: "live-hls-sample", dependencies: ["NALU", "NALUEncoder", "NALUExport", "NALUMedia", "NALUPackager"],
                           path: "Samples/LiveHLS", swiftSettings: strictSettings),
-        .testTarget(name: "NALUSamplesTests", dependencies: ["NALU", "NALUEncoder", "NALUMedia", "NALUExport", "NALUDecoder", "NALUPackager", "thumbnail-sample", "live-hls-sample"],
+        .testTarget(name: "NALUSamplesTests", dependencies: ["NALUTestSupport", "NALU", "NALUEncoder", "NALUMedia", "NALUExport", "NALUDecoder", "NALUPackager", "thumbnail-sample", "live-hls-sample"],
                     swiftSettings: strictSettings),
+        // What the test targets that run the package's executables share (paths, child processes).
+        .target(name: "NALUTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
         .testTarget(name: "DocSnippetsTests",
                     dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager", "NALURTP"],
@@ -205,6 +207,6 @@ package.targets += [
     .executableTarget(name: "append-clips-sample", dependencies: ["NALUExport", "NALUSmartCut"], path: "Samples/AppendClips",
                       swiftSettings: strictSettings),
     .testTarget(name: "NALUCompositionTests",
-                dependencies: ["NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
+                dependencies: ["NALUTestSupport", "NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
                 swiftSettings: strictSettings),
 ]

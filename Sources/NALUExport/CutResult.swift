@@ -219,6 +219,14 @@ extension Concatenator {
             loss.unheldWhy = "they are not joined; \(held)"
             result.loss = loss
         }
+        // A transport stream's data streams (private PES, …): no join carries them.
+        let dataStreams = inputs.flatMap { input in input.dataStreams.map { "\(input.path) \($0)" } }
+        if !dataStreams.isEmpty {
+            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "concat joins the video and the audio")
+            loss.unheld += dataStreams
+            loss.unheldWhy = loss.unheldWhy ?? "concat joins the video and the audio"
+            result.loss = loss
+        }
         if !unjoined.isEmpty {
             var isMP4 = false
             if case .mp4 = format { isMP4 = true }

@@ -80,8 +80,9 @@ public final class Concatenator {
             if position == 0 { firstFrameRate = try Self.frameRate(of: source) }
             let hasAudio = source.otherTracks.contains { $0.handler == "soun" }
                 || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
+            let dataStreams = source.transportStream?.otherStreams.filter { !$0.isAudio }.map(\.description) ?? []
             inputs.append(ConcatInput(path: path, codec: source.codec, container: source.container, otherTracks: source.otherTracks,
-                                      hasAudio: hasAudio, options: option, identity: identity))
+                                      dataStreams: dataStreams, hasAudio: hasAudio, options: option, identity: identity))
         }
         self.inputs = inputs
         self.firstFrameRate = firstFrameRate
@@ -359,6 +360,9 @@ public struct ConcatInput: Sendable {
     public let container: MediaContainer
     /// Tracks of an MP4/MOV input other than the video track read.
     public let otherTracks: [MP4OtherTrack]
+    /// A transport stream input's streams that are neither its video nor audio (private data,
+    /// …), described: no join carries them.
+    public let dataStreams: [String]
     /// Whether it has sound: an MP4/MOV sound track or a transport stream's audio stream.
     public let hasAudio: Bool
     /// The options it is opened with (the record, when it is length-prefixed).

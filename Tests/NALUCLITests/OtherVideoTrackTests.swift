@@ -33,4 +33,17 @@ import Testing
         #expect(asked.status == 0, "\(command): \(asked.stderr)")
         #expect(asked.stderr.contains("not carried (--no-other-tracks)"), "\(command): \(asked.stderr)")
     }
+
+    /// A transport stream whose AAC is in a private PES stream (stream_type 0x06, the M2TS
+    /// fixture): `concat` joined the video and exited 0 without a word about it.
+    @Test("concat of a TS with a data stream: exit 2 naming it; --no-other-tracks exit 0")
+    func transportStreamDataStream() throws {
+        let input = CLIRunner.fixture("m2ts_avc_aac.m2ts")
+        let scratch = try Scratch()
+        let lost = try CLIRunner.run(["concat", input, input, "-o", scratch.file("out.mp4")])
+        #expect(lost.status == 2, "\(lost.stderr)")
+        #expect(lost.stderr.contains("(stream_type 0x06, private PES) not carried"), "\(lost.stderr)")
+        let asked = try CLIRunner.run(["concat", input, input, "--no-other-tracks", "-o", scratch.file("asked.mp4")])
+        #expect(asked.status == 0, "\(asked.stderr)")
+    }
 }

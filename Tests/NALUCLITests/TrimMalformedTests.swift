@@ -25,8 +25,8 @@ import Testing
                 let output = folder.file("out.mp4")
                 var arguments: [String]
                 switch run {
-                case .trimToMP4: arguments = ["trim", input, "--start", "0.1", "--end", "0.4", "--fps", "30", "--no-audio", "-o", output]
-                case .concatToMP4: arguments = ["concat", input, input, "--fps", "30", "--no-audio", "-o", output]
+                case .trimToMP4: arguments = ["trim", input, "--start", "0.1", "--end", "0.4", "--fps", "30", "--no-audio", "--no-other-tracks", "-o", output]
+                case .concatToMP4: arguments = ["concat", input, input, "--fps", "30", "--no-audio", "--no-other-tracks", "-o", output]
                 }
                 if name.hasSuffix(".lp") { arguments += ["--codec", name.contains("hevc") ? "hevc" : "h264"] }
                 let result = try CLIRunner.run(arguments)

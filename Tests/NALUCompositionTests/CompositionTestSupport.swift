@@ -1,62 +1,10 @@
 import Foundation
+import NALUTestSupport
 import Testing
 
 /// Paths, child processes, ffprobe, A/V sync and peak memory for the composition tests.
-enum CompositionTestSupport {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func fixture(_ name: String) -> String { repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)").path }
-
-    /// A built executable of the package (`nalu`, `append-clips-sample`) next to the test bundle.
-    static func executable(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return repositoryRoot.appendingPathComponent(".build/debug/\(name)").path
-    }
-
-    /// A new empty directory, removed by the caller.
-    static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-composition-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
-    /// The names in `directory`.
-    static func contents(_ directory: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-    }
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs `path` with `arguments` to the end; output through files (no pipe fills up).
-    @discardableResult
-    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let directory = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let out = directory.appendingPathComponent("out"), err = directory.appendingPathComponent("err")
-        try Data().write(to: out)
-        try Data().write(to: err)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 } }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                   stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
-    }
+enum CompositionTestSupport: ProcessTestSupport {
+    static let scratchPrefix = "nalu-composition"
 
     /// `ffprobe -v error ARGS` standard output, or a recorded issue.
     static func ffprobe(_ arguments: [String]) throws -> String {

@@ -1,87 +1,10 @@
 import Foundation
+import NALUTestSupport
 import Testing
 
 /// Paths, child processes and ffprobe for the export tests.
-enum ExportTestSupport {
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func fixture(_ name: String) -> String { repositoryRoot.appendingPathComponent("Tests/Fixtures/\(name)").path }
-
-    /// A built executable of the package (`nalu`, `transcode-sample`) next to the test bundle.
-    static func executable(_ name: String) -> String {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate.path }
-            directory = directory.deletingLastPathComponent()
-        }
-        return repositoryRoot.appendingPathComponent(".build/debug/\(name)").path
-    }
-
-    /// A new empty directory, removed by the caller.
-    static func temporaryDirectory() throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-export-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        return directory
-    }
-
-    /// The names in `directory`.
-    static func contents(_ directory: URL) -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).sorted()
-    }
-
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    /// Runs `path` with `arguments` to the end; output through files (no pipe fills up).
-    @discardableResult
-    static func run(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Run {
-        let process = try start(path, arguments, environment: environment)
-        process.process.waitUntilExit()
-        return process.result()
-    }
-
-    final class Child {
-        let process: Process
-        let out: URL
-        let err: URL
-
-        init(process: Process, out: URL, err: URL) {
-            self.process = process
-            self.out = out
-            self.err = err
-        }
-
-        func result() -> Run {
-            let stdout = (try? Data(contentsOf: out)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            let stderr = (try? Data(contentsOf: err)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-            try? FileManager.default.removeItem(at: out)
-            try? FileManager.default.removeItem(at: err)
-            return Run(status: process.terminationStatus, stdout: stdout, stderr: stderr)
-        }
-    }
-
-    static func start(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Child {
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-export-out-\(UUID().uuidString)")
-        let err = FileManager.default.temporaryDirectory.appendingPathComponent("nalu-export-err-\(UUID().uuidString)")
-        try Data().write(to: out)
-        try Data().write(to: err)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        process.standardOutput = try FileHandle(forWritingTo: out)
-        process.standardError = try FileHandle(forWritingTo: err)
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return Child(process: process, out: out, err: err)
-    }
+enum ExportTestSupport: ProcessTestSupport {
+    static let scratchPrefix = "nalu-export"
 
     /// `ffprobe -v error ARGS` standard output, or a recorded issue.
     static func ffprobe(_ arguments: [String]) throws -> String {

@@ -44,7 +44,7 @@ struct LiveHLSSampleTests {
         let reference = directory.appendingPathComponent("reference.mkv").path
         let output = try SamplesTestSupport.run("/usr/bin/env", ["python3", script, "\(folder)/\(master)", "--reference", reference])
         #expect(output.status == 0, "\(output.stderr)")
-        let facts = try JSONDecoder().decode(Facts.self, from: output.stdout)
+        let facts = try JSONDecoder().decode(Facts.self, from: output.data)
 
         #expect(facts.playlists.count == 2, "video and audio playlists: \(facts.playlists.keys.sorted())")
         for (name, playlist) in facts.playlists {
@@ -79,7 +79,7 @@ struct LiveHLSSampleTests {
         for at in ["1.0", "2.0"] {
             let measured = try SamplesTestSupport.run("/usr/bin/env", ["python3", avsync, reference, "\(folder)/\(master)", "--at", at, "--json"])
             #expect(measured.status == 0, "\(measured.stderr)")
-            let shift = (try? JSONSerialization.jsonObject(with: measured.stdout) as? [String: Any])?["shift_ms"] as? Double
+            let shift = (try? JSONSerialization.jsonObject(with: measured.data) as? [String: Any])?["shift_ms"] as? Double
             #expect(shift.map { abs($0) < 1 } == true, "A/V shift at \(at) s: \(shift.map { "\($0) ms" } ?? measured.text)")
         }
     }
