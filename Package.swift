@@ -208,3 +208,14 @@ package.targets += [
                 dependencies: ["NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
                 swiftSettings: strictSettings),
 ]
+
+// Issue 42, second half: the RTP pipelines as a library (the CLI only parses arguments):
+// RTPStreamTransmitter (MediaReader → RTP packets, pacing, SDP), RTPRecorder/RTPRecordingOutput
+// (received access units → Annex-B/MP4) and the RTSP client (RFC 2326/7826).
+package.products.append(.library(name: "NALURTPMedia", targets: ["NALURTPMedia"]))
+package.targets += [
+    .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
+]
+for target in package.targets where target.name == "nalu" || target.name == "NALURTPTests" {
+    target.dependencies.append("NALURTPMedia")
+}
