@@ -1,0 +1,58 @@
+#!/usr/bin/python3
+"""Test helper (issue 42): GStreamer's RTSP server on 127.0.0.1 serving one MP4 fixture's video.
+
+rtsp-server.py FILE PORT SECONDS [--auth basic|digest] [--user U --password P]
+Serves rtsp://127.0.0.1:PORT/test as ( filesrc ! qtdemux ! h264parse|h265parse ! rtph264pay|rtph265pay name=pay0 pt=96 ),
+over UDP and interleaved TCP, and exits after SECONDS. Prints "ready" when listening.
+"""
+import argparse
+import sys
+
+import gi
+
+gi.require_version("Gst", "1.0")
+gi.require_version("GstRtsp", "1.0")
+gi.require_version("GstRtspServer", "1.0")
+from gi.repository import GLib, Gst, GstRtsp, GstRtspServer  # noqa: E402
+
+parser = argparse.ArgumentParser()
+parser.add_argument("file")
+parser.add_argument("port", type=int)
+parser.add_argument("seconds", type=float)
+parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
+parser.add_argument("--auth", choices=["none", "basic", "digest"], default="none")
+parser.add_argument("--user", default="user")
+parser.add_argument("--password", default="secret")
+args = parser.parse_args()
+
+Gst.init(None)
+server = GstRtspServer.RTSPServer()
+server.set_address("127.0.0.1")
+server.set_service(str(args.port))
+factory = GstRtspServer.RTSPMediaFactory()
+location = args.file.replace("\\", "\\\\").replace('"', '\\"')
+factory.set_launch(f'( filesrc location="{location}" ! qtdemux ! {args.codec}parse ! rtp{args.codec}pay name=pay0 pt=96 config-interval=-1 )')
+factory.set_shared(False)
+if args.auth != "none":
+    auth = GstRtspServer.RTSPAuth()
+    token = GstRtspServer.RTSPToken()
+    token.set_string(GstRtspServer.RTSP_TOKEN_MEDIA_FACTORY_ROLE, "user")
+    if args.auth == "basic":
+        auth.add_basic(GstRtspServer.RTSPAuth.make_basic(args.user, args.password), token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.BASIC)
+    else:
+        auth.add_digest(args.user, args.password, token)
+        auth.set_supported_methods(GstRtsp.RTSPAuthMethod.DIGEST)
+    server.set_auth(auth)
+    permissions = GstRtspServer.RTSPPermissions()
+    permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_ACCESS, True)
+    permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, True)
+    factory.set_permissions(permissions)
+server.get_mount_points().add_factory("/test", factory)
+if server.attach(None) == 0:
+    print("cannot listen", file=sys.stderr)
+    sys.exit(1)
+loop = GLib.MainLoop()
+GLib.timeout_add(int(args.seconds * 1000), loop.quit)
+print("ready", flush=True)
+loop.run()
