@@ -113,7 +113,14 @@ public enum RTSPRecording {
                 try recorder.handle(recorder.receiver.advance(to: MonotonicClock.now()))
                 continue
             }
-            guard frame.channel == 0 else { continue }
+            guard frame.channel == 0 else {
+                // RTCP BYE (RFC 3550 6.6) on the RTCP channel: the source left, the stream ended.
+                if frame.channel == 1, first != nil, Self.hasBye(frame.payload) {
+                    end = .endOfFile
+                    break
+                }
+                continue
+            }
             let arrival = MonotonicClock.now()
             last = arrival
             if first == nil { first = arrival }
@@ -125,6 +132,20 @@ public enum RTSPRecording {
         }
         try recorder.handle(recorder.receiver.finish())
         return RTPReceptionReport(end: end, unparsed: unparsed, partialRecords: 0)
+    }
+}
+
+extension RTSPRecording {
+    /// Whether an RTCP compound packet (RFC 3550 6.1) holds a BYE (packet type 203); at most 64
+    /// packets are looked at.
+    static func hasBye(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        for _ in 0..<64 {
+            guard offset + 4 <= bytes.count, bytes[offset] >> 6 == 2 else { return false }
+            if bytes[offset + 1] == 203 { return true }
+            offset += ((Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) + 1) * 4
+        }
+        return false
     }
 }
 
