@@ -216,6 +216,6 @@ package.products.append(.library(name: "NALURTPMedia", targets: ["NALURTPMedia"]
 package.targets += [
     .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 ]
-for target in package.targets where target.name == "nalu" || target.name == "NALURTPTests" {
+for target in package.targets where target.name == "nalu" || target.name == "NALURTPTests" || target.name == "FuzzHarness" {
     target.dependencies.append("NALURTPMedia")
 }
