@@ -19,8 +19,10 @@ public final class RTPRecorder {
     /// Where the access units are written.
     public let output: RTPRecordingOutput
     private var times: RTPDecodeTimes
-    /// Malformed packets (at most 20 kept).
-    public private(set) var notes: [String] = []
+    private var packetNotes: [String] = []
+    private var extraNotes: [String] = []
+    /// Malformed packets (at most 20 kept), then other notes (rtpdump records cut short).
+    public var notes: [String] { packetNotes + extraNotes }
 
     /// A recorder of the stream `video` describes into `path`.
     public init(video: RTPVideoDescription, path: String, reorderDelay: Int64 = 200_000_000,
@@ -38,12 +40,15 @@ public final class RTPRecorder {
             case .accessUnit(let unit):
                 for timed in times.push(unit) { try output.write(timed) }
             case .malformedPacket(let sequenceNumber, let error):
-                if notes.count < 20 { notes.append("packet \(sequenceNumber): \(error)") }
+                if packetNotes.count < 20 { packetNotes.append("packet \(sequenceNumber): \(error)") }
             case .gap, .droppedAccessUnit, .keyframeRequest:
                 continue
             }
         }
     }
+
+    /// Adds a note (kept after the malformed packets' notes).
+    func note(_ text: String) { extraNotes.append(text) }
 
     /// Writes the access units held for their decoding times and finishes the file.
     public func finish() throws {

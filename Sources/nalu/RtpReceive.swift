@@ -76,28 +76,20 @@ struct RtpReceive: ParsableCommand, CommandIO {
         let recorder = try RTPRecorder(video: video, path: output, reorderDelay: Int64(reorderDelay) * 1_000_000, damagedAccessUnits: damaged.policy)
         let durationNanoseconds = duration.flatMap { CheckedNumber.int64($0 * 1e9) }
         let report: RTPReceptionReport
-        var notes: [String] = []
         if let rtpdump {
-            var reader = try RTPDumpReader(source: try FileSource(path: rtpdump))
-            report = try RTPReception.replay(&reader, into: &recorder.receiver, duration: durationNanoseconds, handle: recorder.handle)
-            if report.partialRecords > 0 { notes.append("\(report.partialRecords) rtpdump records hold less than their packet") }
+            report = try recorder.replay(rtpdump: rtpdump, duration: durationNanoseconds)
         } else {
-            let address = listen ?? description.address
-            let socket = try UDPSocket(bindingTo: UDPEndpoint(address: address, port: video.port))
-            // SIGINT/SIGTERM end the reception: what came is written and the file committed.
-            Signals.finishOnSignal = true
+            let endpoint = UDPEndpoint(address: listen ?? description.address, port: video.port)
+            Signals.finishOnSignal = true // SIGINT/SIGTERM end the reception: what came is written and the file committed.
             let limits = RTPReceptionLimits(duration: durationNanoseconds, idle: CheckedNumber.int64(idle * 1e9) ?? Int64.max,
                                             wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
-            report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, shouldStop: { Signals.stopRequested },
-                                              handle: recorder.handle)
-            if report.end == .noPacket {
-                throw CLIError("\(address):\(video.port)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput)
-            }
+            report = try recorder.receive(on: endpoint, limits: limits, shouldStop: { Signals.stopRequested })
+            if report.end == .noPacket { throw CLIError("\(endpoint)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput) }
         }
         try recorder.finish()
         let lost = recorder.losses(unparsed: report.unparsed, otherMedia: description.otherMedia)
         if verbose || !lost.isEmpty { StandardError.write("nalu: rtp receive: \(recorder.summary)\n") }
-        for note in recorder.notes.prefix(20 - notes.count) + notes { StandardError.write("nalu: note: \(note)\n") }
+        for note in recorder.notes { StandardError.write("nalu: note: \(note)\n") }
         if !lost.isEmpty { throw CLIError(output, "written, but " + lost.joined(separator: ", "), status: 2) }
         if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
     }

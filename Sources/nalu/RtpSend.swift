@@ -93,22 +93,7 @@ struct RtpSend: ParsableCommand, CommandIO {
         } catch let error as NALUError where error.field == "access unit" {
             throw CLIError(input, "no access unit to send", status: ExitStatus.dataError)
         }
-        if let sdp {
-            let description = transmitter.sessionDescription(address: destination?.address ?? "127.0.0.1", port: destination?.port ?? 5004)
-            let sink = try FileSink(path: sdp)
-            try sink.write(Array(description.text.utf8))
-            try sink.commit()
-        }
-        let socket = destination == nil ? nil : try UDPSocket()
-        var dump: RTPDumpWriter<FileSink>?
-        if let rtpdump {
-            dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: destination?.address ?? "127.0.0.1", port: destination?.port ?? 5004)
-        }
-        let report = try transmitter.transmit { bytes, offset in
-            if let socket, let destination { try socket.send(bytes, to: destination) }
-            try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, offset / 1_000_000)))
-        }
-        if let dump { try dump.sink.commit() }
+        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp)
         if report.parameterSetChanges > 0 {
             StandardError.write("nalu: note: the parameter sets changed \(report.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
         }
