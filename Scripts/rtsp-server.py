@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Test helper (issue 42): GStreamer's RTSP server on 127.0.0.1 serving one MP4 fixture's video.
 
-rtsp-server.py FILE PORT SECONDS [--auth basic|digest] [--user U --password P]
+rtsp-server.py FILE PORT SECONDS [--codec h264|h265] [--audio] [--auth none|basic|digest] [--user U --password P]
 Serves rtsp://127.0.0.1:PORT/test as ( filesrc ! qtdemux ! h264parse|h265parse ! rtph264pay|rtph265pay name=pay0 pt=96 ),
 over UDP and interleaved TCP, and exits after SECONDS. Prints "ready" when listening.
 """
@@ -20,6 +20,7 @@ parser.add_argument("file")
 parser.add_argument("port", type=int)
 parser.add_argument("seconds", type=float)
 parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
+parser.add_argument("--audio", action="store_true", help="also serve the file's AAC track (rtpmp4gpay, RFC 3640) as pay1")
 parser.add_argument("--auth", choices=["none", "basic", "digest"], default="none")
 parser.add_argument("--user", default="user")
 parser.add_argument("--password", default="secret")
@@ -31,7 +32,13 @@ server.set_address("127.0.0.1")
 server.set_service(str(args.port))
 factory = GstRtspServer.RTSPMediaFactory()
 location = args.file.replace("\\", "\\\\").replace('"', '\\"')
-factory.set_launch(f'( filesrc location="{location}" ! qtdemux ! {args.codec}parse ! rtp{args.codec}pay name=pay0 pt=96 config-interval=-1 )')
+video = f"{args.codec}parse ! rtp{args.codec}pay name=pay0 pt=96 config-interval=-1"
+if args.audio:
+    launch = (f'( filesrc location="{location}" ! qtdemux name=d d.video_0 ! queue ! {video} '
+              f'd.audio_0 ! queue ! aacparse ! rtpmp4gpay name=pay1 pt=97 )')
+else:
+    launch = f'( filesrc location="{location}" ! qtdemux ! {video} )'
+factory.set_launch(launch)
 factory.set_shared(False)
 if args.auth != "none":
     auth = GstRtspServer.RTSPAuth()

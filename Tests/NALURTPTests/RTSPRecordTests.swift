@@ -19,10 +19,10 @@ struct RTSPRecordTests {
     }
 
     /// Starts the server on a free port, waits (at most 20 s) for its "ready" line.
-    static func startServer(_ fixture: String, codec: String, auth: String, folder: URL) throws -> (RTPPeers.Running, UInt16) {
+    static func startServer(_ fixture: String, codec: String, auth: String, audio: Bool = false, folder: URL) throws -> (RTPPeers.Running, UInt16) {
         let port = try RTPPeers.freePort()
-        let server = try RTPPeers.Running("/usr/bin/python3", [Self.server, fixture, String(port), "40", "--codec", codec, "--auth", auth],
-                                          folder: folder, name: "rtsp-server")
+        let server = try RTPPeers.Running("/usr/bin/python3", [Self.server, fixture, String(port), "40", "--codec", codec, "--auth", auth]
+                                            + (audio ? ["--audio"] : []), folder: folder, name: "rtsp-server")
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && !server.output.contains("ready") && server.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
         guard server.output.contains("ready") else {
@@ -85,6 +85,27 @@ struct RTSPRecordTests {
             #expect(result.output.contains("nalu: error: RTSP DESCRIBE") && result.output.contains("401") && result.output.contains(phrase))
             #expect(!FileManager.default.fileExists(atPath: out))
         }
+    }
+
+    /// A session with H.264 and AAC (rtpmp4gpay): the audio is not recorded, so exit 2 naming its
+    /// m= line, unless --video-only; the video is written either way.
+    @Test(.enabled(if: available))
+    func audioNotRecordedIsExitTwoUnlessVideoOnly() throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fixture = RTPTestSupport.fixture("tracks_avc_aac.mp4")
+        let (server, port) = try Self.startServer(fixture, codec: "h264", auth: "none", audio: true, folder: folder)
+        defer { server.wait(seconds: 0) }
+        let url = "rtsp://127.0.0.1:\(port)/test"
+        let refused = folder.appendingPathComponent("refused.mp4").path
+        let first = try RTPPeers.run(RTPPeers.nalu, ["record", url, "-o", refused], folder: folder, name: "record", seconds: 40)
+        #expect(first.status == 2 && first.output.contains("not received: m=audio") && first.output.contains("--video-only"), "\(first.output)")
+        let out = folder.appendingPathComponent("video.mp4").path
+        let second = try RTPPeers.run(RTPPeers.nalu, ["record", url, "-o", out, "--video-only"], folder: folder, name: "record-video", seconds: 40)
+        #expect(second.status == 0, "\(second.output)")
+        let served = try RTPPeers.slices(fixture)
+        #expect(try RTPPeers.slices(out) == served && RTPPeers.slices(refused) == served)
+        #expect(try Self.packetCount(out, folder: folder) == Self.packetCount(fixture, folder: folder))
     }
 
     @Test(.enabled(if: available))
