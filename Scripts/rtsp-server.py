@@ -22,6 +22,7 @@ parser.add_argument("seconds", type=float)
 parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
 parser.add_argument("--audio", action="store_true", help="also serve the file's AAC track (rtpmp4gpay, RFC 3640) as pay1")
 parser.add_argument("--auth", choices=["none", "basic", "digest"], default="none")
+parser.add_argument("--redirect-port", type=int, help="also answer every request on this port with 302 to the served URL")
 parser.add_argument("--user", default="user")
 parser.add_argument("--password", default="secret")
 args = parser.parse_args()
@@ -59,6 +60,36 @@ server.get_mount_points().add_factory("/test", factory)
 if server.attach(None) == 0:
     print("cannot listen", file=sys.stderr)
     sys.exit(1)
+if args.redirect_port:
+    import socket
+    import threading
+
+    def redirect():
+        listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", args.redirect_port))
+        listener.listen(4)
+        while True:
+            connection, _ = listener.accept()
+            connection.settimeout(5)
+            data = b""
+            try:
+                for _ in range(16):  # requests on one connection, at most
+                    while b"\r\n\r\n" not in data and len(data) < 16384:
+                        chunk = connection.recv(4096)
+                        if not chunk:
+                            raise ConnectionError
+                        data += chunk
+                    request, _, data = data.partition(b"\r\n\r\n")
+                    cseq = next((line.split(b":", 1)[1].strip() for line in request.split(b"\r\n")
+                                 if line.lower().startswith(b"cseq:")), b"0")
+                    connection.sendall(b"RTSP/1.0 302 Found\r\nCSeq: " + cseq
+                                       + f"\r\nLocation: rtsp://127.0.0.1:{args.port}/test\r\n\r\n".encode())
+            except (ConnectionError, OSError):
+                pass
+            connection.close()
+
+    threading.Thread(target=redirect, daemon=True).start()
 loop = GLib.MainLoop()
 GLib.timeout_add(int(args.seconds * 1000), loop.quit)
 print("ready", flush=True)

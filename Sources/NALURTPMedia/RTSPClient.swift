@@ -81,7 +81,12 @@ public final class RTSPClient {
                 guard target.host == url.host else {
                     throw NALUError(.unsupported, field: "RTSP Location", detail: "\(location): another host (network access goes only to \(url.host))")
                 }
-                if target.port != url.port { connection = try TCPConnection(host: target.host, port: target.port) }
+                // A new connection to the new port (same host): the old one's unread bytes dropped.
+                connection = try TCPConnection(host: target.host, port: target.port)
+                buffer = []
+                readIndex = 0
+                bufferBase = 0
+                authenticator = nil
                 var moved = target
                 moved.user = url.user
                 moved.password = url.password

@@ -19,10 +19,12 @@ struct RTSPRecordTests {
     }
 
     /// Starts the server on a free port, waits (at most 20 s) for its "ready" line.
-    static func startServer(_ fixture: String, codec: String, auth: String, audio: Bool = false, folder: URL) throws -> (RTPPeers.Running, UInt16) {
+    static func startServer(_ fixture: String, codec: String, auth: String, audio: Bool = false, redirectPort: UInt16? = nil,
+                            folder: URL) throws -> (RTPPeers.Running, UInt16) {
         let port = try RTPPeers.freePort()
         let server = try RTPPeers.Running("/usr/bin/python3", [Self.server, fixture, String(port), "40", "--codec", codec, "--auth", auth]
-                                            + (audio ? ["--audio"] : []), folder: folder, name: "rtsp-server")
+                                            + (audio ? ["--audio"] : []) + (redirectPort.map { ["--redirect-port", String($0)] } ?? []),
+                                          folder: folder, name: "rtsp-server")
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && !server.output.contains("ready") && server.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
         guard server.output.contains("ready") else {
@@ -106,6 +108,26 @@ struct RTSPRecordTests {
         let served = try RTPPeers.slices(fixture)
         #expect(try RTPPeers.slices(out) == served && RTPPeers.slices(refused) == served)
         #expect(try Self.packetCount(out, folder: folder) == Self.packetCount(fixture, folder: folder))
+    }
+
+    /// A 302 to the server on the same host is followed; one to another host (127.0.0.1 asked
+    /// as localhost) is refused, nothing written.
+    @Test(.enabled(if: available))
+    func redirectsFollowedOnTheSameHostOnly() throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fixture = RTPTestSupport.fixture("mp4_avc_bframes.mp4")
+        let redirect = try RTPPeers.freePort()
+        let (server, _) = try Self.startServer(fixture, codec: "h264", auth: "none", redirectPort: redirect, folder: folder)
+        defer { server.wait(seconds: 0) }
+        let out = folder.appendingPathComponent("redirected.mp4").path
+        let followed = try RTPPeers.run(RTPPeers.nalu, ["record", "rtsp://127.0.0.1:\(redirect)/elsewhere", "-o", out], folder: folder, name: "record", seconds: 40)
+        #expect(followed.status == 0, "\(followed.output)")
+        #expect(try RTPPeers.slices(out) == RTPPeers.slices(fixture))
+        let other = folder.appendingPathComponent("other.mp4").path
+        let refused = try RTPPeers.run(RTPPeers.nalu, ["record", "rtsp://localhost:\(redirect)/elsewhere", "-o", other], folder: folder, name: "record-other", seconds: 40)
+        #expect(refused.status == 65 && refused.output.contains("another host"), "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: other))
     }
 
     @Test(.enabled(if: available))
