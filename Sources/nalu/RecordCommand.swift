@@ -54,6 +54,10 @@ struct RecordCommand: ParsableCommand, CommandIO {
             if let value, !(value > 0 && value <= 86_400 * 7) { throw ValidationError("\(name) must be a positive number of seconds (at most a week).") }
         }
         do { _ = try RTSPURL(parsing: url) } catch { throw ValidationError("\(url): \(error)") }
+        let lowered = output.lowercased()
+        if [".ts", ".m2ts", ".mts", ".m3u8", ".mpd"].contains(where: { lowered.hasSuffix($0) }) {
+            throw ValidationError("-o \(output): nalu record writes MP4 (.mp4/.mov) or an Annex-B stream (.h264/.h265), not MPEG-TS or HLS/DASH yet.")
+        }
     }
 
     func run() throws {
