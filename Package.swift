@@ -216,6 +216,7 @@ package.products.append(.library(name: "NALURTPMedia", targets: ["NALURTPMedia"]
 package.targets += [
     .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 ]
-for target in package.targets where target.name == "nalu" || target.name == "NALURTPTests" || target.name == "FuzzHarness" {
+for target in package.targets where ["nalu", "NALURTPTests", "FuzzHarness", "DocSnippetsTests"].contains(target.name) {
     target.dependencies.append("NALURTPMedia")
 }
+for target in package.targets where target.name == "DocSnippetsTests" { target.dependencies.append("NALURTP") }
