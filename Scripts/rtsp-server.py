@@ -23,6 +23,7 @@ parser.add_argument("--codec", choices=["h264", "h265"], default="h264")
 parser.add_argument("--audio", action="store_true", help="also serve the file's AAC track (rtpmp4gpay, RFC 3640) as pay1")
 parser.add_argument("--auth", choices=["none", "basic", "digest"], default="none")
 parser.add_argument("--redirect-port", type=int, help="also answer every request on this port with 302 to the served URL")
+parser.add_argument("--session-timeout", type=int, help="the sessions' timeout in seconds (RFC 2326 12.37)")
 parser.add_argument("--user", default="user")
 parser.add_argument("--password", default="secret")
 args = parser.parse_args()
@@ -57,6 +58,16 @@ if args.auth != "none":
     permissions.add_permission_for_role("user", GstRtspServer.RTSP_PERM_MEDIA_FACTORY_CONSTRUCT, True)
     factory.set_permissions(permissions)
 server.get_mount_points().add_factory("/test", factory)
+
+
+def on_client(_server, client):
+    # Each keep-alive is printed, for the tests to count.
+    client.connect("get-parameter-request", lambda _client, _context: print("GET_PARAMETER", flush=True))
+    if args.session_timeout:
+        client.connect("new-session", lambda _client, session: session.set_timeout(args.session_timeout))
+
+
+server.connect("client-connected", on_client)
 if server.attach(None) == 0:
     print("cannot listen", file=sys.stderr)
     sys.exit(1)

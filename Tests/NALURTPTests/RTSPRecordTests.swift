@@ -20,10 +20,11 @@ struct RTSPRecordTests {
 
     /// Starts the server on a free port, waits (at most 20 s) for its "ready" line.
     static func startServer(_ fixture: String, codec: String, auth: String, audio: Bool = false, redirectPort: UInt16? = nil,
-                            folder: URL) throws -> (RTPPeers.Running, UInt16) {
+                            sessionTimeout: Int? = nil, folder: URL) throws -> (RTPPeers.Running, UInt16) {
         let port = try RTPPeers.freePort()
         let server = try RTPPeers.Running("/usr/bin/python3", [Self.server, fixture, String(port), "40", "--codec", codec, "--auth", auth]
-                                            + (audio ? ["--audio"] : []) + (redirectPort.map { ["--redirect-port", String($0)] } ?? []),
+                                            + (audio ? ["--audio"] : []) + (redirectPort.map { ["--redirect-port", String($0)] } ?? [])
+                                            + (sessionTimeout.map { ["--session-timeout", String($0)] } ?? []),
                                           folder: folder, name: "rtsp-server")
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline && !server.output.contains("ready") && server.process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
@@ -128,6 +129,26 @@ struct RTSPRecordTests {
         let refused = try RTPPeers.run(RTPPeers.nalu, ["record", "rtsp://localhost:\(redirect)/elsewhere", "-o", other], folder: folder, name: "record-other", seconds: 40)
         #expect(refused.status == 65 && refused.output.contains("another host"), "\(refused.output)")
         #expect(!FileManager.default.fileExists(atPath: other))
+    }
+
+    /// A session timeout of 2 s (Session: …;timeout=2): GET_PARAMETER every second while the
+    /// recording lasts (UDP: about 6 s, until 5 s without a packet), as the server counts them.
+    @Test(.enabled(if: available))
+    func keepAliveAtHalfTheSessionTimeout() throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let fixture = RTPTestSupport.fixture("mp4_avc_bframes.mp4")
+        let (server, port) = try Self.startServer(fixture, codec: "h264", auth: "none", sessionTimeout: 2, folder: folder)
+        defer { server.wait(seconds: 0) }
+        let out = folder.appendingPathComponent("out.mp4").path
+        let started = Date()
+        let record = try RTPPeers.run(RTPPeers.nalu, ["record", "rtsp://127.0.0.1:\(port)/test", "-o", out, "--transport", "udp"],
+                                      folder: folder, name: "record", seconds: 40)
+        let seconds = Date().timeIntervalSince(started)
+        #expect(record.status == 0, "\(record.output)")
+        let keepAlives = server.output.components(separatedBy: "GET_PARAMETER").count - 1
+        #expect(keepAlives >= Int(seconds) - 2 && keepAlives <= Int(seconds) + 1, "\(keepAlives) keep-alives in \(seconds) s")
+        #expect(try RTPPeers.slices(out) == RTPPeers.slices(fixture))
     }
 
     @Test(.enabled(if: available))
