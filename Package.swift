@@ -210,3 +210,15 @@ package.targets += [
                 dependencies: ["NALUTestSupport", "NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
                 swiftSettings: strictSettings),
 ]
+
+// Issue 42, second half: the RTP pipelines as a library (the CLI only parses arguments):
+// RTPStreamTransmitter (MediaReader → RTP packets, pacing, SDP), RTPRecorder/RTPRecordingOutput
+// (received access units → Annex-B/MP4) and the RTSP client (RFC 2326/7826).
+package.products.append(.library(name: "NALURTPMedia", targets: ["NALURTPMedia"]))
+package.targets += [
+    .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
+]
+for target in package.targets where ["nalu", "NALURTPTests", "FuzzHarness", "DocSnippetsTests"].contains(target.name) {
+    target.dependencies.append("NALURTPMedia")
+}
+for target in package.targets where target.name == "DocSnippetsTests" { target.dependencies.append("NALURTP") }

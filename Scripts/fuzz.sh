@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp)
+TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp rtsp-response)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
@@ -49,9 +49,9 @@ build_module() { # build_module NAME DIR
 
 build_target() { # build_target TARGET: the harnesses (Fuzz/Harness) and the target's entry point
     local target=$1
-    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALURTP.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a" "$OUT/libNALUDecoder.a" "$OUT/libNALUPackager.a" "$OUT/libNALUDoctor.a"; then
+    if newer_than "$OUT/bin/$target" "Fuzz/Targets/$target.swift" Fuzz/Harness "$OUT/libNALU.a" "$OUT/libNALURTP.a" "$OUT/libNALURTPMedia.a" "$OUT/libNALUEncoder.a" "$OUT/libNALUMP4.a" "$OUT/libNALUTS.a" "$OUT/libNALUIO.a" "$OUT/libNALUMedia.a" "$OUT/libNALUDecoder.a" "$OUT/libNALUPackager.a" "$OUT/libNALUDoctor.a"; then
         echo "fuzz: building target $target" >&2
-        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALURTP -lNALUDoctor -lNALUPackager -lNALUMedia -lNALUIO -lNALUDecoder -lNALUMP4 -lNALUTS -lNALUEncoder -lNALU \
+        "$SWIFTC" "${FLAGS[@]}" -module-name "Fuzz_${target//-/_}" -I "$OUT" -L "$OUT" -lNALURTPMedia -lNALURTP -lNALUDoctor -lNALUPackager -lNALUMedia -lNALUIO -lNALUDecoder -lNALUMP4 -lNALUTS -lNALUEncoder -lNALU \
             Fuzz/Harness/*.swift "Fuzz/Targets/$target.swift" -o "$OUT/bin/$target"
     fi
 }
@@ -67,6 +67,7 @@ build_modules() {
     build_module NALUPackager Sources/NALUPackager
     build_module NALUDoctor Sources/NALUDoctor
     build_module NALURTP Sources/NALURTP
+    build_module NALURTPMedia Sources/NALURTPMedia
 }
 
 build_all() {

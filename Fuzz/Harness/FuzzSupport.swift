@@ -41,6 +41,7 @@ public enum FuzzHarnesses {
         "interlace": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try InterlaceHarness.run(bytes) },
         "rtp-depacketize": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPDepacketizeHarness.run(bytes) },
         "sdp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try SDPHarness.run(bytes) },
+        "rtsp-response": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTSPResponseHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

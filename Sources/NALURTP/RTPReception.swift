@@ -37,6 +37,12 @@ public struct RTPReceptionReport: Sendable, Hashable {
     public var unparsed: Int
     /// rtpdump records holding less than their packet.
     public var partialRecords: Int
+
+    public init(end: RTPReceptionEnd, unparsed: Int, partialRecords: Int) {
+        self.end = end
+        self.unparsed = unparsed
+        self.partialRecords = partialRecords
+    }
 }
 
 /// Feeds an ``RTPReceiver`` from a UDP socket or an rtpdump file until the end, handing its

@@ -14,7 +14,7 @@ struct Nalu: ParsableCommand {
         version: "0.1.0",
         subcommands: [Info.self, Nals.self, Keyframes.self, Convert.self, Extradata.self, Trim.self, Concat.self, Edit.self,
                       Encode.self, DoctorCommand.self, Decode.self, Compare.self, PackageCommand.self,
-                      RtpCommand.self]
+                      RtpCommand.self, RecordCommand.self]
     )
 
     /// Runs the command: parses the arguments, checks inputs and outputs (``Preflight``), runs

@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALURTP
+import NALURTPMedia
 
 /// `--damaged drop|mark`.
 enum DamagedOption: String, ExpressibleByArgument, CaseIterable {
@@ -72,89 +73,30 @@ struct RtpReceive: ParsableCommand, CommandIO {
     func run() throws {
         let description = try readDescription()
         let video = description.video
-        var receiver = RTPReceiver(options: RTPReceiverOptions(
-            format: video.payloadFormat, payloadType: video.payloadType, maxReorderDelay: Int64(reorderDelay) * 1_000_000,
-            damagedAccessUnits: damaged.policy))
-        let sink = try ReceivedStreamOutput(path: output, codec: video.codec, parameterSets: video.parameterSets)
-        var times = RTPDecodeTimes(codec: video.codec)
-        var notes: [String] = []
-        let handle = { (events: [RTPReceiverEvent]) throws in
-            for event in events {
-                switch event {
-                case .accessUnit(let unit):
-                    for timed in times.push(unit) { try sink.write(timed) }
-                case .malformedPacket(let sequenceNumber, let error):
-                    if notes.count < 20 { notes.append("packet \(sequenceNumber): \(error)") }
-                case .gap, .droppedAccessUnit, .keyframeRequest:
-                    continue
-                }
-            }
-        }
+        let recorder = try RTPRecorder(video: video, path: output, reorderDelay: Int64(reorderDelay) * 1_000_000, damagedAccessUnits: damaged.policy)
         let durationNanoseconds = duration.flatMap { CheckedNumber.int64($0 * 1e9) }
         let report: RTPReceptionReport
         if let rtpdump {
-            var reader = try RTPDumpReader(source: try FileSource(path: rtpdump))
-            report = try RTPReception.replay(&reader, into: &receiver, duration: durationNanoseconds, handle: handle)
-            if report.partialRecords > 0 { notes.append("\(report.partialRecords) rtpdump records hold less than their packet") }
+            report = try recorder.replay(rtpdump: rtpdump, duration: durationNanoseconds)
         } else {
-            let address = listen ?? description.address
-            let socket = try UDPSocket(bindingTo: UDPEndpoint(address: address, port: video.port))
-            // SIGINT/SIGTERM end the reception: what came is written and the file committed.
-            Signals.finishOnSignal = true
+            let endpoint = UDPEndpoint(address: listen ?? description.address, port: video.port)
+            Signals.finishOnSignal = true // SIGINT/SIGTERM end the reception: what came is written and the file committed.
             let limits = RTPReceptionLimits(duration: durationNanoseconds, idle: CheckedNumber.int64(idle * 1e9) ?? Int64.max,
                                             wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
-            report = try RTPReception.receive(from: socket, into: &receiver, limits: limits, shouldStop: { Signals.stopRequested }, handle: handle)
-            if report.end == .noPacket {
-                throw CLIError("\(address):\(video.port)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput)
-            }
+            report = try recorder.receive(on: endpoint, limits: limits, shouldStop: { Signals.stopRequested })
+            if report.end == .noPacket { throw CLIError("\(endpoint)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput) }
         }
-        let unparsed = report.unparsed
-        for timed in times.finish() { try sink.write(timed) }
-        try sink.finish()
-        let statistics = receiver.statistics
-        if verbose || !statistics.isLossless || unparsed > 0 || sink.skippedBeforeParameterSets > 0 {
-            StandardError.write("nalu: rtp receive: \(statistics.accessUnits) access units from \(statistics.packets) packets; "
-                                + "\(statistics.lost) lost in \(statistics.gaps) gaps, \(statistics.duplicates) duplicates, \(statistics.late) late, "
-                                + "\(statistics.droppedAccessUnits) access units dropped, \(statistics.damagedAccessUnits) damaged, "
-                                + "\(statistics.keyframeRequests) keyframe requests, \(statistics.skippedPACI) PACI skipped\n")
-        }
-        for note in notes { StandardError.write("nalu: note: \(note)\n") }
-        var lost: [String] = []
-        if statistics.lost > 0 || statistics.late > 0 { lost.append(count(statistics.lost + statistics.late, "packet") + " lost") }
-        if statistics.droppedAccessUnits > 0 { lost.append(count(statistics.droppedAccessUnits, "access unit") + " dropped") }
-        if statistics.damagedAccessUnits > statistics.droppedAccessUnits {
-            lost.append(count(statistics.damagedAccessUnits - statistics.droppedAccessUnits, "access unit") + " written damaged")
-        }
-        if statistics.malformed + unparsed > 0 { lost.append(count(statistics.malformed + unparsed, "malformed packet")) }
-        if statistics.fragmentsWithoutStart > 0 { lost.append(count(statistics.fragmentsWithoutStart, "fragment") + " without its start") }
-        if statistics.otherPayloadType + statistics.otherSource > 0 {
-            lost.append(count(statistics.otherPayloadType + statistics.otherSource, "packet") + " of another payload type or source")
-        }
-        if sink.skippedBeforeParameterSets > 0 { lost.append(count(sink.skippedBeforeParameterSets, "access unit") + " before the first parameter sets") }
-        if !description.otherMedia.isEmpty { lost.append("not received: " + description.otherMedia.joined(separator: "; ")) }
+        try recorder.finish()
+        let lost = recorder.losses(unparsed: report.unparsed, otherMedia: description.otherMedia)
+        if verbose || !lost.isEmpty { StandardError.write("nalu: rtp receive: \(recorder.summary)\n") }
+        for note in recorder.notes { StandardError.write("nalu: note: \(note)\n") }
         if !lost.isEmpty { throw CLIError(output, "written, but " + lost.joined(separator: ", "), status: 2) }
         if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
     }
 
-    /// `n thing` or `n things`.
-    private func count(_ number: Int, _ thing: String) -> String { "\(number) \(thing)" + (number == 1 ? "" : "s") }
-
     private func readDescription() throws -> SessionDescription {
-        let source = try FileSource(path: sdp)
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
-            if count == 0 { break }
-            bytes += chunk[0..<count]
-            guard bytes.count <= SessionDescription.maxSize else {
-                throw CLIError(sdp, "larger than \(SessionDescription.maxSize) bytes: not an SDP description", status: ExitStatus.dataError)
-            }
-        }
-        do {
-            return try SessionDescription(parsing: String(decoding: bytes, as: UTF8.self))
-        } catch {
-            throw CLIError(sdp, error.description, status: ExitStatus.dataError)
+        do { return try SessionDescription(readingFile: sdp) } catch let error as NALUError where error.field == "SDP" {
+            throw CLIError(sdp, error.detail ?? error.description, status: ExitStatus.dataError)
         }
     }
 }

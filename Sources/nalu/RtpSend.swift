@@ -3,6 +3,7 @@ import NALU
 import NALUIO
 import NALUMedia
 import NALURTP
+import NALURTPMedia
 
 /// `nalu rtp send IN --to ADDRESS:PORT [--sdp FILE] [--mtu N] [--payload-type N] [--realtime] [--rtpdump FILE]`.
 struct RtpSend: ParsableCommand, CommandIO {
@@ -79,75 +80,22 @@ struct RtpSend: ParsableCommand, CommandIO {
             throw CLIError(input, "not sent: " + reader.unreadTracks.joined(separator: "; "),
                            hint: "nalu rtp send carries the video only; --video-only sends it without them", status: 2)
         }
-        let destination = try to.map { try UDPEndpoint(parsing: $0) }
-        let rate = fps?.rational
-        let options = RTPPacketizerOptions(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc,
-                                           packetizationMode: packetizationMode == 0 ? .singleNALUnit : .nonInterleaved,
-                                           aggregates: !noAggregation)
-        let timescale: Int64
-        if let own = reader.timescale {
-            timescale = Int64(own)
-        } else if let rate {
-            timescale = rate.numerator
-        } else {
+        if reader.timescale == nil && fps == nil {
             throw CLIError(input, "an elementary stream has no times", hint: "give its frame rate with --fps, e.g. --fps 25", status: ExitStatus.usage)
         }
-        var sender = try RTPStreamSender(codec: reader.codec, timescale: timescale, parameterSets: reader.outOfBandParameterSets, options: options)
-        guard let first = try reader.nextAccessUnit() else { throw CLIError(input, "no access unit to send", status: ExitStatus.dataError) }
-        let sets = reader.outOfBandParameterSets.isEmpty ? first.parameterSets : reader.outOfBandParameterSets
-        if let sdp {
-            let address = destination?.address ?? "127.0.0.1"
-            let description = SessionDescription(address: address, video: RTPVideoDescription(
-                codec: reader.codec, port: destination?.port ?? 5004, payloadType: UInt8(payloadType), parameterSets: sets,
-                packetizationMode: options.packetizationMode))
-            let sink = try FileSink(path: sdp)
-            try sink.write(Array(description.text.utf8))
-            try sink.commit()
+        let destination = try to.map { try UDPEndpoint(parsing: $0) }
+        let packetizer = RTPPacketizerOptions(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc,
+                                              packetizationMode: packetizationMode == 0 ? .singleNALUnit : .nonInterleaved,
+                                              aggregates: !noAggregation)
+        let transmitter: RTPStreamTransmitter
+        do {
+            transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions(packetizer: packetizer, realtime: realtime, frameRate: fps?.rational))
+        } catch let error as NALUError where error.field == "access unit" {
+            throw CLIError(input, "no access unit to send", status: ExitStatus.dataError)
         }
-        let socket = destination == nil ? nil : try UDPSocket()
-        var dump: RTPDumpWriter<FileSink>?
-        if let rtpdump {
-            dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: destination?.address ?? "127.0.0.1", port: destination?.port ?? 5004)
+        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp)
+        if report.parameterSetChanges > 0 {
+            StandardError.write("nalu: note: the parameter sets changed \(report.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
         }
-        let start = MonotonicClock.now()
-        var unit: CodedAccessUnit? = first
-        var index = 0
-        var firstDecode: Int64?
-        while let current = unit {
-            let (pts, decode) = try times(of: current, index: index, rate: rate, input: input)
-            if firstDecode == nil { firstDecode = decode }
-            let (sinceFirst, overflow) = decode.subtractingReportingOverflow(firstDecode ?? decode)
-            guard !overflow, let decodeNanoseconds = CheckedNumber.rescale(sinceFirst, from: timescale, to: 1_000_000_000) else {
-                throw CLIError(input, "access unit \(current.index): its decoding time \(decode) is out of range", status: ExitStatus.dataError)
-            }
-            if realtime { MonotonicClock.sleep(nanoseconds: start + decodeNanoseconds - MonotonicClock.now()) }
-            for packet in try sender.packets(for: current, pts: pts) {
-                let bytes = packet.bytes
-                if let socket, let destination { try socket.send(bytes, to: destination) }
-                try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, decodeNanoseconds / 1_000_000)))
-            }
-            index += 1
-            unit = try reader.nextAccessUnit()
-        }
-        if let dump { try dump.sink.commit() }
-        if sender.parameterSetChanges > 0 {
-            StandardError.write("nalu: note: the parameter sets changed \(sender.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
-        }
-    }
-
-    /// The presentation and decoding times of `unit` in the sender's timescale: the container's,
-    /// else (an elementary stream) the frame number at `rate`, which needs pictures in
-    /// presentation order.
-    private func times(of unit: CodedAccessUnit, index: Int, rate: Rational?, input: String) throws -> (pts: Int64, decode: Int64) {
-        if let pts = unit.pts { return (pts, unit.dts ?? pts) }
-        guard let rate else { throw CLIError(input, "access unit \(unit.index) has no time", status: ExitStatus.dataError) }
-        if unit.pictureType == .b {
-            throw CLIError(input, "access unit \(unit.index) is a B picture: an elementary stream's presentation order is not known from --fps",
-                           hint: "put it in MP4 first (nalu convert IN -o in.mp4 --fps R) and send that", status: ExitStatus.dataError)
-        }
-        guard let time = CheckedNumber.product(Int64(index), rate.denominator) else {
-            throw CLIError(input, "access unit \(unit.index): its time does not fit 64 bits", status: ExitStatus.dataError)
-        }
-        return (time, time)
     }
 }

@@ -1,13 +1,13 @@
-import NALU
+public import NALU
 import NALUIO
 import NALUMedia
 import NALUMP4
-import NALURTP
+public import NALURTP
 
-/// Where `nalu rtp receive` writes access units: an Annex-B stream, or an MP4 file with their
+/// Where received RTP access units are written (`nalu rtp receive`, `nalu record`): an Annex-B stream, or an MP4 file with their
 /// times (``NALURTP/RTPTimedAccessUnit`` through `MP4Writer.append(_:)`). The SDP's parameter
 /// sets go before the first access unit that lacks them (Annex-B) or into the record (MP4).
-final class ReceivedStreamOutput {
+public final class RTPRecordingOutput {
     private let codec: Codec
     private let path: String
     private let parameterSets: [[UInt8]]
@@ -16,9 +16,12 @@ final class ReceivedStreamOutput {
     private var mp4: (writer: MP4Writer<FileSink>, file: FileSink)?
     private var started = false
     /// Access units not written because no parameter sets had come yet (MP4 needs them for its record).
-    private(set) var skippedBeforeParameterSets = 0
+    public private(set) var skippedBeforeParameterSets = 0
 
-    init(path: String, codec: Codec, parameterSets: [[UInt8]]) throws {
+    /// An output at `path` (`.mp4`/`.mov`: MP4; any other name or `-`: Annex-B) for `codec`,
+    /// with the session description's `parameterSets`. Created through `FileSink` (exclusive
+    /// temporary name, committed by ``finish()``).
+    public init(path: String, codec: Codec, parameterSets: [[UInt8]]) throws {
         self.path = path
         self.codec = codec
         self.parameterSets = parameterSets
@@ -26,7 +29,8 @@ final class ReceivedStreamOutput {
         if !isMP4 { annexB = try FileSink(path: path) }
     }
 
-    func write(_ unit: RTPTimedAccessUnit) throws {
+    /// Writes one access unit with its times.
+    public func write(_ unit: RTPTimedAccessUnit) throws {
         if isMP4 {
             if mp4 == nil {
                 var sets: [[UInt8]] = []
@@ -52,7 +56,9 @@ final class ReceivedStreamOutput {
         try annexB.write(RTPTimedAccessUnit.annexB(unit.accessUnit.nalUnits))
     }
 
-    func finish() throws {
+    /// Finishes the file (MP4: the index) and commits it under its name.
+    /// - Throws: `NALUError` `.missing` when no access unit with parameter sets came.
+    public func finish() throws {
         if let mp4 {
             try mp4.writer.finish()
             try mp4.file.commit()

@@ -1,0 +1,171 @@
+import NALU
+public import NALURTP
+
+/// How RTP comes from an RTSP server (RFC 2326 12.39 `Transport`).
+public enum RTSPTransport: String, Sendable, CaseIterable {
+    /// Interleaved on the RTSP connection (`RTP/AVP/TCP;interleaved=0-1`, RFC 2326 10.12).
+    case tcp
+    /// UDP to a local port (`RTP/AVP;unicast;client_port=…`).
+    case udp
+}
+
+/// What ``RTSPRecording/record(url:to:transport:limits:videoOnly:shouldStop:)`` does.
+public struct RTSPRecordingResult {
+    /// The session description the server gave.
+    public var description: SessionDescription
+    /// Why the reception ended.
+    public var end: RTPReceptionEnd
+    /// What was lost (``RTPRecorder/losses(unparsed:otherMedia:)``); empty: nothing.
+    public var losses: [String]
+    /// The receiver's statistics line.
+    public var summary: String
+    /// Malformed packets (at most 20).
+    public var notes: [String]
+}
+
+/// Records an RTSP server's video to a file: OPTIONS, DESCRIBE, SETUP (TCP interleaved or UDP),
+/// PLAY, GET_PARAMETER keep-alives at half the session timeout, TEARDOWN at the end (a limit,
+/// or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
+public enum RTSPRecording {
+    /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times; else Annex-B).
+    /// - Parameters:
+    ///   - videoOnly: records the video although the session has other streams (audio), which
+    ///     are then not set up; without it, they are reported in ``RTSPRecordingResult/losses``.
+    /// - Throws: the client's `NALUError`s; `.missing` (field `RTSP`) when no packet came within
+    ///   `limits.wait`.
+    public static func record(url: RTSPURL, to path: String, transport: RTSPTransport, limits: RTPReceptionLimits,
+                              videoOnly: Bool, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
+        let client = try RTSPClient(url: url)
+        _ = try? client.options()
+        let (sdp, base) = try client.describe()
+        let description = try SessionDescription(parsing: sdp)
+        let controls = SDPControls(text: sdp)
+        let videoLine = "m=video"
+        let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
+        let recorder = try RTPRecorder(video: description.video, path: path)
+        var socket: UDPSocket?
+        switch transport {
+        case .tcp:
+            _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
+        case .udp:
+            let bound = try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0))
+            guard let port = bound.localPort else { throw NALUError(.io, field: "UDP socket", detail: "no local port") }
+            socket = bound
+            _ = try client.setup(control, transport: "RTP/AVP;unicast;client_port=\(port)-\(UInt32(port) + 1)")
+        }
+        try client.play()
+        let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
+        var lastKeepAlive = MonotonicClock.now()
+        let sendKeepAlive = { () throws -> Void in
+            let now = MonotonicClock.now()
+            if now - lastKeepAlive >= keepAlive {
+                lastKeepAlive = now
+                try client.sendKeepAlive()
+            }
+        }
+        let report: RTPReceptionReport
+        if let socket {
+            var failure: (any Error)?
+            report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, shouldStop: {
+                do { try sendKeepAlive() } catch { failure = error; return true }
+                // Answers to the keep-alives: read and dropped.
+                _ = try? client.nextFrame(timeoutMilliseconds: 0)
+                return shouldStop()
+            }, handle: recorder.handle)
+            if let failure { throw failure }
+        } else {
+            report = try receiveInterleaved(client: client, recorder: recorder, limits: limits, shouldStop: shouldStop, keepAlive: sendKeepAlive)
+        }
+        try? client.teardown()
+        if report.end == .noPacket {
+            throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
+        }
+        try recorder.finish()
+        let others = videoOnly ? [] : description.otherMedia
+        return RTSPRecordingResult(description: description, end: report.end,
+                                   losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
+                                   summary: recorder.summary, notes: recorder.notes)
+    }
+
+    /// The reception loop of interleaved TCP: channel 0 is RTP, channel 1 RTCP (ignored).
+    private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, limits: RTPReceptionLimits, shouldStop: () -> Bool,
+                                           keepAlive: () throws -> Void) throws -> RTPReceptionReport {
+        let start = MonotonicClock.now()
+        var first: Int64?
+        var last = start
+        var unparsed = 0
+        var end = RTPReceptionEnd.stopped
+        while true {
+            if shouldStop() { end = .stopped; break }
+            let now = MonotonicClock.now()
+            if let first, let duration = limits.duration, now - first >= duration { end = .duration; break }
+            if first != nil, now - last >= limits.idle { end = .idle; break }
+            if first == nil, now - start >= limits.wait { end = .noPacket; break }
+            try keepAlive()
+            let next = Result { () throws(NALUError) -> RTSPInterleavedFrame? in try client.nextFrame(timeoutMilliseconds: 20) }
+            if case .failure(let error) = next, first != nil, error.code == .io {
+                // The server ended the session (closed the connection): what came is recorded.
+                end = .endOfFile
+                break
+            }
+            let frame = try next.get()
+            guard let frame else {
+                try recorder.handle(recorder.receiver.advance(to: MonotonicClock.now()))
+                continue
+            }
+            guard frame.channel == 0 else {
+                // RTCP BYE (RFC 3550 6.6) on the RTCP channel: the source left, the stream ended.
+                if frame.channel == 1, first != nil, Self.hasBye(frame.payload) {
+                    end = .endOfFile
+                    break
+                }
+                continue
+            }
+            let arrival = MonotonicClock.now()
+            last = arrival
+            if first == nil { first = arrival }
+            guard let packet = try? RTPPacket(parsing: frame.payload) else {
+                unparsed += 1
+                continue
+            }
+            try recorder.handle(recorder.receiver.receive(packet, arrival: arrival))
+        }
+        try recorder.handle(recorder.receiver.finish())
+        return RTPReceptionReport(end: end, unparsed: unparsed, partialRecords: 0)
+    }
+}
+
+extension RTSPRecording {
+    /// Whether an RTCP compound packet (RFC 3550 6.1) holds a BYE (packet type 203); at most 64
+    /// packets are looked at.
+    static func hasBye(_ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        for _ in 0..<64 {
+            guard offset + 4 <= bytes.count, bytes[offset] >> 6 == 2 else { return false }
+            if bytes[offset + 1] == 203 { return true }
+            offset += ((Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) + 1) * 4
+        }
+        return false
+    }
+}
+
+/// The `a=control` attribute of each `m=` section of an SDP (RFC 2326 C.1.1).
+struct SDPControls {
+    private var sections: [(media: String, control: String?)] = []
+
+    init(text: String) {
+        for raw in text.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).prefix(4096) {
+            let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
+            if line.hasPrefix("m=") {
+                sections.append((String(line), nil))
+            } else if line.hasPrefix("a=control:"), !sections.isEmpty {
+                sections[sections.count - 1].control = String(line.dropFirst("a=control:".count))
+            }
+        }
+    }
+
+    /// The control of the first section whose `m=` line starts with `prefix`.
+    func control(ofFirst prefix: String) -> String? {
+        sections.first { $0.media.hasPrefix(prefix) }?.control
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import NALU
+import NALURTP
+import NALURTPMedia
+
+/// `--transport tcp|udp`.
+enum TransportOption: String, ExpressibleByArgument, CaseIterable {
+    case tcp, udp
+
+    var transport: RTSPTransport { self == .tcp ? .tcp : .udp }
+}
+
+/// `nalu record rtsp://HOST[:PORT]/PATH -o OUT [--duration S] [--transport tcp|udp] [--video-only]`.
+struct RecordCommand: ParsableCommand, CommandIO {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Record an RTSP server's H.264/H.265 video (RFC 2326) into a file: MP4 with the access units' times, or Annex-B.",
+        discussion: """
+        Credentials go in the URL (rtsp://USER:PASSWORD@HOST/PATH; Basic or Digest). SIGINT, SIGTERM or --duration end the \
+        recording: TEARDOWN is sent and the file finished (exit 128 + the signal). Anything lost makes the exit status 2; \
+        a session with an audio stream is refused (exit 2, the audio is not recorded) unless --video-only.
+        """
+    )
+
+    @Argument(help: ArgumentHelp("The stream: rtsp://[USER:PASSWORD@]HOST[:PORT]/PATH.", valueName: "url"))
+    var url: String
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Output: .mp4/.mov (times kept) or an Annex-B stream (any other name).", valueName: "file"))
+    var output: String
+
+    @Option(help: ArgumentHelp("Stop this many seconds after the first packet.", valueName: "seconds"))
+    var duration: Double?
+
+    @Option(help: "How RTP comes: tcp (interleaved on the RTSP connection) or udp.")
+    var transport: TransportOption = .tcp
+
+    @Option(help: ArgumentHelp("Give up when no packet comes within this many seconds.", valueName: "seconds"))
+    var wait: Double = 30
+
+    @Flag(name: .customLong("video-only"), help: "Record the video although the session has other streams (audio), which are not recorded.")
+    var videoOnly = false
+
+    @Flag(help: "Print what was received to standard error.")
+    var verbose = false
+
+    var inputArgument: String? { nil }
+    var inputIsOptional: Bool { false }
+    var outputs: [(option: String, path: String)] { [("-o", output)] }
+    var writesBinary: Bool { true }
+    var example: String { "nalu record rtsp://127.0.0.1:8554/test -o out.mp4 --duration 10" }
+
+    func validate() throws {
+        for (name, value) in [("--duration", duration), ("--wait", wait)] {
+            if let value, !(value > 0 && value <= 86_400 * 7) { throw ValidationError("\(name) must be a positive number of seconds (at most a week).") }
+        }
+        do { _ = try RTSPURL(parsing: url) } catch { throw ValidationError("\(url): \(error)") }
+        let lowered = output.lowercased()
+        if [".ts", ".m2ts", ".mts", ".m3u8", ".mpd"].contains(where: { lowered.hasSuffix($0) }) {
+            throw ValidationError("-o \(output): nalu record writes MP4 (.mp4/.mov) or an Annex-B stream (.h264/.h265), not MPEG-TS or HLS/DASH yet.")
+        }
+    }
+
+    func run() throws {
+        let location = try RTSPURL(parsing: url)
+        Signals.finishOnSignal = true
+        let limits = RTPReceptionLimits(duration: duration.flatMap { CheckedNumber.int64($0 * 1e9) }, idle: 5_000_000_000,
+                                        wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
+        let result = try RTSPRecording.record(url: location, to: output, transport: transport.transport, limits: limits, videoOnly: videoOnly,
+                                              shouldStop: { Signals.stopRequested })
+        if verbose || !result.losses.isEmpty { StandardError.write("nalu: record: \(result.summary)\n") }
+        for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
+        if !result.losses.isEmpty {
+            throw CLIError(output, "written, but " + result.losses.joined(separator: ", "),
+                           hint: videoOnly ? nil : "--video-only records the video alone", status: 2)
+        }
+        if Signals.stopRequested { throw ExitCode(Signals.exitStatus(Signals.received)) }
+    }
+}
