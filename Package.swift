@@ -38,6 +38,8 @@ let package = Package(
         .library(name: "NALUPackager", targets: ["NALUPackager"]),
         .library(name: "NALUDoctor", targets: ["NALUDoctor"]),
         .library(name: "NALURTP", targets: ["NALURTP"]),
+        .library(name: "NALURTPMedia", targets: ["NALURTPMedia"]),
+        .executable(name: "append-clips-sample", targets: ["append-clips-sample"]),
         .executable(name: "transcode-sample", targets: ["transcode-sample"]),
         .executable(name: "export-range-sample", targets: ["export-range-sample"]),
         .executable(name: "thumbnail-sample", targets: ["thumbnail-sample"]),
@@ -70,7 +72,7 @@ let package = Package(
                 "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS",
                 "NALUEncoder", "NALUX264", "NALUX265", "NALUOpenH264",
                 "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUExport", "NALUPackager", "NALUDoctor",
-                "NALURTP",
+                "NALURTP", "NALURTPMedia",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -84,7 +86,7 @@ let package = Package(
         .testTarget(name: "NALUTests", dependencies: ["NALU", "NALUIO", "FuzzHarness"], swiftSettings: strictSettings),
         // The fuzz targets' harnesses (issue 6): Scripts/fuzz.sh compiles them into libFuzzer
         // binaries; the tests replay the regression inputs through them.
-        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALUPackager", "NALUDoctor", "NALURTP"], path: "Fuzz/Harness", swiftSettings: strictSettings),
+        .target(name: "FuzzHarness", dependencies: ["NALU", "NALUEncoder", "NALUMP4", "NALUTS", "NALUIO", "NALUMedia", "NALUDecoder", "NALUPackager", "NALUDoctor", "NALURTP", "NALURTPMedia"], path: "Fuzz/Harness", swiftSettings: strictSettings),
         .testTarget(name: "NALUMP4Tests", dependencies: ["NALUMP4", "NALU", "NALUIO"], swiftSettings: strictSettings),
         .testTarget(name: "NALUCLITests", dependencies: ["nalu", "NALU", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
 
@@ -183,7 +185,7 @@ let package = Package(
         .target(name: "NALUTestSupport", path: "Tests/Support", swiftSettings: strictSettings),
         // Every Swift block of Docs/ and the DocC articles, compiled here or found in Samples/Sources.
         .testTarget(name: "DocSnippetsTests",
-                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager", "NALURTP"],
+                    dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUEncoder", "NALUX264", "NALUAVCodec", "NALUSmartCut", "NALUExport", "NALUPackager", "NALURTP", "NALURTPMedia"],
                     swiftSettings: strictSettings),
 
         // Issue 39 item 5: the packager (HLS/DASH/LL-HLS, live) and the doctor (stream and
@@ -194,31 +196,20 @@ let package = Package(
         .testTarget(name: "NALUDoctorTests", dependencies: ["NALUDoctor", "NALUMedia", "NALU"], swiftSettings: strictSettings),
         // Issue 42: RTP for H.264/H.265 (RFC 6184, RFC 7798), SDP, rtpdump: stdlib and NALU only.
         .target(name: "NALURTP", dependencies: ["NALU"], swiftSettings: strictSettings),
-        .testTarget(name: "NALURTPTests", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMedia", "nalu"], swiftSettings: strictSettings),
+        .testTarget(name: "NALURTPTests", dependencies: ["NALURTP", "NALURTPMedia", "NALU", "NALUIO", "NALUMedia", "nalu"], swiftSettings: strictSettings),
+        // Issue 42, second half: the RTP pipelines as a library (the CLI only parses arguments):
+        // RTPStreamTransmitter (MediaReader → RTP packets, pacing, SDP), RTPRecorder/RTPRecordingOutput
+        // (received access units → Annex-B/MP4) and the RTSP client (RFC 2326/7826).
+        .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
+
+        // Issue 39 item 4: the composition (AVMutableComposition of nalu): `append-clips-sample OUT IN…`
+        // from the public API only, and its tests (the sample against ffprobe and Scripts/avsync.py, the
+        // library's export, cancellation and progress).
+        .executableTarget(name: "append-clips-sample", dependencies: ["NALUExport", "NALUSmartCut"], path: "Samples/AppendClips",
+                          swiftSettings: strictSettings),
+        .testTarget(name: "NALUCompositionTests",
+                    dependencies: ["NALUTestSupport", "NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
+                    swiftSettings: strictSettings),
     ],
     swiftLanguageModes: [.v6]
 )
-
-// Issue 39 item 4: the composition (AVMutableComposition of nalu): `append-clips-sample OUT IN…`
-// from the public API only, and its tests (the sample against ffprobe and Scripts/avsync.py, the
-// library's export, cancellation and progress).
-package.products.append(.executable(name: "append-clips-sample", targets: ["append-clips-sample"]))
-package.targets += [
-    .executableTarget(name: "append-clips-sample", dependencies: ["NALUExport", "NALUSmartCut"], path: "Samples/AppendClips",
-                      swiftSettings: strictSettings),
-    .testTarget(name: "NALUCompositionTests",
-                dependencies: ["NALUTestSupport", "NALUExport", "NALUSmartCut", "NALUMedia", "NALU", "nalu", "append-clips-sample"],
-                swiftSettings: strictSettings),
-]
-
-// Issue 42, second half: the RTP pipelines as a library (the CLI only parses arguments):
-// RTPStreamTransmitter (MediaReader → RTP packets, pacing, SDP), RTPRecorder/RTPRecordingOutput
-// (received access units → Annex-B/MP4) and the RTSP client (RFC 2326/7826).
-package.products.append(.library(name: "NALURTPMedia", targets: ["NALURTPMedia"]))
-package.targets += [
-    .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
-]
-for target in package.targets where ["nalu", "NALURTPTests", "FuzzHarness", "DocSnippetsTests"].contains(target.name) {
-    target.dependencies.append("NALURTPMedia")
-}
-for target in package.targets where target.name == "DocSnippetsTests" { target.dependencies.append("NALURTP") }

@@ -192,7 +192,7 @@ import Glibc
     @Test func usageErrorsExit64InOneStyle() throws {
         let help = try CLIRunner.run(["help", "nosuch"])
         #expect(help.status == 64)
-        #expect(help.stderr.hasPrefix("nalu: error: nosuch: no such subcommand\nhint: one of info, nals, keyframes, convert, extradata, trim, concat, edit, encode, doctor, decode, compare, package, rtp\n"))
+        #expect(help.stderr.hasPrefix("nalu: error: nosuch: no such subcommand\nhint: one of info, nals, keyframes, convert, extradata, trim, concat, edit, encode, doctor, decode, compare, package, rtp, record\n"))
         let unknown = try CLIRunner.run(["nosuch"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.hasPrefix("nalu: error: "))

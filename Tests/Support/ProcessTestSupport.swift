@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What the test targets that run the package's executables share (the export, composition and
 /// samples tests): the repository's paths, built executables, scratch directories and child
