@@ -53,7 +53,9 @@ public struct CarriedTracks {
 /// a caller names them, and fails when ``isLoss`` (audio not asked to be left out, programs not
 /// chosen).
 public struct TracksLeftOut: Sendable, Hashable {
-    /// Other video tracks, and a transport stream's streams that are not audio: a note.
+    /// Other video tracks, and a transport stream's streams that are not audio: no output holds
+    /// them beside its one video track; a loss unless left out on purpose
+    /// (``CarriageLoss/unheld``, ``ExportSettings/dropsTracksNotCarried``).
     public var tracks: [String] = []
     /// Subtitle, timecode and data tracks of an MP4/MOV input not carried: a loss (no option
     /// leaves them out; an MP4 output holds them).

@@ -110,23 +110,21 @@ extension MediaSource {
     /// The tracks or streams an output carrying `carried` leaves out (``tracksLeftOut(carried:noAudio:to:)``)
     /// as a loss — the audio unless `noAudio`, the subtitle, timecode and data tracks, other video
     /// tracks and data streams (``CarriageLoss/unheld``), a transport stream's other programs
-    /// unless a PID chose the one read. The note is `nil` (kept for callers of the tuple).
-    /// `reason` replaces what `target` holds as the words saying why.
+    /// unless a PID chose the one read; `nil` when nothing is lost. `reason` replaces what
+    /// `target` holds as the words saying why.
     public func carriageLoss(carried: Set<UInt32>, noAudio: Bool, to target: CarriageTarget, input: String,
-                             reason: String? = nil) -> (note: String?, loss: CarriageLoss?) {
+                             reason: String? = nil) -> CarriageLoss? {
         let left = tracksLeftOut(carried: carried, noAudio: noAudio, to: target)
         let held = reason ?? left.why
-        guard left.isLoss || !left.tracks.isEmpty else { return (nil, nil) }
+        guard left.isLoss || !left.tracks.isEmpty else { return nil }
         var lost = CarriageLoss(input: input, tracks: left.audio, why: held, programs: left.programs, others: left.others)
         lost.unheld = left.tracks
         if target != .mp4 && !left.others.isEmpty { lost.otherHint = "an MP4 output carries subtitle, timecode and data tracks" }
-        return (nil, lost)
+        return lost
     }
 
     fileprivate func carriage(_ carried: Set<UInt32>, noAudio: Bool, format: CutOutputFormat, input: String, into result: inout CutResult) {
-        let (note, loss) = carriageLoss(carried: carried, noAudio: noAudio, to: format.carriageTarget, input: input)
-        if let note { result.note(note) }
-        result.loss = loss
+        result.loss = carriageLoss(carried: carried, noAudio: noAudio, to: format.carriageTarget, input: input)
     }
 }
 

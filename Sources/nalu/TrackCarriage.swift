@@ -52,9 +52,7 @@ extension MediaSource {
 
     /// Returns the loss among the tracks left out (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
     func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
-        let (note, loss) = carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
-        if let note { StandardError.write("nalu: note: \(note)\n") }
-        return loss
+        carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
     }
 }
 
