@@ -13,6 +13,11 @@ trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$OUT" Tests/Fixtures/fuzz-regressions/rtcp
 CAPTURE=Scripts/rtcp-capture.py
 
+# An 8-second H.264 stream (240 frames at 30 fps, B-frames, a keyframe a second): long enough
+# for RTCP's 5-second report interval (the RTCP interop tests send it in real time).
+ffmpeg -nostdin -y -v error -f lavfi -i testsrc2=size=320x240:rate=30 -t 8 -c:v libx264 -preset veryfast -g 30 -bf 2 \
+    -pix_fmt yuv420p -movflags +faststart Tests/Fixtures/rtcp_avc_8s.mp4
+
 python3 $CAPTURE listen 6001 6 "$TMP/ff" >/dev/null & CAP=$!
 sleep 0.3
 timeout 10 ffmpeg -loglevel error -re -i $IN -map 0:v:0 -c copy -f rtp rtp://127.0.0.1:6000 >/dev/null

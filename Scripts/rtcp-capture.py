@@ -5,6 +5,13 @@ struct only (an independent reading of the bytes, not NALURTP's parser).
   rtcp-capture.py listen PORT SECONDS OUTDIR    write every datagram to OUTDIR/NN.bin, print one
                                                  JSON line per datagram (source port, packets)
   rtcp-capture.py decode FILE...                print the packets of each file as JSON lines
+  rtcp-capture.py relay LISTEN FORWARD SEED PERCENT SECONDS
+                                                 a seeded loss injector between an RTP sender and a
+                                                 receiver on 127.0.0.1: RTP on LISTEN forwarded to
+                                                 FORWARD with PERCENT % of the packets after the
+                                                 first 20 dropped; RTCP between LISTEN+1 and
+                                                 FORWARD+1 relayed both ways unchanged and decoded.
+                                                 Ends at both BYEs or SECONDS; prints one JSON line
 
 Decoded (RFC 3550 6.4.1, 6.4.2, 6.5, 6.6; RFC 4585 6.1, 6.3.1; RFC 5104 4.3.1): SR, RR with
 their report blocks (cumulative lost sign-extended from 24 bits), SDES CNAME, BYE, PLI, FIR.
@@ -67,8 +74,57 @@ def decode(data):
     return packets
 
 
+def relay(listen, forward, seed, percent, seconds):
+    import random
+    import select
+    generator = random.Random(seed)
+    rtp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rtp.bind(("127.0.0.1", listen))
+    rtcp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    rtcp.bind(("127.0.0.1", listen + 1))
+    receiver = ("127.0.0.1", forward + 1)
+    sender = None
+    count, dropped, last_forwarded = 0, [], None
+    to_receiver, to_sender = [], []
+    byes = set()
+    deadline = time.time() + seconds
+    while time.time() < deadline and byes != {"sender", "receiver"}:
+        ready, _, _ = select.select([rtp, rtcp], [], [], 0.1)
+        if rtp in ready:
+            data, _ = rtp.recvfrom(65536)
+            sequence = struct.unpack_from("!H", data, 2)[0]
+            if count >= 20 and generator.random() * 100 < percent:
+                dropped.append(sequence)
+            else:
+                rtp.sendto(data, ("127.0.0.1", forward))
+                last_forwarded = sequence
+            count += 1
+        if rtcp in ready:
+            data, source = rtcp.recvfrom(65536)
+            packets = decode(data)
+            if source == receiver:
+                to_sender.append(packets)
+                if sender:
+                    rtcp.sendto(data, sender)
+                if any(p["type"] == "BYE" for p in packets):
+                    byes.add("receiver")
+            else:
+                sender = source
+                to_receiver.append(packets)
+                rtcp.sendto(data, receiver)
+                if any(p["type"] == "BYE" for p in packets):
+                    byes.add("sender")
+    # Sequence numbers grow without wrapping here (fewer than 65536 packets from a random start
+    # are compared modulo 2^16 against the last one forwarded).
+    before_last = [s for s in dropped if last_forwarded is not None and 0 < (last_forwarded - s) % 65536 < 32768]
+    print(json.dumps({"packets": count, "dropped": len(dropped), "droppedBeforeLast": len(before_last),
+                      "toReceiver": to_receiver, "toSender": to_sender}), flush=True)
+
+
 def main():
-    if sys.argv[1] == "listen":
+    if sys.argv[1] == "relay":
+        relay(int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]))
+    elif sys.argv[1] == "listen":
         port, seconds, folder = int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
         os.makedirs(folder, exist_ok=True)
         sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -44,7 +44,8 @@ public final class RTCPReceiverChannel {
             if session.controlReceived(received.bytes, arrival: now) != nil, destination == nil { destination = received.source }
         }
         if let clock = session.senderClock { receiver.senderClock = clock }
-        if let report = session.reportIfDue(now: now) { send(report) }
+        // Reports wait for the sender's address (its first RTCP).
+        if destination != nil, let report = session.reportIfDue(now: now) { send(report) }
     }
 
     /// Takes the receiver's events: a keyframe request becomes a PLI or FIR.

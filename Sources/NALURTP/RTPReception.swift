@@ -95,7 +95,10 @@ public enum RTPReception {
                     end = .goodbye
                     break
                 }
-                try handle(receiver.advance(to: MonotonicClock.now()))
+                let now = MonotonicClock.now()
+                let events = receiver.advance(to: now)
+                control?.handle(events, now: now)
+                try handle(events)
                 continue
             }
             let arrival = MonotonicClock.now()
