@@ -210,10 +210,21 @@ public final class RTCPSenderChannel {
         if let report = session.reportIfDue(now: now, wallClock: NTPTimestamp.now()) { send(report) }
     }
 
-    /// Reads what waits, then sends the last SR with the BYE.
+    /// Nanoseconds between the last RTP packet and the BYE, RTCP still read meanwhile: a
+    /// receiver that ends at the BYE (ffmpeg's RTP demuxer does) reads the last packets first.
+    public var goodbyeDelay: Int64 = 250_000_000
+
+    /// Reads RTCP for ``goodbyeDelay``, then sends the last SR with the BYE.
     public func finish(now: Int64) {
-        poll(now: now)
-        send(session.goodbye(now: now, wallClock: NTPTimestamp.now()))
+        let deadline = now + max(0, goodbyeDelay)
+        var current = now
+        repeat {
+            poll(now: current)
+            MonotonicClock.sleep(nanoseconds: min(10_000_000, deadline - current))
+            current = MonotonicClock.now()
+        } while current < deadline
+        poll(now: current)
+        send(session.goodbye(now: current, wallClock: NTPTimestamp.now()))
     }
 
     private func send(_ bytes: [UInt8]) {
