@@ -106,4 +106,34 @@ import NALURTP
         session.controlReceived(RTCPCompoundPacket(packets: [.goodbye(RTCPGoodbye(sources: [0x1234]))]).bytes, arrival: 0)
         #expect(session.goodbyeReceived)
     }
+
+    @Test func sdpGivesTheRTCPPortAndTheKeyframeRequest() throws {
+        let text = """
+        v=0\r
+        o=- 0 0 IN IP4 127.0.0.1\r
+        s=-\r
+        c=IN IP4 127.0.0.1\r
+        t=0 0\r
+        m=audio 6000 RTP/AVP 97\r
+        a=rtcp:6009\r
+        a=rtpmap:97 MPEG4-GENERIC/48000/2\r
+        m=video 5004 RTP/AVPF 96\r
+        a=rtpmap:96 H264/90000\r
+        a=rtcp:5011 IN IP4 127.0.0.2\r
+        a=rtcp-fb:96 ccm fir\r
+        a=rtcp-fb:* nack\r
+        a=rtcp-fb:98 nack pli\r
+
+        """
+        let description = try SessionDescription(parsing: text)
+        let rtcp = RTCPDescription(sdp: text, video: description.video)
+        #expect(rtcp.port == 5011 && rtcp.address == "127.0.0.2")
+        #expect(rtcp.feedback == ["ccm fir", "nack"])
+        #expect(rtcp.keyframeRequest == .fullIntraRequest)
+        // Without a=rtcp: the RTP port + 1 (RFC 3550 11); with nack pli offered, PLI.
+        let plain = "v=0\r\no=- 0 0 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=video 5004 RTP/AVPF 96\r\n"
+            + "a=rtpmap:96 H264/90000\r\na=rtcp-fb:96 ccm fir\r\na=rtcp-fb:96 nack pli\r\n"
+        let other = RTCPDescription(sdp: plain, video: try SessionDescription(parsing: plain).video)
+        #expect(other.port == 5005 && other.keyframeRequest == .pictureLossIndication)
+    }
 }
