@@ -17,8 +17,13 @@ public final class RTCPReceiverChannel {
     public private(set) var destination: UDPEndpoint?
     /// Datagrams that could not be sent.
     public private(set) var sendFailures = 0
+    /// Keyframe requests not sent because no RTCP came from the sender (its address unknown).
+    public private(set) var unsentKeyframeRequests = 0
     /// Notes on RTCP that could not be read or sent (at most 20 of each).
-    public var notes: [String] { session.notes + sendNotes }
+    public var notes: [String] {
+        session.notes + sendNotes
+            + (unsentKeyframeRequests == 0 ? [] : ["RTCP: \(unsentKeyframeRequests) keyframe request(s) not sent: no RTCP came from the sender"])
+    }
     private let socket: UDPSocket
     private var sendNotes: [String] = []
 
@@ -50,20 +55,21 @@ public final class RTCPReceiverChannel {
 
     /// Takes the receiver's events: a keyframe request becomes a PLI or FIR.
     public func handle(_ events: [RTPReceiverEvent], now: Int64) {
+        guard events.contains(.keyframeRequest) else { return }
+        guard destination != nil else {
+            unsentKeyframeRequests += 1
+            return
+        }
         if let request = session.keyframeRequest(for: events, now: now) { send(request) }
     }
 
-    /// Sends the last report and the BYE.
+    /// Sends the last report and the BYE (when the sender's address is known).
     public func finish(now: Int64) {
-        send(session.goodbye(now: now))
+        if destination != nil { send(session.goodbye(now: now)) }
     }
 
     private func send(_ bytes: [UInt8]) {
-        guard let destination else {
-            sendFailures += 1
-            if sendNotes.count < 20 { sendNotes.append("RTCP: no sender address to report to (no RTCP came from it)") }
-            return
-        }
+        guard let destination else { return }
         do { try socket.send(bytes, to: destination) } catch {
             sendFailures += 1
             note("\(error)")

@@ -136,4 +136,29 @@ import NALURTP
         let other = RTCPDescription(sdp: plain, video: try SessionDescription(parsing: plain).video)
         #expect(other.port == 5005 && other.keyframeRequest == .pictureLossIndication)
     }
+
+    @Test func keyframeRequestsGoToTheAddressTheSendersRTCPCameFrom() throws {
+        let sender = try UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: 0))
+        let socket = try UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: 0))
+        let port = try #require(socket.localPort)
+        let channel = RTCPReceiverChannel(socket: socket)
+        var receiver = RTPReceiver(options: RTPReceiverOptions(format: RTPPayloadFormat(codec: .h264)))
+        channel.session.packetReceived(Self.packet(1, 0), arrival: 0)
+        // No RTCP from the sender yet: its address is not known, the request is counted, not sent.
+        channel.handle([.keyframeRequest], now: 0)
+        #expect(channel.unsentKeyframeRequests == 1 && channel.session.counts.pictureLossIndications == 0)
+        #expect(channel.notes.contains { $0.contains("1 keyframe request(s) not sent") })
+        let sr = RTCPSenderReport(ssrc: 0x1234, ntpTimestamp: NTPTimestamp.now(), rtpTimestamp: 0, packetCount: 1, octetCount: 1)
+        try sender.send(RTCPCompoundPacket(packets: [.senderReport(sr)]).bytes, to: UDPEndpoint(address: "127.0.0.1", port: port))
+        for _ in 0..<100 where channel.destination == nil {
+            channel.poll(now: 0, receiver: &receiver)
+            MonotonicClock.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(channel.destination == UDPEndpoint(address: "127.0.0.1", port: try #require(sender.localPort)))
+        #expect(receiver.senderClock == RTCPSenderClock(sr))
+        channel.handle([.keyframeRequest], now: 1_000_000_000)
+        let reply = try RTCPCompoundPacket(parsing: try #require(try sender.receive(timeoutMilliseconds: 2000)))
+        #expect(reply.feedback == [RTCPFeedback(senderSSRC: channel.session.ssrc, mediaSSRC: 0x1234, message: .pictureLossIndication)])
+        #expect(reply.reportBlocks.first?.lastSenderReport == sr.ntpTimestamp.middle32)
+    }
 }
