@@ -136,7 +136,9 @@ import NALURTP
         }
     }
 
-    @Test func lossRelayPLIsAndCumulativeLostMatchTheDrops() throws {
+    /// PLI by default; FIR (RFC 5104) when the SDP offers `a=rtcp-fb:96 ccm fir` only.
+    @Test(arguments: ["PLI", "FIR"])
+    func lossRelayKeyframeRequestsAndCumulativeLostMatchTheDrops(request: String) throws {
         let folder = try RTPPeers.folder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let receivePort = try RTPPeers.freePort()
@@ -144,6 +146,7 @@ import NALURTP
         while relayPort == receivePort { relayPort = try RTPPeers.freePort() }
         let sdp = folder.appendingPathComponent("in.sdp")
         try RTPPeers.writeSDP(codec: .h264, port: receivePort, to: sdp)
+        if request == "FIR" { try (String(contentsOf: sdp, encoding: .utf8) + "a=rtcp-fb:96 ccm fir\r\n").write(to: sdp, atomically: true, encoding: .utf8) }
         let relay = try RTPPeers.Running("/usr/bin/python3", [Self.capture, "relay", String(relayPort), String(receivePort), "7", "2", "40"],
                                          folder: folder, name: "relay")
         defer { relay.wait(seconds: 0) }
@@ -168,14 +171,19 @@ import NALURTP
         #expect(last.contains { $0["type"] as? String == "BYE" })
         let block = try #require((last.first { $0["type"] as? String == "RR" }?["reports"] as? [[String: Any]])?.first)
         #expect((block["lost"] as? NSNumber)?.intValue == dropped, "RR cumulative lost \(block) vs \(dropped) dropped")
-        // A PLI after each gap, unless one went less than 200 ms before; the sender counted every one.
-        let plis = toSender.flatMap { $0 }.filter { $0["type"] as? String == "PLI" }.count
+        // A PLI (FIR) after each gap, unless one went less than 200 ms before; the sender counted every one.
+        let plis = toSender.flatMap { $0 }.filter { $0["type"] as? String == request }.count
         let gaps = try #require(Self.count("gaps", in: receiver.output), "\(receiver.output)")
         let suppressed = try #require(Self.count("requests within", in: receiver.output.replacingOccurrences(of: "(", with: " ")))
         #expect(plis > 0)
-        #expect(Self.count("PLI", in: receiver.output) == plis, "\(receiver.output)")
-        #expect(plis + suppressed == gaps, "\(plis) PLIs + \(suppressed) not sent vs \(gaps) gaps")
-        #expect(Self.count("PLI", in: send.output) == plis, "\(send.output)")
+        #expect(Self.count(request, in: receiver.output) == plis, "\(receiver.output)")
+        #expect(plis + suppressed == gaps, "\(plis) \(request)s + \(suppressed) not sent vs \(gaps) gaps")
+        #expect(Self.count(request, in: send.output) == plis, "\(send.output)")
+        if request == "FIR" {
+            // RFC 5104 4.3.1.2: the command sequence number grows by one per new request.
+            let numbers = toSender.flatMap { $0 }.compactMap { ($0["fir"] as? [[NSNumber]])?.first?[1].intValue }
+            #expect(numbers == Array(1...max(1, numbers.count)), "\(numbers)")
+        }
     }
 
     @Test(.enabled(if: RTSPRecordTests.available), arguments: ["udp", "tcp"])
