@@ -9,6 +9,12 @@ public struct RTCPKeyframeRequestEvent: Sendable, Hashable {
     public var kind: RTCPKeyframeRequest
     /// The FIR's command sequence number (`nil` for a PLI).
     public var sequenceNumber: UInt8?
+
+    public init(receiver: UInt32, kind: RTCPKeyframeRequest, sequenceNumber: UInt8? = nil) {
+        self.receiver = receiver
+        self.kind = kind
+        self.sequenceNumber = sequenceNumber
+    }
 }
 
 /// What an ``RTCPSenderSession`` sent and read.
@@ -52,6 +58,9 @@ public final class RTCPSenderSession {
     public private(set) var counts = RTCPSenderCounts()
     /// The latest report block about this sender from each receiver (by the receiver's SSRC).
     public private(set) var receptionReports: [UInt32: RTCPReportBlock] = [:]
+    /// The latest round-trip time to each receiver in nanoseconds (RFC 3550 6.4.1: arrival of
+    /// its report − `LSR` − `DLSR`), when its report echoed one of our SRs.
+    public private(set) var roundTrips: [UInt32: Int64] = [:]
     /// Why RTCP datagrams could not be read (at most 20).
     public private(set) var notes: [String] = []
 
@@ -94,9 +103,9 @@ public final class RTCPSenderSession {
         compound(now: now, wallClock: wallClock, adding: [.goodbye(RTCPGoodbye(sources: [ssrc]))]).bytes
     }
 
-    /// Reads a receiver's RTCP datagram: its report block on this sender is kept, its PLIs and
-    /// new FIRs for this sender returned. A datagram that cannot be read is counted and noted.
-    public func controlReceived(_ datagram: [UInt8]) -> [RTCPKeyframeRequestEvent] {
+    /// Reads a receiver's RTCP datagram, arrived at `wallClock`: its report block on this
+    /// sender is kept (with the round trip), its PLIs and new FIRs for this sender returned. A datagram that cannot be read is counted and noted.
+    public func controlReceived(_ datagram: [UInt8], wallClock: NTPTimestamp = NTPTimestamp.now()) -> [RTCPKeyframeRequestEvent] {
         let compound: RTCPCompoundPacket
         do {
             compound = try RTCPCompoundPacket(parsing: datagram)
@@ -109,9 +118,9 @@ public final class RTCPSenderSession {
         for packet in compound.packets {
             switch packet {
             case .receiverReport(let report):
-                keep(report.reports, from: report.ssrc)
+                keep(report.reports, from: report.ssrc, arrival: wallClock)
             case .senderReport(let report):
-                keep(report.reports, from: report.ssrc)
+                keep(report.reports, from: report.ssrc, arrival: wallClock)
             case .goodbye(let goodbye) where !goodbye.sources.contains(ssrc):
                 counts.goodbyes += 1
             case .feedback(let feedback):
@@ -139,10 +148,15 @@ public final class RTCPSenderSession {
         return requests
     }
 
-    private func keep(_ blocks: [RTCPReportBlock], from receiver: UInt32) {
+    private func keep(_ blocks: [RTCPReportBlock], from receiver: UInt32, arrival: NTPTimestamp) {
         for block in blocks where block.ssrc == ssrc {
             counts.receptionReports += 1
             receptionReports[receiver] = block
+            if block.lastSenderReport != 0 {
+                // In units of 1/65 536 s, modulo 2^32; a negative difference (clocks) is no measure.
+                let units = Int32(bitPattern: arrival.middle32 &- block.lastSenderReport &- block.delaySinceLastSenderReport)
+                if units >= 0 { roundTrips[receiver] = Int64(units) * 1_000_000_000 >> 16 }
+            }
         }
     }
 

@@ -122,6 +122,7 @@ struct RtpSend: ParsableCommand, CommandIO {
             for (source, block) in rtcp.session.receptionReports.sorted(by: { $0.key < $1.key }) {
                 let lost: Int32 = block.cumulativeLost
                 line += "; receiver \(String(source, radix: 16)): fraction lost \(block.fractionLost)/256, cumulative lost \(lost), jitter \(block.jitter)"
+                if let roundTrip = rtcp.session.roundTrips[source] { line += ", round trip \(roundTrip / 1000) µs" }
             }
             StandardError.write(line + "\n")
             for note in rtcp.notes { StandardError.write("nalu: note: \(note)\n") }

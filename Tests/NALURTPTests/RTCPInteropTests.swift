@@ -179,6 +179,9 @@ import NALURTP
         #expect(Self.count(request, in: receiver.output) == plis, "\(receiver.output)")
         #expect(plis + suppressed == gaps, "\(plis) \(request)s + \(suppressed) not sent vs \(gaps) gaps")
         #expect(Self.count(request, in: send.output) == plis, "\(send.output)")
+        // The RRs echo our SRs: a round trip through the relay on loopback, under a second.
+        let roundTrip = try #require(Self.count("µs", in: send.output), "\(send.output)")
+        #expect(roundTrip >= 0 && roundTrip < 1_000_000)
         if request == "FIR" {
             // RFC 5104 4.3.1.2: the command sequence number grows by one per new request.
             let numbers = toSender.flatMap { $0 }.compactMap { ($0["fir"] as? [[NSNumber]])?.first?[1].intValue }

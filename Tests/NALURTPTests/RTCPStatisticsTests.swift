@@ -161,4 +161,26 @@ import NALURTP
         #expect(reply.feedback == [RTCPFeedback(senderSSRC: channel.session.ssrc, mediaSSRC: 0x1234, message: .pictureLossIndication)])
         #expect(reply.reportBlocks.first?.lastSenderReport == sr.ntpTimestamp.middle32)
     }
+
+    @Test func senderReadsReportsKeyframeRequestsAndTheRoundTrip() throws {
+        let session = RTCPSenderSession(ssrc: 7)
+        session.setClock(rtpTimestamp: 1000, at: 0)
+        session.packetSent(payloadBytes: 1200)
+        let sent = try RTCPCompoundPacket(parsing: try #require(session.reportIfDue(now: 500_000_000, wallClock: NTPTimestamp(seconds: 3_900_000_000, fraction: 0))))
+        let sr = try #require(sent.senderReports.first)
+        // 0.5 s after the clock's instant on a 90 kHz clock; the packet counted without its header.
+        #expect(sr.rtpTimestamp == 1000 + 45_000 && sr.packetCount == 1 && sr.octetCount == 1200)
+        #expect(session.reportIfDue(now: 600_000_000, wallClock: sr.ntpTimestamp) == nil)
+        // A receiver's RR echoing the SR after holding it 1 s, arriving 1.25 s after it: 250 ms round trip.
+        let block = RTCPReportBlock(ssrc: 7, fractionLost: 0, cumulativeLost: 2, extendedHighestSequenceNumber: 10, jitter: 5,
+                                    lastSenderReport: sr.ntpTimestamp.middle32, delaySinceLastSenderReport: 65_536)
+        let fir = RTCPFeedback(senderSSRC: 9, mediaSSRC: 0, message: .fullIntraRequest([RTCPFullIntraRequest(ssrc: 7, sequenceNumber: 3)]))
+        let datagram = RTCPCompoundPacket(packets: [.receiverReport(RTCPReceiverReport(ssrc: 9, reports: [block])), .feedback(fir)]).bytes
+        let requests = session.controlReceived(datagram, wallClock: NTPTimestamp(seconds: 3_900_000_001, fraction: 1 << 30))
+        #expect(requests == [RTCPKeyframeRequestEvent(receiver: 9, kind: .fullIntraRequest, sequenceNumber: 3)])
+        #expect(session.receptionReports[9] == block)
+        #expect(abs((session.roundTrips[9] ?? 0) - 250_000_000) < 100_000)
+        // The same FIR again is a retransmission: not a new request.
+        #expect(session.controlReceived(datagram).isEmpty && session.counts.fullIntraRequests == 1)
+    }
 }
