@@ -55,9 +55,8 @@ public final class RTCPReceiverChannel {
 
     /// Takes the receiver's events: a keyframe request becomes a PLI or FIR.
     public func handle(_ events: [RTPReceiverEvent], now: Int64) {
-        guard events.contains(.keyframeRequest) else { return }
         guard destination != nil else {
-            unsentKeyframeRequests += 1
+            unsentKeyframeRequests += events.count { $0 == .keyframeRequest }
             return
         }
         if let request = session.keyframeRequest(for: events, now: now) { send(request) }

@@ -152,10 +152,14 @@ public final class RTCPReceiverSession {
     }
 
     /// The PLI or FIR asking for a keyframe, when `events` hold a keyframe request and none was
-    /// sent in the last ``minimumKeyframeRequestInterval``.
+    /// sent in the last ``minimumKeyframeRequestInterval``: one for all the requests of
+    /// `events` (the others are counted in ``RTCPReceiverCounts/keyframeRequestsSuppressed``).
     public func keyframeRequest(for events: [RTPReceiverEvent], now: Int64) -> [UInt8]? {
-        guard events.contains(.keyframeRequest) else { return nil }
-        return requestKeyframe(now: now)
+        let requests = events.count { $0 == .keyframeRequest }
+        guard requests > 0 else { return nil }
+        let sent = requestKeyframe(now: now)
+        counts.keyframeRequestsSuppressed += requests - 1
+        return sent
     }
 
     /// A compound packet asking for a keyframe (RR, SDES and a PLI or FIR: RFC 4585 3.1), or

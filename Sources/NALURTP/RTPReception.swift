@@ -113,7 +113,9 @@ public enum RTPReception {
             control?.handle(events, now: arrival)
             try handle(events)
         }
-        try handle(receiver.finish())
+        let remaining = receiver.finish()
+        control?.handle(remaining, now: MonotonicClock.now())
+        try handle(remaining)
         control?.finish(now: MonotonicClock.now())
         return RTPReceptionReport(end: end, unparsed: unparsed, partialRecords: 0)
     }

@@ -92,6 +92,10 @@ import NALURTP
         let first = try #require(session.requestKeyframe(now: 100_000_000))
         #expect(session.requestKeyframe(now: 200_000_000) == nil)
         #expect(session.counts.fullIntraRequests == 1 && session.counts.keyframeRequestsSuppressed == 1)
+        // Two requests at once (two gaps released together): one FIR, the other counted as not sent.
+        #expect(session.keyframeRequest(for: [.keyframeRequest, .droppedAccessUnit(timestamp: 0, reason: "packets of it were lost"), .keyframeRequest],
+                                        now: 1_000_000_000) != nil)
+        #expect(session.counts.fullIntraRequests == 2 && session.counts.keyframeRequestsSuppressed == 2)
         let compound = try RTCPCompoundPacket(parsing: first)
         #expect(compound.feedback == [RTCPFeedback(senderSSRC: 0xAAAA, mediaSSRC: 0,
                                                    message: .fullIntraRequest([RTCPFullIntraRequest(ssrc: 0x1234, sequenceNumber: 1)]))])
@@ -99,7 +103,7 @@ import NALURTP
         // 3 expected, 2 received; LSR the middle 32 bits of the SR's NTP; DLSR 50 ms in 1/65536 s.
         #expect(block.cumulativeLost == 1 && block.fractionLost == 85)
         #expect(block.lastSenderReport == sr.ntpTimestamp.middle32 && block.delaySinceLastSenderReport == 3276)
-        let bye = try RTCPCompoundPacket(parsing: session.goodbye(now: 300_000_000))
+        let bye = try RTCPCompoundPacket(parsing: session.goodbye(now: 1_100_000_000))
         #expect(bye.departedSources == [0xAAAA])
         #expect(bye.packets.contains(.sourceDescription(RTCPSourceDescription(ssrc: 0xAAAA, canonicalName: "nalu-test"))))
         // The sender's BYE.
