@@ -49,6 +49,9 @@ public struct RTPAccessUnit: Sendable, Hashable {
     public var isDamaged: Bool
     /// Whether the packet with the marker bit ended it (else the next timestamp did).
     public var endedByMarker: Bool
+    /// Its wall-clock time from the sender's latest RTCP sender report
+    /// (``RTPReceiver/senderClock``, RFC 3550 6.4.1); `nil` before the first one.
+    public var wallClock: NTPTimestamp? = nil
 }
 
 /// Sequence numbers given up on.
@@ -155,6 +158,10 @@ public struct RTPReceiver: Sendable {
 
     /// The SSRC received (the first packet's).
     public var source: UInt32? { ssrc }
+
+    /// The sender's clocks from its latest RTCP sender report (``RTCPReceiverSession`` sets it):
+    /// access units completed after it carry ``RTPAccessUnit/wallClock``.
+    public var senderClock: RTCPSenderClock?
 
     /// Takes one packet received at `arrival` nanoseconds (a monotonic clock) and returns what it
     /// completed. Packets of another payload type or SSRC are counted and dropped.
@@ -286,6 +293,7 @@ public struct RTPReceiver: Sendable {
             return
         }
         statistics.accessUnits += 1
+        current.wallClock = senderClock?.wallClock(of: current.rtpTimestamp)
         events.append(.accessUnit(current))
     }
 }

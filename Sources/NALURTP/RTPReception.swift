@@ -28,6 +28,8 @@ public enum RTPReceptionEnd: Sendable, Hashable {
     case stopped
     /// The rtpdump file ended.
     case endOfFile
+    /// The sender said it left: an RTCP BYE (RFC 3550 6.6).
+    case goodbye
 }
 
 /// What a reception did.
@@ -55,10 +57,13 @@ public struct RTPReceptionReport: Sendable, Hashable {
 /// let report = try RTPReception.receive(from: socket, into: &receiver, limits: RTPReceptionLimits()) { events in … }
 /// ```
 public enum RTPReception {
-    /// Receives from `socket` until a limit is reached or `shouldStop` says so (checked at
-    /// least every 20 ms).
+    /// Receives from `socket` until a limit is reached, `shouldStop` says so (checked at
+    /// least every 20 ms) or, with `control`, the sender's RTCP BYE came (``RTPReceptionEnd/goodbye``).
+    /// - Parameter control: RTCP (RFC 3550 6): the sender's reports read, receiver reports,
+    ///   keyframe requests and a BYE at the end sent; `nil`: none.
     /// - Throws: the socket's ``NALU/NALUError`` (`.io`), and what `handle` throws.
     public static func receive(from socket: UDPSocket, into receiver: inout RTPReceiver, limits: RTPReceptionLimits,
+                               control: RTCPReceiverChannel? = nil,
                                shouldStop: () -> Bool = { false }, handle: ([RTPReceiverEvent]) throws -> Void) throws -> RTPReceptionReport {
         let start = MonotonicClock.now()
         var first: Int64?
@@ -83,8 +88,17 @@ public enum RTPReception {
                 end = .noPacket
                 break
             }
+            control?.poll(now: now, receiver: &receiver)
             guard let datagram = try socket.receive(timeoutMilliseconds: 20) else {
-                try handle(receiver.advance(to: MonotonicClock.now()))
+                // After the sender's BYE, the packets it sent before are read first.
+                if let control, control.session.goodbyeReceived, first != nil {
+                    end = .goodbye
+                    break
+                }
+                let now = MonotonicClock.now()
+                let events = receiver.advance(to: now)
+                control?.handle(events, now: now)
+                try handle(events)
                 continue
             }
             let arrival = MonotonicClock.now()
@@ -94,9 +108,15 @@ public enum RTPReception {
                 unparsed += 1
                 continue
             }
-            try handle(receiver.receive(packet, arrival: arrival))
+            control?.session.packetReceived(packet, arrival: arrival)
+            let events = receiver.receive(packet, arrival: arrival)
+            control?.handle(events, now: arrival)
+            try handle(events)
         }
-        try handle(receiver.finish())
+        let remaining = receiver.finish()
+        control?.handle(remaining, now: MonotonicClock.now())
+        try handle(remaining)
+        control?.finish(now: MonotonicClock.now())
         return RTPReceptionReport(end: end, unparsed: unparsed, partialRecords: 0)
     }
 

@@ -133,6 +133,34 @@ public final class UDPSocket {
         return Array(buffer[0..<count])
     }
 
+    /// The next datagram and the endpoint it came from, waiting at most `timeoutMilliseconds`;
+    /// `nil` on timeout.
+    public func receiveWithSource(timeoutMilliseconds: Int32) throws(NALUError) -> (bytes: [UInt8], source: UDPEndpoint)? {
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&poller, 1, timeoutMilliseconds)
+        if ready < 0 {
+            if errno == EINTR { return nil }
+            throw Self.error("poll")
+        }
+        guard ready > 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let count = buffer.withUnsafeMutableBytes { bytes in
+            withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(descriptor, bytes.baseAddress, bytes.count, 0, $0, &length) }
+            }
+        }
+        guard count >= 0 else {
+            if errno == EINTR || errno == EAGAIN { return nil }
+            throw Self.error("receive")
+        }
+        var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+        var host = address.sin_addr
+        let name = inet_ntop(AF_INET, &host, &text, socklen_t(text.count)) == nil ? "0.0.0.0" : String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (Array(buffer[0..<count]), UDPEndpoint(address: name, port: UInt16(bigEndian: address.sin_port)))
+    }
+
     private static func error(_ what: String) -> NALUError {
         NALUError(.io, field: "UDP socket", detail: "\(what): " + String(cString: strerror(errno)))
     }

@@ -18,6 +18,8 @@ public final class RTPRecorder {
     public var receiver: RTPReceiver
     /// Where the access units are written.
     public let output: RTPRecordingOutput
+    /// The RTCP of the reception (RFC 3550 6), when there is one: its counts go in ``summary``.
+    public var rtcp: RTCPReceiverSession?
     private var times: RTPDecodeTimes
     private var packetNotes: [String] = []
     private var extraNotes: [String] = []
@@ -87,6 +89,7 @@ public final class RTPRecorder {
             + "\(statistics.lost) lost in \(statistics.gaps) gaps, \(statistics.duplicates) duplicates, \(statistics.late) late, "
             + "\(statistics.droppedAccessUnits) access units dropped, \(statistics.damagedAccessUnits) damaged, "
             + "\(statistics.keyframeRequests) keyframe requests, \(statistics.skippedPACI) PACI skipped"
+            + (rtcp.map { "; " + RTPRecorder.rtcpSummary($0) } ?? "")
     }
 
     /// `n thing` or `n things`.

@@ -6,8 +6,12 @@ extension RTPStreamTransmitter {
     /// at `rtpdump` (offsets: the decoding times), after writing the SDP describing it to
     /// `sdp`: what `nalu rtp send` does. Files are written through `FileSink` (exclusive
     /// temporary name, committed at the end). Without a destination the SDP and the rtpdump
-    /// name 127.0.0.1:5004.
-    public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil) throws -> RTPTransmissionReport {
+    /// name 127.0.0.1:5004. With `rtcp`, sender reports go out at the start, about every 5 s
+    /// and with the BYE at the end, and the receivers' reports and keyframe requests are read
+    /// (RFC 3550 6; the RTP clock of the SRs: the first packet's timestamp at the instant it
+    /// is sent).
+    public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil,
+                         rtcp: RTCPSenderChannel? = nil) throws -> RTPTransmissionReport {
         let address = destination?.address ?? "127.0.0.1"
         let port = destination?.port ?? 5004
         if let sdp {
@@ -19,9 +23,18 @@ extension RTPStreamTransmitter {
         var dump: RTPDumpWriter<FileSink>?
         if let rtpdump { dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: address, port: port) }
         let report = try transmit { bytes, offset in
+            if let rtcp, bytes.count >= RTPPacket.fixedHeaderSize {
+                let now = MonotonicClock.now()
+                if rtcp.session.counts.senderReports == 0, let first = try? RTPPacket(parsing: bytes) {
+                    rtcp.session.setClock(rtpTimestamp: first.timestamp, at: now)
+                }
+                rtcp.poll(now: now)
+                rtcp.session.packetSent(payloadBytes: bytes.count - RTPPacket.fixedHeaderSize)
+            }
             if let socket, let destination { try socket.send(bytes, to: destination) }
             try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, offset / 1_000_000)))
         }
+        rtcp?.finish(now: MonotonicClock.now())
         if let dump { try dump.sink.commit() }
         return report
     }

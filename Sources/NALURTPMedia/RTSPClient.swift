@@ -153,6 +153,16 @@ public final class RTSPClient {
         }
     }
 
+    /// Sends `payload` as an interleaved frame on `channel` (RFC 2326 10.12: `$`, channel,
+    /// 16-bit length, data), e.g. RTCP on the RTCP channel.
+    /// - Throws: `NALUError`: `.tooLarge` for a payload over 65 535 bytes; `.io` for the connection.
+    public func sendInterleaved(channel: UInt8, _ payload: [UInt8]) throws(NALUError) {
+        guard let length = UInt16(exactly: payload.count) else {
+            throw NALUError(.tooLarge, field: "RTSP interleaved frame", detail: "\(payload.count) bytes; at most 65535")
+        }
+        try connection.send([UInt8(ascii: "$"), channel, UInt8(length >> 8), UInt8(length & 0xFF)] + payload)
+    }
+
     private var sessionHeaders: [(String, String)] { session.map { [("Session", $0)] } ?? [] }
 
     private enum Message {

@@ -43,14 +43,18 @@ public enum RTSPRecording {
         let videoLine = "m=video"
         let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
         let recorder = try RTPRecorder(video: description.video, path: path)
+        let rtcp = RTCPReceiverSession(keyframeRequest: RTCPDescription(sdp: sdp, video: description.video).keyframeRequest)
+        recorder.rtcp = rtcp
         var socket: UDPSocket?
+        var rtcpChannel: RTCPReceiverChannel?
         switch transport {
         case .tcp:
             _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
         case .udp:
-            let bound = try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0))
+            let (bound, rtcpSocket) = try bindPortPair()
             guard let port = bound.localPort else { throw NALUError(.io, field: "UDP socket", detail: "no local port") }
             socket = bound
+            rtcpChannel = RTCPReceiverChannel(socket: rtcpSocket, session: rtcp)
             _ = try client.setup(control, transport: "RTP/AVP;unicast;client_port=\(port)-\(UInt32(port) + 1)")
         }
         try client.play()
@@ -66,7 +70,7 @@ public enum RTSPRecording {
         let report: RTPReceptionReport
         if let socket {
             var failure: (any Error)?
-            report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, shouldStop: {
+            report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
                 do { try sendKeepAlive() } catch { failure = error; return true }
                 // Answers to the keep-alives: read and dropped.
                 _ = try? client.nextFrame(timeoutMilliseconds: 0)
@@ -74,7 +78,8 @@ public enum RTSPRecording {
             }, handle: recorder.handle)
             if let failure { throw failure }
         } else {
-            report = try receiveInterleaved(client: client, recorder: recorder, limits: limits, shouldStop: shouldStop, keepAlive: sendKeepAlive)
+            report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, limits: limits, shouldStop: shouldStop,
+                                            keepAlive: sendKeepAlive)
         }
         try? client.teardown()
         if report.end == .noPacket {
@@ -88,8 +93,12 @@ public enum RTSPRecording {
     }
 
     /// The reception loop of interleaved TCP: channel 0 is RTP, channel 1 RTCP (ignored).
-    private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, limits: RTPReceptionLimits, shouldStop: () -> Bool,
-                                           keepAlive: () throws -> Void) throws -> RTPReceptionReport {
+    private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, rtcp: RTCPReceiverSession, limits: RTPReceptionLimits,
+                                           shouldStop: () -> Bool, keepAlive: () throws -> Void) throws -> RTPReceptionReport {
+        // RTCP on channel 1 (RFC 2326 10.12): receiver reports and keyframe requests sent there;
+        // a failure to send is not the recording's.
+        let sendControl = { (bytes: [UInt8]?) in if let bytes { try? client.sendInterleaved(channel: 1, bytes) } }
+        defer { sendControl(rtcp.goodbye(now: MonotonicClock.now())) }
         let start = MonotonicClock.now()
         var first: Int64?
         var last = start
@@ -113,7 +122,12 @@ public enum RTSPRecording {
                 try recorder.handle(recorder.receiver.advance(to: MonotonicClock.now()))
                 continue
             }
+            sendControl(rtcp.reportIfDue(now: MonotonicClock.now()))
             guard frame.channel == 0 else {
+                if frame.channel == 1 {
+                    rtcp.controlReceived(frame.payload, arrival: MonotonicClock.now())
+                    if let clock = rtcp.senderClock { recorder.receiver.senderClock = clock }
+                }
                 // RTCP BYE (RFC 3550 6.6) on the RTCP channel: the source left, the stream ended.
                 if frame.channel == 1, first != nil, Self.hasBye(frame.payload) {
                     end = .endOfFile
@@ -128,7 +142,10 @@ public enum RTSPRecording {
                 unparsed += 1
                 continue
             }
-            try recorder.handle(recorder.receiver.receive(packet, arrival: arrival))
+            rtcp.packetReceived(packet, arrival: arrival)
+            let events = recorder.receiver.receive(packet, arrival: arrival)
+            sendControl(rtcp.keyframeRequest(for: events, now: arrival))
+            try recorder.handle(events)
         }
         try recorder.handle(recorder.receiver.finish())
         return RTPReceptionReport(end: end, unparsed: unparsed, partialRecords: 0)
@@ -136,6 +153,21 @@ public enum RTSPRecording {
 }
 
 extension RTSPRecording {
+    /// A UDP socket on an even port and one on the next (RTP and RTCP, RFC 3550 11), the
+    /// system picking the ports (at most 20 tries).
+    static func bindPortPair() throws(NALUError) -> (rtp: UDPSocket, rtcp: UDPSocket) {
+        for _ in 0..<20 {
+            let probe = try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0))
+            guard let port = probe.localPort, port > 1, port < UInt16.max else { continue }
+            if port % 2 == 0 {
+                if let rtcp = try? UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: port + 1)) { return (probe, rtcp) }
+            } else if let rtp = try? UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: port - 1)) {
+                return (rtp, probe)
+            }
+        }
+        throw NALUError(.io, field: "UDP socket", detail: "no free pair of ports for RTP and RTCP")
+    }
+
     /// Whether an RTCP compound packet (RFC 3550 6.1) holds a BYE (packet type 203); at most 64
     /// packets are looked at.
     static func hasBye(_ bytes: [UInt8]) -> Bool {

@@ -68,6 +68,7 @@ struct RecordCommand: ParsableCommand, CommandIO {
         let result = try RTSPRecording.record(url: location, to: output, transport: transport.transport, limits: limits, videoOnly: videoOnly,
                                               shouldStop: { Signals.stopRequested })
         if verbose || !result.losses.isEmpty { StandardError.write("nalu: record: \(result.summary)\n") }
+        if verbose { StandardError.write("nalu: record: ended by \(result.end)\n") }
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
         if !result.losses.isEmpty {
             throw CLIError(output, "written, but " + result.losses.joined(separator: ", "),

@@ -56,6 +56,9 @@ struct RtpReceive: ParsableCommand, CommandIO {
     @Flag(help: "Print what was received to standard error.")
     var verbose = false
 
+    @Flag(name: .customLong("no-rtcp"), help: "Send and read no RTCP (by default it runs on the SDP's a=rtcp port or the RTP port + 1).")
+    var noRTCP = false
+
     var inputArgument: String? { nil }
     var inputIsOptional: Bool { false }
     var outputs: [(option: String, path: String)] { [("-o", output)] }
@@ -83,7 +86,14 @@ struct RtpReceive: ParsableCommand, CommandIO {
             Signals.finishOnSignal = true // SIGINT/SIGTERM end the reception: what came is written and the file committed.
             let limits = RTPReceptionLimits(duration: durationNanoseconds, idle: CheckedNumber.int64(idle * 1e9) ?? Int64.max,
                                             wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
-            report = try recorder.receive(on: endpoint, limits: limits, shouldStop: { Signals.stopRequested })
+            if noRTCP {
+                report = try recorder.receive(on: endpoint, limits: limits, shouldStop: { Signals.stopRequested })
+            } else {
+                let rtcp = try RTCPDescription(readingFile: sdp, video: video)
+                let control = RTCPReceiverChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: endpoint.address, port: rtcp.port)),
+                                                  session: RTCPReceiverSession(keyframeRequest: rtcp.keyframeRequest))
+                report = try recorder.receive(on: endpoint, control: control, limits: limits, shouldStop: { Signals.stopRequested })
+            }
             if report.end == .noPacket { throw CLIError("\(endpoint)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput) }
         }
         try recorder.finish()

@@ -53,6 +53,12 @@ struct RtpSend: ParsableCommand, CommandIO {
     @Flag(name: .customLong("video-only"), help: "Send the video although the input has other tracks (audio, subtitles), which are not sent.")
     var videoOnly = false
 
+    @Flag(name: .customLong("no-rtcp"), help: "Send no RTCP (by default sender reports go to the port + 1 and receiver reports are read there).")
+    var noRTCP = false
+
+    @Flag(help: "Print what RTCP said (receiver reports, keyframe requests) to standard error.")
+    var verbose = false
+
     var outputs: [(option: String, path: String)] {
         [("--sdp", sdp), ("--rtpdump", rtpdump)].compactMap { item in item.1.map { (item.0, $0) } }
     }
@@ -93,9 +99,37 @@ struct RtpSend: ParsableCommand, CommandIO {
         } catch let error as NALUError where error.field == "access unit" {
             throw CLIError(input, "no access unit to send", status: ExitStatus.dataError)
         }
-        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp)
+        var rtcp: RTCPSenderChannel?
+        if let destination, !noRTCP, destination.port < UInt16.max {
+            rtcp = RTCPSenderChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0)),
+                                     destination: UDPEndpoint(address: destination.address, port: destination.port + 1),
+                                     session: RTCPSenderSession(ssrc: ssrc))
+        }
+        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, rtcp: rtcp)
+        if let rtcp { reportRTCP(rtcp) }
         if report.parameterSetChanges > 0 {
             StandardError.write("nalu: note: the parameter sets changed \(report.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
+        }
+    }
+
+    /// RTCP on standard error: with --verbose what came back; keyframe requests always (a file
+    /// cannot make a keyframe: they are not served).
+    private func reportRTCP(_ rtcp: RTCPSenderChannel) {
+        let counts = rtcp.session.counts
+        if verbose {
+            var line = "nalu: rtp send: RTCP: \(counts.senderReports) sender reports sent, \(counts.receptionReports) reception reports read, "
+                + "\(counts.pictureLossIndications) PLI, \(counts.fullIntraRequests) FIR, \(counts.negativeAcknowledgements) NACK, \(counts.goodbyes) BYE"
+            for (source, block) in rtcp.session.receptionReports.sorted(by: { $0.key < $1.key }) {
+                let lost: Int32 = block.cumulativeLost
+                line += "; receiver \(String(source, radix: 16)): fraction lost \(block.fractionLost)/256, cumulative lost \(lost), jitter \(block.jitter)"
+                if let roundTrip = rtcp.session.roundTrips[source] { line += ", round trip \(roundTrip / 1000) µs" }
+            }
+            StandardError.write(line + "\n")
+            for note in rtcp.notes { StandardError.write("nalu: note: \(note)\n") }
+        }
+        if rtcp.keyframeRequests > 0 {
+            StandardError.write("nalu: note: \(rtcp.keyframeRequests) keyframe request(s) (PLI/FIR) came back; a file cannot make keyframes: "
+                                + "the stream went on as it is\n")
         }
     }
 }
