@@ -48,6 +48,9 @@ public final class Concatenator {
     /// Asked before each input and each NAL unit of a write: `true` stops it with
     /// `CancellationError` (the caller discards its output).
     public var isCancelled: (@Sendable () -> Bool)?
+    /// Told at each input's turn how many pictures the inputs before it wrote (the joined audio
+    /// of transport stream inputs places each input's frames from it).
+    private var inputBegins: ((_ position: Int, _ picturesBefore: Int) -> Void)?
 
     /// Opens every input once, in turn, and checks they share a codec.
     /// - Parameter options: per input (`options[i]` for `paths[i]`), or one for all when it has one
@@ -166,6 +169,7 @@ public final class Concatenator {
         var lastReport: MediaSinkReport?
         for position in inputs.indices {
             timing?.begin(position)
+            inputBegins?(position, report.pictures.reduce(0, +))
             // Opened now, closed at the end of its turn.
             let source = try open(position)
             let sink = try sinkFor(position, source)
@@ -230,6 +234,12 @@ public final class Concatenator {
             options.frameRate = firstFrameRate
         }
         if let movieTimescale { options.movieTimescale = movieTimescale }
+        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``), in the 90 kHz movie timescale.
+        let streams = audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : []
+        if !streams.isEmpty {
+            options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+            options.passthroughTracks = streams.map { ConcatTransportStreamInputMP4Feeder.track($0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale) }
+        }
         if let joined {
             // Every joined track's edit in the movie timescale (a multiple of the video's and
             // the first sound track's media timescales).
@@ -255,6 +265,15 @@ public final class Concatenator {
                 for other in trackFeeders { try other.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
+        let streamFeeders = streams.enumerated().map {
+            ConcatTransportStreamInputMP4Feeder($1, track: $0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale)
+        }
+        if !streamFeeders.isEmpty {
+            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                for feeder in streamFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
+            }
+        }
+        defer { inputBegins = nil }
         var report = try write(timing: timing) { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
@@ -264,6 +283,11 @@ public final class Concatenator {
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
         report.audioTracksJoined = feeders.count
+        if !streamFeeders.isEmpty {
+            report.audioJoined = streamFeeders.reduce(0) { $0 + $1.appended }
+            report.audioTracksJoined = streamFeeders.count
+            report.audioFramesDroppedAtJoins = streamFeeders.map(\.dropped)
+        }
         report.audioNotJoined = reason
         report.tracksJoined = joinsTracks ? others.map { $0.descriptions.map(\.trackID) } ?? [] : []
         report.tracksNotJoined = others != nil && !joinsTracks ? "the output is timed at a frame rate" : othersReason
@@ -317,6 +341,14 @@ public final class Concatenator {
                 feeders.append(feeder)
             }
         }
+        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``).
+        var streamFeeders: [ConcatTransportStreamInputAudioFeeder] = []
+        for stream in audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : [] {
+            let feeder = ConcatTransportStreamInputAudioFeeder(stream, muxerStream: try sink.muxer.addAudio(try stream.first.transportStreamStream()))
+            feeder.attach(to: sink.muxer)
+            streamFeeders.append(feeder)
+        }
+        defer { inputBegins = nil }
         var report = try write(timing: origin == nil ? nil : timing) { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
@@ -325,6 +357,11 @@ public final class Concatenator {
         }
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.pushed }
         report.audioTracksJoined = feeders.count
+        if !streamFeeders.isEmpty {
+            report.audioJoined = streamFeeders.reduce(0) { $0 + $1.pushed }
+            report.audioTracksJoined = streamFeeders.count
+            report.audioFramesDroppedAtJoins = streamFeeders.map(\.dropped)
+        }
         report.audioNotJoined = reason
         return report
     }
@@ -389,6 +426,9 @@ public struct ConcatReport: Sendable {
     public var audioTracksJoined = 0
     /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
     public var audioNotJoined: String?
+    /// Transport stream inputs: each joined stream's frames left out where one input's audio
+    /// overlapped the next's by more than half a frame (``ConcatTransportStreamAudio``).
+    public var audioFramesDroppedAtJoins: [Int] = []
     /// MP4 output: the first input's subtitle, timecode and data tracks joined (their
     /// track_IDs; every input had the same, ``ConcatTracks``), and why they were not, when some
     /// input has them.
@@ -406,5 +446,21 @@ public struct ConcatReport: Sendable {
             guard let rate, rate.reduced != output else { return nil }
             return position
         }
+    }
+}
+
+extension Concatenator {
+    /// The joined audio streams of transport stream inputs (``ConcatTransportStreamAudio``),
+    /// each input's turn wired to place its frames: empty unless every input is MPEG-TS and
+    /// some has audio; empty with `reason` set when their audio cannot be joined.
+    fileprivate func planTransportStreamAudio(frameRate: Rational?, reason: inout String?) throws -> [ConcatTransportStreamAudioStream] {
+        guard inputs.allSatisfy({ $0.container.isTransportStream }), inputs.contains(where: \.hasAudio) else { return [] }
+        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, frameRate: frameRate ?? firstFrameRate) {
+            try open($0, keeping: true)
+        }
+        reason = why
+        guard let join else { return [] }
+        inputBegins = { join.begin($0, picturesBefore: $1) }
+        return join.first.indices.map { join.stream($0) }
     }
 }
