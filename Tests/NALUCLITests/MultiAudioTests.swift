@@ -99,4 +99,83 @@ import Testing
             #expect(abs(shift) <= 5, "\(name), stream \(index): A/V \(shift) ms")
         }
     }
+
+    /// Two pieces of `name` cut by ffmpeg as a user would (`-t 2` and `-ss 2`, `-c copy -f mpegts`).
+    static func ffmpegPieces(_ name: String, in scratch: Scratch) throws -> [String] {
+        let source = Self.clip(name)
+        let first = scratch.file("a.ts"), second = scratch.file("b.ts")
+        for (path, range) in [(first, ["-i", source, "-t", "2"]), (second, ["-ss", "2", "-i", source])] {
+            let made = try runTool("ffmpeg", ["-nostdin", "-v", "error"] + range + ["-map", "0", "-c", "copy", "-f", "mpegts", path])
+            #expect(made.status == 0, "\(made.stderr)")
+        }
+        return [first, second]
+    }
+
+    /// `nalu concat` of two ffmpeg cuts of a transport stream (three AAC streams; AC-3 + Layer II)
+    /// into MPEG-TS and MP4 joins every audio stream with its language, as `ffmpeg -f concat`
+    /// does: each piece's audio stays with its pictures (A/V by content ≤ 25 ms in both pieces,
+    /// each stream), every packet of the source is there byte for byte, the first piece's
+    /// packets all and in order, then the second's — but those that start inside the first
+    /// piece's audio (ffmpeg's `-t 2` keeps two pictures past 2 s, and the audio with them, which
+    /// the second piece has again), counted in the note; ffmpeg's concat keeps those twice. GStreamer
+    /// plays every picture (as many as ffprobe counts) and decodes each stream as long as its packets last.
+    @Test(arguments: [("three_aac.ts", "ts"), ("three_aac.ts", "mp4"), ("ts_ac3_mp2.ts", "ts"), ("ts_ac3_mp2.ts", "mp4")])
+    func concatJoinsTransportStreamAudio(name: String, ext: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let pieces = try Self.ffmpegPieces(name, in: scratch)
+        let output = scratch.file("joined.\(ext)")
+        let run = try CLIRunner.run(["concat"] + pieces + ["-o", output])
+        #expect(run.status == 0, "\(run.stderr)")
+        let expected = try AudioCarriageTests.audio(source)
+        let cuts = try pieces.map { try AudioCarriageTests.audio($0) }
+        let got = try AudioCarriageTests.audio(output)
+        #expect(got.map(\.codec) == expected.map { ext == "mp4" && $0.codec == "mp2" ? "mp3" : $0.codec }, "\(got)")
+        #expect(got.map(\.language) == expected.map(\.language))
+        try #require(got.count == expected.count)
+        var dropped: [Int] = []
+        for (index, have) in got.enumerated() {
+            let (a, b) = (cuts[0][index].packets, cuts[1][index].packets)
+            // Every source packet, the first piece whole, then the second's last ones.
+            #expect(Set(have.packets) == Set(expected[index].packets), "\(name) → \(ext), stream \(index): not every source packet")
+            #expect(Array(have.packets.prefix(a.count)) == a, "\(name) → \(ext), stream \(index): the first piece's packets differ")
+            let rest = have.packets.count - a.count
+            #expect(rest > 0 && rest <= b.count && Array(have.packets.suffix(rest)) == Array(b.suffix(rest)),
+                    "\(name) → \(ext), stream \(index): the second piece's packets differ")
+            // Only what the pieces both have is left out.
+            dropped.append(a.count + b.count - have.packets.count)
+            #expect(dropped[index] <= Set(a).intersection(b).count, "\(name) → \(ext), stream \(index): \(have.packets.count) packets of \(a.count) + \(b.count)")
+            for at in [1.0, 3.0] {
+                let shift = try Self.shift(source, output, at: at, audio: index)
+                #expect(abs(shift) <= 25, "\(name) → \(ext), stream \(index) at \(at) s: A/V \(shift) ms")
+            }
+        }
+        if dropped.contains(where: { $0 > 0 }) {
+            #expect(run.stderr.contains("\(dropped.reduce(0, +)) audio frames (\(dropped.map(String.init).joined(separator: ", ")) by stream)"), "\(run.stderr)")
+        }
+        // GStreamer: every picture, and each stream decoded as long as its frames.
+        let pictures = try AudioCarriageTests.packetTimes(output, "v:0").count
+        #expect(try GStreamerPictures.shown(output).count == pictures && pictures == 102, "\(pictures) pictures")
+        let decoded = try AudioCarriageTests.gstreamerSeconds(output, streams: got.count)
+        for (index, seconds) in decoded.enumerated() {
+            let frame = got[index].codec == "ac3" ? 0.032 : got[index].codec == "aac" ? 1024.0 / 48_000 : 0.024
+            #expect(abs(seconds - Double(got[index].packets.count) * frame) < 0.1, "\(name) → \(ext), stream \(index): GStreamer decodes \(seconds) s")
+        }
+    }
+
+    /// Transport stream inputs whose audio streams differ in number: the video is joined, the
+    /// exit status 2 says why the audio is not (nothing joined in part); `--no-audio` exit 0.
+    @Test func concatNamesTransportStreamAudioItCannotJoin() throws {
+        let scratch = try Scratch()
+        let first = try Self.ffmpegPieces("three_aac.ts", in: scratch)[0]
+        let other = scratch.file("other.ts")
+        #expect(try runTool("ffmpeg", ["-nostdin", "-v", "error", "-ss", "2", "-i", Self.clip("ts_ac3_mp2.ts"), "-map", "0", "-c", "copy", "-f", "mpegts", other]).status == 0)
+        let output = scratch.file("joined.ts")
+        let run = try CLIRunner.run(["concat", first, other, "-o", output])
+        #expect(run.status == 2, "\(run.stderr)")
+        #expect(run.stderr.contains("it is not joined (\(other) has 2 audio streams, \(first) has 3)"), "\(run.stderr)")
+        #expect(try AudioCarriageTests.packetTimes(output, "v:0").count == 102)
+        let silent = try CLIRunner.run(["concat", first, other, "--no-audio", "-o", output])
+        #expect(silent.status == 0, "\(silent.stderr)")
+    }
 }
