@@ -65,11 +65,11 @@ public final class Packager {
                 // The audio goes into the first rendition's program; each other rendition is video only.
                 var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
                 if index == 0, !options.dropsAudio {
-                    // One audio stream goes with the video in MPEG-TS segments: the others are named.
+                    // Every audio track a transport stream carries goes with the video; the others (PCM, …) are named.
                     let sound = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
-                    let carried = audioCodecs == nil ? nil : try source.transportStreamAudioTracks().first?.reader.track.trackID
-                    for other in sound where other.track.trackID != carried {
-                        notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry one audio track (fmp4 segments give each its rendition)")
+                    let carried = Set(try source.transportStreamAudioTracks().map(\.reader.track.trackID))
+                    for other in sound where !carried.contains(other.track.trackID) {
+                        notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry AAC, AC-3 and MPEG audio")
                     }
                 }
                 if options.checksAlignment, let reference = video.first {

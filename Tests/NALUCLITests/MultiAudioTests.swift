@@ -178,4 +178,44 @@ import Testing
         let silent = try CLIRunner.run(["concat", first, other, "--no-audio", "-o", output])
         #expect(silent.status == 0, "\(silent.stderr)")
     }
+
+    /// `package --segment-type ts` carries every audio track of the input in the video's MPEG-TS
+    /// segments, each its own stream with its language (ISO 639 descriptor), as ffmpeg's hls
+    /// muxer does (`-map 0 -c copy -f hls -hls_segment_type mpegts`): exit 0, CODECS naming each
+    /// coding, each stream the source's packets byte for byte and in sync by content (≤ 5 ms),
+    /// `nalu doctor` content, GStreamer playing every picture through the playlist.
+    @Test(arguments: [("three_audio.mov", ["aac", "ac3", "mp2"], ["eng", "fra", "spa"], "mp4a.40.2,ac-3,mp4a.6B"),
+                      ("ts_ac3_mp2.ts", ["ac3", "mp2"], ["eng", "fra"], "ac-3,mp4a.6B"),
+                      ("three_aac.mp4", ["aac", "aac", "aac"], ["eng", "fra", "deu"], "mp4a.40.2")] as [(String, [String], [String?], String)])
+    func packageTransportStreamSegmentsCarryEveryAudioTrack(name: String, codecs: [String], languages: [String?], codecString: String) throws {
+        let scratch = try Scratch()
+        let source = Self.clip(name)
+        let folder = scratch.file("package")
+        let run = try CLIRunner.run(["package", source, "-o", folder, "--hls", "--segment-type", "ts"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr == "", "\(run.stderr)")
+        let master = try String(contentsOfFile: folder + "/master.m3u8", encoding: .utf8)
+        #expect(master.contains("CODECS=\"avc1.64000c,\(codecString)\""), "\(master)")
+        // ffmpeg's hls muxer carries as many audio streams in its segments.
+        let reference = scratch.file("ffmpeg")
+        try FileManager.default.createDirectory(atPath: reference, withIntermediateDirectories: true)
+        let made = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", source, "-map", "0:v", "-map", "0:a", "-c", "copy", "-f", "hls",
+                                          "-hls_segment_type", "mpegts", "-hls_time", "2", "-hls_segment_filename", reference + "/s%d.ts", reference + "/out.m3u8"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let theirs = try AudioCarriageTests.audio(reference + "/out.m3u8")
+        let expected = try AudioCarriageTests.audio(source)
+        let got = try AudioCarriageTests.audio(folder + "/master.m3u8")
+        #expect(got.map(\.codec) == codecs && theirs.map(\.codec) == codecs, "\(got) (ffmpeg: \(theirs))")
+        // The languages, in the segments' program map.
+        #expect(try AudioCarriageTests.audio(folder + "/v0_00001.ts").map(\.language) == languages)
+        try #require(got.count == expected.count)
+        for (index, (have, want)) in zip(got, expected).enumerated() {
+            #expect(have.packets == want.packets, "\(name), stream \(index): \(have.packets.count) packets, the source \(want.packets.count)")
+            let shift = try Self.shift(source, folder + "/master.m3u8", at: 2, audio: index)
+            #expect(abs(shift) <= 5, "\(name), stream \(index): A/V \(shift) ms")
+        }
+        let doctor = try CLIRunner.run(["doctor", folder])
+        #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+        #expect(try GStreamerPictures.shown(folder + "/master.m3u8").count == 100)
+    }
 }
