@@ -60,6 +60,8 @@ public final class ConcatTransportStreamAudio {
                 return (nil, "\(source.path) is not MPEG-TS")
             }
             let audio = program.otherStreams.filter(\.isAudio)
+            // Each stream is read by a pass of its own: a pipe cannot be read again.
+            if !audio.isEmpty, source.path == "-" { return (nil, "standard input's audio cannot be read again: give it as a file") }
             let readers = try source.transportStreamAudioStreams()
             guard readers.count == audio.count else {
                 let unread = audio.filter { stream in !readers.contains { $0.pid == stream.pid } }.map(\.description)
@@ -302,17 +304,18 @@ public final class ConcatTransportStreamInputMP4Feeder {
             following = nil
         }
         guard decodeTime == nil, let firstTime else { return }
-        // Where the first frame presents against the first picture (90 kHz).
+        // Where the first frame presents against the first picture (90 kHz); times past 63 bits
+        // (a malformed stream's) give an edit of 0, never a trap.
         let media = max(0, time)
         var edits: [MP4EditListEntry] = []
         var mediaTime: Int64 = 0
-        var presented = media &* movieScale / rate
         if firstTime > 0 {
-            edits.append(MP4EditListEntry(segmentDuration: UInt64(firstTime &* movieScale / 90_000), mediaTime: -1))
+            let delay = CheckedNumber.rescale(firstTime, from: 90_000, to: movieScale) ?? 0
+            edits.append(MP4EditListEntry(segmentDuration: UInt64(max(0, delay)), mediaTime: -1))
         } else if firstTime < 0 {
-            mediaTime = min(media, (0 &- firstTime) &* rate / 90_000)
-            presented = (media &- mediaTime) &* movieScale / rate
+            mediaTime = min(media, max(0, CheckedNumber.rescale(0 &- firstTime, from: 90_000, to: rate) ?? media))
         }
+        let presented = CheckedNumber.rescale(media - mediaTime, from: rate, to: movieScale) ?? 0
         edits.append(MP4EditListEntry(segmentDuration: UInt64(max(0, presented)), mediaTime: mediaTime))
         try writer.setEditList(edits, passthroughTrack: track)
     }
