@@ -27,8 +27,10 @@ public import NALUTS
 ///   its SPS VUI's), so each input's pictures follow the last picture of the one before;
 ///   ``ConcatReport/frameRates`` says when inputs differ.
 ///
-/// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
-/// outputs carry the video only (the report lists the other tracks).
+/// Audio: MP4 and MPEG-TS output join MP4/MOV inputs' sound tracks when they match
+/// (``ConcatAudio``), and transport stream inputs' audio streams (``ConcatTransportStreamAudio``:
+/// each input's frames kept with its pictures); elementary outputs carry the video only (the
+/// report lists the other tracks).
 ///
 /// **Inputs open one at a time**: a first pass opens each input to learn what must be known up
 /// front (its codec, container and other tracks; the first one's frame rate) and closes it; each
@@ -208,7 +210,8 @@ public final class Concatenator {
     /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
     /// audio track of all their samples per sound track (the k-th of every input joined into
     /// the k-th, its language kept) beside the video; ``ConcatReport/audioJoined`` says whether,
-    /// and ``ConcatReport/audioNotJoined`` why not.
+    /// and ``ConcatReport/audioNotJoined`` why not. Transport stream inputs get one sound track
+    /// per audio stream (``ConcatTransportStreamAudio``, ``ConcatTransportStreamInputMP4Feeder``).
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
         var joins: [ConcatAudio] = []
@@ -304,7 +307,9 @@ public final class Concatenator {
     /// ADTS can carry, AC-3 or MPEG audio get one audio stream per sound track (its language
     /// kept), each input's frames timed by its own edit; the AAC
     /// priming frame of every input after the first is left out (a transport stream cannot hide
-    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join.
+    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join. Transport stream
+    /// inputs' audio streams are joined stream by stream, each frame at its own PTS against its
+    /// input's first picture (``ConcatTransportStreamAudio``).
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
@@ -420,7 +425,7 @@ public struct ConcatReport: Sendable {
     public var outputFrameRate: Rational?
     /// Each MP4 input's tracks other than the video track read (not joined).
     public var otherTracks: [[MP4OtherTrack]] = []
-    /// Audio samples joined (MP4 output with audio), or `nil` when no audio was joined.
+    /// Audio samples or frames joined (all tracks or streams), or `nil` when no audio was joined.
     public var audioJoined: Int?
     /// How many sound tracks were joined (one output track or stream each).
     public var audioTracksJoined = 0
