@@ -71,6 +71,20 @@ extension MediaSource {
 }
 
 extension MediaSource {
+    /// The ISO `mp4a` sample entry (ISO/IEC 14496-14: an `esds` with objectTypeIndication 0x6B,
+    /// MPEG-1 audio, or 0x69, MPEG-2's lower sampling frequencies, and no DecoderSpecificInfo, as
+    /// ffmpeg writes MPEG audio in MP4) for QuickTime's `.mp2`/`.mp3` sound entry `entry`, whose
+    /// samples are the same frames; `nil` for any other entry. What a CMAF segment carries
+    /// (``NALUPackager``), where `.mp2` is no sample entry.
+    package static func isoMPEGAudioEntry(_ entry: [UInt8]) -> [UInt8]? {
+        guard entry.count >= 36 else { return nil }
+        let type = FourCC(rawValue: UInt32(entry[4]) << 24 | UInt32(entry[5]) << 16 | UInt32(entry[6]) << 8 | UInt32(entry[7]))
+        guard type == FourCC(".mp2") || type == FourCC(".mp3"), let rate = soundSampleRate(entry) else { return nil }
+        let channels = Int(entry[24]) << 8 | Int(entry[25])
+        return TransportStreamAudioReader.mp4SampleEntry(coding: .mpegAudio, audioSpecificConfig: [], sampleRate: rate,
+                                                         channelCount: max(1, channels), mpegObjectType: rate < 32_000 ? 0x69 : 0x6B)
+    }
+
     /// The sample rate of a sound sample entry (ISO/IEC 14496-12 12.2.3 AudioSampleEntry, the
     /// QuickTime SoundDescription versions 0–2): the integer part of `samplerate` (16.16 at byte
     /// 32), or version 2's `audioSampleRate` (a 64-bit float at byte 40); `nil` when the entry is

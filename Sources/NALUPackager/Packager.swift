@@ -90,7 +90,8 @@ public final class Packager {
                 let movieTimescale = try source.passthroughTracks()?.movieTimescale
                 for reader in audioTracks {
                     // Audio a package cannot hold (PCM, several sample entries) is named, not packaged.
-                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first, CodecString.audio(sampleEntry: entry) != nil else {
+                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first,
+                          CodecString.audio(sampleEntry: MediaSource.isoMPEGAudioEntry(entry) ?? entry) != nil else {
                         notCarried.append("\(path) track \(reader.track.trackID) (soun, \(reader.track.sampleEntryType?.description ?? "?"): AAC, AC-3 and MPEG audio are packaged)")
                         continue
                     }
@@ -265,7 +266,9 @@ public final class Packager {
     private func packageAudio(_ reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, inputPath: String, name: String,
                               boundaries: [Double]) throws -> PackagedTrack {
         let track = reader.track
-        guard track.sampleEntries.count == 1, let entry = track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
+        // QuickTime's `.mp2`/`.mp3` MPEG audio goes as the `mp4a` entry ISO files use (the same frames).
+        let quickTime = track.sampleEntries.first.flatMap(MediaSource.isoMPEGAudioEntry)
+        guard track.sampleEntries.count == 1, let entry = quickTime ?? track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
             throw NALUError(.unsupported, field: "\(inputPath) track \(track.trackID)",
                             detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC, AC-3 or MPEG audio, one sample entry)")
         }
@@ -276,7 +279,9 @@ public final class Packager {
                                      timescale: track.timescale, codecs: codecs, channels: CodecString.channels(sampleEntry: entry),
                                      presentationOffset: offset)
         packaged.language = track.language.flatMap { $0 == "und" ? nil : $0 }
-        try folder.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
+        var header = MP4PassthroughTrack(copying: track)
+        if let quickTime { header.sampleEntries = [quickTime] }
+        try folder.write([CMAFBoxes.passthroughHeader(header, movieTimescale: movieTimescale)],
                               to: name + "_init.mp4")
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)

@@ -218,4 +218,29 @@ import Testing
         #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
         #expect(try GStreamerPictures.shown(folder + "/master.m3u8").count == 100)
     }
+
+    /// `package --hls --dash` (fMP4) of the QuickTime file: each audio track its own rendition with
+    /// `LANGUAGE`, the Layer II track (QuickTime `.mp2`, no `esds`) included as the `mp4a` entry
+    /// (objectTypeIndication 0x6B) ISO files use — it was left out with exit 2. Each rendition is
+    /// its track's packets byte for byte, in sync by content (≤ 5 ms); `nalu doctor` content.
+    @Test func packageGivesTheQuickTimeLayerIITrackItsRendition() throws {
+        let scratch = try Scratch()
+        let source = Self.clip("three_audio.mov")
+        let folder = scratch.file("package")
+        let run = try CLIRunner.run(["package", source, "-o", folder, "--hls", "--dash"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let master = try String(contentsOfFile: folder + "/master.m3u8", encoding: .utf8)
+        let media = master.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-MEDIA:TYPE=AUDIO") }
+        #expect(media.count == 3 && zip(media, ["eng", "fra", "spa"]).allSatisfy { $0.contains("LANGUAGE=\"\($1)\"") }, "\(master)")
+        #expect(master.contains("CODECS=\"avc1.64000c,mp4a.40.2,ac-3,mp4a.6B\""), "\(master)")
+        let expected = try AudioCarriageTests.audio(source)
+        for index in 0..<3 {
+            let rendition = try AudioCarriageTests.audio(folder + "/a\(index).m3u8")
+            #expect(rendition.first?.packets == expected[index].packets, "a\(index)'s packets differ from the source's")
+            let shift = try Self.shift(source, folder + "/master.m3u8", at: 2, audio: index)
+            #expect(abs(shift) <= 5, "a\(index): A/V \(shift) ms")
+        }
+        let doctor = try CLIRunner.run(["doctor", folder])
+        #expect(doctor.status == 0, "\(doctor.stdout)\(doctor.stderr)")
+    }
 }
