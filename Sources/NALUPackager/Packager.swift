@@ -62,8 +62,18 @@ public final class Packager {
                 notCarried.append("\(path) track \(other.track.trackID) (\(handler), \(other.track.sampleEntryType?.description ?? "?"))")
             }
             if options.segmentType == .ts {
-                // The audio goes into the first rendition's program; each other rendition is video only.
-                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
+                // One audio track goes into the first rendition's program; several are each a
+                // rendition of audio-only MPEG-TS segments (a0, a1, …), which a player chooses
+                // among (EXT-X-MEDIA); each other video rendition is video only.
+                let renditions = index == 0 && !options.dropsAudio ? try source.transportStreamAudioTracks() : []
+                let muxed = index == 0 && !options.dropsAudio && renditions.count < 2
+                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: muxed)
+                if renditions.count > 1 {
+                    let boundaries = track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) }
+                    for rendition in renditions {
+                        audio.append(try packageTransportStreamAudio(rendition, inputPath: path, name: "a\(audio.count)", boundaries: boundaries))
+                    }
+                }
                 if index == 0, !options.dropsAudio {
                     // Every audio track a transport stream carries goes with the video; the others (PCM, …) are named.
                     let sound = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []

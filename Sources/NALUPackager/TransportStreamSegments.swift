@@ -257,3 +257,65 @@ private struct AudioLane {
     let offset: Int64
     var pending: MP4Sample?
 }
+
+extension Packager {
+    /// An audio track of an MP4/MOV input as its own rendition of MPEG-TS segments (RFC 8216 3.2,
+    /// an `EXT-X-MEDIA TYPE=AUDIO` rendition's media): a program of that one audio stream (AAC as
+    /// ADTS, AC-3, MPEG audio, with its ISO 639 language descriptor), the PCR on its PID, each
+    /// segment starting with PAT and PMT and cut at the video's segment times (`boundaries`, s on
+    /// the presentation timeline), times at 90 kHz from ``transportStreamStart`` as the video's.
+    func packageTransportStreamAudio(_ audio: TransportStreamAudioTrack, inputPath: String, name: String, boundaries: [Double]) throws -> PackagedTrack {
+        let reader = audio.reader
+        let track = reader.track
+        let offset = try PackagedTime.check(track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
+                                            field: "\(inputPath) track \(track.trackID) edit list media_time")
+        var packaged = PackagedTrack(kind: .audio, inputPath: inputPath, name: name, initName: nil, timescale: track.timescale,
+                                     codecs: Self.codecs(audio) ?? "", channels: track.sampleEntries.first.flatMap { CodecString.channels(sampleEntry: $0) },
+                                     presentationOffset: offset)
+        packaged.language = track.language.flatMap { $0 == "und" ? nil : $0 }
+        var configuration = TransportStreamWriterConfiguration(videoStreamType: .h264)
+        configuration.carriesVideo = false
+        configuration.audioStreams = [audio.stream]
+        let sink = SegmentFileSink(folder: folder)
+        let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
+        var open: (name: String, decode: Int64, presentation: Int64, duration: Int64, samples: Int)?
+        func flush() throws {
+            guard let current = open else { return }
+            try writer.startSegment()
+            let bytes = try sink.next(name: nil)
+            packaged.segments.append(PackagedSegment(name: current.name, decodeTime: current.decode, presentationTime: current.presentation &- offset,
+                                                     duration: current.duration, bytes: bytes, samples: current.samples, startsWithSyncSample: true))
+            open = nil
+        }
+        var buffer: [UInt8] = []
+        var iterator = reader.samples()
+        var segment = 0
+        while let sample = try iterator.next() {
+            try checkSize(sample)
+            let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                 timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
+            let time = Double(sample.pts - offset) / Double(track.timescale)
+            var target = segment
+            while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+            if target != segment {
+                try flush()
+                segment = target
+            }
+            if open == nil {
+                let number = String(packaged.segments.count + 1)
+                let segmentName = name + "_" + String(repeating: "0", count: max(0, 5 - number.count)) + number + ".ts"
+                try sink.next(name: segmentName)
+                open = (segmentName, timing.decode, timing.presentation, 0, 0)
+            }
+            try reader.read(sample, into: &buffer)
+            let pts = try Self.transportStreamTime(sample.pts, offset: offset, track.timescale, field: "\(inputPath) audio presentation time")
+            try buffer.withUnsafeBytes { try writer.writeAudio($0, pts: pts) }
+            open?.duration += timing.duration
+            open?.samples += 1
+        }
+        // The last packets into the open segment, then it is committed.
+        if open != nil { try writer.finish() }
+        try flush()
+        return packaged
+    }
+}
