@@ -141,9 +141,9 @@ extension Packager {
         return stamp
     }
 
-    /// MPEG-TS segments (RFC 8216 3.2) of an MP4/MOV input's video, with its audio tracks (the
-    /// first input's: AAC as ADTS, AC-3, MPEG audio, each its own stream with its language) in
-    /// the same program: each segment starts with PAT and PMT, then a
+    /// MPEG-TS segments (RFC 8216 3.2) of an MP4/MOV input's video, with its audio track (the
+    /// first input's one: AAC as ADTS, AC-3, MPEG audio, with its language) in the same program
+    /// when `withAudio` (several are renditions of their own: ``packageTransportStreamAudio(_:inputPath:name:boundaries:)``): each segment starts with PAT and PMT, then a
     /// keyframe's PES packet (with its parameter sets in band and an access unit delimiter);
     /// continuity counters run on across segments (one ``TransportStreamWriter``). Times are
     /// the source's, on the presentation timeline (after the edit lists), at 90 kHz from
@@ -174,8 +174,8 @@ extension Packager {
         var lanes: [AudioLane] = []
         var configuration = TransportStreamWriterConfiguration(videoStreamType: codec == .h264 ? .h264 : .hevc)
         var audioCodecs: [String] = []
-        // Every audio track a transport stream carries (AAC, AC-3, MPEG audio), each its own
-        // stream of the program with its language, in track order (as ffmpeg's hls muxer muxes them).
+        // The audio tracks a transport stream carries (AAC, AC-3, MPEG audio), each its own
+        // stream of the program with its language, in track order (the packager muxes one).
         if withAudio {
             for track in try source.transportStreamAudioTracks() {
                 let reader = track.reader
