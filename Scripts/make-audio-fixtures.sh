@@ -48,3 +48,19 @@ ff -i "$out/three_aac.mp4" -i "$srt" -map 0:v -map 0:a:0 -map 1 -c:v copy -c:a c
 rm -f "$srt"
 
 ls -l "$out"
+
+# Issue 41 item 13, `encode`/`concat`/`package` of several audio streams:
+#   three_audio.mov  the same pictures in a QuickTime file with three audio tracks of three
+#                    codings: AAC (eng), AC-3 (fra), MPEG-1 Layer II (spa)
+#   ts_ac3_mp2.ts    the same pictures + AC-3 (eng) and MPEG-1 Layer II (fra) in one MPEG-TS
+three_audio() {
+ff "${video[@]}" -filter_complex "$(audio 7 220)[a0];$(audio 11 330 | sed 's/\[n\]/[n1]/g; s/\[t\]/[t1]/g')[a1];$(audio 13 440 | sed 's/\[n\]/[n2]/g; s/\[t\]/[t2]/g'),asetnsamples=n=1152:p=0[a2]" \
+   -map 0:v -map '[a0]' -map '[a1]' -map '[a2]' "${x264[@]}" -c:a:0 aac -c:a:1 ac3 -c:a:2 mp2 -b:a 96k -ac 2 \
+   -metadata:s:a:0 language=eng -metadata:s:a:1 language=fra -metadata:s:a:2 language=spa \
+   -fflags +bitexact -f mov "$out/three_audio.mov"
+ff "${video[@]}" -filter_complex "$(audio 7 220)[a0];$(audio 11 330 | sed 's/\[n\]/[n1]/g; s/\[t\]/[t1]/g'),asetnsamples=n=1152:p=0[a1]" \
+   -map 0:v -map '[a0]' -map '[a1]' "${x264[@]}" -c:a:0 ac3 -c:a:1 mp2 -b:a 96k -ac 2 \
+   -metadata:s:a:0 language=eng -metadata:s:a:1 language=fra -fflags +bitexact -f mpegts "$out/ts_ac3_mp2.ts"
+}
+three_audio
+ls -l "$out"/three_audio.mov "$out"/ts_ac3_mp2.ts

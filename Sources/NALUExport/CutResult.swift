@@ -197,6 +197,12 @@ extension Concatenator {
         try output.commit()
         var result = CutResult()
         for note in report.sink?.notes ?? [] { result.note(note) }
+        let overlapped = report.audioFramesDroppedAtJoins.reduce(0, +)
+        if overlapped > 0 {
+            // Transport stream inputs: each input's audio stays with its pictures (``ConcatTransportStreamAudio``).
+            result.note("\(overlapped) audio frame\(overlapped == 1 ? "" : "s") (\(report.audioFramesDroppedAtJoins.map(String.init).joined(separator: ", ")) by stream) "
+                        + "started inside the previous input's audio and were left out at the joins, so that each input's audio stays with its pictures")
+        }
         // The tracks left out: with the audio joined (or left out on purpose), other video
         // tracks (named); subtitle, timecode and data tracks not joined are a loss.
         let skipAudio = report.audioJoined != nil || !audio

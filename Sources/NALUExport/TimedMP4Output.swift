@@ -34,8 +34,9 @@ public final class TimedMP4Output {
     /// The tracks carried (a transport stream's AAC as `0x1_0000 | PID`), for
     /// ``NALUMedia/MediaSource/tracksLeftOut(carried:noAudio:to:)``.
     public let carried: Set<UInt32>
-    /// A transport stream input's AAC stream, carried as an `mp4a` track.
-    private let transportStreamAudio: TransportStreamAudioReader?
+    /// A transport stream input's audio streams (AAC, AC-3, MPEG audio), each carried as a
+    /// sound track of its own (``NALUMedia/TransportStreamAudioReader/mp4Track``).
+    private let transportStreamAudio: [TransportStreamAudioReader]
 
     /// - Parameters:
     ///   - path: the output, written through ``NALUIO/FileSink`` (a temporary name renamed into
@@ -60,9 +61,9 @@ public final class TimedMP4Output {
         self.timescale = UInt32(timeBase.denominator)
         self.keptRange = keptRange
         self.copyAudio = copyAudio
-        transportStreamAudio = copyAudio ? try source.transportStreamAudio() : nil
+        transportStreamAudio = copyAudio ? try source.transportStreamAudioStreams() : []
         var carried = Set(try source.passthroughTracks(audio: copyAudio)?.tracks.map(\.track.trackID) ?? [])
-        if let transportStreamAudio { carried.insert(UInt32(transportStreamAudio.pid) | 0x1_0000) }
+        for audio in transportStreamAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
         self.carried = carried
     }
 
@@ -99,16 +100,21 @@ public final class TimedMP4Output {
             }
             muxer.passthroughTracks = passthrough
         }
-        var transportStreamFeeder: TransportStreamAudioMP4Feeder?
-        if let audio = transportStreamAudio {
-            // A transport stream's AAC as an `mp4a` track, timed against where the first picture
-            // kept presents (90 kHz, as the video's pts), cut to the range.
-            let origin = keptRange?.lowerBound ?? audio.origin(in: source)
+        var transportStreamFeeders: [TransportStreamAudioMP4Feeder] = []
+        if !transportStreamAudio.isEmpty {
+            // A transport stream's audio streams as sound tracks, in program map order, each
+            // timed against where the first picture kept presents (90 kHz, as the video's pts),
+            // cut to the range.
             muxer.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
-            muxer.passthroughTracks = [audio.mp4Track(origin: origin)]
+            muxer.passthroughTracks = []
             let presented = keptRange.map { UInt64(max(0, rescale(tickSpan($0), from: Int64(timescale), to: Int64(TransportStreamAudioMP4Feeder.movieTimescale)))) }
-            transportStreamFeeder = TransportStreamAudioMP4Feeder(reader: audio, origin: origin, range: keptRange, presentedDuration: presented)
-            copiedTracks = ["AAC PID \(audio.pid)"]
+            for (index, audio) in transportStreamAudio.enumerated() {
+                let origin = keptRange?.lowerBound ?? audio.origin(in: source)
+                muxer.passthroughTracks.append(audio.mp4Track(origin: origin))
+                transportStreamFeeders.append(TransportStreamAudioMP4Feeder(reader: audio, track: index, origin: origin, range: keptRange,
+                                                                            presentedDuration: presented))
+                copiedTracks.append("\(audio.coding == .aac ? "AAC" : audio.coding == .ac3 ? "AC-3" : "MPEG audio") PID \(audio.pid)")
+            }
         }
         let movieTimescale = muxer.movieTimescale ?? timescale
         if keptRange == nil, let edits = source.videoEditList(decodeOrigin: firstDecode, movieTimescale: movieTimescale), !edits.isEmpty {
@@ -132,9 +138,9 @@ public final class TimedMP4Output {
         }
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.packets.timing(at: offset) })
-        if let transportStreamFeeder {
+        if !transportStreamFeeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, scale in
-                try transportStreamFeeder.advance(to: time, timescale: scale, writer: writer)
+                for feeder in transportStreamFeeders { try feeder.advance(to: time, timescale: scale, writer: writer) }
             }
         }
         if !tracks.isEmpty {

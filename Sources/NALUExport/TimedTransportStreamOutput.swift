@@ -10,10 +10,12 @@ import NALUTS
 ///
 /// From a compressed input every picture keeps its source pts (variable frame rates included:
 /// ``NALUTS/TransportStreamMuxer/useSourceTiming(timescale:presentationOrigin:lookup:)``), and
-/// the input's AAC is carried as ADTS in sync, as `nalu convert` carries it: an MP4/MOV input's
-/// first AAC track (``NALUMedia/TransportStreamAudioFeeder``), a transport stream input's AAC
-/// stream at its own PTS (``NALUMedia/TransportStreamToTransportStreamAudioFeeder``), both cut to
-/// `--start/--end`. Raw, Y4M and test-pattern input (or `-r`) is timed at the frame rate.
+/// every audio stream of the input is carried in sync, as `nalu convert` (and ffmpeg's
+/// `-map 0 -c:a copy -f mpegts`) carries it, each with its coding, `stream_type` and language
+/// (ISO 639 descriptor): an MP4/MOV input's AAC, AC-3 and MPEG audio tracks
+/// (``NALUMedia/MediaSource/transportStreamAudioTracks()``, ``NALUMedia/TransportStreamAudioFeeder``),
+/// a transport stream input's AAC, AC-3 and MPEG audio streams at their own PTS
+/// (``NALUMedia/TransportStreamToTransportStreamAudioFeeder``), all cut to `--start/--end`. Raw, Y4M and test-pattern input (or `-r`) is timed at the frame rate.
 public final class TimedTransportStreamOutput {
     private let file: FileSink
     private let muxer: TransportStreamMuxer<FileSink>
@@ -21,8 +23,8 @@ public final class TimedTransportStreamOutput {
     /// looks them up.
     private let packets = TimedPacketFeed()
     private let timescale: UInt32?
-    /// The AAC frames pushed so far (for the summary and tests), read at the end.
-    private var audioFrames: () -> Int = { 0 }
+    /// Each audio stream's frames pushed so far (for the summary and tests), read at the end.
+    private var counts: [() -> Int] = []
 
     /// The tracks carried (for ``NALUMedia/MediaSource/tracksLeftOut(carried:noAudio:to:)``).
     public private(set) var carried: Set<UInt32> = []
@@ -34,7 +36,7 @@ public final class TimedTransportStreamOutput {
     ///     source's times kept; `nil` for a constant rate.
     ///   - source: the compressed input whose audio is carried.
     ///   - keptRange: the source pts kept (`--start/--end`), ticks of `timeBase`.
-    ///   - copyAudio: whether the input's AAC is carried.
+    ///   - copyAudio: whether the input's audio is carried.
     public init(path: String, codec: Codec, timestamped: Bool, maxAccessUnitSize: Int, frameRate: Rational,
          timeBase: Rational?, source: MediaSource?, keptRange: Range<Int64>?, copyAudio: Bool) throws {
         var options = TransportStreamMuxerOptions(frameRate: timeBase == nil ? frameRate : nil)
@@ -58,34 +60,39 @@ public final class TimedTransportStreamOutput {
         try muxer.useSourceTiming(timescale: scale, presentationOrigin: origin,
                                   lookup: { [weak self] offset in self?.packets.timing(at: offset) })
         guard copyAudio else { return }
-        if let audio = try source.transportStreamAudioTrack(), let video = source.mp4 {
-            // An MP4/MOV input's AAC track as ADTS.
-            try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
-            let feeder: TransportStreamAudioFeeder
-            if let keptRange {
-                // The samples overlapping the range, timed from its start.
-                let audioScale = Int64(audio.reader.track.timescale)
-                let audioOrigin = audio.reader.track.presentationStart.mediaTime
-                let aligned = try source.videoTime(alignedWith: audio.reader.track)
-                let low = rescale(keptRange.lowerBound &- aligned, from: Int64(scale), to: audioScale) &+ audioOrigin
-                let cut = try TimedMP4Output.cut(audio.reader, presented: keptRange, videoTimescale: scale, videoOrigin: aligned,
-                                                 movieTimescale: video.track.movieTimescale)
-                feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
-                                                    decodeTimes: cut?.range ?? 0..<0, origin: low)
-            } else {
-                feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
-                                                    videoDelay: editListStart(video.track.editList).delay)
+        if let video = source.mp4 {
+            // Every sound track of an MP4/MOV input a transport stream carries, each its own stream.
+            for track in try source.transportStreamAudioTracks() {
+                let stream = try muxer.addAudio(track.stream)
+                let feeder: TransportStreamAudioFeeder
+                if let keptRange {
+                    // The samples overlapping the range, timed from its start.
+                    let audioScale = Int64(track.reader.track.timescale)
+                    let audioOrigin = track.reader.track.presentationStart.mediaTime
+                    let aligned = try source.videoTime(alignedWith: track.reader.track)
+                    let low = rescale(keptRange.lowerBound &- aligned, from: Int64(scale), to: audioScale) &+ audioOrigin
+                    let cut = try TimedMP4Output.cut(track.reader, presented: keptRange, videoTimescale: scale, videoOrigin: aligned,
+                                                     movieTimescale: video.track.movieTimescale)
+                    feeder = TransportStreamAudioFeeder(reader: track.reader, movieTimescale: video.track.movieTimescale, videoDelay: 0,
+                                                        decodeTimes: cut?.range ?? 0..<0, origin: low, stream: stream)
+                } else {
+                    feeder = TransportStreamAudioFeeder(reader: track.reader, movieTimescale: video.track.movieTimescale,
+                                                        videoDelay: editListStart(video.track.editList).delay, stream: stream)
+                }
+                feeder.attach(to: muxer)
+                counts.append { feeder.pushedFrames }
+                carried.insert(track.reader.track.trackID)
             }
-            feeder.attach(to: muxer)
-            audioFrames = { feeder.pushedFrames }
-            carried.insert(audio.reader.track.trackID)
-        } else if let audio = try source.transportStreamAudio() {
-            // A transport stream's AAC at its own PTS, against the same origin as the video.
-            try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
-            let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin ?? audio.origin(in: source), range: keptRange)
-            feeder.attach(to: muxer)
-            audioFrames = { feeder.pushedFrames }
-            carried.insert(UInt32(audio.pid) | 0x1_0000)
+        } else {
+            // Every audio stream of a transport stream input at its own PTS, against the same origin as the video.
+            for audio in try source.transportStreamAudioStreams() {
+                let stream = try muxer.addAudio(try audio.transportStreamStream())
+                let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: origin ?? audio.origin(in: source), range: keptRange,
+                                                                         stream: stream)
+                feeder.attach(to: muxer)
+                counts.append { feeder.pushedFrames }
+                carried.insert(UInt32(audio.pid) | 0x1_0000)
+            }
         }
     }
 
@@ -94,15 +101,18 @@ public final class TimedTransportStreamOutput {
         try packets.feed(packet, timescale: timescale) { try muxer.push($0) }
     }
 
-    /// Writes what is left and renames the file into place; the AAC frames carried.
-    /// `beforeCommit` runs once everything is written, before the rename (a cancellation).
+    /// Writes what is left and renames the file into place; the audio frames carried (all
+    /// streams). `beforeCommit` runs once everything is written, before the rename (a cancellation).
     @discardableResult
     public func finish(beforeCommit: () throws -> Void = {}) throws -> Int {
         try muxer.finish()
         try beforeCommit()
         try file.commit()
-        return audioFrames()
+        return audioFrames.reduce(0, +)
     }
+
+    /// The frames pushed so far into each audio stream, in stream order.
+    public var audioFrames: [Int] { counts.map { $0() } }
 
     /// Abandons the output: the temporary file is removed, nothing is renamed into place.
     public func discard() { file.discard() }

@@ -27,8 +27,10 @@ public import NALUTS
 ///   its SPS VUI's), so each input's pictures follow the last picture of the one before;
 ///   ``ConcatReport/frameRates`` says when inputs differ.
 ///
-/// Audio: MP4 output joins the inputs' audio tracks when they match (``ConcatAudio``); other
-/// outputs carry the video only (the report lists the other tracks).
+/// Audio: MP4 and MPEG-TS output join MP4/MOV inputs' sound tracks when they match
+/// (``ConcatAudio``), and transport stream inputs' audio streams (``ConcatTransportStreamAudio``:
+/// each input's frames kept with its pictures); elementary outputs carry the video only (the
+/// report lists the other tracks).
 ///
 /// **Inputs open one at a time**: a first pass opens each input to learn what must be known up
 /// front (its codec, container and other tracks; the first one's frame rate) and closes it; each
@@ -48,6 +50,9 @@ public final class Concatenator {
     /// Asked before each input and each NAL unit of a write: `true` stops it with
     /// `CancellationError` (the caller discards its output).
     public var isCancelled: (@Sendable () -> Bool)?
+    /// Told at each input's turn how many pictures the inputs before it wrote (the joined audio
+    /// of transport stream inputs places each input's frames from it).
+    private var inputBegins: ((_ position: Int, _ picturesBefore: Int) -> Void)?
 
     /// Opens every input once, in turn, and checks they share a codec.
     /// - Parameter options: per input (`options[i]` for `paths[i]`), or one for all when it has one
@@ -166,6 +171,7 @@ public final class Concatenator {
         var lastReport: MediaSinkReport?
         for position in inputs.indices {
             timing?.begin(position)
+            inputBegins?(position, report.pictures.reduce(0, +))
             // Opened now, closed at the end of its turn.
             let source = try open(position)
             let sink = try sinkFor(position, source)
@@ -204,7 +210,8 @@ public final class Concatenator {
     /// With `audio`, MP4/MOV inputs whose sound tracks can be joined (``ConcatAudio``) get one
     /// audio track of all their samples per sound track (the k-th of every input joined into
     /// the k-th, its language kept) beside the video; ``ConcatReport/audioJoined`` says whether,
-    /// and ``ConcatReport/audioNotJoined`` why not.
+    /// and ``ConcatReport/audioNotJoined`` why not. Transport stream inputs get one sound track
+    /// per audio stream (``ConcatTransportStreamAudio``, ``ConcatTransportStreamInputMP4Feeder``).
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
         var options = options
         var joins: [ConcatAudio] = []
@@ -230,6 +237,12 @@ public final class Concatenator {
             options.frameRate = firstFrameRate
         }
         if let movieTimescale { options.movieTimescale = movieTimescale }
+        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``), in the 90 kHz movie timescale.
+        let streams = audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : []
+        if !streams.isEmpty {
+            options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
+            options.passthroughTracks = streams.map { ConcatTransportStreamInputMP4Feeder.track($0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale) }
+        }
         if let joined {
             // Every joined track's edit in the movie timescale (a multiple of the video's and
             // the first sound track's media timescales).
@@ -255,6 +268,15 @@ public final class Concatenator {
                 for other in trackFeeders { try other.advance(to: time, timescale: timescale, writer: writer) }
             }
         }
+        let streamFeeders = streams.enumerated().map {
+            ConcatTransportStreamInputMP4Feeder($1, track: $0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale)
+        }
+        if !streamFeeders.isEmpty {
+            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                for feeder in streamFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
+            }
+        }
+        defer { inputBegins = nil }
         var report = try write(timing: timing) { _, source in
             // Each input's record sets go in before its first picture.
             for unit in source.outOfBandParameterSets { try sink.push(nalUnit: unit) }
@@ -264,6 +286,11 @@ public final class Concatenator {
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
         report.audioTracksJoined = feeders.count
+        if !streamFeeders.isEmpty {
+            report.audioJoined = streamFeeders.reduce(0) { $0 + $1.appended }
+            report.audioTracksJoined = streamFeeders.count
+            report.audioFramesDroppedAtJoins = streamFeeders.map(\.dropped)
+        }
         report.audioNotJoined = reason
         report.tracksJoined = joinsTracks ? others.map { $0.descriptions.map(\.trackID) } ?? [] : []
         report.tracksNotJoined = others != nil && !joinsTracks ? "the output is timed at a frame rate" : othersReason
@@ -280,7 +307,9 @@ public final class Concatenator {
     /// ADTS can carry, AC-3 or MPEG audio get one audio stream per sound track (its language
     /// kept), each input's frames timed by its own edit; the AAC
     /// priming frame of every input after the first is left out (a transport stream cannot hide
-    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join.
+    /// it), so ``ConcatReport/audioJoined`` counts one frame less per join. Transport stream
+    /// inputs' audio streams are joined stream by stream, each frame at its own PTS against its
+    /// input's first picture (``ConcatTransportStreamAudio``).
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
@@ -317,6 +346,14 @@ public final class Concatenator {
                 feeders.append(feeder)
             }
         }
+        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``).
+        var streamFeeders: [ConcatTransportStreamInputAudioFeeder] = []
+        for stream in audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : [] {
+            let feeder = ConcatTransportStreamInputAudioFeeder(stream, muxerStream: try sink.muxer.addAudio(try stream.first.transportStreamStream()))
+            feeder.attach(to: sink.muxer)
+            streamFeeders.append(feeder)
+        }
+        defer { inputBegins = nil }
         var report = try write(timing: origin == nil ? nil : timing) { _, source in
             for unit in source.outOfBandParameterSets {
                 try NALUnitView.withNALUnit(unit) { try sink.push($0) }
@@ -325,6 +362,11 @@ public final class Concatenator {
         }
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.pushed }
         report.audioTracksJoined = feeders.count
+        if !streamFeeders.isEmpty {
+            report.audioJoined = streamFeeders.reduce(0) { $0 + $1.pushed }
+            report.audioTracksJoined = streamFeeders.count
+            report.audioFramesDroppedAtJoins = streamFeeders.map(\.dropped)
+        }
         report.audioNotJoined = reason
         return report
     }
@@ -383,12 +425,15 @@ public struct ConcatReport: Sendable {
     public var outputFrameRate: Rational?
     /// Each MP4 input's tracks other than the video track read (not joined).
     public var otherTracks: [[MP4OtherTrack]] = []
-    /// Audio samples joined (MP4 output with audio), or `nil` when no audio was joined.
+    /// Audio samples or frames joined (all tracks or streams), or `nil` when no audio was joined.
     public var audioJoined: Int?
     /// How many sound tracks were joined (one output track or stream each).
     public var audioTracksJoined = 0
     /// Why the inputs' audio was not joined, when some input has audio (``ConcatAudio``).
     public var audioNotJoined: String?
+    /// Transport stream inputs: each joined stream's frames left out where one input's audio
+    /// overlapped the next's by more than half a frame (``ConcatTransportStreamAudio``).
+    public var audioFramesDroppedAtJoins: [Int] = []
     /// MP4 output: the first input's subtitle, timecode and data tracks joined (their
     /// track_IDs; every input had the same, ``ConcatTracks``), and why they were not, when some
     /// input has them.
@@ -406,5 +451,21 @@ public struct ConcatReport: Sendable {
             guard let rate, rate.reduced != output else { return nil }
             return position
         }
+    }
+}
+
+extension Concatenator {
+    /// The joined audio streams of transport stream inputs (``ConcatTransportStreamAudio``),
+    /// each input's turn wired to place its frames: empty unless every input is MPEG-TS and
+    /// some has audio; empty with `reason` set when their audio cannot be joined.
+    fileprivate func planTransportStreamAudio(frameRate: Rational?, reason: inout String?) throws -> [ConcatTransportStreamAudioStream] {
+        guard inputs.allSatisfy({ $0.container.isTransportStream }), inputs.contains(where: \.hasAudio) else { return [] }
+        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, frameRate: frameRate ?? firstFrameRate) {
+            try open($0, keeping: true)
+        }
+        reason = why
+        guard let join else { return [] }
+        inputBegins = { join.begin($0, picturesBefore: $1) }
+        return join.first.indices.map { join.stream($0) }
     }
 }

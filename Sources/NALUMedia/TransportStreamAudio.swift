@@ -31,8 +31,9 @@ public struct TransportStreamAudioTrack {
 extension MediaSource {
     /// Every sound track of an MP4/MOV input a transport stream carries, in track order: `mp4a`
     /// AAC whose AudioSpecificConfig ADTS can say (stream_type 0x0F), `ac-3` (ATSC AC-3, 0x81),
-    /// `mp4a` with objectTypeIndication 0x6B or 0x69 (MPEG-1/2 audio, 0x03/0x04); one sample entry
-    /// each, the `mdhd` language kept. Empty for other inputs.
+    /// `mp4a` with objectTypeIndication 0x6B or 0x69 (MPEG-1/2 audio, 0x03/0x04), QuickTime's
+    /// `.mp2`/`.mp3` (MPEG audio: 0x04 below 32 kHz, else 0x03, as ffmpeg's muxer chooses); one
+    /// sample entry each, the `mdhd` language kept. Empty for other inputs.
     public func transportStreamAudioTracks() throws -> [TransportStreamAudioTrack] {
         guard let movie = try movie() else { return [] }
         var tracks: [TransportStreamAudioTrack] = []
@@ -51,6 +52,11 @@ extension MediaSource {
         switch FourCC(rawValue: UInt32(entry[4]) << 24 | UInt32(entry[5]) << 16 | UInt32(entry[6]) << 8 | UInt32(entry[7])) {
         case FourCC("ac-3"):
             return (.ac3, .ac3)
+        case FourCC(".mp2"), FourCC(".mp3"):
+            // QuickTime MPEG audio has no esds: MPEG-2's lower sampling frequencies (ISO/IEC
+            // 13818-3 2.4.2.3: 16, 22.05, 24 kHz) say stream_type 0x04.
+            guard let rate = soundSampleRate(entry) else { return nil }
+            return (.mpegAudio, rate < 32_000 ? .mpeg2Audio : .mpeg1Audio)
         case FourCC("mp4a"):
             guard let objectType = try? AudioSpecificConfig.objectTypeIndication(sampleEntry: entry) else { return nil }
             if objectType == 0x6B { return (.mpegAudio, .mpeg1Audio) }
@@ -61,6 +67,41 @@ extension MediaSource {
         default:
             return nil
         }
+    }
+}
+
+extension MediaSource {
+    /// The ISO `mp4a` sample entry (ISO/IEC 14496-14: an `esds` with objectTypeIndication 0x6B,
+    /// MPEG-1 audio, or 0x69, MPEG-2's lower sampling frequencies, and no DecoderSpecificInfo, as
+    /// ffmpeg writes MPEG audio in MP4) for QuickTime's `.mp2`/`.mp3` sound entry `entry`, whose
+    /// samples are the same frames; `nil` for any other entry. What a CMAF segment carries
+    /// (``NALUPackager``), where `.mp2` is no sample entry.
+    package static func isoMPEGAudioEntry(_ entry: [UInt8]) -> [UInt8]? {
+        guard entry.count >= 36 else { return nil }
+        let type = FourCC(rawValue: UInt32(entry[4]) << 24 | UInt32(entry[5]) << 16 | UInt32(entry[6]) << 8 | UInt32(entry[7]))
+        guard type == FourCC(".mp2") || type == FourCC(".mp3"), let rate = soundSampleRate(entry) else { return nil }
+        let channels = Int(entry[24]) << 8 | Int(entry[25])
+        return TransportStreamAudioReader.mp4SampleEntry(coding: .mpegAudio, audioSpecificConfig: [], sampleRate: rate,
+                                                         channelCount: max(1, channels), mpegObjectType: rate < 32_000 ? 0x69 : 0x6B)
+    }
+
+    /// The sample rate of a sound sample entry (ISO/IEC 14496-12 12.2.3 AudioSampleEntry, the
+    /// QuickTime SoundDescription versions 0–2): the integer part of `samplerate` (16.16 at byte
+    /// 32), or version 2's `audioSampleRate` (a 64-bit float at byte 40); `nil` when the entry is
+    /// too short or the rate is not a positive whole number below 2^24.
+    static func soundSampleRate(_ entry: [UInt8]) -> Int? {
+        guard entry.count >= 36 else { return nil }
+        let version = Int(entry[16]) << 8 | Int(entry[17])
+        if version == 2 {
+            guard entry.count >= 48 else { return nil }
+            var bits: UInt64 = 0
+            for byte in entry[40..<48] { bits = bits << 8 | UInt64(byte) }
+            let rate = Double(bitPattern: bits)
+            guard let whole = CheckedNumber.int64(rate), whole > 0, whole < 1 << 24 else { return nil }
+            return Int(whole)
+        }
+        let rate = Int(entry[32]) << 8 | Int(entry[33])
+        return rate > 0 ? rate : nil
     }
 }
 

@@ -62,14 +62,24 @@ public final class Packager {
                 notCarried.append("\(path) track \(other.track.trackID) (\(handler), \(other.track.sampleEntryType?.description ?? "?"))")
             }
             if options.segmentType == .ts {
-                // The audio goes into the first rendition's program; each other rendition is video only.
-                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: index == 0 && !options.dropsAudio)
+                // One audio track goes into the first rendition's program; several are each a
+                // rendition of audio-only MPEG-TS segments (a0, a1, …), which a player chooses
+                // among (EXT-X-MEDIA); each other video rendition is video only.
+                let renditions = index == 0 && !options.dropsAudio ? try source.transportStreamAudioTracks() : []
+                let muxed = index == 0 && !options.dropsAudio && renditions.count < 2
+                var (track, audioCodecs) = try packageTransportStream(source, name: "v\(index)", withAudio: muxed)
+                if renditions.count > 1 {
+                    let boundaries = track.segments.dropFirst().map { Double($0.presentationTime) / Double(track.timescale) }
+                    for rendition in renditions {
+                        audio.append(try packageTransportStreamAudio(rendition, inputPath: path, name: "a\(audio.count)", boundaries: boundaries))
+                    }
+                }
                 if index == 0, !options.dropsAudio {
-                    // One audio stream goes with the video in MPEG-TS segments: the others are named.
+                    // Every audio track a transport stream carries goes with the video; the others (PCM, …) are named.
                     let sound = try source.passthroughTracks()?.tracks.filter(\.track.isAudio) ?? []
-                    let carried = audioCodecs == nil ? nil : try source.transportStreamAudioTracks().first?.reader.track.trackID
-                    for other in sound where other.track.trackID != carried {
-                        notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry one audio track (fmp4 segments give each its rendition)")
+                    let carried = Set(try source.transportStreamAudioTracks().map(\.reader.track.trackID))
+                    for other in sound where !carried.contains(other.track.trackID) {
+                        notCarried.append("\(path) track \(other.track.trackID) (soun, \(other.track.sampleEntryType?.description ?? "?")): MPEG-TS segments carry AAC, AC-3 and MPEG audio")
                     }
                 }
                 if options.checksAlignment, let reference = video.first {
@@ -90,7 +100,8 @@ public final class Packager {
                 let movieTimescale = try source.passthroughTracks()?.movieTimescale
                 for reader in audioTracks {
                     // Audio a package cannot hold (PCM, several sample entries) is named, not packaged.
-                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first, CodecString.audio(sampleEntry: entry) != nil else {
+                    guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first,
+                          CodecString.audio(sampleEntry: MediaSource.isoMPEGAudioEntry(entry) ?? entry) != nil else {
                         notCarried.append("\(path) track \(reader.track.trackID) (soun, \(reader.track.sampleEntryType?.description ?? "?"): AAC, AC-3 and MPEG audio are packaged)")
                         continue
                     }
@@ -265,7 +276,9 @@ public final class Packager {
     private func packageAudio(_ reader: MP4TrackReader<AnyRandomAccessSource>, movieTimescale: UInt32, inputPath: String, name: String,
                               boundaries: [Double]) throws -> PackagedTrack {
         let track = reader.track
-        guard track.sampleEntries.count == 1, let entry = track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
+        // QuickTime's `.mp2`/`.mp3` MPEG audio goes as the `mp4a` entry ISO files use (the same frames).
+        let quickTime = track.sampleEntries.first.flatMap(MediaSource.isoMPEGAudioEntry)
+        guard track.sampleEntries.count == 1, let entry = quickTime ?? track.sampleEntries.first, let codecs = CodecString.audio(sampleEntry: entry) else {
             throw NALUError(.unsupported, field: "\(inputPath) track \(track.trackID)",
                             detail: "audio of sample entry \(track.sampleEntryType?.description ?? "?") cannot be packaged (AAC, AC-3 or MPEG audio, one sample entry)")
         }
@@ -276,7 +289,9 @@ public final class Packager {
                                      timescale: track.timescale, codecs: codecs, channels: CodecString.channels(sampleEntry: entry),
                                      presentationOffset: offset)
         packaged.language = track.language.flatMap { $0 == "und" ? nil : $0 }
-        try folder.write([CMAFBoxes.passthroughHeader(MP4PassthroughTrack(copying: track), movieTimescale: movieTimescale)],
+        var header = MP4PassthroughTrack(copying: track)
+        if let quickTime { header.sampleEntries = [quickTime] }
+        try folder.write([CMAFBoxes.passthroughHeader(header, movieTimescale: movieTimescale)],
                               to: name + "_init.mp4")
         let segmenter = FragmentSegmenter(folder: folder, name: name, trackID: 2, timescale: track.timescale, presentationOffset: offset)
         segmenter.partTarget = partTicks(track.timescale)

@@ -141,8 +141,9 @@ extension Packager {
         return stamp
     }
 
-    /// MPEG-TS segments (RFC 8216 3.2) of an MP4/MOV input's video, with its AAC track (the first
-    /// input's) in the same program as ADTS: each segment starts with PAT and PMT, then a
+    /// MPEG-TS segments (RFC 8216 3.2) of an MP4/MOV input's video, with its audio track (the
+    /// first input's one: AAC as ADTS, AC-3, MPEG audio, with its language) in the same program
+    /// when `withAudio` (several are renditions of their own: ``packageTransportStreamAudio(_:inputPath:name:boundaries:)``): each segment starts with PAT and PMT, then a
     /// keyframe's PES packet (with its parameter sets in band and an access unit delimiter);
     /// continuity counters run on across segments (one ``TransportStreamWriter``). Times are
     /// the source's, on the presentation timeline (after the edit lists), at 90 kHz from
@@ -170,16 +171,20 @@ extension Packager {
                                                  field: "\(source.path) edit list media_time")
         packaged.presentationOffset = videoOffset
 
-        var audio: (reader: MP4TrackReader<AnyRandomAccessSource>, samples: MP4SampleIterator<AnyRandomAccessSource>, offset: Int64)?
+        var lanes: [AudioLane] = []
         var configuration = TransportStreamWriterConfiguration(videoStreamType: codec == .h264 ? .h264 : .hevc)
-        var audioCodecs: String?
-        // The first audio track a transport stream carries (AAC, AC-3, MPEG audio), with its language.
-        if withAudio, let first = try source.transportStreamAudioTracks().first {
-            let reader = first.reader
-            configuration.audioStreams = [first.stream]
-            audio = (reader, reader.samples(), try PackagedTime.check(reader.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
-                                                                      timescale: reader.track.timescale, field: "\(source.path) audio edit list media_time"))
-            audioCodecs = reader.track.sampleEntries.first.flatMap { CodecString.audio(sampleEntry: $0) }
+        var audioCodecs: [String] = []
+        // The audio tracks a transport stream carries (AAC, AC-3, MPEG audio), each its own
+        // stream of the program with its language, in track order (the packager muxes one).
+        if withAudio {
+            for track in try source.transportStreamAudioTracks() {
+                let reader = track.reader
+                configuration.audioStreams.append(track.stream)
+                lanes.append(AudioLane(reader: reader, samples: reader.samples(),
+                                       offset: try PackagedTime.check(reader.track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0,
+                                                                      timescale: reader.track.timescale, field: "\(source.path) audio edit list media_time")))
+                if let codecs = Self.codecs(track), !audioCodecs.contains(codecs) { audioCodecs.append(codecs) }
+            }
         }
         let sink = SegmentFileSink(folder: folder)
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
@@ -190,21 +195,21 @@ extension Packager {
         filter.parameterSetsAtEverySyncSample = true
 
         var audioFrame = [UInt8]()
-        var pendingAudio: MP4Sample?
-        /// Writes the audio frames that start before `seconds` on the presentation timeline.
+        /// Writes each audio stream's frames that start before `seconds` on the presentation timeline.
         func writeAudio(before seconds: Double?) throws {
-            guard var lane = audio else { return }
-            defer { audio = lane }
-            while true {
-                if pendingAudio == nil { pendingAudio = try lane.samples.next() }
-                guard let next = pendingAudio else { return }
-                let scale = lane.reader.track.timescale
-                try PackagedTime.check(next.pts, timescale: scale, field: "\(source.path) audio presentation time", byteOffset: next.offset)
-                if let seconds, Double(next.pts - lane.offset) / Double(scale) >= seconds { return }
-                try lane.reader.read(next, into: &audioFrame)
-                let pts = try Self.transportStreamTime(next.pts, offset: lane.offset, scale, field: "\(source.path) audio presentation time")
-                try audioFrame.withUnsafeBytes { raw in try writer.writeAudio(raw, pts: pts) }
-                pendingAudio = nil
+            for index in lanes.indices {
+                while true {
+                    if lanes[index].pending == nil { lanes[index].pending = try lanes[index].samples.next() }
+                    guard let next = lanes[index].pending else { break }
+                    let lane = lanes[index]
+                    let scale = lane.reader.track.timescale
+                    try PackagedTime.check(next.pts, timescale: scale, field: "\(source.path) audio presentation time", byteOffset: next.offset)
+                    if let seconds, Double(next.pts - lane.offset) / Double(scale) >= seconds { break }
+                    try lane.reader.read(next, into: &audioFrame)
+                    let pts = try Self.transportStreamTime(next.pts, offset: lane.offset, scale, field: "\(source.path) audio presentation time")
+                    try audioFrame.withUnsafeBytes { raw in try writer.writeAudio(raw, pts: pts, stream: index) }
+                    lanes[index].pending = nil
+                }
             }
         }
         // Audio up to each picture's decoding time goes before it.
@@ -229,6 +234,88 @@ extension Packager {
         packaged.segments = segmenter.segments
         let ticks = segmenter.segments.reduce(Int64(0)) { $0 + $1.duration }
         if ticks > 0 { packaged.frameRate = Double(segmenter.count) * Double(track.timescale) / Double(ticks) }
-        return (packaged, audioCodecs)
+        return (packaged, audioCodecs.isEmpty ? nil : audioCodecs.joined(separator: ","))
+    }
+}
+
+extension Packager {
+    /// The CODECS entry (RFC 6381 3.3) of an audio track in MPEG-TS segments: its sample entry's
+    /// (``CodecString/audio(sampleEntry:)``), or for QuickTime's `.mp2`/`.mp3` entries, which
+    /// have no `esds`, MPEG audio's objectTypeIndication by its `stream_type` (0x6B MPEG-1, 0x69 MPEG-2).
+    static func codecs(_ track: TransportStreamAudioTrack) -> String? {
+        if let codecs = track.reader.track.sampleEntries.first.flatMap({ CodecString.audio(sampleEntry: $0) }) { return codecs }
+        guard case .mpegAudio = track.stream.format else { return nil }
+        return track.stream.streamType == .mpeg2Audio ? "mp4a.69" : "mp4a.6B"
+    }
+}
+
+/// One audio track of an MPEG-TS segmented rendition (``Packager/packageTransportStream(_:name:withAudio:)``):
+/// its samples in turn, the edit's `media_time` they are timed from, the next one read.
+private struct AudioLane {
+    let reader: MP4TrackReader<AnyRandomAccessSource>
+    var samples: MP4SampleIterator<AnyRandomAccessSource>
+    let offset: Int64
+    var pending: MP4Sample?
+}
+
+extension Packager {
+    /// An audio track of an MP4/MOV input as its own rendition of MPEG-TS segments (RFC 8216 3.2,
+    /// an `EXT-X-MEDIA TYPE=AUDIO` rendition's media): a program of that one audio stream (AAC as
+    /// ADTS, AC-3, MPEG audio, with its ISO 639 language descriptor), the PCR on its PID, each
+    /// segment starting with PAT and PMT and cut at the video's segment times (`boundaries`, s on
+    /// the presentation timeline), times at 90 kHz from ``transportStreamStart`` as the video's.
+    func packageTransportStreamAudio(_ audio: TransportStreamAudioTrack, inputPath: String, name: String, boundaries: [Double]) throws -> PackagedTrack {
+        let reader = audio.reader
+        let track = reader.track
+        let offset = try PackagedTime.check(track.editList.first(where: { $0.mediaTime >= 0 })?.mediaTime ?? 0, timescale: track.timescale,
+                                            field: "\(inputPath) track \(track.trackID) edit list media_time")
+        var packaged = PackagedTrack(kind: .audio, inputPath: inputPath, name: name, initName: nil, timescale: track.timescale,
+                                     codecs: Self.codecs(audio) ?? "", channels: track.sampleEntries.first.flatMap { CodecString.channels(sampleEntry: $0) },
+                                     presentationOffset: offset)
+        packaged.language = track.language.flatMap { $0 == "und" ? nil : $0 }
+        var configuration = TransportStreamWriterConfiguration(videoStreamType: .h264)
+        configuration.carriesVideo = false
+        configuration.audioStreams = [audio.stream]
+        let sink = SegmentFileSink(folder: folder)
+        let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
+        var open: (name: String, decode: Int64, presentation: Int64, duration: Int64, samples: Int)?
+        func flush() throws {
+            guard let current = open else { return }
+            try writer.startSegment()
+            let bytes = try sink.next(name: nil)
+            packaged.segments.append(PackagedSegment(name: current.name, decodeTime: current.decode, presentationTime: current.presentation &- offset,
+                                                     duration: current.duration, bytes: bytes, samples: current.samples, startsWithSyncSample: true))
+            open = nil
+        }
+        var buffer: [UInt8] = []
+        var iterator = reader.samples()
+        var segment = 0
+        while let sample = try iterator.next() {
+            try checkSize(sample)
+            let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
+                                                 timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
+            let time = Double(sample.pts - offset) / Double(track.timescale)
+            var target = segment
+            while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+            if target != segment {
+                try flush()
+                segment = target
+            }
+            if open == nil {
+                let number = String(packaged.segments.count + 1)
+                let segmentName = name + "_" + String(repeating: "0", count: max(0, 5 - number.count)) + number + ".ts"
+                try sink.next(name: segmentName)
+                open = (segmentName, timing.decode, timing.presentation, 0, 0)
+            }
+            try reader.read(sample, into: &buffer)
+            let pts = try Self.transportStreamTime(sample.pts, offset: offset, track.timescale, field: "\(inputPath) audio presentation time")
+            try buffer.withUnsafeBytes { try writer.writeAudio($0, pts: pts) }
+            open?.duration += timing.duration
+            open?.samples += 1
+        }
+        // The last packets into the open segment, then it is committed.
+        if open != nil { try writer.finish() }
+        try flush()
+        return packaged
     }
 }

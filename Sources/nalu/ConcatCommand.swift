@@ -23,7 +23,8 @@ struct Concat: ParsableCommand {
         AudioSpecificConfig (bitrate fields may differ): one continuous track with one edit, each input's audio \
         starting where the previous ones' ends within half a frame (its priming frame left out); otherwise the video \
         is written and the exit status is 2, saying why (--no-audio leaves the audio out, exit 0). MPEG-TS output \
-        joins AAC audio as ADTS the same way. Movie metadata (rotation, creation time, udta) is the first input's; a \
+        joins it the same way. Transport stream inputs get every audio stream joined (the k-th of each into the \
+        k-th: AAC, AC-3, MPEG audio, with its language), each input's frames kept with its pictures. Movie metadata (rotation, creation time, udta) is the first input's; a \
         .mov output is branded qt.
 
         --smart joins ranges of the inputs frame-exactly: IN@START-END (either side optional, a.mp4@5- or b.mp4@-10; a \
@@ -47,7 +48,7 @@ struct Concat: ParsableCommand {
     @Option(help: ArgumentHelp("MP4 output: frames per second (default: the first input's).", valueName: "rate"))
     var fps: FrameRate?
     @OptionGroup var mp4: MP4OutputOptions
-    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has one matching audio track).")
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has as many matching audio tracks or streams).")
     var noAudio = false
     @OptionGroup var otherTracks: OtherTracksOption
     @OptionGroup var smartOptions: SmartTrimOptions

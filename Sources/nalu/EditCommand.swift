@@ -102,7 +102,7 @@ struct Edit: ParsableCommand {
     @Flag(help: "Remove filler data NAL units and filler payload SEI messages.")
     var stripFiller = false
 
-    @Flag(help: "MP4/MOV input: leave the audio out (MP4 output copies the other tracks unchanged, MPEG-TS output the first AAC track as ADTS; elementary output cannot hold audio and exits 2 without this flag).")
+    @Flag(help: "MP4/MOV input: leave the audio out (MP4 output copies the other tracks unchanged, MPEG-TS output every AAC, AC-3 and MPEG audio track; elementary output cannot hold audio and exits 2 without this flag).")
     var noAudio = false
     @OptionGroup var otherTracks: OtherTracksOption
 
@@ -194,7 +194,7 @@ struct Edit: ParsableCommand {
             throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
         }
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
-        // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
+        // --no-audio); MP4 to MPEG-TS every AAC, AC-3 and MPEG audio track. What is left is named; audio left
         // without --no-audio makes the exit status 2 (``NotCarried``).
         let editing = try StreamEditing(source: source, outputPath: output, format: to.format, options: options, carriesAudio: !noAudio)
         let lost = source.reportNotCarried(carried: editing.carried.trackIDs, noAudio: noAudio, to: to, input: input)

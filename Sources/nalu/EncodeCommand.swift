@@ -216,7 +216,7 @@ struct Encode: ParsableCommand {
         // left out without --no-audio gives exit status 2 once the output is written.
         let lost = plan.decoded?.source.reportNotCarried(carried: file.carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
                                                           reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only"
-                                                              : framing.isTransportStream ? "encode's MPEG-TS output carries the video and one AAC stream" : nil)
+                                                              : nil)
         if let extradataOut { try EncodedOutput.writeExtradata(of: session, to: extradataOut, lengthPrefixed: framing == .avcc) }
 
         var progress = EncodeProgressLine(frameRate: plan.frameRate, totalFrames: plan.totalFrames)

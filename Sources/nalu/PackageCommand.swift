@@ -20,7 +20,7 @@ struct PackageCommand: ParsableCommand {
         and timecode tracks are not packaged: the package is written and the exit status is 2 \
         naming them, unless --no-subtitles / --no-timecode leave them out on purpose (exit 0); \
         other tracks (data, metadata) always give exit status 2. MPEG-TS segments (--segment-type \
-        ts) carry the first audio track with v0; further audio tracks give exit status 2. Segments are cut at \
+        ts) carry one audio track with v0, several each as a rendition of audio-only segments. Segments are cut at \
         keyframes only: at the first sync \
         sample at or after each multiple of --segment-duration. Samples keep their source's bytes \
         and times (variable frame rate included); each init segment keeps its track's edit list. \

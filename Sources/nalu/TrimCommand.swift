@@ -21,7 +21,7 @@ struct Trim: ParsableCommand {
         MP4 output (--to mp4, or an .mp4/.m4v/.mov name) is frame-exact in presentation time: an edit list shows \
         exactly the pictures presenting in [start, end), so ffmpeg, AVFoundation and browsers play that range and \
         nothing else; the input's audio tracks are cut to the same range, each with its own edit list (--no-audio \
-        leaves them out). MPEG-TS output carries the first AAC track as ADTS, cut the same way. Annex-B and \
+        leaves them out). MPEG-TS output carries every AAC, AC-3 and MPEG audio track, cut the same way. Annex-B and \
         length-prefixed output carry the lead-in pictures from the keyframe; their count is noted on standard error. \
         The input is read twice (timing, then copy): an elementary stream must be a file; MP4 may come through a pipe. \
         Timing: an MP4's own; else the SPS VUI's, or --fps.
@@ -54,7 +54,7 @@ struct Trim: ParsableCommand {
     var fps: FrameRate?
     @OptionGroup var mp4: MP4OutputOptions
     @OptionGroup var smartOptions: SmartTrimOptions
-    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: the first AAC track, cut to the same range otherwise).")
+    @Flag(help: "MP4 and MPEG-TS output: leave the audio out (MP4: every audio track, MPEG-TS: every AAC, AC-3 and MPEG audio track, cut to the same range otherwise).")
     var noAudio = false
     @OptionGroup var otherTracks: OtherTracksOption
     @Option(help: ArgumentHelp("Keep several ranges and join them, frame-exact at every boundary (implies --smart), the audio cut and joined with them: START-END,… each side as --start takes it, e.g. 0:10-0:20,1:05.5-1:30 (an open end, 5-, only last).", valueName: "ranges"))

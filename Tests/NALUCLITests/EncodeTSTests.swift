@@ -76,9 +76,11 @@ import Testing
         #expect(zip(pts.dropFirst(), pts).allSatisfy { abs(($0 - $1) - 0.04) < 0.0005 })
     }
 
-    /// An MP4 input with two sound tracks into MPEG-TS (one AAC stream): the output is written and
-    /// the exit status is 2 naming the track left out; --no-audio makes leaving audio out exit 0.
-    @Test func audioNotHeldFails() throws {
+    /// An MP4 input with two sound tracks into MPEG-TS: both are carried (issue 41 item 13; they
+    /// were one AAC stream and exit 2), every packet of each; a PCM track, which MPEG-TS does not
+    /// carry, is named with exit status 2 once the output is written; --no-audio makes leaving
+    /// audio out exit 0.
+    @Test func everySoundTrackCarriedPCMNamed() throws {
         let directory = try TranscodeTests.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let input = directory.appendingPathComponent("two.mp4").path
@@ -87,10 +89,18 @@ import Testing
         #expect(made.status == 0, "\(made.stderr)")
         let output = directory.appendingPathComponent("out.ts").path
         let result = try CLIRunner.run(["encode", input, "-o", output, "--preset", "ultrafast", "--quiet"])
-        #expect(result.status == 2, "\(result.stderr)")
-        #expect(result.stderr.contains("not carried"), "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        let streams = try AudioCarriageTests.audio(output)
+        let expected = try AudioCarriageTests.audio(input)
+        #expect(streams.map(\.codec) == ["aac", "aac"])
+        #expect(streams.map(\.packets) == expected.map(\.packets))
+        let pcm = CLIRunner.fixture("tracks_mov_aac_pcm.mov")
+        let refused = try CLIRunner.run(["encode", pcm, "-o", output, "--preset", "ultrafast", "--quiet"])
+        #expect(refused.status == 2, "\(refused.stderr)")
+        #expect(refused.stderr.contains("track 3 (soun, sowt) not carried"), "\(refused.stderr)")
         #expect(FileManager.default.fileExists(atPath: output))
-        let silent = try CLIRunner.run(["encode", input, "-o", output, "--preset", "ultrafast", "--quiet", "--no-audio"])
+        #expect(try AudioPathsTests.codecs(output) == ["h264", "aac"])
+        let silent = try CLIRunner.run(["encode", pcm, "-o", output, "--preset", "ultrafast", "--quiet", "--no-audio"])
         #expect(silent.status == 0, "\(silent.stderr)")
     }
 }

@@ -36,6 +36,10 @@ public struct TransportStreamWriterConfiguration: Sendable, Hashable {
     public var pcrDelay: Int64 = 63_000
     /// Packets gathered before they go to the sink.
     public var bufferedPackets = 512
+    /// Whether the program has the video stream. Without it (an HLS audio rendition's MPEG-TS
+    /// segments, RFC 8216 3.2) the program map lists the audio streams only and the first audio
+    /// stream carries the PCR (its PTS less ``pcrDelay``, with each of its frames).
+    public var carriesVideo = true
     /// 192-byte M2TS packets (Blu-ray/AVCHD `.m2ts`): each transport packet after a 4-byte
     /// `TP_extra_header` whose `arrival_time_stamp` is the PCR time of the access unit it
     /// belongs to (27 MHz, modulo 2^30), never decreasing.
@@ -107,7 +111,11 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         guard configuration.audioStreams.count <= TransportStreamWriterConfiguration.maxAudioStreams else {
             throw NALUError(.tooLarge, field: "audio streams", detail: "\(configuration.audioStreams.count); at most \(TransportStreamWriterConfiguration.maxAudioStreams)")
         }
-        let pids = [configuration.programMapPID, configuration.videoPID] + configuration.audioStreams.indices.map { configuration.audioPID($0) }
+        guard configuration.carriesVideo || !configuration.audioStreams.isEmpty else {
+            throw NALUError(.missing, field: "audio streams", detail: "a program without video needs an audio stream")
+        }
+        let pids = [configuration.programMapPID] + (configuration.carriesVideo ? [configuration.videoPID] : [])
+            + configuration.audioStreams.indices.map { configuration.audioPID($0) }
         guard Set(pids).count == pids.count, pids.allSatisfy({ (0x0010...0x1FFE).contains($0) }) else {
             throw NALUError(.invalidValue, field: "PID", detail: "\(pids); PIDs must differ and lie in 0x0010–0x1FFE")
         }
@@ -121,12 +129,13 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         programAssociation = ProgramSpecificInformation.programAssociationSection(
             transportStreamID: configuration.transportStreamID, programNumber: configuration.programNumber,
             programMapPID: configuration.programMapPID)
-        var streams = [ProgramSpecificInformation.Stream(streamType: configuration.videoStreamType, pid: configuration.videoPID)]
+        var streams = configuration.carriesVideo ? [ProgramSpecificInformation.Stream(streamType: configuration.videoStreamType, pid: configuration.videoPID)] : []
         for (index, audio) in configuration.audioStreams.enumerated() {
             streams.append(.init(streamType: audio.streamType, pid: configuration.audioPID(index), descriptors: audio.descriptors))
         }
         programMap = ProgramSpecificInformation.programMapSection(programNumber: configuration.programNumber,
-                                                                  pcrPID: configuration.videoPID, streams: streams)
+                                                                  pcrPID: configuration.carriesVideo ? configuration.videoPID : configuration.audioPID(0),
+                                                                  streams: streams)
         header.reserveCapacity(PESHeader.maxWrittenLength + ADTSHeader.length)
     }
 
@@ -166,6 +175,17 @@ public final class TransportStreamWriter<Sink: ByteSink> {
             throw NALUError(.missing, field: "audio stream", detail: "\(stream); the configuration has \(configuration.audioStreams.count)")
         }
         let audio = configuration.audioStreams[stream]
+        // Without video the first audio stream carries the PCR, never going back.
+        var adaptation = TransportPacketizer.Adaptation()
+        if !configuration.carriesVideo, stream == 0 {
+            let pcr = pts - configuration.pcrDelay
+            if lastPCR.map({ pcr >= $0 }) ?? true {
+                setArrivalTime(pcr)
+                try writeTablesIfDue(at: pcr)
+                lastPCR = pcr
+                adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: true)
+            }
+        }
         if lastTables == nil { try writeTables(at: pts - configuration.pcrDelay) }
         header.removeAll(keepingCapacity: true)
         if case .aac(let adts) = audio.format {
@@ -176,7 +196,7 @@ public final class TransportStreamWriter<Sink: ByteSink> {
         }
         try header.withUnsafeBytes { header in
             try packetizer.writeUnit(pid: configuration.audioPID(stream), slot: Self.audioSlot(stream), header: header, payload: rawFrame,
-                                     adaptation: .init()) { try sink.write($0) }
+                                     adaptation: adaptation) { try sink.write($0) }
         }
         summary.audioFrames += 1
     }
