@@ -7,6 +7,8 @@ public import NALURTP
 /// Where received RTP access units are written (`nalu rtp receive`, `nalu record`): an Annex-B stream, or an MP4 file with their
 /// times (``NALURTP/RTPTimedAccessUnit`` through `MP4Writer.append(_:)`). The SDP's parameter
 /// sets go before the first access unit that lacks them (Annex-B) or into the record (MP4).
+/// An MP4 file also takes the session's AAC stream (``writeAudio(_:)``): a sound track whose
+/// AUs keep their times, placed against the video by ``alignment``.
 public final class RTPRecordingOutput {
     private let codec: Codec
     private let path: String
@@ -17,11 +19,30 @@ public final class RTPRecordingOutput {
     private var started = false
     /// Access units not written because no parameter sets had come yet (MP4 needs them for its record).
     public private(set) var skippedBeforeParameterSets = 0
+    /// The AAC stream's track (MP4), once the writer is made.
+    private var audioTrack: RTPAACMP4Track?
+    private let audio: (description: RTPAACDescription, format: RTPAACPayloadFormat)?
+    /// AUs that came before the writer was made (bounded by ``maxQueuedAudio``).
+    private var audioQueue: [RTPAACAccessUnit] = []
+    /// The RTP time of the first AU written, and of the first picture written.
+    private var firstAudioRTPTime: UInt32?
+    private var videoOrigin: UInt32?
+    /// AAC AUs not written: an Annex-B output has no place for them, or too many came before the
+    /// first picture with parameter sets.
+    public private(set) var audioNotWritten = 0
+    /// Where the audio's RTP time line sits against the video's (RTSP `RTP-Info`); `nil`: not
+    /// known, the first AU is placed with the first picture (``audioIsUnaligned``).
+    public var alignment: RTPStreamAlignment?
+    /// AAC AUs held at most while no picture has been written.
+    public static let maxQueuedAudio = 4096
 
     /// An output at `path` (`.mp4`/`.mov`: MP4; any other name or `-`: Annex-B) for `codec`,
     /// with the session description's `parameterSets`. Created through `FileSink` (exclusive
     /// temporary name, committed by ``finish()``).
-    public init(path: String, codec: Codec, parameterSets: [[UInt8]]) throws {
+    /// - Parameter audio: the session's AAC stream, recorded beside the video in an MP4 file.
+    /// - Throws: ``NALURTP/RTPAACPayloadFormat/init(description:)``'s errors for an AAC mode not read.
+    public init(path: String, codec: Codec, parameterSets: [[UInt8]], audio: RTPAACDescription? = nil) throws {
+        self.audio = try audio.map { ($0, try RTPAACPayloadFormat(description: $0)) }
         self.path = path
         self.codec = codec
         self.parameterSets = parameterSets
@@ -42,6 +63,8 @@ public final class RTPRecordingOutput {
                     return
                 }
                 mp4 = writer
+                videoOrigin = unit.accessUnit.rtpTimestamp
+                try writeQueuedAudio()
             }
             try mp4?.writer.append(unit)
             return
@@ -60,6 +83,13 @@ public final class RTPRecordingOutput {
     /// - Throws: `NALUError` `.missing` when no access unit with parameter sets came.
     public func finish() throws {
         if let mp4 {
+            try writeQueuedAudio()
+            if let audioTrack {
+                let offset = firstAudioRTPTime.flatMap { first in
+                    videoOrigin.flatMap { origin in alignment?.audioOffset(audioTime: first, videoOrigin: origin) }
+                }
+                try audioTrack.finish(writer: mp4.writer, offset: offset, movieTimescale: 90_000)
+            }
             try mp4.writer.finish()
             try mp4.file.commit()
         } else if let annexB {
@@ -85,9 +115,48 @@ public final class RTPRecordingOutput {
         guard width > 0, height > 0, let record = try? DecoderConfigurationRecord(codec: codec, parameterSets: sets, lengthSize: 4, arrayCompleteness: true) else {
             return nil
         }
-        let configuration = try MP4WriterConfiguration(decoderConfigurationRecord: record, parameterSetCarriage: .outOfBand,
+        var configuration = try MP4WriterConfiguration(decoderConfigurationRecord: record, parameterSetCarriage: .outOfBand,
                                                        width: width, height: height, timeBase: Rational(1, 90_000))
+        if let audio {
+            let track = RTPAACMP4Track(description: audio.description, format: audio.format, index: 0)
+            configuration.passthroughTracks = [track.track]
+            configuration.movieTimescale = 90_000
+            audioTrack = track
+        }
         let file = try FileSink(path: path)
         return (try MP4Writer(sink: file, configuration: configuration), file)
+    }
+}
+
+extension RTPRecordingOutput {
+    /// Writes one AAC AU of the session's audio stream (MP4: into its sound track; held until
+    /// the first picture is written). Without an audio stream given at creation, or into an
+    /// Annex-B stream, the AU is counted in ``audioNotWritten``.
+    public func writeAudio(_ unit: RTPAACAccessUnit) throws {
+        guard audio != nil, isMP4 else {
+            audioNotWritten += 1
+            return
+        }
+        guard let mp4, let audioTrack else {
+            if audioQueue.count < Self.maxQueuedAudio { audioQueue.append(unit) } else { audioNotWritten += 1 }
+            return
+        }
+        if firstAudioRTPTime == nil { firstAudioRTPTime = unit.rtpTimestamp }
+        try audioTrack.append(unit, to: mp4.writer)
+    }
+
+    /// AAC AUs written, and those whose time went backwards (not written).
+    public var audioWritten: (accessUnits: Int, outOfOrder: Int) {
+        (audioTrack?.written ?? 0, audioTrack?.outOfOrder ?? 0)
+    }
+
+    /// Whether AAC AUs were written without an ``alignment``: their place against the video is a guess.
+    public var audioIsUnaligned: Bool { alignment == nil && firstAudioRTPTime != nil }
+
+    private func writeQueuedAudio() throws {
+        guard mp4 != nil, !audioQueue.isEmpty else { return }
+        let queued = audioQueue
+        audioQueue = []
+        for unit in queued { try writeAudio(unit) }
     }
 }

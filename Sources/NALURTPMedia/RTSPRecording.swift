@@ -23,14 +23,16 @@ public struct RTSPRecordingResult {
     public var notes: [String]
 }
 
-/// Records an RTSP server's video to a file: OPTIONS, DESCRIBE, SETUP (TCP interleaved or UDP),
-/// PLAY, GET_PARAMETER keep-alives at half the session timeout, TEARDOWN at the end (a limit,
-/// or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
+/// Records an RTSP server's video and AAC audio to a file: OPTIONS, DESCRIBE, SETUP of each
+/// stream (TCP interleaved on channels 0-1 and 2-3, or UDP), PLAY (its `RTP-Info` places the
+/// audio against the video), GET_PARAMETER keep-alives at half the session timeout, TEARDOWN at
+/// the end (a limit, or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
 public enum RTSPRecording {
-    /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times; else Annex-B).
+    /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times and the AAC
+    /// stream, RFC 3640; else Annex-B).
     /// - Parameters:
-    ///   - videoOnly: records the video although the session has other streams (audio), which
-    ///     are then not set up; without it, they are reported in ``RTSPRecordingResult/losses``.
+    ///   - videoOnly: records the video alone (no other stream is set up); without it, the AAC
+    ///     stream is recorded too and other streams are reported in ``RTSPRecordingResult/losses``.
     /// - Throws: the client's `NALUError`s; `.missing` (field `RTSP`) when no packet came within
     ///   `limits.wait`.
     public static func record(url: RTSPURL, to path: String, transport: RTSPTransport, limits: RTPReceptionLimits,
@@ -42,18 +44,23 @@ public enum RTSPRecording {
         let controls = SDPControls(text: sdp)
         let videoLine = "m=video"
         let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
-        let recorder = try RTPRecorder(video: description.video, path: path)
+        let audio = Self.recordedAudio(description, videoOnly: videoOnly)
+        let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description)
         var socket: UDPSocket?
+        var audioSocket: UDPSocket?
+        let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
         switch transport {
         case .tcp:
             _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
+            if let audioControl { _ = try client.setup(audioControl, transport: "RTP/AVP/TCP;unicast;interleaved=2-3") }
         case .udp:
-            let bound = try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0))
-            guard let port = bound.localPort else { throw NALUError(.io, field: "UDP socket", detail: "no local port") }
-            socket = bound
-            _ = try client.setup(control, transport: "RTP/AVP;unicast;client_port=\(port)-\(UInt32(port) + 1)")
+            socket = try Self.setupUDP(client: client, control: control)
+            if let audioControl { audioSocket = try Self.setupUDP(client: client, control: audioControl) }
         }
-        try client.play()
+        let played = try client.play()
+        if let audio, let audioControl {
+            recorder.output.alignment = Self.alignment(played, video: control, audio: audioControl, clockRate: audio.description.sampleRate)
+        }
         let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
         var lastKeepAlive = MonotonicClock.now()
         let sendKeepAlive = { () throws -> Void in
@@ -64,7 +71,10 @@ public enum RTSPRecording {
             }
         }
         let report: RTPReceptionReport
-        if let socket {
+        if let socket, let audioSocket {
+            report = try receiveUDP(video: socket, audio: audioSocket, client: client, recorder: recorder, limits: limits, shouldStop: shouldStop,
+                                    keepAlive: sendKeepAlive)
+        } else if let socket {
             var failure: (any Error)?
             report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, shouldStop: {
                 do { try sendKeepAlive() } catch { failure = error; return true }
@@ -81,7 +91,7 @@ public enum RTSPRecording {
             throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
         }
         try recorder.finish()
-        let others = videoOnly ? [] : description.otherMedia
+        let others = videoOnly ? [] : Self.mediaNotRecorded(description, audio: audio)
         return RTSPRecordingResult(description: description, end: report.end,
                                    losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
                                    summary: recorder.summary, notes: recorder.notes)
@@ -95,6 +105,7 @@ public enum RTSPRecording {
         var last = start
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
+        var byes: Set<UInt8> = []
         while true {
             if shouldStop() { end = .stopped; break }
             let now = MonotonicClock.now()
@@ -111,13 +122,23 @@ public enum RTSPRecording {
             let frame = try next.get()
             guard let frame else {
                 try recorder.handle(recorder.receiver.advance(to: MonotonicClock.now()))
+                try recorder.advanceAudio(to: MonotonicClock.now())
                 continue
             }
             guard frame.channel == 0 else {
-                // RTCP BYE (RFC 3550 6.6) on the RTCP channel: the source left, the stream ended.
-                if frame.channel == 1, first != nil, Self.hasBye(frame.payload) {
-                    end = .endOfFile
-                    break
+                // RTCP BYE (RFC 3550 6.6) on the RTCP channels: the sources left, the streams ended.
+                if frame.channel == 1 || frame.channel == 3, first != nil, Self.hasBye(frame.payload) {
+                    byes.insert(frame.channel)
+                    if byes.contains(1), byes.contains(3) || recorder.audioReceiver == nil {
+                        end = .endOfFile
+                        break
+                    }
+                }
+                if frame.channel == 2, recorder.audioReceiver != nil {
+                    let arrival = MonotonicClock.now()
+                    last = arrival
+                    if first == nil { first = arrival }
+                    if let packet = try? RTPPacket(parsing: frame.payload) { try recorder.receiveAudio(packet, arrival: arrival) } else { unparsed += 1 }
                 }
                 continue
             }

@@ -84,7 +84,7 @@ struct RTPAACTests {
                 #expect(next.timestamp == fragment.timestamp)
             }
         } else {
-            #expect(packets.allSatisfy(\.marker))
+            #expect(packets.allSatisfy { $0.marker })
             // Several AUs per packet while they fit.
             if perPacket > 1 { #expect(packets.count < frames.count) } else { #expect(packets.count == frames.count) }
         }
@@ -185,7 +185,8 @@ struct RTPAACTests {
             let other = try #require(try SessionDescription(parsing: text.replacingOccurrences(of: replacement, with: field)).audio)
             #expect(throws: NALUError.self) { try RTPAACPayloadFormat(description: other) }
             // The description still writes back what it read.
-            #expect(try SessionDescription(parsing: SessionDescription(parsing: text.replacingOccurrences(of: replacement, with: field)).text).audio == other)
+            let written = try SessionDescription(parsing: text.replacingOccurrences(of: replacement, with: field)).text
+            #expect(try SessionDescription(parsing: written).audio == other)
         }
     }
 }
