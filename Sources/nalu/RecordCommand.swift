@@ -14,11 +14,12 @@ enum TransportOption: String, ExpressibleByArgument, CaseIterable {
 struct RecordCommand: ParsableCommand, CommandIO {
     static let configuration = CommandConfiguration(
         commandName: "record",
-        abstract: "Record an RTSP server's H.264/H.265 video (RFC 2326) into a file: MP4 with the access units' times, or Annex-B.",
+        abstract: "Record an RTSP server's H.264/H.265 video and AAC audio (RFC 2326) into a file: MP4 with the access units' times, or Annex-B.",
         discussion: """
         Credentials go in the URL (rtsp://USER:PASSWORD@HOST/PATH; Basic or Digest). SIGINT, SIGTERM or --duration end the \
         recording: TEARDOWN is sent and the file finished (exit 128 + the signal). Anything lost makes the exit status 2; \
-        a session with an audio stream is refused (exit 2, the audio is not recorded) unless --video-only.
+        the AAC stream (RFC 3640) is recorded beside the video in MP4, placed by the PLAY response's RTP-Info; \
+        an output that cannot hold it (Annex-B) or another stream not recorded is exit 2 unless --video-only.
         """
     )
 
@@ -37,7 +38,7 @@ struct RecordCommand: ParsableCommand, CommandIO {
     @Option(help: ArgumentHelp("Give up when no packet comes within this many seconds.", valueName: "seconds"))
     var wait: Double = 30
 
-    @Flag(name: .customLong("video-only"), help: "Record the video although the session has other streams (audio), which are not recorded.")
+    @Flag(name: .customLong("video-only"), help: "Record the video alone: the session's other streams (audio) are not set up.")
     var videoOnly = false
 
     @Flag(help: "Print what was received to standard error.")
