@@ -101,6 +101,31 @@ public struct RTPAACPayloadFormat: Sendable, Hashable {
     }
 }
 
+extension RTPAACPayloadFormat {
+    /// The sampling frequency table of ISO/IEC 14496-3 1.6.3.3 (`samplingFrequencyIndex`).
+    static let samplingFrequencies = [96_000, 88_200, 64_000, 48_000, 44_100, 32_000, 24_000, 22_050, 16_000, 12_000, 11_025, 8_000, 7_350]
+
+    /// The sampling rate and `channelConfiguration` of an AudioSpecificConfig (ISO/IEC 14496-3
+    /// 1.6.2.1; the core's, for HE-AAC), or `nil` when it is too short or its frequency index
+    /// is reserved. A `channelConfiguration` of 0 (channels in a program config element) gives 0.
+    public static func audioParameters(audioSpecificConfig config: [UInt8]) -> (sampleRate: Int, channels: Int)? {
+        guard config.count >= 2 else { return nil }
+        var bits = SimpleBits(config)
+        if bits.read(5) == 31 { _ = bits.read(6) }
+        let index = bits.read(4)
+        let rate: Int
+        if index == 15 {
+            guard let explicit = bits.readIfAvailable(24), explicit > 0 else { return nil }
+            rate = explicit
+        } else {
+            guard index < samplingFrequencies.count else { return nil }
+            rate = samplingFrequencies[index]
+        }
+        guard let channels = bits.readIfAvailable(4) else { return nil }
+        return (rate, channels)
+    }
+}
+
 /// Bits read MSB first from bytes; reads past the end give zeros (``readIfAvailable(_:)`` says
 /// when they would).
 struct SimpleBits {
