@@ -1,4 +1,5 @@
 import NALU
+public import NALUPackager
 public import NALURTP
 
 /// Received RTP packets to a file: an ``NALURTP/RTPReceiver`` (reordering, depacketization,
@@ -29,14 +30,15 @@ public final class RTPRecorder {
     private var audioNotes: [String] = []
 
     /// A recorder of the stream `video` describes into `path`, and of the AAC stream `audio`
-    /// describes (recorded beside the video in an MP4 file; see ``RTPRecordingOutput``).
+    /// describes (recorded beside the video in MP4 and MPEG-TS; see ``RTPRecordingOutput``);
+    /// with `liveHLS`, `path` is the folder of a live HLS package.
     /// - Throws: the output's errors; ``NALURTP/RTPAACPayloadFormat/init(description:)``'s for
     ///   an AAC mode not read.
     public init(video: RTPVideoDescription, path: String, reorderDelay: Int64 = 200_000_000,
-                damagedAccessUnits: RTPDamagedAccessUnits = .drop, audio: RTPAACDescription? = nil) throws {
+                damagedAccessUnits: RTPDamagedAccessUnits = .drop, audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws {
         receiver = RTPReceiver(options: RTPReceiverOptions(format: video.payloadFormat, payloadType: video.payloadType,
                                                            maxReorderDelay: reorderDelay, damagedAccessUnits: damagedAccessUnits))
-        output = try RTPRecordingOutput(path: path, codec: video.codec, parameterSets: video.parameterSets, audio: audio)
+        output = try RTPRecordingOutput(path: path, codec: video.codec, parameterSets: video.parameterSets, audio: audio, liveHLS: liveHLS)
         if let audio {
             audioReceiver = RTPAACReceiver(format: try RTPAACPayloadFormat(description: audio), payloadType: audio.payloadType,
                                            maxReorderDelay: reorderDelay)

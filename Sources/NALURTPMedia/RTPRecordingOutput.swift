@@ -2,19 +2,28 @@ public import NALU
 import NALUIO
 import NALUMedia
 import NALUMP4
+public import NALUPackager
 public import NALURTP
 
-/// Where received RTP access units are written (`nalu rtp receive`, `nalu record`): an Annex-B stream, or an MP4 file with their
-/// times (``NALURTP/RTPTimedAccessUnit`` through `MP4Writer.append(_:)`). The SDP's parameter
-/// sets go before the first access unit that lacks them (Annex-B) or into the record (MP4).
-/// An MP4 file also takes the session's AAC stream (``writeAudio(_:)``): a sound track whose
-/// AUs keep their times, placed against the video by ``alignment``.
+/// Where received RTP access units are written (`nalu rtp receive`, `nalu record`): an Annex-B
+/// stream, an MP4 file with their times (``NALURTP/RTPTimedAccessUnit`` through
+/// `MP4Writer.append(_:)`), an MPEG-TS file (`.ts`, `.m2ts`/`.mts` with 192-byte packets) or a live
+/// HLS package (`LivePackager`) with their times as PTS/DTS. The SDP's parameter sets go before
+/// the first access unit that lacks them (Annex-B, MPEG-TS) or into the record (MP4). MP4 and
+/// MPEG-TS also take the session's AAC stream (``writeAudio(_:)``): a sound track or ADTS
+/// stream whose AUs keep their times, placed against the video by ``alignment``.
 public final class RTPRecordingOutput {
     private let codec: Codec
     private let path: String
     private let parameterSets: [[UInt8]]
     private let isMP4: Bool
     private var annexB: FileSink?
+    private var transportStream: RTPTransportStreamOutput?
+    /// The first AU written: its RTP time and time line value, and its time against the first
+    /// picture (ticks of its clock).
+    private var firstAudio: (rtp: UInt32, time: Int64, offset: Int64)?
+    /// The live packager's notes, after ``finish()``.
+    public private(set) var packagerNotes: [String] = []
     private var mp4: (writer: MP4Writer<FileSink>, file: FileSink)?
     private var started = false
     /// Access units not written because no parameter sets had come yet (MP4 needs them for its record).
@@ -25,7 +34,6 @@ public final class RTPRecordingOutput {
     /// AUs that came before the writer was made (bounded by ``maxQueuedAudio``).
     private var audioQueue: [RTPAACAccessUnit] = []
     /// The RTP time of the first AU written, and of the first picture written.
-    private var firstAudioRTPTime: UInt32?
     private var videoOrigin: UInt32?
     /// AAC AUs not written: an Annex-B output has no place for them, or too many came before the
     /// first picture with parameter sets.
@@ -41,13 +49,23 @@ public final class RTPRecordingOutput {
     /// temporary name, committed by ``finish()``).
     /// - Parameter audio: the session's AAC stream, recorded beside the video in an MP4 file.
     /// - Throws: ``NALURTP/RTPAACPayloadFormat/init(description:)``'s errors for an AAC mode not read.
-    public init(path: String, codec: Codec, parameterSets: [[UInt8]], audio: RTPAACDescription? = nil) throws {
+    /// - Parameter liveHLS: `path` is a folder for a live HLS package made with these options.
+    public init(path: String, codec: Codec, parameterSets: [[UInt8]], audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws {
         self.audio = try audio.map { ($0, try RTPAACPayloadFormat(description: $0)) }
         self.path = path
         self.codec = codec
         self.parameterSets = parameterSets
-        isMP4 = path != "-" && ContainerDetection.hasMP4Extension(path)
-        if !isMP4 { annexB = try FileSink(path: path) }
+        isMP4 = liveHLS == nil && path != "-" && ContainerDetection.hasMP4Extension(path)
+        let lowered = path.lowercased()
+        if let liveHLS {
+            transportStream = try RTPTransportStreamOutput(liveDirectory: path, options: liveHLS, codec: codec,
+                                                           audioSpecificConfig: audio?.audioSpecificConfig)
+        } else if path != "-", [".ts", ".m2ts", ".mts"].contains(where: { lowered.hasSuffix($0) }) {
+            transportStream = try RTPTransportStreamOutput(path: path, codec: codec, timestamped: !lowered.hasSuffix(".ts"),
+                                                           audioSpecificConfig: audio?.audioSpecificConfig)
+        } else if !isMP4 {
+            annexB = try FileSink(path: path)
+        }
     }
 
     /// Writes one access unit with its times.
@@ -69,6 +87,19 @@ public final class RTPRecordingOutput {
             try mp4?.writer.append(unit)
             return
         }
+        if let transportStream {
+            var units = unit.accessUnit.nalUnits
+            if !started {
+                started = true
+                videoOrigin = unit.accessUnit.rtpTimestamp
+                if !units.contains(where: { codec.isParameterSet($0) }) { units = parameterSets + units }
+                try transportStream.write(units, pts: unit.pts, dts: unit.dts)
+                try writeQueuedAudio()
+            } else {
+                try transportStream.write(units, pts: unit.pts, dts: unit.dts)
+            }
+            return
+        }
         guard let annexB else { return }
         if !started {
             started = true
@@ -85,13 +116,17 @@ public final class RTPRecordingOutput {
         if let mp4 {
             try writeQueuedAudio()
             if let audioTrack {
-                let offset = firstAudioRTPTime.flatMap { first in
-                    videoOrigin.flatMap { origin in alignment?.audioOffset(audioTime: first, videoOrigin: origin) }
-                }
+                let offset = firstAudio?.offset
                 try audioTrack.finish(writer: mp4.writer, offset: offset, movieTimescale: 90_000)
             }
             try mp4.writer.finish()
             try mp4.file.commit()
+        } else if let transportStream {
+            try writeQueuedAudio()
+            guard started else {
+                throw NALUError(.missing, field: path, detail: "no access unit was received: nothing to write")
+            }
+            packagerNotes = try transportStream.finish()
         } else if let annexB {
             try annexB.commit()
         } else {
@@ -133,16 +168,24 @@ extension RTPRecordingOutput {
     /// the first picture is written). Without an audio stream given at creation, or into an
     /// Annex-B stream, the AU is counted in ``audioNotWritten``.
     public func writeAudio(_ unit: RTPAACAccessUnit) throws {
-        guard audio != nil, isMP4 else {
+        guard let audio, isMP4 || transportStream != nil else {
             audioNotWritten += 1
             return
         }
-        guard let mp4, let audioTrack else {
+        guard let videoOrigin else {
             if audioQueue.count < Self.maxQueuedAudio { audioQueue.append(unit) } else { audioNotWritten += 1 }
             return
         }
-        if firstAudioRTPTime == nil { firstAudioRTPTime = unit.rtpTimestamp }
-        try audioTrack.append(unit, to: mp4.writer)
+        if firstAudio == nil {
+            // Where the first AU presents against the first picture (0 when not known).
+            let offset = alignment?.audioOffset(audioTime: unit.rtpTimestamp, videoOrigin: videoOrigin) ?? 0
+            firstAudio = (unit.rtpTimestamp, unit.time, offset)
+        }
+        if let mp4, let audioTrack {
+            try audioTrack.append(unit, to: mp4.writer)
+        } else if let transportStream, let first = firstAudio {
+            try transportStream.writeAudio(unit.bytes, time: first.offset &+ (unit.time &- first.time), rate: audio.format.clockRate)
+        }
     }
 
     /// AAC AUs written, and those whose time went backwards (not written).
@@ -151,10 +194,10 @@ extension RTPRecordingOutput {
     }
 
     /// Whether AAC AUs were written without an ``alignment``: their place against the video is a guess.
-    public var audioIsUnaligned: Bool { alignment == nil && firstAudioRTPTime != nil }
+    public var audioIsUnaligned: Bool { alignment == nil && firstAudio != nil }
 
     private func writeQueuedAudio() throws {
-        guard mp4 != nil, !audioQueue.isEmpty else { return }
+        guard videoOrigin != nil, !audioQueue.isEmpty else { return }
         let queued = audioQueue
         audioQueue = []
         for unit in queued { try writeAudio(unit) }

@@ -1,4 +1,5 @@
 import NALU
+public import NALUPackager
 public import NALURTP
 
 /// How RTP comes from an RTSP server (RFC 2326 12.39 `Transport`).
@@ -9,7 +10,7 @@ public enum RTSPTransport: String, Sendable, CaseIterable {
     case udp
 }
 
-/// What ``RTSPRecording/record(url:to:transport:limits:videoOnly:shouldStop:)`` does.
+/// What ``RTSPRecording/record(url:to:transport:limits:videoOnly:liveHLS:shouldStop:)`` does.
 public struct RTSPRecordingResult {
     /// The session description the server gave.
     public var description: SessionDescription
@@ -29,14 +30,15 @@ public struct RTSPRecordingResult {
 /// the end (a limit, or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
 public enum RTSPRecording {
     /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times and the AAC
-    /// stream, RFC 3640; else Annex-B).
+    /// stream, RFC 3640; `.ts`/`.m2ts`: MPEG-TS with both; else Annex-B), or, with `liveHLS`,
+    /// into a live HLS package in the folder `path` (``RTPRecordingOutput``).
     /// - Parameters:
     ///   - videoOnly: records the video alone (no other stream is set up); without it, the AAC
     ///     stream is recorded too and other streams are reported in ``RTSPRecordingResult/losses``.
     /// - Throws: the client's `NALUError`s; `.missing` (field `RTSP`) when no packet came within
     ///   `limits.wait`.
     public static func record(url: RTSPURL, to path: String, transport: RTSPTransport, limits: RTPReceptionLimits,
-                              videoOnly: Bool, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
+                              videoOnly: Bool, liveHLS: PackagerOptions? = nil, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
         let client = try RTSPClient(url: url)
         _ = try? client.options()
         let (sdp, base) = try client.describe()
@@ -45,7 +47,7 @@ public enum RTSPRecording {
         let videoLine = "m=video"
         let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
         let audio = Self.recordedAudio(description, videoOnly: videoOnly)
-        let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description)
+        let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description, liveHLS: liveHLS)
         var socket: UDPSocket?
         var audioSocket: UDPSocket?
         let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
@@ -94,7 +96,7 @@ public enum RTSPRecording {
         let others = videoOnly ? [] : Self.mediaNotRecorded(description, audio: audio)
         return RTSPRecordingResult(description: description, end: report.end,
                                    losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
-                                   summary: recorder.summary, notes: recorder.notes)
+                                   summary: recorder.summary, notes: recorder.notes + recorder.output.packagerNotes)
     }
 
     /// The reception loop of interleaved TCP: channel 0 is RTP, channel 1 RTCP (ignored).
