@@ -74,14 +74,15 @@ struct RTPSendAudioTests {
         let text = try String(contentsOfFile: sdp, encoding: .utf8)
         #expect(text.contains("m=audio \(port + 2) RTP/AVP 97\r\n") && text.contains("a=rtpmap:97 MPEG4-GENERIC/48000/2\r\n"))
         let out = folder.appendingPathComponent("received.mp4").path
-        // ffmpeg ends 3 s after the last packet (signals do not reach a child of the test runner).
+        // ffmpeg ends on its own after the last packet (-rw_timeout; signals do not reach a child of the test runner).
         let receiver = try RTPPeers.Running(ffmpeg, ["-nostdin", "-v", "error", "-protocol_whitelist", "file,udp,rtp", "-rw_timeout", "3000000",
                                                      "-i", sdp, "-c", "copy", "-y", out], folder: folder, name: "ffmpeg")
         try RTPPeers.waitUntilBound(port: port)
         try RTPPeers.waitUntilBound(port: port + 2)
         let send = try RTPPeers.run(RTPPeers.nalu, ["rtp", "send", Self.fixture, "--to", "127.0.0.1:\(port)", "--realtime"], folder: folder, name: "send")
         #expect(send.status == 0, "\(send.output)")
-        let status = receiver.wait(seconds: 20)
+        // -rw_timeout ends it about 20 s after the last packet (measured on this machine).
+        let status = receiver.wait(seconds: 45)
         #expect(status == 0, "\(receiver.output)")
         #expect(try RTSPRecordAudioTests.packets(out, "a", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "a", folder: folder))
         #expect(try RTSPRecordAudioTests.packets(out, "v", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "v", folder: folder))
