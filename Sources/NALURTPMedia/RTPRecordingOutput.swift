@@ -61,7 +61,7 @@ public final class RTPRecordingOutput {
             transportStream = try RTPTransportStreamOutput(liveDirectory: path, options: liveHLS, codec: codec,
                                                            audioSpecificConfig: audio?.audioSpecificConfig)
         } else if path != "-", [".ts", ".m2ts", ".mts"].contains(where: { lowered.hasSuffix($0) }) {
-            transportStream = try RTPTransportStreamOutput(path: path, codec: codec, timestamped: !lowered.hasSuffix(".ts"),
+            transportStream = try RTPTransportStreamOutput(path: path, codec: codec, timestamped: lowered.hasSuffix(".m2ts") || lowered.hasSuffix(".mts"),
                                                            audioSpecificConfig: audio?.audioSpecificConfig)
         } else if !isMP4 {
             annexB = try FileSink(path: path)
@@ -184,7 +184,14 @@ extension RTPRecordingOutput {
         if let mp4, let audioTrack {
             try audioTrack.append(unit, to: mp4.writer)
         } else if let transportStream, let first = firstAudio {
-            try transportStream.writeAudio(unit.bytes, time: first.offset &+ (unit.time &- first.time), rate: audio.format.clockRate)
+            let time = first.offset &+ (unit.time &- first.time)
+            // The stream starts 1.4 s before the first picture (TransportStreamMuxerOptions'
+            // firstPresentationTime): audio earlier than that has no PTS; counted, not written.
+            guard time > -(Int64(audio.format.clockRate) * 7 / 5) else {
+                audioNotWritten += 1
+                return
+            }
+            try transportStream.writeAudio(unit.bytes, time: time, rate: audio.format.clockRate)
         }
     }
 

@@ -58,6 +58,51 @@ struct RTPSendAudioTests {
         }
     }
 
+    /// The library's sender into the library's receiver writing `name` (MP4, MPEG-TS, M2TS) with
+    /// the alignment `audioRTPTime` (0: the sender's).
+    static func loopback(into path: String, audioRTPTime: UInt32 = 0) throws -> (recorder: RTPRecorder, transmitter: RTPStreamTransmitter) {
+        let reader = try MediaReader(path: fixture, options: MediaReaderOptions(readsOtherTracks: false))
+        let transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions())
+        let firstPTS = try #require(transmitter.firstPresentationTime)
+        let audio = try #require(try RTPAACSendSource.open(path: fixture, videoFirstPTS: firstPTS))
+        try transmitter.attachAudio(audio, options: RTPAACPacketizerOptions())
+        let sdp = transmitter.sessionDescription(address: "127.0.0.1", port: 5004)
+        let recorder = try RTPRecorder(video: sdp.video, path: path, audio: sdp.audio)
+        recorder.output.alignment = RTPStreamAlignment(videoRTPTime: 0, audioRTPTime: audioRTPTime, audioClockRate: 48_000)
+        var arrival: Int64 = 0
+        _ = try transmitter.transmitStreams { bytes, _, stream in
+            arrival += 100_000
+            let packet = try RTPPacket(parsing: bytes)
+            if stream == .audio { try recorder.receiveAudio(packet, arrival: arrival) } else { try recorder.handle(recorder.receiver.receive(packet, arrival: arrival)) }
+        }
+        try recorder.handle(recorder.receiver.finish())
+        try recorder.finish()
+        return (recorder, transmitter)
+    }
+
+    /// Into MPEG-TS (`.ts`: 188-byte packets; `.m2ts`: 192) with every AAC frame, in sync by
+    /// content within 5 ms; audio that would present more than the stream's 1.4 s lead before the
+    /// first picture (the alignment moved 2 s) has no PTS: counted as not written, a loss.
+    @Test(.enabled(if: RTSPRecordAudioTests.available), arguments: ["received.ts", "received.m2ts"])
+    func intoTransportStream(name: String) throws {
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent(name).path
+        let (recorder, _) = try Self.loopback(into: out)
+        #expect(recorder.losses(unparsed: 0, otherMedia: []).isEmpty, "\(recorder.losses(unparsed: 0, otherMedia: []))")
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: out)[.size] as? Int)
+        #expect(size % (name.hasSuffix(".m2ts") ? 192 : 188) == 0)
+        #expect(try RTSPRecordAudioTests.packets(out, "a", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "a", folder: folder))
+        #expect(try RTSPRecordAudioTests.packets(out, "v", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "v", folder: folder))
+        let shift = try RTSPRecordAudioTests.shift(Self.fixture, out, at: 5, folder: folder)
+        #expect(abs(shift) <= 5, "A/V shift \(shift) ms")
+        // Audio 2 s early: the AUs before -1.4 s are not written, and said so.
+        let early = folder.appendingPathComponent("early-" + name).path
+        let (moved, _) = try Self.loopback(into: early, audioRTPTime: 96_000)
+        #expect(moved.output.audioNotWritten > 0)
+        #expect(moved.losses(unparsed: 0, otherMedia: []).contains { $0.contains("AAC access units not written") })
+    }
+
     /// ffmpeg receives `nalu rtp send`'s two streams from the SDP (`-i out.sdp -c copy`): as many
     /// AAC packets as the file has, and every picture. (Its A/V sync is not checked here: without
     /// RTCP sender reports ffmpeg lines the two RTP streams up by their first packets.)
