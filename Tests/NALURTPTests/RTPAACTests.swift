@@ -11,7 +11,11 @@ struct RTPAACTests {
     /// The raw AAC frames of an ADTS file (ISO/IEC 14496-3 1.A.2.2: `frame_length` 13 bits at
     /// bit 30, a 7-byte header or 9 with the CRC).
     static func adtsFrames(_ name: String) throws -> [[UInt8]] {
-        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: RTPTestSupport.fixture(name))))
+        try adtsFrames(path: RTPTestSupport.fixture(name))
+    }
+
+    static func adtsFrames(path: String) throws -> [[UInt8]] {
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         var frames: [[UInt8]] = []
         var offset = 0
         while offset + 7 <= bytes.count {

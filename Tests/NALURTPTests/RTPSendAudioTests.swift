@@ -133,6 +133,58 @@ struct RTPSendAudioTests {
         #expect(try RTSPRecordAudioTests.packets(out, "v", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "v", folder: folder))
     }
 
+    /// GStreamer's depayloader (`rtpmp4gdepay`, caps from the SDP's fmtp) receives the AAC
+    /// stream `nalu rtp send` sends, whole AUs several a packet (MTU 1400) and AUs fragmented
+    /// over packets (MTU 200): the frames it hands out equal the file's AAC frames byte for byte
+    /// (as ffmpeg extracts them to ADTS).
+    @Test(.enabled(if: RTSPRecordAudioTests.available), arguments: [1400, 200])
+    func gstreamerDepayloadsTheAudio(mtu: Int) throws {
+        let gst = try #require(RTPPeers.tool("gst-launch-1.0"))
+        let ffmpeg = try #require(RTPPeers.tool("ffmpeg"))
+        let folder = try RTPPeers.folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The packets the run sends, counted by the library without a network.
+        let reader = try MediaReader(path: Self.fixture, options: MediaReaderOptions(readsOtherTracks: false))
+        let transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions())
+        let firstPTS = try #require(transmitter.firstPresentationTime)
+        let source = try #require(try RTPAACSendSource.open(path: Self.fixture, videoFirstPTS: firstPTS))
+        try transmitter.attachAudio(source, options: RTPAACPacketizerOptions(mtu: mtu))
+        var audioPackets = 0
+        var fragments = 0
+        _ = try transmitter.transmitStreams { bytes, _, stream in
+            guard stream == .audio else { return }
+            audioPackets += 1
+            if try !RTPPacket(parsing: bytes).marker { fragments += 1 }
+        }
+        #expect(mtu > 1000 ? fragments == 0 : fragments > 0)
+        let config = try #require(transmitter.sessionDescription(address: "127.0.0.1", port: 5004).audio?.audioSpecificConfig)
+            .map { String($0, radix: 16).count == 1 ? "0" + String($0, radix: 16) : String($0, radix: 16) }.joined()
+        let port = try RTPPeers.freePort()
+        let out = folder.appendingPathComponent("gst.adts").path
+        // udpsrc ends after the packets sent (signals do not reach a child of the test runner).
+        let receiver = try RTPPeers.Running(gst, [
+            "-e", "-q", "udpsrc", "address=127.0.0.1", "port=\(port + 2)", "num-buffers=\(audioPackets)",
+            "caps=application/x-rtp,media=(string)audio,clock-rate=(int)48000,encoding-name=(string)MPEG4-GENERIC,payload=(int)97,"
+                + "streamtype=(string)5,mode=(string)AAC-hbr,sizelength=(string)13,indexlength=(string)3,indexdeltalength=(string)3,config=(string)\(config)",
+            "!", "rtpmp4gdepay", "!", "aacparse", "!", "audio/mpeg,stream-format=adts", "!", "filesink", "location=\(out)",
+        ], folder: folder, name: "gst")
+        try RTPPeers.waitUntilBound(port: port + 2)
+        let send = try RTPPeers.run(RTPPeers.nalu, ["rtp", "send", Self.fixture, "--to", "127.0.0.1:\(port)", "--mtu", "\(mtu)", "--realtime"],
+                                    folder: folder, name: "send")
+        #expect(send.status == 0, "\(send.output)")
+        let status = receiver.wait(seconds: 20)
+        #expect(status == 0, "\(receiver.output)")
+        let expected = folder.appendingPathComponent("ffmpeg.adts").path
+        let extract = try RTPPeers.run(ffmpeg, ["-nostdin", "-v", "error", "-i", Self.fixture, "-map", "0:a:0", "-c", "copy", "-f", "adts", "-y", expected],
+                                       folder: folder, name: "extract")
+        #expect(extract.status == 0, "\(extract.output)")
+        let received = try RTPAACTests.adtsFrames(path: out)
+        let file = try RTPAACTests.adtsFrames(path: expected)
+        #expect(file.count == 470)
+        #expect(received.count == file.count, "\(received.count) AAC frames received of \(file.count)")
+        #expect(received == file, "the AAC frames received differ from the file's")
+    }
+
     /// `--video-only` sends the video alone (one m= line); `--rtpdump` with the audio is exit 2
     /// (the file holds one stream); a transport stream's AAC is sent too.
     @Test func videoOnlyRtpdumpAndTransportStream() throws {
