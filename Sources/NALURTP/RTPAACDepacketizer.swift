@@ -118,9 +118,10 @@ public struct RTPAACDepacketizer: Sendable {
                 throw NALUError(.invalidValue, field: "AU-size", byteOffset: Int64(headerOffset),
                                 detail: "a fragment of \(data.count) bytes (AU-size \(size), timestamp \(packet.timestamp)) does not continue the AU begun")
             }
+            // Taken out while it grows, so the bytes are not copied at every fragment.
+            fragment = nil
             current.bytes += data
             if packet.marker {
-                fragment = nil
                 guard current.bytes.count == size else {
                     droppedAccessUnits += 1
                     malformedPackets += 1
