@@ -8,7 +8,6 @@ import Darwin
 import NALU
 import NALUIO
 import NALUPackager
-import Synchronization
 
 /// The MPEG-TS outputs of a recording: a `.ts`/`.m2ts` file (``NALUIO/FileSink``: temporary
 /// name, renamed at the end), or a live HLS package — the same transport stream through a pipe
@@ -99,9 +98,12 @@ struct RTPPipeSink: ByteSink {
 
 /// The live packager's thread: it packages the pipe until it ends, then drains what is still
 /// written (so the writer never blocks on a full pipe after a packaging error).
-final class RTPLivePackaging: Sendable {
+final class RTPLivePackaging: @unchecked Sendable {
     private let readEnd: Int32
-    private let state = Mutex<(result: Result<PackageSummary, NALUError>?, failure: NALUError?)>((nil, nil))
+    private let monitor = ThreadMonitor()
+    // Guarded by `monitor`.
+    private var result: Result<PackageSummary, NALUError>?
+    private var failure: NALUError?
 
     init(readEnd: Int32) { self.readEnd = readEnd }
 
@@ -114,26 +116,36 @@ final class RTPLivePackaging: Sendable {
             } catch {
                 let failure = (error as? NALUError) ?? NALUError(.io, field: box.value.0.directory, detail: "\(error)")
                 outcome = .failure(failure)
-                state.withLock { $0.failure = failure }
+                monitor.lock()
+                self.failure = failure
+                monitor.unlock()
             }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             while buffer.withUnsafeMutableBytes({ read(readEnd, $0.baseAddress, $0.count) }) > 0 {}
             close(readEnd)
-            state.withLock { $0.result = outcome }
+            monitor.lock()
+            result = outcome
+            monitor.signal()
+            monitor.unlock()
         }
     }
 
     /// The packager's error, once it stopped with one.
     func check() throws(NALUError) {
-        if let failure = state.withLock({ $0.failure }) { throw failure }
+        monitor.lock()
+        let failure = self.failure
+        monitor.unlock()
+        if let failure { throw failure }
     }
 
-    /// Waits for the packager to end (the pipe closed), polling every 10 ms.
+    /// Waits for the packager to end (the pipe closed).
     func wait() throws(NALUError) -> PackageSummary {
-        while true {
-            if let result = state.withLock({ $0.result }) { return try result.get() }
-            usleep(10_000)
-        }
+        monitor.lock()
+        while result == nil { monitor.wait() }
+        let result = self.result
+        monitor.unlock()
+        guard let result else { throw NALUError(.io, field: "packager", detail: "ended without a result") }
+        return try result.get()
     }
 }
 
