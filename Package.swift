@@ -200,7 +200,7 @@ let package = Package(
         // Issue 42, second half: the RTP pipelines as a library (the CLI only parses arguments):
         // RTPStreamTransmitter (MediaReader → RTP packets, pacing, SDP), RTPRecorder/RTPRecordingOutput
         // (received access units → Annex-B/MP4) and the RTSP client (RFC 2326/7826).
-        .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia"], swiftSettings: strictSettings),
+        .target(name: "NALURTPMedia", dependencies: ["NALURTP", "NALU", "NALUIO", "NALUMP4", "NALUMedia", "NALUTS", "NALUPackager"], swiftSettings: strictSettings),
 
         // Issue 39 item 4: the composition (AVMutableComposition of nalu): `append-clips-sample OUT IN…`
         // from the public API only, and its tests (the sample against ffprobe and Scripts/avsync.py, the

@@ -169,3 +169,25 @@ for folder in ("tracks", "realworld"):
     for name in sorted(os.listdir(directory)) if os.path.isdir(directory) else []:
         if os.path.splitext(name)[1] in (".mp4", ".mov"):
             write("tracks", folder + "-" + name, shrink_mp4(open(os.path.join(directory, name), "rb").read()))
+
+# rtp-aac: aac_lc_stereo.adts's first frames as a round trip (MTU 220, 4 AUs a packet) and as
+# RFC 3640 AAC-hbr packets (two AUs each, then one fragmented over two packets).
+adts_path = os.path.join(fixtures, "aac_lc_stereo.adts")
+if os.path.exists(adts_path):
+    adts, frames, at = open(adts_path, "rb").read(), [], 0
+    while at + 7 <= len(adts) and len(frames) < 12:
+        length = (adts[at + 3] & 3) << 11 | adts[at + 4] << 3 | adts[at + 5] >> 5
+        header = 7 if adts[at + 1] & 1 else 9
+        frames.append(adts[at + header:at + length])
+        at += length
+    write("rtp-aac", "roundtrip-adts", bytes([1, 200, 3]) + b"".join(len(f).to_bytes(2, "big") + f for f in frames))
+
+    def rtp(seq, ts, marker, payload):
+        return bytes([0x80, (0x80 if marker else 0) | 97]) + seq.to_bytes(2, "big") + ts.to_bytes(4, "big") + b"NALV" + payload
+
+    def headers(sizes):
+        return (16 * len(sizes)).to_bytes(2, "big") + b"".join((s << 3).to_bytes(2, "big") for s in sizes)
+    packets = [rtp(i, i * 2048, True, headers([len(a), len(b)]) + a + b) for i, (a, b) in enumerate(zip(frames[0:8:2], frames[1:8:2]))]
+    big = frames[8]
+    packets += [rtp(4, 8192, False, headers([len(big)]) + big[:100]), rtp(5, 8192, True, headers([len(big)]) + big[100:])]
+    write("rtp-aac", "packets-hbr", bytes([0]) + b"".join(len(p).to_bytes(2, "big") + p for p in packets))

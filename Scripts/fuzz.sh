@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
-TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp rtsp-response rtcp)
+TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp rtsp-response rtcp rtp-aac)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault

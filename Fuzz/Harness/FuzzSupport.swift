@@ -43,6 +43,7 @@ public enum FuzzHarnesses {
         "sdp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try SDPHarness.run(bytes) },
         "rtsp-response": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTSPResponseHarness.run(bytes) },
         "rtcp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTCPHarness.run(bytes) },
+        "rtp-aac": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPAACHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

@@ -357,6 +357,16 @@ struct SDPMediaSection {
                     case "sizelength": description.sizeLength = try Self.number(value, key, offset, 0...32)
                     case "indexlength": description.indexLength = try Self.number(value, key, offset, 0...32)
                     case "indexdeltalength": description.indexDeltaLength = try Self.number(value, key, offset, 0...32)
+                    case "mode":
+                        guard !value.isEmpty, value.utf8.count <= 32, value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ";") }) else {
+                            throw NALUError(.invalidValue, field: "mode", byteOffset: offset, detail: "\(value.prefix(40)): not a mode name")
+                        }
+                        description.mode = String(value)
+                    case "constantduration": description.constantDuration = try Self.number(value, key, offset, 1...65_535)
+                    case "ctsdeltalength", "dtsdeltalength", "randomaccessindication", "streamstateindication", "auxiliarydatasizelength",
+                         "constantsize":
+                        let number = try Self.number(value, key, offset, 0...65_535)
+                        if number != 0 { description.otherParameters.append("\(key)=\(number)") }
                     default: continue
                     }
                 }

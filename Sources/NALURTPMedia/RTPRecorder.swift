@@ -1,4 +1,5 @@
 import NALU
+public import NALUPackager
 public import NALURTP
 
 /// Received RTP packets to a file: an ``NALURTP/RTPReceiver`` (reordering, depacketization,
@@ -24,14 +25,26 @@ public final class RTPRecorder {
     private var packetNotes: [String] = []
     private var extraNotes: [String] = []
     /// Malformed packets (at most 20 kept), then other notes (rtpdump records cut short).
-    public var notes: [String] { packetNotes + extraNotes }
+    public var notes: [String] { packetNotes + audioNotes + extraNotes }
 
-    /// A recorder of the stream `video` describes into `path`.
+    /// The AAC stream's receiver, when the recorder takes one.
+    public var audioReceiver: RTPAACReceiver?
+    private var audioNotes: [String] = []
+
+    /// A recorder of the stream `video` describes into `path`, and of the AAC stream `audio`
+    /// describes (recorded beside the video in MP4 and MPEG-TS; see ``RTPRecordingOutput``);
+    /// with `liveHLS`, `path` is the folder of a live HLS package.
+    /// - Throws: the output's errors; ``NALURTP/RTPAACPayloadFormat/init(description:)``'s for
+    ///   an AAC mode not read.
     public init(video: RTPVideoDescription, path: String, reorderDelay: Int64 = 200_000_000,
-                damagedAccessUnits: RTPDamagedAccessUnits = .drop) throws {
+                damagedAccessUnits: RTPDamagedAccessUnits = .drop, audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws {
         receiver = RTPReceiver(options: RTPReceiverOptions(format: video.payloadFormat, payloadType: video.payloadType,
                                                            maxReorderDelay: reorderDelay, damagedAccessUnits: damagedAccessUnits))
-        output = try RTPRecordingOutput(path: path, codec: video.codec, parameterSets: video.parameterSets)
+        output = try RTPRecordingOutput(path: path, codec: video.codec, parameterSets: video.parameterSets, audio: audio, liveHLS: liveHLS)
+        if let audio {
+            audioReceiver = RTPAACReceiver(format: try RTPAACPayloadFormat(description: audio), payloadType: audio.payloadType,
+                                           maxReorderDelay: reorderDelay)
+        }
         times = RTPDecodeTimes(codec: video.codec)
     }
 
@@ -49,12 +62,16 @@ public final class RTPRecorder {
         }
     }
 
+    var audioNoteCount: Int { audioNotes.count }
+    func appendAudioNote(_ text: String) { audioNotes.append(text) }
+
     /// Adds a note (kept after the malformed packets' notes).
     func note(_ text: String) { extraNotes.append(text) }
 
-    /// Writes the access units held for their decoding times and finishes the file.
+    /// Writes the access units held for their decoding times (and the audio held) and finishes the file.
     public func finish() throws {
         for timed in times.finish() { try output.write(timed) }
+        try finishAudio()
         try output.finish()
     }
 
@@ -78,12 +95,17 @@ public final class RTPRecorder {
         if output.skippedBeforeParameterSets > 0 {
             lost.append(Self.count(output.skippedBeforeParameterSets, "access unit") + " before the first parameter sets")
         }
+        lost += audioLosses
         if !otherMedia.isEmpty { lost.append("not received: " + otherMedia.joined(separator: "; ")) }
         return lost
     }
 
     /// The receiver's statistics as one line.
     public var summary: String {
+        videoSummary + (audioReceiver.map { "; audio: " + Self.audioSummary(of: $0.statistics) } ?? "")
+    }
+
+    private var videoSummary: String {
         let statistics = receiver.statistics
         return "\(statistics.accessUnits) access units from \(statistics.packets) packets; "
             + "\(statistics.lost) lost in \(statistics.gaps) gaps, \(statistics.duplicates) duplicates, \(statistics.late) late, "
@@ -93,5 +115,5 @@ public final class RTPRecorder {
     }
 
     /// `n thing` or `n things`.
-    private static func count(_ number: Int, _ thing: String) -> String { "\(number) \(thing)" + (number == 1 ? "" : "s") }
+    static func count(_ number: Int, _ thing: String) -> String { "\(number) \(thing)" + (number == 1 ? "" : "s") }
 }

@@ -4,7 +4,8 @@ public import NALURTP
 extension RTPStreamTransmitter {
     /// Sends the stream to `destination` (UDP) and/or writes every packet to an rtpdump file
     /// at `rtpdump` (offsets: the decoding times), after writing the SDP describing it to
-    /// `sdp`: what `nalu rtp send` does. Files are written through `FileSink` (exclusive
+    /// `sdp`: what `nalu rtp send` does. An attached AAC stream goes to the destination's port
+    /// + 2 (not into the rtpdump file, which holds one stream). Files are written through `FileSink` (exclusive
     /// temporary name, committed at the end). Without a destination the SDP and the rtpdump
     /// name 127.0.0.1:5004. With `rtcp`, sender reports go out at the start, about every 5 s
     /// and with the BYE at the end, and the receivers' reports and keyframe requests are read
@@ -22,7 +23,13 @@ extension RTPStreamTransmitter {
         let socket = destination == nil ? nil : try UDPSocket()
         var dump: RTPDumpWriter<FileSink>?
         if let rtpdump { dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: address, port: port) }
-        let report = try transmit { bytes, offset in
+        let audioDestination = destination.map { UDPEndpoint(address: $0.address, port: $0.port &+ 2) }
+        let report = try transmitStreams { bytes, offset, stream in
+            if stream == .audio {
+                // The rtpdump file holds the video stream (one address and port).
+                if let socket, let audioDestination { try socket.send(bytes, to: audioDestination) }
+                return
+            }
             if let rtcp, bytes.count >= RTPPacket.fixedHeaderSize {
                 let now = MonotonicClock.now()
                 if rtcp.session.counts.senderReports == 0, let first = try? RTPPacket(parsing: bytes) {

@@ -42,6 +42,12 @@ public final class RTPStreamTransmitter {
     private var first: CodedAccessUnit?
     /// The parameter sets the SDP carries: the record's, else the first access unit's.
     public let parameterSets: [[UInt8]]
+    /// The AAC stream sent beside the video (``attachAudio(_:options:)``).
+    var audio: RTPAACStreamSender?
+    /// The presentation time of the first access unit (decoding order) in the video's
+    /// timescale: RTP time 0 of both streams (`nil` for an elementary stream).
+    public var firstPresentationTime: Int64? { firstPTS }
+    private var firstPTS: Int64?
 
     /// Prepares `reader`'s video for packetization.
     /// - Throws: `NALUError` `.missing` (field `frame rate`) for an elementary stream without
@@ -60,14 +66,16 @@ public final class RTPStreamTransmitter {
                                      options: options.packetizer)
         guard let first = try reader.nextAccessUnit() else { throw NALUError(.missing, field: "access unit", detail: "no access unit to send") }
         self.first = first
+        firstPTS = first.pts
         parameterSets = reader.outOfBandParameterSets.isEmpty ? first.parameterSets : reader.outOfBandParameterSets
     }
 
     /// The SDP (RFC 8866) of the stream sent to `address`:`port`.
+    /// The AAC stream, when one is attached, is on `port` + 2 (``RTPAACStreamSender``).
     public func sessionDescription(address: String, port: UInt16) -> SessionDescription {
         SessionDescription(address: address, video: RTPVideoDescription(
             codec: reader.codec, port: port, payloadType: options.packetizer.payloadType, parameterSets: parameterSets,
-            packetizationMode: options.packetizer.packetizationMode))
+            packetizationMode: options.packetizer.packetizationMode), audio: audio?.description(port: port &+ 2))
     }
 
     /// Packetizes every access unit and hands each packet to `deliver` with its offset from the
@@ -76,11 +84,21 @@ public final class RTPStreamTransmitter {
     ///   presentation order is not known from a frame rate), a unit RTP cannot carry, or what
     ///   `deliver` throws.
     public func transmit(_ deliver: (_ packet: [UInt8], _ offsetNanoseconds: Int64) throws -> Void) throws -> RTPTransmissionReport {
+        try transmitStreams { packet, offset, _ in try deliver(packet, offset) }
+    }
+
+    /// ``transmit(_:)`` of the video and the attached AAC stream: each packet handed to
+    /// `deliver` with its offset and its stream. An AU goes out when the video access unit
+    /// decoding at its presentation time does (the packetizer holds up to
+    /// ``NALURTP/RTPAACPacketizerOptions/maxAccessUnitsPerPacket`` AUs).
+    public func transmitStreams(_ deliver: (_ packet: [UInt8], _ offsetNanoseconds: Int64, _ stream: RTPStreamKind) throws -> Void) throws
+        -> RTPTransmissionReport {
         var report = RTPTransmissionReport()
         let start = MonotonicClock.now()
         var unit = first
         first = nil
         var firstDecode: Int64?
+        var lastOffset: Int64 = 0
         while let current = unit {
             let (pts, decode) = try times(of: current, index: report.accessUnits)
             if firstDecode == nil { firstDecode = decode }
@@ -89,13 +107,20 @@ public final class RTPStreamTransmitter {
                 throw NALUError(.invalidValue, field: "access unit \(current.index)", detail: "its decoding time \(decode) is out of range")
             }
             if options.realtime { MonotonicClock.sleep(nanoseconds: start + offset - MonotonicClock.now()) }
+            if audio != nil {
+                // An AU presenting at the video's first presentation time + t leaves at t + lead.
+                let lead = CheckedNumber.rescale((firstPTS ?? pts) &- (firstDecode ?? decode), from: timescale, to: 1_000_000_000) ?? 0
+                try audio?.send(through: offset, lead: lead, deliver: deliver)
+                lastOffset = offset
+            }
             for packet in try sender.packets(for: current, pts: pts) {
-                try deliver(packet.bytes, offset)
+                try deliver(packet.bytes, offset, .video)
                 report.packets += 1
             }
             report.accessUnits += 1
             unit = try reader.nextAccessUnit()
         }
+        try audio?.finish(offset: lastOffset, deliver: deliver)
         report.parameterSetChanges = sender.parameterSetChanges
         return report
     }

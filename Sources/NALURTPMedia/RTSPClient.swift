@@ -118,8 +118,10 @@ public final class RTSPClient {
         return response.header("Transport") ?? ""
     }
 
-    /// PLAY (RFC 2326 10.5) from the start of the session.
-    public func play() throws(NALUError) {
+    /// PLAY (RFC 2326 10.5) from the start of the session. The response's `RTP-Info` (12.33)
+    /// gives each stream's RTP time at the start (``RTSPRTPInfo``).
+    @discardableResult
+    public func play() throws(NALUError) -> RTSPResponse {
         try request("PLAY", headers: sessionHeaders + [("Range", "npt=0.000-")])
     }
 

@@ -1,4 +1,5 @@
 import NALU
+public import NALUPackager
 public import NALURTP
 
 /// How RTP comes from an RTSP server (RFC 2326 12.39 `Transport`).
@@ -9,7 +10,7 @@ public enum RTSPTransport: String, Sendable, CaseIterable {
     case udp
 }
 
-/// What ``RTSPRecording/record(url:to:transport:limits:videoOnly:shouldStop:)`` does.
+/// What ``RTSPRecording/record(url:to:transport:limits:videoOnly:liveHLS:shouldStop:)`` does.
 public struct RTSPRecordingResult {
     /// The session description the server gave.
     public var description: SessionDescription
@@ -23,18 +24,21 @@ public struct RTSPRecordingResult {
     public var notes: [String]
 }
 
-/// Records an RTSP server's video to a file: OPTIONS, DESCRIBE, SETUP (TCP interleaved or UDP),
-/// PLAY, GET_PARAMETER keep-alives at half the session timeout, TEARDOWN at the end (a limit,
-/// or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
+/// Records an RTSP server's video and AAC audio to a file: OPTIONS, DESCRIBE, SETUP of each
+/// stream (TCP interleaved on channels 0-1 and 2-3, or UDP), PLAY (its `RTP-Info` places the
+/// audio against the video), GET_PARAMETER keep-alives at half the session timeout, TEARDOWN at
+/// the end (a limit, or `shouldStop`, e.g. a signal), then the file finished (``RTPRecorder``).
 public enum RTSPRecording {
-    /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times; else Annex-B).
+    /// Records the video of `url` into `path` (`.mp4`/`.mov`: MP4 with the times and the AAC
+    /// stream, RFC 3640; `.ts`/`.m2ts`: MPEG-TS with both; else Annex-B), or, with `liveHLS`,
+    /// into a live HLS package in the folder `path` (``RTPRecordingOutput``).
     /// - Parameters:
-    ///   - videoOnly: records the video although the session has other streams (audio), which
-    ///     are then not set up; without it, they are reported in ``RTSPRecordingResult/losses``.
+    ///   - videoOnly: records the video alone (no other stream is set up); without it, the AAC
+    ///     stream is recorded too and other streams are reported in ``RTSPRecordingResult/losses``.
     /// - Throws: the client's `NALUError`s; `.missing` (field `RTSP`) when no packet came within
     ///   `limits.wait`.
     public static func record(url: RTSPURL, to path: String, transport: RTSPTransport, limits: RTPReceptionLimits,
-                              videoOnly: Bool, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
+                              videoOnly: Bool, liveHLS: PackagerOptions? = nil, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
         let client = try RTSPClient(url: url)
         _ = try? client.options()
         let (sdp, base) = try client.describe()
@@ -42,22 +46,30 @@ public enum RTSPRecording {
         let controls = SDPControls(text: sdp)
         let videoLine = "m=video"
         let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
-        let recorder = try RTPRecorder(video: description.video, path: path)
+        let audio = Self.recordedAudio(description, videoOnly: videoOnly)
+        let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description, liveHLS: liveHLS)
         let rtcp = RTCPReceiverSession(keyframeRequest: RTCPDescription(sdp: sdp, video: description.video).keyframeRequest)
         recorder.rtcp = rtcp
         var socket: UDPSocket?
         var rtcpChannel: RTCPReceiverChannel?
+        var audioSocket: UDPSocket?
+        // The audio's RTCP port stays bound (the server sends there) but is not read.
+        var audioRTCPSocket: UDPSocket?
+        let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
         switch transport {
         case .tcp:
             _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
+            if let audioControl { _ = try client.setup(audioControl, transport: "RTP/AVP/TCP;unicast;interleaved=2-3") }
         case .udp:
-            let (bound, rtcpSocket) = try bindPortPair()
-            guard let port = bound.localPort else { throw NALUError(.io, field: "UDP socket", detail: "no local port") }
-            socket = bound
-            rtcpChannel = RTCPReceiverChannel(socket: rtcpSocket, session: rtcp)
-            _ = try client.setup(control, transport: "RTP/AVP;unicast;client_port=\(port)-\(UInt32(port) + 1)")
+            let video = try Self.setupUDP(client: client, control: control)
+            socket = video.rtp
+            rtcpChannel = RTCPReceiverChannel(socket: video.rtcp, session: rtcp)
+            if let audioControl { (audioSocket, audioRTCPSocket) = try Self.setupUDP(client: client, control: audioControl) }
         }
-        try client.play()
+        let played = try client.play()
+        if let audio, let audioControl {
+            recorder.output.alignment = Self.alignment(played, video: control, audio: audioControl, clockRate: audio.description.sampleRate)
+        }
         let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
         var lastKeepAlive = MonotonicClock.now()
         let sendKeepAlive = { () throws -> Void in
@@ -68,7 +80,10 @@ public enum RTSPRecording {
             }
         }
         let report: RTPReceptionReport
-        if let socket {
+        if let socket, let audioSocket {
+            report = try receiveUDP(video: socket, audio: audioSocket, control: rtcpChannel, client: client, recorder: recorder, limits: limits,
+                                    shouldStop: shouldStop, keepAlive: sendKeepAlive)
+        } else if let socket {
             var failure: (any Error)?
             report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
                 do { try sendKeepAlive() } catch { failure = error; return true }
@@ -81,18 +96,20 @@ public enum RTSPRecording {
             report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, limits: limits, shouldStop: shouldStop,
                                             keepAlive: sendKeepAlive)
         }
+        withExtendedLifetime(audioRTCPSocket) {}
         try? client.teardown()
         if report.end == .noPacket {
             throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
         }
         try recorder.finish()
-        let others = videoOnly ? [] : description.otherMedia
+        let others = videoOnly ? [] : Self.mediaNotRecorded(description, audio: audio)
         return RTSPRecordingResult(description: description, end: report.end,
                                    losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
-                                   summary: recorder.summary, notes: recorder.notes)
+                                   summary: recorder.summary, notes: recorder.notes + recorder.output.packagerNotes)
     }
 
-    /// The reception loop of interleaved TCP: channel 0 is RTP, channel 1 RTCP (ignored).
+    /// The reception loop of interleaved TCP: channel 0 is the video's RTP, 1 its RTCP, 2 and 3
+    /// the audio's RTP and RTCP (the audio's RTCP is read for its BYE only).
     private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, rtcp: RTCPReceiverSession, limits: RTPReceptionLimits,
                                            shouldStop: () -> Bool, keepAlive: () throws -> Void) throws -> RTPReceptionReport {
         // RTCP on channel 1 (RFC 2326 10.12): receiver reports and keyframe requests sent there;
@@ -104,6 +121,7 @@ public enum RTSPRecording {
         var last = start
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
+        var byes: Set<UInt8> = []
         while true {
             if shouldStop() { end = .stopped; break }
             let now = MonotonicClock.now()
@@ -111,6 +129,7 @@ public enum RTSPRecording {
             if first != nil, now - last >= limits.idle { end = .idle; break }
             if first == nil, now - start >= limits.wait { end = .noPacket; break }
             try keepAlive()
+            sendControl(rtcp.reportIfDue(now: MonotonicClock.now()))
             let next = Result { () throws(NALUError) -> RTSPInterleavedFrame? in try client.nextFrame(timeoutMilliseconds: 20) }
             if case .failure(let error) = next, first != nil, error.code == .io {
                 // The server ended the session (closed the connection): what came is recorded.
@@ -120,18 +139,27 @@ public enum RTSPRecording {
             let frame = try next.get()
             guard let frame else {
                 try recorder.handle(recorder.receiver.advance(to: MonotonicClock.now()))
+                try recorder.advanceAudio(to: MonotonicClock.now())
                 continue
             }
-            sendControl(rtcp.reportIfDue(now: MonotonicClock.now()))
             guard frame.channel == 0 else {
                 if frame.channel == 1 {
                     rtcp.controlReceived(frame.payload, arrival: MonotonicClock.now())
                     if let clock = rtcp.senderClock { recorder.receiver.senderClock = clock }
                 }
-                // RTCP BYE (RFC 3550 6.6) on the RTCP channel: the source left, the stream ended.
-                if frame.channel == 1, first != nil, Self.hasBye(frame.payload) {
-                    end = .endOfFile
-                    break
+                // RTCP BYE (RFC 3550 6.6) on the RTCP channels: the sources left, the streams ended.
+                if frame.channel == 1 || frame.channel == 3, first != nil, Self.hasBye(frame.payload) {
+                    byes.insert(frame.channel)
+                    if byes.contains(1), byes.contains(3) || recorder.audioReceiver == nil {
+                        end = .endOfFile
+                        break
+                    }
+                }
+                if frame.channel == 2, recorder.audioReceiver != nil {
+                    let arrival = MonotonicClock.now()
+                    last = arrival
+                    if first == nil { first = arrival }
+                    if let packet = try? RTPPacket(parsing: frame.payload) { try recorder.receiveAudio(packet, arrival: arrival) } else { unparsed += 1 }
                 }
                 continue
             }
@@ -167,7 +195,6 @@ extension RTSPRecording {
         }
         throw NALUError(.io, field: "UDP socket", detail: "no free pair of ports for RTP and RTCP")
     }
-
     /// Whether an RTCP compound packet (RFC 3550 6.1) holds a BYE (packet type 203); at most 64
     /// packets are looked at.
     static func hasBye(_ bytes: [UInt8]) -> Bool {

@@ -97,7 +97,13 @@ struct RtpReceive: ParsableCommand, CommandIO {
             if report.end == .noPacket { throw CLIError("\(endpoint)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput) }
         }
         try recorder.finish()
-        let lost = recorder.losses(unparsed: report.unparsed, otherMedia: description.otherMedia)
+        // The AAC stream is not received: without RTCP sender reports (or RTSP's RTP-Info) the
+        // offset between two RTP streams' time lines is unknown, so its place against the video is.
+        let others = description.otherMedia.map { line in
+            line.hasPrefix("m=audio ") && description.audio != nil
+                ? line + " (AAC: its offset against the video is unknown without RTCP sender reports)" : line
+        }
+        let lost = recorder.losses(unparsed: report.unparsed, otherMedia: others)
         if verbose || !lost.isEmpty { StandardError.write("nalu: rtp receive: \(recorder.summary)\n") }
         for note in recorder.notes { StandardError.write("nalu: note: \(note)\n") }
         if !lost.isEmpty { throw CLIError(output, "written, but " + lost.joined(separator: ", "), status: 2) }

@@ -9,11 +9,12 @@ import NALURTPMedia
 struct RtpSend: ParsableCommand, CommandIO {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Packetize a stream's video into RTP and send it to one UDP address (and/or write the packets as rtpdump).",
+        abstract: "Packetize a stream's video (and AAC audio) into RTP and send it to one UDP address (and/or write the packets as rtpdump).",
         discussion: """
         Parameter sets go in the SDP (sprop-…) and in band before every keyframe that lacks them. The marker bit ends \
         each access unit; timestamps are the presentation times at 90 kHz. Without --realtime the packets are sent as \
-        fast as the socket takes them.
+        fast as the socket takes them. An MP4/MPEG-TS input's AAC track goes to the port after the video's RTCP port \
+        (PORT + 2, RFC 3640 AAC-hbr, payload type + 1) and into the SDP; --video-only leaves it out.
         """
     )
 
@@ -50,7 +51,7 @@ struct RtpSend: ParsableCommand, CommandIO {
     @Option(help: ArgumentHelp("Elementary stream input (no times): its frames per second, e.g. 25, 29.97, 30000/1001.", valueName: "rate"))
     var fps: FrameRate?
 
-    @Flag(name: .customLong("video-only"), help: "Send the video although the input has other tracks (audio, subtitles), which are not sent.")
+    @Flag(name: .customLong("video-only"), help: "Send the video alone: the input's audio and other tracks are not sent.")
     var videoOnly = false
 
     @Flag(name: .customLong("no-rtcp"), help: "Send no RTCP (by default sender reports go to the port + 1 and receiver reports are read there).")
@@ -82,10 +83,6 @@ struct RtpSend: ParsableCommand, CommandIO {
     func run() throws {
         let input = resolvedInputPath(inputArgument)
         let reader = try MediaReader(path: input, options: MediaReaderOptions(readsOtherTracks: false))
-        if !reader.unreadTracks.isEmpty && !videoOnly {
-            throw CLIError(input, "not sent: " + reader.unreadTracks.joined(separator: "; "),
-                           hint: "nalu rtp send carries the video only; --video-only sends it without them", status: 2)
-        }
         if reader.timescale == nil && fps == nil {
             throw CLIError(input, "an elementary stream has no times", hint: "give its frame rate with --fps, e.g. --fps 25", status: ExitStatus.usage)
         }
@@ -98,6 +95,23 @@ struct RtpSend: ParsableCommand, CommandIO {
             transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions(packetizer: packetizer, realtime: realtime, frameRate: fps?.rational))
         } catch let error as NALUError where error.field == "access unit" {
             throw CLIError(input, "no access unit to send", status: ExitStatus.dataError)
+        }
+        if !videoOnly {
+            // The AAC track goes beside the video (RFC 3640, port + 2); any other track is not sent.
+            let audio = try transmitter.firstPresentationTime.flatMap { try RTPAACSendSource.open(path: input, videoFirstPTS: $0) }
+            let unsent = reader.unreadTracks.filter { track in audio.map { !track.hasPrefix($0.trackDescription) } ?? true }
+            if !unsent.isEmpty {
+                throw CLIError(input, "not sent: " + unsent.joined(separator: "; "),
+                               hint: "nalu rtp send carries the video and one AAC track; --video-only sends the video without them", status: 2)
+            }
+            if let audio {
+                if rtpdump != nil {
+                    throw CLIError(input, "--rtpdump holds one stream: the AAC track would not be in it",
+                                   hint: "--video-only writes the video alone", status: 2)
+                }
+                try transmitter.attachAudio(audio, options: RTPAACPacketizerOptions(
+                    mtu: mtu, payloadType: UInt8(payloadType == 127 ? 126 : payloadType + 1), ssrc: ssrc ^ 1))
+            }
         }
         var rtcp: RTCPSenderChannel?
         if let destination, !noRTCP, destination.port < UInt16.max {

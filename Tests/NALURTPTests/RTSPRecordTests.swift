@@ -90,27 +90,6 @@ struct RTSPRecordTests {
         }
     }
 
-    /// A session with H.264 and AAC (rtpmp4gpay): the audio is not recorded, so exit 2 naming its
-    /// m= line, unless --video-only; the video is written either way.
-    @Test(.enabled(if: available))
-    func audioNotRecordedIsExitTwoUnlessVideoOnly() throws {
-        let folder = try RTPPeers.folder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let fixture = RTPTestSupport.fixture("tracks_avc_aac.mp4")
-        let (server, port) = try Self.startServer(fixture, codec: "h264", auth: "none", audio: true, folder: folder)
-        defer { server.wait(seconds: 0) }
-        let url = "rtsp://127.0.0.1:\(port)/test"
-        let refused = folder.appendingPathComponent("refused.mp4").path
-        let first = try RTPPeers.run(RTPPeers.nalu, ["record", url, "-o", refused], folder: folder, name: "record", seconds: 40)
-        #expect(first.status == 2 && first.output.contains("not received: m=audio") && first.output.contains("--video-only"), "\(first.output)")
-        let out = folder.appendingPathComponent("video.mp4").path
-        let second = try RTPPeers.run(RTPPeers.nalu, ["record", url, "-o", out, "--video-only"], folder: folder, name: "record-video", seconds: 40)
-        #expect(second.status == 0, "\(second.output)")
-        let served = try RTPPeers.slices(fixture)
-        #expect(try RTPPeers.slices(out) == served && RTPPeers.slices(refused) == served)
-        #expect(try Self.packetCount(out, folder: folder) == Self.packetCount(fixture, folder: folder))
-    }
-
     /// A 302 to the server on the same host is followed; one to another host (127.0.0.1 asked
     /// as localhost) is refused, nothing written.
     @Test(.enabled(if: available))
