@@ -82,3 +82,29 @@ extension RTPStreamTransmitter {
     /// AUs and packets of the AAC stream sent so far (0 without one).
     public var audioSent: (accessUnits: Int, packets: Int) { (audio?.accessUnits ?? 0, audio?.packets ?? 0) }
 }
+
+extension RTPStreamTransmitter {
+    /// Both streams' RTP timestamps at the media instant of `timestamp` of `stream`: RTP time 0
+    /// of each stream (before its packetizer's offset) is the video's first presentation time,
+    /// so one instant maps to the two clocks (90 kHz, the AAC sampling rate). The sender
+    /// reports of the two streams take their RTP times from here, so that a receiver lines
+    /// the streams up by them (RFC 3550 6.4.1: the SRs' NTP ↔ RTP pairs of one clock).
+    func timestamps(at timestamp: UInt32, of stream: RTPStreamKind) -> (video: UInt32, audio: UInt32?) {
+        let videoOffset = options.packetizer.timestampOffset
+        guard let audio else { return (stream == .video ? timestamp : videoOffset, nil) }
+        let rate = Int64(max(1, audio.source.sampleRate))
+        let audioOffset = audio.packetizer.options.timestampOffset
+        // The first packets are near RTP time 0: a signed 32-bit distance from the offset.
+        switch stream {
+        case .video:
+            let ticks = Int64(Int32(bitPattern: timestamp &- videoOffset))
+            return (timestamp, audioOffset &+ UInt32(truncatingIfNeeded: ticks * rate / 90_000))
+        case .audio:
+            let ticks = Int64(Int32(bitPattern: timestamp &- audioOffset))
+            return (videoOffset &+ UInt32(truncatingIfNeeded: ticks * 90_000 / rate), timestamp)
+        }
+    }
+
+    /// The AAC stream's sampling rate (its RTP clock rate), when one is attached.
+    public var audioClockRate: Int? { audio?.source.sampleRate }
+}

@@ -10,9 +10,10 @@ extension RTPStreamTransmitter {
     /// name 127.0.0.1:5004. With `rtcp`, sender reports go out at the start, about every 5 s
     /// and with the BYE at the end, and the receivers' reports and keyframe requests are read
     /// (RFC 3550 6; the RTP clock of the SRs: the first packet's timestamp at the instant it
-    /// is sent).
+    /// is sent). `audioRTCP` does the same for the AAC stream (its RTCP port: the audio's + 1),
+    /// its SRs on the same wall clock, so that a receiver lines the two streams up by them.
     public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil,
-                         rtcp: RTCPSenderChannel? = nil) throws -> RTPTransmissionReport {
+                         rtcp: RTCPSenderChannel? = nil, audioRTCP: RTCPSenderChannel? = nil) throws -> RTPTransmissionReport {
         let address = destination?.address ?? "127.0.0.1"
         let port = destination?.port ?? 5004
         if let sdp {
@@ -24,24 +25,33 @@ extension RTPStreamTransmitter {
         var dump: RTPDumpWriter<FileSink>?
         if let rtpdump { dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: address, port: port) }
         let audioDestination = destination.map { UDPEndpoint(address: $0.address, port: $0.port &+ 2) }
+        var clocksSet = false
         let report = try transmitStreams { bytes, offset, stream in
+            if !clocksSet, rtcp != nil || audioRTCP != nil, let first = try? RTPPacket(parsing: bytes) {
+                // Both clocks from the first packet of either stream, at the instant it leaves.
+                let now = MonotonicClock.now()
+                let times = timestamps(at: first.timestamp, of: stream)
+                rtcp?.session.setClock(rtpTimestamp: times.video, at: now)
+                if let audio = times.audio { audioRTCP?.session.setClock(rtpTimestamp: audio, at: now) }
+                clocksSet = true
+            }
+            let channel = stream == .audio ? audioRTCP : rtcp
+            if let channel, bytes.count >= RTPPacket.fixedHeaderSize {
+                channel.poll(now: MonotonicClock.now())
+                channel.session.packetSent(payloadBytes: bytes.count - RTPPacket.fixedHeaderSize)
+            }
             if stream == .audio {
                 // The rtpdump file holds the video stream (one address and port).
                 if let socket, let audioDestination { try socket.send(bytes, to: audioDestination) }
                 return
             }
-            if let rtcp, bytes.count >= RTPPacket.fixedHeaderSize {
-                let now = MonotonicClock.now()
-                if rtcp.session.counts.senderReports == 0, let first = try? RTPPacket(parsing: bytes) {
-                    rtcp.session.setClock(rtpTimestamp: first.timestamp, at: now)
-                }
-                rtcp.poll(now: now)
-                rtcp.session.packetSent(payloadBytes: bytes.count - RTPPacket.fixedHeaderSize)
-            }
             if let socket, let destination { try socket.send(bytes, to: destination) }
             try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, offset / 1_000_000)))
         }
         rtcp?.finish(now: MonotonicClock.now())
+        // The video's finish waited for the last packets to be read: the audio's BYE follows.
+        audioRTCP?.goodbyeDelay = 0
+        audioRTCP?.finish(now: MonotonicClock.now())
         if let dump { try dump.sink.commit() }
         return report
     }

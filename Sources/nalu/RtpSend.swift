@@ -119,7 +119,14 @@ struct RtpSend: ParsableCommand, CommandIO {
                                      destination: UDPEndpoint(address: destination.address, port: destination.port + 1),
                                      session: RTCPSenderSession(ssrc: ssrc))
         }
-        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, rtcp: rtcp)
+        var audioRTCP: RTCPSenderChannel?
+        if let rtcp, let rate = transmitter.audioClockRate, rtcp.destination.port <= UInt16.max - 2 {
+            // The AAC stream's RTCP: its RTP port (+ 2) + 1.
+            audioRTCP = RTCPSenderChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0)),
+                                          destination: UDPEndpoint(address: rtcp.destination.address, port: rtcp.destination.port &+ 2),
+                                          session: RTCPSenderSession(ssrc: ssrc ^ 1, canonicalName: rtcp.session.canonicalName, clockRate: Int64(rate)))
+        }
+        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, rtcp: rtcp, audioRTCP: audioRTCP)
         if let rtcp { reportRTCP(rtcp) }
         if report.parameterSetChanges > 0 {
             StandardError.write("nalu: note: the parameter sets changed \(report.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
