@@ -18,6 +18,8 @@ public final class RTPRecorder {
     public var receiver: RTPReceiver
     /// Where the access units are written.
     public let output: RTPRecordingOutput
+    /// When each access unit was complete (`nalu rtp receive --timing`), committed by ``finish()``.
+    public var timingLog: RTPTimingLog?
     private var times: RTPDecodeTimes
     private var packetNotes: [String] = []
     private var extraNotes: [String] = []
@@ -38,6 +40,7 @@ public final class RTPRecorder {
         for event in events {
             switch event {
             case .accessUnit(let unit):
+                try timingLog?.log(rtpTimestamp: unit.rtpTimestamp)
                 for timed in times.push(unit) { try output.write(timed) }
             case .malformedPacket(let sequenceNumber, let error):
                 if packetNotes.count < 20 { packetNotes.append("packet \(sequenceNumber): \(error)") }
@@ -54,6 +57,7 @@ public final class RTPRecorder {
     public func finish() throws {
         for timed in times.finish() { try output.write(timed) }
         try output.finish()
+        try timingLog?.commit()
     }
 
     /// What the recording lost, one phrase each (empty: nothing): packets lost or late, access
