@@ -62,7 +62,8 @@ public final class RTPRecorder {
 
     /// What the recording lost, one phrase each (empty: nothing): packets lost or late, access
     /// units dropped or written damaged, malformed packets (`unparsed`: datagrams that were no
-    /// RTP packet), fragments without their start, packets of another payload type or source,
+    /// RTP packet), fragments without their start, NAL units that came after later ones in
+    /// decoding order were written, packets of another payload type or source,
     /// access units before the first parameter sets, and `otherMedia` not received.
     public func losses(unparsed: Int, otherMedia: [String]) -> [String] {
         let statistics = receiver.statistics
@@ -74,6 +75,9 @@ public final class RTPRecorder {
         }
         if statistics.malformed + unparsed > 0 { lost.append(Self.count(statistics.malformed + unparsed, "malformed packet")) }
         if statistics.fragmentsWithoutStart > 0 { lost.append(Self.count(statistics.fragmentsWithoutStart, "fragment") + " without its start") }
+        if statistics.outOfDecodingOrder > 0 {
+            lost.append(Self.count(statistics.outOfDecodingOrder, "NAL unit") + " dropped out of decoding order (past sprop-max-don-diff or the buffer)")
+        }
         if statistics.otherPayloadType + statistics.otherSource > 0 {
             lost.append(Self.count(statistics.otherPayloadType + statistics.otherSource, "packet") + " of another payload type or source")
         }
