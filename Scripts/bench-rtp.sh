@@ -19,17 +19,22 @@ swift build -c release --product nalu >/dev/null
 nalu=$PWD/.build/release/nalu
 tmp=$(mktemp -d /dev/shm/nalu-bench-rtp.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
+inputs=${NALU_BENCH_DATA:-/dev/shm/nalu-bench-rtp-inputs}
+mkdir -p "$inputs"
 
 # Real x264 streams with film-like noise (so the frames are large), 10 s at 30 fps, in MP4.
-make_input() { # size, crf, output
+make_input() { # size, crf, output (kept between runs)
+    [ -s "$3" ] && return
     ffmpeg -v error -y -f lavfi -i "testsrc2=size=$1:rate=30" -f lavfi -i "nullsrc=size=$1,geq=random(1)*255:128:128" \
         -filter_complex "[0][1]blend=all_mode=addition:all_opacity=0.08,format=yuv420p" -frames:v 300 \
         -c:v libx264 -preset veryfast -crf "$2" -g 60 -bf 2 "$3"
 }
-make_input 1280x720 20 "$tmp/720p.mp4"
-make_input 1920x1080 20 "$tmp/1080p.mp4"
+make_input 1280x720 20 "$inputs/720p.mp4"
+make_input 1920x1080 20 "$inputs/1080p.mp4"
+cp "$inputs/720p.mp4" "$inputs/1080p.mp4" "$tmp/"
 
 mean() { python3 -c "import json;r=json.load(open('$1'))['results'][0];print(f\"{r['mean']:.3f} ± {r['stddev']:.3f}\")"; }
+cpumean() { python3 -c "import json;r=json.load(open('$1'))['results'][0];print(f\"{r['user'] + r['system']:.3f}\")"; }
 meanvalue() { python3 -c "import json;print(json.load(open('$1'))['results'][0]['mean'])"; }
 cpu() { # user+system seconds of a command
     /usr/bin/time -f "%U %S" "$@" 2>&1 >/dev/null | tail -1 | awk '{printf "%.3f", $1 + $2}'
@@ -37,8 +42,8 @@ cpu() { # user+system seconds of a command
 
 echo "### Packetizing (a)"
 echo
-echo "| stream | MB | Mbit/s | nalu rtp send --rtpdump (s) | rtph264pay ! fakesink (s) | GStreamer ÷ nalu |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| stream | MB | Mbit/s | nalu rtp send --rtpdump: wall (s) | CPU (s) | rtph264pay ! fakesink: wall (s) | CPU (s) | GStreamer ÷ nalu, wall | CPU |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 for name in 720p 1080p; do
     in=$tmp/$name.mp4
     bytes=$(stat -c %s "$in")
@@ -48,14 +53,15 @@ for name in 720p 1080p; do
     hyperfine --warmup 1 --runs "$runs" --export-json "$tmp/g.json" \
         "gst-launch-1.0 -q filesrc location=$in ! qtdemux ! h264parse ! rtph264pay mtu=1400 ! fakesink" >/dev/null 2>&1
     ratio=$(python3 -c "print(f'{$(meanvalue "$tmp/g.json") / $(meanvalue "$tmp/n.json"):.2f}')")
-    echo "| $name | $(python3 -c "print(f'{$bytes/1e6:.1f}')") | $mbits | $(mean "$tmp/n.json") | $(mean "$tmp/g.json") | $ratio× |"
+    cpuratio=$(python3 -c "print(f'{$(cpumean "$tmp/g.json") / max($(cpumean "$tmp/n.json"), 0.001):.2f}')")
+    echo "| $name | $(python3 -c "print(f'{$bytes/1e6:.1f}')") | $mbits | $(mean "$tmp/n.json") | $(cpumean "$tmp/n.json") | $(mean "$tmp/g.json") | $(cpumean "$tmp/g.json") | $ratio× | $cpuratio× |"
 done
 echo
 
 echo "### Receiving (b)"
 echo
-echo "| stream | Mbit/s | nalu rtp receive --rtpdump: CPU s | per Mbit/s of stream (ms) | ffmpeg -i sdp -c copy over UDP: CPU s | per Mbit/s (ms) |"
-echo "|---|---:|---:|---:|---:|---:|"
+echo "| stream | Mbit/s | nalu rtp receive --rtpdump: CPU s | per Mbit/s (ms) | nalu rtp receive over UDP: CPU s | per Mbit/s (ms) | ffmpeg -i sdp -c copy over UDP: CPU s | per Mbit/s (ms) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|"
 for name in 720p 1080p; do
     in=$tmp/$name.mp4
     mbits=$(python3 -c "print($(stat -c %s "$in") * 8 / 10 / 1e6)")
@@ -70,7 +76,14 @@ for name in 720p 1080p; do
     "$nalu" rtp send "$in" --to 127.0.0.1:$port --realtime >/dev/null
     wait
     ffmpeg_cpu=$(awk '{printf "%.3f", $1 + $2}' "$tmp/ffmpeg.time")
-    echo "| $name | $(python3 -c "print(f'{$mbits:.1f}')") | $nalu_cpu | $(python3 -c "print(f'{$nalu_cpu / $mbits * 1000:.2f}')") | $ffmpeg_cpu | $(python3 -c "print(f'{$ffmpeg_cpu / $mbits * 1000:.2f}')") |"
+    # nalu the same way: over UDP at the stream's pace, ending 2 s after the last packet.
+    /usr/bin/time -f "%U %S" -o "$tmp/nalu.time" "$nalu" rtp receive --sdp "$tmp/$name-udp.sdp" -o "$tmp/$name-udp.h264" --idle 2 &
+    sleep 2
+    "$nalu" rtp send "$in" --to 127.0.0.1:$port --realtime >/dev/null
+    wait
+    udp_cpu=$(awk '{printf "%.3f", $1 + $2}' "$tmp/nalu.time")
+    per() { python3 -c "print(f'{$1 / $mbits * 1000:.2f}')"; }
+    echo "| $name | $(python3 -c "print(f'{$mbits:.1f}')") | $nalu_cpu | $(per $nalu_cpu) | $udp_cpu | $(per $udp_cpu) | $ffmpeg_cpu | $(per $ffmpeg_cpu) |"
 done
 echo
 

@@ -9,7 +9,8 @@ public struct RTPPayloadFormat: Sendable, Hashable {
     public var maxDonDiff: Int
     /// The de-interleaving buffer's size from the SDP (`sprop-interleaving-depth`,
     /// `sprop-deint-buf-req`, `sprop-init-buf-time`; `sprop-depack-buf-nalus`,
-    /// `sprop-depack-buf-bytes`); its ``RTPDecodingOrderLimits/maxDonDiff`` is ``maxDonDiff``.
+    /// `sprop-depack-buf-bytes`); the receiver takes its ``RTPDecodingOrderLimits/maxDonDiff``
+    /// from ``maxDonDiff``.
     public var decodingOrder: RTPDecodingOrderLimits
 
     public init(codec: Codec, packetizationMode: H264PacketizationMode = .nonInterleaved, maxDonDiff: Int = 0,

@@ -163,7 +163,9 @@ public struct RTPReceiver: Sendable {
         depacketizer = RTPDepacketizer(format: options.format, maxNALUnitBytes: options.maxAccessUnitBytes)
         payloadType = options.payloadType
         if options.format.usesDecodingOrderNumbers {
-            decodingOrder = RTPDecodingOrderBuffer(codec: options.format.codec, limits: options.format.decodingOrder,
+            var limits = options.format.decodingOrder
+            limits.maxDonDiff = options.format.maxDonDiff
+            decodingOrder = RTPDecodingOrderBuffer(codec: options.format.codec, limits: limits,
                                                    maxDelay: options.maxReorderDelay, maxBytes: options.maxAccessUnitBytes)
         }
     }

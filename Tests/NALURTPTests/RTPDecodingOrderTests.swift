@@ -180,7 +180,6 @@ import NALU
         let (shuffled, distance) = try Self.interleave(packets, format: format, window: 40, seed: 3)
         var narrow = format
         narrow.maxDonDiff = 3
-        narrow.decodingOrder.maxDonDiff = 3
         #expect(distance > 3)
         let (events, statistics) = Self.receive(shuffled, format: narrow)
         #expect(statistics.outOfDecodingOrder > 0 && !statistics.isLossless)
@@ -199,6 +198,43 @@ import NALU
                 }
                 position = found + 1
             }
+        }
+    }
+
+    /// The de-interleaving buffer's parameters are read from the SDP, written back the same, and
+    /// size the receiver's buffer; a value out of range is an error naming the parameter.
+    @Test func sdpCarriesTheBufferParameters() throws {
+        let h264 = """
+        v=0\r
+        o=- 0 0 IN IP4 127.0.0.1\r
+        s=-\r
+        c=IN IP4 127.0.0.1\r
+        t=0 0\r
+        m=video 5004 RTP/AVP 97\r
+        a=rtpmap:97 H264/90000\r
+        a=fmtp:97 packetization-mode=2;sprop-interleaving-depth=12;sprop-deint-buf-req=65536;sprop-init-buf-time=9000;sprop-max-don-diff=20\r
+
+        """
+        let description = try SessionDescription(parsing: h264)
+        let format = description.video.payloadFormat
+        #expect(format.usesDecodingOrderNumbers && format.maxDonDiff == 20)
+        #expect(format.decodingOrder == RTPDecodingOrderLimits(maxDonDiff: 20, bufferUnits: 12, bufferBytes: 65_536, initialBufferTime: 9_000))
+        #expect(try SessionDescription(parsing: description.text).video == description.video)
+        let buffer = RTPDecodingOrderBuffer(codec: .h264, limits: format.decodingOrder, maxDelay: 50_000_000)
+        #expect(buffer.maxDelay == 100_000_000, "sprop-init-buf-time 9000 ticks: 100 ms")
+
+        let hevc = h264.replacingOccurrences(of: "H264", with: "H265")
+            .replacingOccurrences(of: "packetization-mode=2;sprop-interleaving-depth=12;sprop-deint-buf-req=65536;sprop-init-buf-time=9000;",
+                                  with: "sprop-depack-buf-nalus=7;sprop-depack-buf-bytes=4096;")
+        let video = try SessionDescription(parsing: hevc).video
+        #expect(video.deinterleavingUnits == 7 && video.deinterleavingBytes == 4_096 && video.initialBufferTime == nil && video.maxDonDiff == 20)
+        #expect(try SessionDescription(parsing: SessionDescription(parsing: hevc).text).video == video)
+
+        #expect(throws: NALUError.self) { try SessionDescription(parsing: h264.replacingOccurrences(of: "depth=12", with: "depth=40000")) }
+        do {
+            _ = try SessionDescription(parsing: h264.replacingOccurrences(of: "depth=12", with: "depth=40000"))
+        } catch {
+            #expect(error.field == "sprop-interleaving-depth")
         }
     }
 
