@@ -103,7 +103,9 @@ public struct RTPDecodingOrderBuffer: Sendable {
         public var outOfOrder: (absDon: Int64, lastReleased: Int64)?
     }
 
+    /// The codec of the units (tells VCL units for `sprop-interleaving-depth`).
     public let codec: Codec
+    /// The buffer's size, from the SDP.
     public let limits: RTPDecodingOrderLimits
     /// Nanoseconds a unit waits at most.
     public let maxDelay: Int64
