@@ -238,6 +238,38 @@ import NALU
         }
     }
 
+    /// An MTAP16 (RFC 6184 5.7.2) carrying two access units out of decoding order: each unit's
+    /// timestamp is the packet's plus its offset, DONB + DOND its number; the receiver gives the
+    /// IDR picture first, then the P picture, each as its own access unit.
+    @Test func mtapUnitsTakeTheirOwnTimestampsAndOrder() throws {
+        let idr: [UInt8] = [0x65, 0x88, 0x02]    // first_mb_in_slice 0
+        let slice: [UInt8] = [0x41, 0x9A, 0x01]
+        var payload: [UInt8] = [AVCNALUnitHeader(nalRefIdc: 3, nalUnitType: .mtap16).byte(), 0, 100]   // DONB 100
+        payload += [0, 6, 1, 0x0B, 0xB8] + slice  // size 6, DOND 1 (DON 101), offset 3000
+        payload += [0, 6, 0, 0, 0] + idr          // size 6, DOND 0 (DON 100), offset 0
+        let packet = RTPPacket(marker: true, payloadType: 96, sequenceNumber: 10, timestamp: 9_000, ssrc: 1, payload: payload)
+        var receiver = RTPReceiver(options: RTPReceiverOptions(format: RTPPayloadFormat(codec: .h264, packetizationMode: .interleaved,
+                                                                                         maxDonDiff: 2)))
+        let events = receiver.receive(packet, arrival: 0) + receiver.finish()
+        let units = events.compactMap { event -> RTPAccessUnit? in if case .accessUnit(let unit) = event { unit } else { nil } }
+        #expect(units.map(\.rtpTimestamp) == [9_000, 12_000])
+        #expect(units.map(\.nalUnits) == [[idr], [slice]])
+        #expect(receiver.statistics.isLossless)
+    }
+
+    /// RFC 6184 5.8: in interleaved mode a fragmented NAL unit starts with an FU-B (it carries
+    /// the DON); an FU-A start is refused, naming the field.
+    @Test func interleavedModeRefusesAnFUAStart() {
+        var depacketizer = RTPDepacketizer(format: RTPPayloadFormat(codec: .h264, packetizationMode: .interleaved))
+        let start = RTPFragmentHeader(isStart: true, isEnd: false, nalUnitType: 5).byte
+        #expect(throws: NALUError.self) { try depacketizer.depacketize([AVCNALUnitHeader(nalRefIdc: 3, nalUnitType: .fuA).byte(), start, 0x88]) }
+        do {
+            _ = try depacketizer.depacketize([AVCNALUnitHeader(nalRefIdc: 3, nalUnitType: .fuA).byte(), start, 0x88])
+        } catch {
+            #expect(error.field == "FU-A S bit" && error.byteOffset == 1)
+        }
+    }
+
     /// RFC 7798 4.5.1 case by case, with 16-bit wrap-around.
     @Test func absDonFollowsTheRFCCases() {
         var unwrapper = RTPDecodingOrderUnwrapper()
