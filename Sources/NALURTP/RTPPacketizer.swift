@@ -265,7 +265,11 @@ public struct RTPPacketizer: Sendable {
         while start < unit.count {
             let isStart = start == headerLength
             let donBytes = writesDON && isStart ? 2 : 0
-            let end = min(start + budget - prefix.count - 1 - donBytes, unit.count)
+            var end = min(start + budget - prefix.count - 1 - donBytes, unit.count)
+            // A unit that only just misses a packet of its own would fit one fragment: the start
+            // leaves a byte for an end fragment (a fragment cannot both start and end: RFC 6184
+            // 5.8, RFC 7798 4.4.3).
+            if isStart, end == unit.count { end -= 1 }
             var payload = prefix
             if isStart, writesDON, codec == .h264 {
                 payload[0] = AVCNALUnitHeader(nalRefIdc: AVCNALUnitHeader.payloadHeader(unit[0]).header.nalRefIdc, nalUnitType: .fuB).byte()
