@@ -270,11 +270,13 @@ public struct RTPPacketizer: Sendable {
             // leaves a byte for an end fragment (a fragment cannot both start and end: RFC 6184
             // 5.8, RFC 7798 4.4.3).
             if isStart, end == unit.count { end -= 1 }
-            var payload = prefix
+            // One allocation a fragment: the capacity first, then the headers and the bytes.
+            var payload: [UInt8] = []
+            payload.reserveCapacity(prefix.count + 1 + donBytes + end - start)
+            payload.append(contentsOf: prefix)
             if isStart, writesDON, codec == .h264 {
                 payload[0] = AVCNALUnitHeader(nalRefIdc: AVCNALUnitHeader.payloadHeader(unit[0]).header.nalRefIdc, nalUnitType: .fuB).byte()
             }
-            payload.reserveCapacity(prefix.count + 1 + donBytes + end - start)
             payload.append(RTPFragmentHeader(isStart: isStart, isEnd: end == unit.count, nalUnitType: type).byte)
             if donBytes > 0 { appendUInt16(don, to: &payload) }
             payload.append(contentsOf: unit[start..<end])
