@@ -4,7 +4,9 @@
 // bit 3 DONL/DOND for H.265 (sprop-max-don-diff 1), bit 4 damaged access units marked (else
 // dropped), bit 5 the rest is an rtpdump file (else packets, each after a 2-byte length), bit 6
 // the rest is NAL units (each after a 2-byte length) packetized with an MTU of 32 + the second
-// byte and received back. Properties: nothing traps; every access unit delivered unmarked has no
+// byte and received back; bit 7 takes the next byte as the decoding order window
+// (sprop-max-don-diff for H.265 and H.264 mode 2, interleaving depth when it is 0; the round trip
+// then writes DONL/DOND, or STAP-B/FU-B in mode 2). Properties: nothing traps; every access unit delivered unmarked has no
 // NAL unit with forbidden_zero_bit set; access units stay within the limit; the gaps reported
 // add up to the packets counted lost; the round trip gives back the NAL units sent.
 import NALU
@@ -18,10 +20,16 @@ enum RTPDepacketizeHarness {
         let codec: Codec = mode & 1 == 0 ? .h264 : .hevc
         let modeBits = Int(mode >> 1 & 3)
         let packetization = H264PacketizationMode(rawValue: modeBits == 3 ? 1 : modeBits) ?? .nonInterleaved
-        let format = RTPPayloadFormat(codec: codec, packetizationMode: packetization, maxDonDiff: mode & 8 != 0 ? 1 : 0)
-        let rest = Array(all.dropFirst())
+        var rest = Array(all.dropFirst())
+        var window = mode & 8 != 0 ? 1 : 0
+        if mode & 0x80 != 0, let byte = rest.first {
+            window = Int(byte)
+            rest.removeFirst()
+        }
+        let format = RTPPayloadFormat(codec: codec, packetizationMode: packetization, maxDonDiff: window,
+                                      decodingOrder: RTPDecodingOrderLimits(bufferUnits: window == 0 ? 4 : nil, bufferBytes: 1 << 16))
         if mode & 0x40 != 0 {
-            try roundTrip(codec: codec, rest)
+            try roundTrip(codec: codec, rest, format: format)
             return
         }
         var datagrams: [[UInt8]] = []
@@ -60,21 +68,29 @@ enum RTPDepacketizeHarness {
         }
         let statistics = receiver.statistics
         try fuzzCheck(reported == statistics.lost, "\(reported) lost reported, \(statistics.lost) counted")
-        try fuzzCheck(delivered == statistics.accessUnits && delivered <= datagrams.count, "\(delivered) access units from \(datagrams.count) packets")
+        // An MTAP (H.264 mode 2) carries units of several access units: there the bound is a byte a unit.
+        let bound = packetization == .interleaved && codec == .h264 ? datagrams.reduce(0) { $0 + $1.count } : datagrams.count
+        try fuzzCheck(delivered == statistics.accessUnits && delivered <= bound, "\(delivered) access units from \(datagrams.count) packets")
     }
 
     /// NAL units packetized and received back.
-    static func roundTrip(codec: Codec, _ bytes: [UInt8]) throws(FuzzPropertyViolation) {
+    static func roundTrip(codec: Codec, _ bytes: [UInt8], format: RTPPayloadFormat) throws(FuzzPropertyViolation) {
         guard let mtuByte = bytes.first else { return }
         let units = chunks(Array(bytes.dropFirst())).filter { (try? NALUnitHeader($0, codec: codec)) != nil }
-        guard !units.isEmpty, var packetizer = try? RTPPacketizer(codec: codec, options: RTPPacketizerOptions(mtu: 32 + Int(mtuByte))) else { return }
+        var options = RTPPacketizerOptions(mtu: 32 + Int(mtuByte))
+        if format.usesDecodingOrderNumbers {
+            options.packetizationMode = format.packetizationMode
+            options.maxDonDiff = format.maxDonDiff
+        }
+        guard !units.isEmpty, var packetizer = try? RTPPacketizer(codec: codec, options: options) else { return }
         let packets: [RTPPacket]
         do {
             packets = try packetizer.packetize(nalUnits: units, timestamp: 1234)
         } catch {
             return
         }
-        var receiver = RTPReceiver(options: RTPReceiverOptions(format: RTPPayloadFormat(codec: codec)))
+        let receivedFormat = format.usesDecodingOrderNumbers ? format : RTPPayloadFormat(codec: codec)
+        var receiver = RTPReceiver(options: RTPReceiverOptions(format: receivedFormat))
         var received: [[[UInt8]]] = []
         for packet in packets {
             try fuzzCheck(packet.bytes.count <= 32 + Int(mtuByte), "a packet above the MTU")

@@ -7,15 +7,30 @@ public struct RTPPayloadFormat: Sendable, Hashable {
     public var packetizationMode: H264PacketizationMode
     /// H.265 `sprop-max-don-diff` (RFC 7798 7.1): above 0, packets carry DONL/DOND fields.
     public var maxDonDiff: Int
+    /// The de-interleaving buffer's size from the SDP (`sprop-interleaving-depth`,
+    /// `sprop-deint-buf-req`, `sprop-init-buf-time`; `sprop-depack-buf-nalus`,
+    /// `sprop-depack-buf-bytes`); the receiver takes its ``RTPDecodingOrderLimits/maxDonDiff``
+    /// from ``maxDonDiff``.
+    public var decodingOrder: RTPDecodingOrderLimits
 
-    public init(codec: Codec, packetizationMode: H264PacketizationMode = .nonInterleaved, maxDonDiff: Int = 0) {
+    public init(codec: Codec, packetizationMode: H264PacketizationMode = .nonInterleaved, maxDonDiff: Int = 0,
+                decodingOrder: RTPDecodingOrderLimits = RTPDecodingOrderLimits()) {
         self.codec = codec
         self.packetizationMode = packetizationMode
         self.maxDonDiff = maxDonDiff
+        self.decodingOrder = decodingOrder
+        self.decodingOrder.maxDonDiff = maxDonDiff
     }
 
     /// Whether H.265 payloads carry DONL/DOND (RFC 7798 4.4: `sprop-max-don-diff` > 0).
     var hasDON: Bool { codec == .hevc && maxDonDiff > 0 }
+
+    /// Whether NAL units carry decoding order numbers and are put in decoding order by the
+    /// receiver: H.264 interleaved mode (RFC 6184 5.5), H.265 with `sprop-max-don-diff` > 0
+    /// (RFC 7798 6).
+    public var usesDecodingOrderNumbers: Bool {
+        codec == .hevc ? maxDonDiff > 0 : packetizationMode == .interleaved
+    }
 }
 
 /// A NAL unit taken out of RTP payloads.
@@ -28,6 +43,9 @@ public struct DepacketizedNALUnit: Sendable, Hashable {
     /// Its decoding order number, when the payload carries one (H.264 STAP-B, MTAP, FU-B;
     /// H.265 with `sprop-max-don-diff` > 0).
     public var decodingOrderNumber: Int?
+    /// An MTAP unit's timestamp offset (RFC 6184 5.7.2: its timestamp is the packet's plus this);
+    /// 0 for the others.
+    public var timestampOffset: UInt32 = 0
 }
 
 /// What one payload gave: NAL units, and what was wrong with it.
@@ -46,7 +64,8 @@ public struct DepacketizedPayload: Sendable {
 ///
 /// A fragmented NAL unit is rebuilt from its start fragment only; fragments without one are
 /// skipped and counted. ``interrupt()`` (packets were lost) hands back the NAL unit being
-/// rebuilt, marked damaged. Decoding order numbers are reported, not reordered by.
+/// rebuilt, marked damaged. Decoding order numbers are reported here; ``RTPReceiver`` puts the
+/// units in decoding order (``RTPDecodingOrderBuffer``).
 public struct RTPDepacketizer: Sendable {
     public let format: RTPPayloadFormat
     /// The largest NAL unit rebuilt, in bytes (`.tooLarge` past it).
@@ -111,6 +130,10 @@ public struct RTPDepacketizer: Sendable {
             guard mode != .singleNALUnit, type == .fuA || mode == .interleaved else { throw notAllowed("FU", type.rawValue) }
             guard payload.count >= 2 else { throw NALUError(.truncated, field: "FU header", byteOffset: 1) }
             let header = RTPFragmentHeader(byte: payload[1], codec: .h264)
+            if type == .fuA, mode == .interleaved, header.isStart {
+                // RFC 6184 5.8: in interleaved mode the first fragment is an FU-B (it carries the DON).
+                throw NALUError(.invalidValue, field: "FU-A S bit", byteOffset: 1, detail: "interleaved mode starts a fragmented NAL unit with FU-B")
+            }
             var start = 2
             var don: Int?
             if type == .fuB {
@@ -229,7 +252,10 @@ public struct RTPDepacketizer: Sendable {
                                 detail: "\(size) bytes; \(payload.count - offset) left in the aggregation packet")
             }
             let unit = Array(payload[bodyStart..<end])
-            units.append(DepacketizedNALUnit(bytes: unit, isDamaged: ForbiddenZeroBit.isSet(in: unit), decodingOrderNumber: unitDON))
+            var timestampOffset: UInt32 = 0
+            for index in offset..<bodyStart where index > offset { timestampOffset = timestampOffset << 8 | UInt32(payload[index]) }
+            units.append(DepacketizedNALUnit(bytes: unit, isDamaged: ForbiddenZeroBit.isSet(in: unit), decodingOrderNumber: unitDON,
+                                             timestampOffset: timestampOffset))
             if !donDifferences, let current = nextDON { nextDON = (current + 1) & 0xFFFF }
             offset = end
         }

@@ -52,10 +52,11 @@ public struct RTPDumpWriter<Sink: ByteSink> {
         }
         let length = UInt16(packet.count + RTPDump.recordHeaderSize)
         let packetLength = UInt16(packet.count)
-        var record: [UInt8] = [UInt8(length >> 8), UInt8(length & 0xFF), UInt8(packetLength >> 8), UInt8(packetLength & 0xFF)]
-        record += Self.bigEndian(offsetMilliseconds)
-        record += packet
-        try sink.write(record)
+        // The record header, then the packet as it is (no copy into one record: the sink buffers).
+        try sink.write([UInt8(length >> 8), UInt8(length & 0xFF), UInt8(packetLength >> 8), UInt8(packetLength & 0xFF),
+                        UInt8(truncatingIfNeeded: offsetMilliseconds >> 24), UInt8(truncatingIfNeeded: offsetMilliseconds >> 16),
+                        UInt8(truncatingIfNeeded: offsetMilliseconds >> 8), UInt8(truncatingIfNeeded: offsetMilliseconds)])
+        try sink.write(packet)
         count += 1
     }
 

@@ -6,8 +6,8 @@ public enum H264PacketizationMode: Int, Sendable, Hashable {
     case singleNALUnit = 0
     /// Non-interleaved mode (1): single NAL units, STAP-A and FU-A.
     case nonInterleaved = 1
-    /// Interleaved mode (2): STAP-B, MTAP16/24, FU-A/FU-B with decoding order numbers (received
-    /// only).
+    /// Interleaved mode (2): STAP-B, MTAP16/24, FU-A/FU-B with decoding order numbers (sent as
+    /// STAP-B and FU-B/FU-A, in decoding order).
     case interleaved = 2
 }
 
@@ -24,8 +24,14 @@ public struct RTPPacketizerOptions: Sendable, Hashable {
     public var initialSequenceNumber: UInt16
     /// Added to every timestamp (RFC 3550 5.1: should be random).
     public var timestampOffset: UInt32
-    /// H.264 only: modes 0 and 1 are written.
+    /// H.264 only: modes 0, 1 and 2 are written.
     public var packetizationMode: H264PacketizationMode
+    /// H.265 `sprop-max-don-diff` (RFC 7798 7.1): above 0, every packet carries the decoding
+    /// order number (DONL in single NAL unit packets, aggregation packets and first fragments,
+    /// DOND after an aggregation packet's first unit). The packets go in decoding order; the
+    /// value promises a receiver how far a reordering network or a later interleaving sender
+    /// may move them. 0…32 767.
+    public var maxDonDiff: Int = 0
     /// Whether small NAL units are aggregated (STAP-A, H.265 AP) while they fit the MTU: the
     /// parameter sets with the keyframe's first slice, for example.
     public var aggregates: Bool
@@ -45,9 +51,10 @@ public struct RTPPacketizerOptions: Sendable, Hashable {
     }
 }
 
-/// Splits access units into RTP packets: H.264 (RFC 6184: single NAL unit, STAP-A, FU-A) and
-/// H.265 (RFC 7798: single NAL unit, aggregation packets, fragmentation units, without DONL:
-/// `sprop-max-don-diff` 0).
+/// Splits access units into RTP packets: H.264 (RFC 6184: single NAL unit, STAP-A, FU-A; in
+/// interleaved mode STAP-B and FU-B/FU-A with decoding order numbers) and H.265 (RFC 7798:
+/// single NAL unit, aggregation packets, fragmentation units, with DONL/DOND when
+/// `sprop-max-don-diff` > 0). Decoding order numbers count NAL units in the order given.
 ///
 /// Every packet of an access unit has its timestamp; the marker bit is set on the last packet
 /// of the access unit only (RFC 6184 5.1, RFC 7798 4.1). An H.265 aggregation packet's PayloadHdr
@@ -65,19 +72,27 @@ public struct RTPPacketizer: Sendable {
     public private(set) var sequenceNumber: UInt16
     /// Packets written so far.
     public private(set) var packetCount: Int = 0
+    /// The next NAL unit's decoding order number (H.264 mode 2, H.265 with ``RTPPacketizerOptions/maxDonDiff`` > 0).
+    public private(set) var decodingOrderNumber: UInt16 = 0
+
+    /// Whether packets carry decoding order numbers.
+    private var writesDON: Bool { codec == .hevc ? options.maxDonDiff > 0 : options.packetizationMode == .interleaved }
 
     /// - Throws: ``NALU/NALUError`` `.invalidValue` for an MTU outside
     ///   ``RTPPacketizerOptions/minimumMTU`` … ``RTPPacket/maxSize``, a payload type above 127, or
     ///   H.264 mode 2.
     public init(codec: Codec, options: RTPPacketizerOptions = RTPPacketizerOptions()) throws(NALUError) {
+        guard (0...32_767).contains(options.maxDonDiff) else {
+            throw NALUError(.invalidValue, field: "sprop-max-don-diff", detail: "\(options.maxDonDiff); 0…32767")
+        }
+        guard codec == .hevc || options.maxDonDiff == 0 || options.packetizationMode == .interleaved else {
+            throw NALUError(.invalidValue, field: "sprop-max-don-diff", detail: "H.264 carries decoding order numbers in packetization mode 2 only")
+        }
         guard options.mtu >= RTPPacketizerOptions.minimumMTU, options.mtu <= RTPPacket.maxSize else {
             throw NALUError(.invalidValue, field: "mtu", detail: "\(options.mtu); \(RTPPacketizerOptions.minimumMTU)…\(RTPPacket.maxSize) bytes")
         }
         guard options.payloadType <= 127 else {
             throw NALUError(.invalidValue, field: "payload type", detail: "\(options.payloadType); 0…127")
-        }
-        guard codec == .hevc || options.packetizationMode != .interleaved else {
-            throw NALUError(.unsupported, field: "packetization-mode", detail: "2 (interleaved) is received, not sent")
         }
         self.codec = codec
         self.options = options
@@ -98,6 +113,7 @@ public struct RTPPacketizer: Sendable {
         var payloads: [[UInt8]] = []
         let budget = options.mtu - RTPPacket.fixedHeaderSize
         var pending: [[UInt8]] = []
+        var pendingDON = decodingOrderNumber
         for (index, unit) in nalUnits.enumerated() {
             let header: NALUnitHeader
             do {
@@ -112,25 +128,28 @@ public struct RTPPacketizer: Sendable {
                 throw NALUError(.unsupported, field: "NAL unit \(index) of the access unit: nal_unit_type", byteOffset: 0,
                                 detail: "\(header.typeNumber) is unspecified in the video standard and cannot be carried in RTP")
             }
-            if unit.count > budget {
-                guard codec == .hevc || options.packetizationMode == .nonInterleaved else {
+            let don = decodingOrderNumber
+            decodingOrderNumber &+= 1
+            if packetSize(single: unit) > budget {
+                guard codec == .hevc || options.packetizationMode != .singleNALUnit else {
                     throw NALUError(.tooLarge, field: "NAL unit \(index) of the access unit",
                                     detail: "\(unit.count) bytes; single NAL unit mode carries at most \(budget) with MTU \(options.mtu)")
                 }
-                flush(&pending, into: &payloads)
-                payloads.append(contentsOf: fragments(of: unit, budget: budget))
+                flush(&pending, don: pendingDON, into: &payloads)
+                payloads.append(contentsOf: fragments(of: unit, budget: budget, don: don))
                 continue
             }
-            let aggregates = options.aggregates && (codec == .hevc || options.packetizationMode == .nonInterleaved)
+            let aggregates = options.aggregates && options.packetizationMode != .singleNALUnit
             if aggregates, !pending.isEmpty, aggregateSize(pending + [unit]) <= budget {
                 pending.append(unit)
             } else {
-                flush(&pending, into: &payloads)
+                flush(&pending, don: pendingDON, into: &payloads)
                 pending = [unit]
+                pendingDON = don
             }
-            if !aggregates { flush(&pending, into: &payloads) }
+            if !aggregates { flush(&pending, don: pendingDON, into: &payloads) }
         }
-        flush(&pending, into: &payloads)
+        flush(&pending, don: pendingDON, into: &payloads)
         var packets: [RTPPacket] = []
         packets.reserveCapacity(payloads.count)
         for (index, payload) in payloads.enumerated() {
@@ -152,17 +171,40 @@ public struct RTPPacketizer: Sendable {
     }
 
     /// Bytes of an aggregation packet of `units`: its payload header, then a 16-bit size before
-    /// each unit (RFC 6184 5.7.1, RFC 7798 4.4.2 without DONL/DOND).
+    /// each unit (RFC 6184 5.7.1 STAP-A; STAP-B adds a 16-bit DON; RFC 7798 4.4.2 adds a DONL
+    /// before the first unit and a DOND before each other when DON is written).
     private func aggregateSize(_ units: [[UInt8]]) -> Int {
-        (codec == .h264 ? 1 : 2) + units.reduce(0) { $0 + 2 + $1.count }
+        let sizes = units.reduce(0) { $0 + 2 + $1.count }
+        switch codec {
+        case .h264: return 1 + (writesDON ? 2 : 0) + sizes
+        case .hevc: return 2 + (writesDON ? 2 + units.count - 1 : 0) + sizes
+        }
     }
 
-    /// `pending` as one packet payload: a single NAL unit packet for one, an aggregation packet
-    /// for more; empties it.
-    private func flush(_ pending: inout [[UInt8]], into payloads: inout [[UInt8]]) {
+    /// Bytes of the payload carrying `unit` alone: the unit (with a DONL after its header in
+    /// H.265 with DON), or a STAP-B of one unit (H.264 interleaved mode, which has no single NAL
+    /// unit packets: RFC 6184 Table 3).
+    private func packetSize(single unit: [UInt8]) -> Int {
+        guard writesDON else { return unit.count }
+        return codec == .hevc ? unit.count + 2 : aggregateSize([unit])
+    }
+
+    /// `pending` (whose first unit's decoding order number is `don`) as one packet payload: a
+    /// single NAL unit packet for one, an aggregation packet for more; empties it.
+    private func flush(_ pending: inout [[UInt8]], don: UInt16, into payloads: inout [[UInt8]]) {
         defer { pending.removeAll(keepingCapacity: true) }
-        guard pending.count > 1 else {
-            if let only = pending.first { payloads.append(only) }
+        guard pending.count > 1 || (writesDON && codec == .h264 && !pending.isEmpty) else {
+            guard let only = pending.first else { return }
+            if writesDON {
+                // RFC 7798 4.4.1: PayloadHdr (the NAL unit header), DONL, the rest of the unit.
+                var payload = Array(only[0..<2])
+                payload.reserveCapacity(only.count + 2)
+                appendUInt16(don, to: &payload)
+                payload.append(contentsOf: only[2...])
+                payloads.append(payload)
+            } else {
+                payloads.append(only)
+            }
             return
         }
         var payload: [UInt8] = []
@@ -171,7 +213,9 @@ public struct RTPPacketizer: Sendable {
         case .h264:
             // RFC 6184 5.7.1: F is the OR of the units' F bits (all 0 here), NRI their highest.
             let nri = pending.map { AVCNALUnitHeader.payloadHeader($0[0]).header.nalRefIdc }.max() ?? 0
-            payload.append(AVCNALUnitHeader(nalRefIdc: nri, nalUnitType: .stapA).byte())
+            payload.append(AVCNALUnitHeader(nalRefIdc: nri, nalUnitType: writesDON ? .stapB : .stapA).byte())
+            // STAP-B: the first unit's DON; the others follow it by one each (RFC 6184 5.7.1).
+            if writesDON { appendUInt16(don, to: &payload) }
         case .hevc:
             // RFC 7798 4.4.2: LayerId and TID the lowest of the aggregated units'.
             let headers = pending.map { HEVCNALUnitHeader.payloadHeader($0[0], $0[1]).header }
@@ -179,16 +223,27 @@ public struct RTPPacketizer: Sendable {
             let temporal = headers.map(\.nuhTemporalIdPlus1).min() ?? 1
             payload.append(contentsOf: HEVCNALUnitHeader(nalUnitType: .aggregationPacket, nuhLayerId: layer, nuhTemporalIdPlus1: temporal).bytes)
         }
-        for unit in pending {
-            payload.append(UInt8(truncatingIfNeeded: unit.count >> 8))
-            payload.append(UInt8(truncatingIfNeeded: unit.count))
+        for (position, unit) in pending.enumerated() {
+            if writesDON && codec == .hevc {
+                // RFC 7798 4.4.2: DONL before the first unit, DOND (DON difference − 1: 0, the
+                // units are consecutive in decoding order) before the others.
+                if position == 0 { appendUInt16(don, to: &payload) } else { payload.append(0) }
+            }
+            appendUInt16(UInt16(truncatingIfNeeded: unit.count), to: &payload)
             payload.append(contentsOf: unit)
         }
         payloads.append(payload)
     }
 
-    /// FU-A (RFC 6184 5.8) or H.265 FU (RFC 7798 4.4.3) payloads of `unit`, each at most `budget`.
-    private func fragments(of unit: [UInt8], budget: Int) -> [[UInt8]] {
+    private func appendUInt16(_ value: UInt16, to payload: inout [UInt8]) {
+        payload.append(UInt8(truncatingIfNeeded: value >> 8))
+        payload.append(UInt8(truncatingIfNeeded: value))
+    }
+
+    /// FU-A (RFC 6184 5.8) or H.265 FU (RFC 7798 4.4.3) payloads of `unit`, each at most `budget`;
+    /// with decoding order numbers, `don` goes in the first fragment (an FU-B in H.264, the
+    /// others FU-A; a DONL after the FU header in H.265).
+    private func fragments(of unit: [UInt8], budget: Int, don: UInt16) -> [[UInt8]] {
         let prefix: [UInt8]
         let headerLength: Int
         let type: UInt8
@@ -205,14 +260,25 @@ public struct RTPPacketizer: Sendable {
             headerLength = 2
             type = header.nalUnitType.rawValue
         }
-        let chunk = budget - prefix.count - 1
         var result: [[UInt8]] = []
         var start = headerLength
         while start < unit.count {
-            let end = min(start + chunk, unit.count)
-            var payload = prefix
-            payload.reserveCapacity(prefix.count + 1 + end - start)
-            payload.append(RTPFragmentHeader(isStart: start == headerLength, isEnd: end == unit.count, nalUnitType: type).byte)
+            let isStart = start == headerLength
+            let donBytes = writesDON && isStart ? 2 : 0
+            var end = min(start + budget - prefix.count - 1 - donBytes, unit.count)
+            // A unit that only just misses a packet of its own would fit one fragment: the start
+            // leaves a byte for an end fragment (a fragment cannot both start and end: RFC 6184
+            // 5.8, RFC 7798 4.4.3).
+            if isStart, end == unit.count { end -= 1 }
+            // One allocation a fragment: the capacity first, then the headers and the bytes.
+            var payload: [UInt8] = []
+            payload.reserveCapacity(prefix.count + 1 + donBytes + end - start)
+            payload.append(contentsOf: prefix)
+            if isStart, writesDON, codec == .h264 {
+                payload[0] = AVCNALUnitHeader(nalRefIdc: AVCNALUnitHeader.payloadHeader(unit[0]).header.nalRefIdc, nalUnitType: .fuB).byte()
+            }
+            payload.append(RTPFragmentHeader(isStart: isStart, isEnd: end == unit.count, nalUnitType: type).byte)
+            if donBytes > 0 { appendUInt16(don, to: &payload) }
             payload.append(contentsOf: unit[start..<end])
             result.append(payload)
             start = end

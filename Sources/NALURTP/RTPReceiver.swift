@@ -106,11 +106,17 @@ public struct RTPReceiverStatistics: Sendable, Hashable {
     public var droppedAccessUnits = 0
     /// Keyframe requests raised (one per gap).
     public var keyframeRequests = 0
+    /// NAL units dropped because they came after later ones in decoding order had been passed on
+    /// (decoding order numbers not kept within `sprop-max-don-diff` or the buffer's size).
+    public var outOfDecodingOrder = 0
+    /// NAL units passed on before the `sprop-max-don-diff` rule allowed it (the de-interleaving
+    /// buffer was full, or a unit waited the reorder delay).
+    public var releasedEarly = 0
 
     /// Whether anything was lost, dropped or damaged.
     public var isLossless: Bool {
         lost == 0 && late == 0 && malformed == 0 && fragmentsWithoutStart == 0 && damagedAccessUnits == 0 && droppedAccessUnits == 0
-            && otherPayloadType == 0 && otherSource == 0
+            && otherPayloadType == 0 && otherSource == 0 && outOfDecodingOrder == 0
     }
 }
 
@@ -148,12 +154,23 @@ public struct RTPReceiver: Sendable {
     private var nextIsDamaged = false
     /// Whether no access unit has been closed yet.
     private var isFirstAccessUnit = true
+    /// With decoding order numbers: the de-interleaving buffer, and the time of the packets released now.
+    private var decodingOrder: RTPDecodingOrderBuffer?
+    private var clock: Int64 = 0
+    /// The timestamp of the packet that began the NAL unit being rebuilt from fragments.
+    private var fragmentTimestamp: UInt32 = 0
 
     public init(options: RTPReceiverOptions) {
         self.options = options
         buffer = RTPReorderBuffer(capacity: options.reorderCapacity, maxDelay: options.maxReorderDelay)
         depacketizer = RTPDepacketizer(format: options.format, maxNALUnitBytes: options.maxAccessUnitBytes)
         payloadType = options.payloadType
+        if options.format.usesDecodingOrderNumbers {
+            var limits = options.format.decodingOrder
+            limits.maxDonDiff = options.format.maxDonDiff
+            decodingOrder = RTPDecodingOrderBuffer(codec: options.format.codec, limits: limits,
+                                                   maxDelay: options.maxReorderDelay, maxBytes: options.maxAccessUnitBytes)
+        }
     }
 
     /// The SSRC received (the first packet's).
@@ -178,6 +195,7 @@ public struct RTPReceiver: Sendable {
             return []
         }
         var events: [RTPReceiverEvent] = []
+        clock = arrival
         process(buffer.push(packet, arrival: arrival), into: &events)
         process(buffer.advance(to: arrival), into: &events)
         syncCounts()
@@ -188,7 +206,9 @@ public struct RTPReceiver: Sendable {
     /// no packet comes).
     public mutating func advance(to now: Int64) -> [RTPReceiverEvent] {
         var events: [RTPReceiverEvent] = []
+        clock = now
         process(buffer.advance(to: now), into: &events)
+        if let released = decodingOrder?.advance(to: now) { appendInDecodingOrder(released, into: &events) }
         syncCounts()
         return events
     }
@@ -197,7 +217,9 @@ public struct RTPReceiver: Sendable {
     public mutating func finish() -> [RTPReceiverEvent] {
         var events: [RTPReceiverEvent] = []
         process(buffer.flush(), into: &events)
-        if depacketizer.isInsideFragmentedUnit, let partial = depacketizer.interrupt() {
+        if decodingOrder != nil {
+            flushDecodingOrder(into: &events)
+        } else if depacketizer.isInsideFragmentedUnit, let partial = depacketizer.interrupt() {
             append(DepacketizedNALUnit(bytes: partial.bytes, isDamaged: true), into: &events)
         }
         close(into: &events)
@@ -216,6 +238,7 @@ public struct RTPReceiver: Sendable {
     }
 
     private mutating func deliver(_ release: RTPReorderBuffer.Release, into events: inout [RTPReceiverEvent]) {
+        if decodingOrder != nil { return deliverInterleaved(release, into: &events) }
         let packet = release.packet
         if release.lostBefore > 0 {
             statistics.gaps += 1
@@ -295,5 +318,83 @@ public struct RTPReceiver: Sendable {
         statistics.accessUnits += 1
         current.wallClock = senderClock?.wallClock(of: current.rtpTimestamp)
         events.append(.accessUnit(current))
+    }
+}
+
+// MARK: Decoding order (H.264 interleaved mode, H.265 with sprop-max-don-diff > 0)
+
+extension RTPReceiver {
+    /// A packet in sequence order whose NAL units carry decoding order numbers: they go through
+    /// the de-interleaving buffer and are grouped into access units in decoding order, by
+    /// timestamp (the marker bit ends an access unit in transmission order only: RFC 6184 5.1).
+    /// A loss is placed in decoding order by the buffer (``RTPDecodingOrderBuffer/noteLoss()``):
+    /// the access units on both sides of where the lost units may have been are damaged.
+    private mutating func deliverInterleaved(_ release: RTPReorderBuffer.Release, into events: inout [RTPReceiverEvent]) {
+        let packet = release.packet
+        if release.lostBefore > 0 {
+            statistics.gaps += 1
+            events.append(.gap(RTPGap(firstSequenceNumber: release.extendedSequenceNumber - Int64(release.lostBefore), count: release.lostBefore)))
+            if let partial = depacketizer.interrupt() { pushInDecodingOrder(partial, timestamp: fragmentTimestamp, into: &events) }
+            decodingOrder?.noteLoss()
+            statistics.keyframeRequests += 1
+            events.append(.keyframeRequest)
+        }
+        if depacketizer.isInsideFragmentedUnit, fragmentTimestamp != packet.timestamp, let partial = depacketizer.interrupt() {
+            // A fragment of another access unit: the unit being rebuilt lost its end.
+            pushInDecodingOrder(partial, timestamp: fragmentTimestamp, into: &events)
+            decodingOrder?.noteLoss()
+        }
+        fragmentTimestamp = packet.timestamp
+        do {
+            let payload = try depacketizer.depacketize(packet.payload)
+            statistics.skippedPACI += payload.skippedPACI
+            if payload.fragmentsWithoutStart > 0 {
+                statistics.fragmentsWithoutStart += payload.fragmentsWithoutStart
+                decodingOrder?.noteLoss()
+            }
+            for unit in payload.nalUnits { pushInDecodingOrder(unit, timestamp: packet.timestamp &+ unit.timestampOffset, into: &events) }
+        } catch {
+            statistics.malformed += 1
+            decodingOrder?.noteLoss()
+            events.append(.malformedPacket(sequenceNumber: packet.sequenceNumber, error: error))
+        }
+    }
+
+    private mutating func pushInDecodingOrder(_ unit: DepacketizedNALUnit, timestamp: UInt32, into events: inout [RTPReceiverEvent]) {
+        guard var buffer = decodingOrder else { return }
+        let outcome = buffer.push(unit, timestamp: timestamp, arrival: clock)
+        decodingOrder = buffer
+        if let late = outcome.outOfOrder {
+            statistics.outOfDecodingOrder += 1
+            // Its access unit, if still being collected, lacks it; one already passed on is reported here.
+            if open?.unit.rtpTimestamp == timestamp { open?.unit.isDamaged = true }
+            events.append(.malformedPacket(sequenceNumber: 0, error: NALUError(
+                .invalidValue, field: "DON", detail: "a NAL unit with AbsDon \(late.absDon) came after \(late.lastReleased) was passed on: "
+                    + "not within sprop-max-don-diff \(options.format.maxDonDiff) or the buffer's size; dropped")))
+        }
+        statistics.releasedEarly = buffer.releasedEarly
+        appendInDecodingOrder(outcome.released, into: &events)
+    }
+
+    private mutating func appendInDecodingOrder(_ released: [RTPDecodingOrderBuffer.Released], into events: inout [RTPReceiverEvent]) {
+        for item in released {
+            if item.followsLoss { open?.unit.isDamaged = true }
+            if let current = open, current.unit.rtpTimestamp != item.timestamp { close(into: &events) }
+            if open == nil {
+                let time = timestamps.unwrap(item.timestamp)
+                open = (RTPAccessUnit(nalUnits: [], rtpTimestamp: item.timestamp, time: time, isDamaged: item.followsLoss, endedByMarker: false), 0)
+            }
+            append(item.unit, into: &events)
+        }
+        if let buffer = decodingOrder { statistics.releasedEarly = buffer.releasedEarly }
+    }
+
+    private mutating func flushDecodingOrder(into events: inout [RTPReceiverEvent]) {
+        if let partial = depacketizer.interrupt() {
+            pushInDecodingOrder(partial, timestamp: fragmentTimestamp, into: &events)
+            decodingOrder?.noteLoss()
+        }
+        if let released = decodingOrder?.flush() { appendInDecodingOrder(released, into: &events) }
+        if decodingOrder?.lossAfterLastReleased == true { open?.unit.isDamaged = true }
     }
 }

@@ -24,6 +24,15 @@ public struct RTPVideoDescription: Sendable, Hashable {
     public var maxDonDiff: Int
     /// H.264 `sprop-parameter-sets`; H.265 `sprop-vps`, `sprop-sps`, `sprop-pps` in that order.
     public var parameterSets: [[UInt8]]
+    /// H.264 `sprop-interleaving-depth` (RFC 6184 8.1: VCL NAL units), H.265
+    /// `sprop-depack-buf-nalus` (RFC 7798 7.1: NAL units) that may precede a NAL unit in
+    /// transmission order and follow it in decoding order; `nil` when absent.
+    public var deinterleavingUnits: Int? = nil
+    /// H.264 `sprop-deint-buf-req`, H.265 `sprop-depack-buf-bytes`: bytes the de-interleaving
+    /// buffer needs; `nil` when absent.
+    public var deinterleavingBytes: Int? = nil
+    /// H.264 `sprop-init-buf-time` (RFC 6184 8.1): 90 kHz ticks of initial buffering; `nil` when absent.
+    public var initialBufferTime: Int? = nil
 
     public init(codec: Codec, port: UInt16, payloadType: UInt8 = 96, clockRate: Int = 90_000, connectionAddress: String? = nil,
                 packetizationMode: H264PacketizationMode = .nonInterleaved, profileLevelID: [UInt8]? = nil, profileID: Int? = nil,
@@ -67,7 +76,9 @@ public struct RTPVideoDescription: Sendable, Hashable {
 
     /// How its packets are read.
     public var payloadFormat: RTPPayloadFormat {
-        RTPPayloadFormat(codec: codec, packetizationMode: packetizationMode, maxDonDiff: maxDonDiff)
+        RTPPayloadFormat(codec: codec, packetizationMode: packetizationMode, maxDonDiff: maxDonDiff,
+                         decodingOrder: RTPDecodingOrderLimits(maxDonDiff: maxDonDiff, bufferUnits: deinterleavingUnits,
+                                                               bufferBytes: deinterleavingBytes, initialBufferTime: initialBufferTime))
     }
 
     /// The encoding name of `a=rtpmap` (RFC 6184 8.2.1, RFC 7798 7.2.1).
@@ -87,6 +98,9 @@ public struct RTPVideoDescription: Sendable, Hashable {
             }
             // RFC 6184 8.1 defines it too (interleaved mode).
             if maxDonDiff > 0 { parameters.append(("sprop-max-don-diff", String(maxDonDiff))) }
+            if let deinterleavingUnits { parameters.append(("sprop-interleaving-depth", String(deinterleavingUnits))) }
+            if let deinterleavingBytes { parameters.append(("sprop-deint-buf-req", String(deinterleavingBytes))) }
+            if let initialBufferTime { parameters.append(("sprop-init-buf-time", String(initialBufferTime))) }
         case .hevc:
             if let profileID { parameters.append(("profile-id", String(profileID))) }
             if let tierFlag { parameters.append(("tier-flag", String(tierFlag))) }
@@ -96,6 +110,8 @@ public struct RTPVideoDescription: Sendable, Hashable {
                 if !sets.isEmpty { parameters.append((name, sets.map { Base64.encode($0) }.joined(separator: ","))) }
             }
             if maxDonDiff > 0 { parameters.append(("sprop-max-don-diff", String(maxDonDiff))) }
+            if let deinterleavingUnits { parameters.append(("sprop-depack-buf-nalus", String(deinterleavingUnits))) }
+            if let deinterleavingBytes { parameters.append(("sprop-depack-buf-bytes", String(deinterleavingBytes))) }
         }
         return parameters
     }
@@ -322,6 +338,12 @@ struct SDPMediaSection {
                     case "tier-flag": description.tierFlag = try Self.number(value, key, offset, 0...1)
                     case "level-id": description.levelID = try Self.number(value, key, offset, 0...255)
                     case "sprop-max-don-diff": description.maxDonDiff = try Self.number(value, key, offset, 0...32_767)
+                    case "sprop-interleaving-depth" where codec == .h264, "sprop-depack-buf-nalus" where codec == .hevc:
+                        description.deinterleavingUnits = try Self.number(value, key, offset, 0...32_767)
+                    case "sprop-deint-buf-req" where codec == .h264, "sprop-depack-buf-bytes" where codec == .hevc:
+                        description.deinterleavingBytes = try Self.number(value, key, offset, 0...4_294_967_295)
+                    case "sprop-init-buf-time" where codec == .h264:
+                        description.initialBufferTime = try Self.number(value, key, offset, 0...4_294_967_295)
                     case "sprop-parameter-sets": sps += try Self.sets(value, key, offset)
                     case "sprop-vps": vps += try Self.sets(value, key, offset)
                     case "sprop-sps": sps += try Self.sets(value, key, offset)

@@ -21,6 +21,8 @@ public final class RTPRecorder {
     public let output: RTPRecordingOutput
     /// The RTCP of the reception (RFC 3550 6), when there is one: its counts go in ``summary``.
     public var rtcp: RTCPReceiverSession?
+    /// When each access unit was complete (`nalu rtp receive --timing`), committed by ``finish()``.
+    public var timingLog: RTPTimingLog?
     private var times: RTPDecodeTimes
     private var packetNotes: [String] = []
     private var extraNotes: [String] = []
@@ -53,6 +55,7 @@ public final class RTPRecorder {
         for event in events {
             switch event {
             case .accessUnit(let unit):
+                try timingLog?.log(rtpTimestamp: unit.rtpTimestamp)
                 for timed in times.push(unit) { try output.write(timed) }
             case .malformedPacket(let sequenceNumber, let error):
                 if packetNotes.count < 20 { packetNotes.append("packet \(sequenceNumber): \(error)") }
@@ -73,11 +76,13 @@ public final class RTPRecorder {
         for timed in times.finish() { try output.write(timed) }
         try finishAudio()
         try output.finish()
+        try timingLog?.commit()
     }
 
     /// What the recording lost, one phrase each (empty: nothing): packets lost or late, access
     /// units dropped or written damaged, malformed packets (`unparsed`: datagrams that were no
-    /// RTP packet), fragments without their start, packets of another payload type or source,
+    /// RTP packet), fragments without their start, NAL units that came after later ones in
+    /// decoding order were written, packets of another payload type or source,
     /// access units before the first parameter sets, and `otherMedia` not received.
     public func losses(unparsed: Int, otherMedia: [String]) -> [String] {
         let statistics = receiver.statistics
@@ -89,6 +94,9 @@ public final class RTPRecorder {
         }
         if statistics.malformed + unparsed > 0 { lost.append(Self.count(statistics.malformed + unparsed, "malformed packet")) }
         if statistics.fragmentsWithoutStart > 0 { lost.append(Self.count(statistics.fragmentsWithoutStart, "fragment") + " without its start") }
+        if statistics.outOfDecodingOrder > 0 {
+            lost.append(Self.count(statistics.outOfDecodingOrder, "NAL unit") + " dropped out of decoding order (past sprop-max-don-diff or the buffer)")
+        }
         if statistics.otherPayloadType + statistics.otherSource > 0 {
             lost.append(Self.count(statistics.otherPayloadType + statistics.otherSource, "packet") + " of another payload type or source")
         }

@@ -12,7 +12,8 @@ extension RTPStreamTransmitter {
     /// (RFC 3550 6; the RTP clock of the SRs: the first packet's timestamp at the instant it
     /// is sent). `audioRTCP` does the same for the AAC stream (its RTCP port: the audio's + 1),
     /// its SRs on the same wall clock, so that a receiver lines the two streams up by them.
-    public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil,
+    /// `timing`: an ``RTPTimingLog`` of when each video access unit's last packet was sent.
+    public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil, timing: String? = nil,
                          rtcp: RTCPSenderChannel? = nil, audioRTCP: RTCPSenderChannel? = nil) throws -> RTPTransmissionReport {
         let address = destination?.address ?? "127.0.0.1"
         let port = destination?.port ?? 5004
@@ -24,6 +25,7 @@ extension RTPStreamTransmitter {
         let socket = destination == nil ? nil : try UDPSocket()
         var dump: RTPDumpWriter<FileSink>?
         if let rtpdump { dump = try RTPDumpWriter(sink: try FileSink(path: rtpdump), address: address, port: port) }
+        let log = try timing.map { try RTPTimingLog(path: $0) }
         let audioDestination = destination.map { UDPEndpoint(address: $0.address, port: $0.port &+ 2) }
         var clocksSet = false
         let report = try transmitStreams { bytes, offset, stream in
@@ -46,6 +48,8 @@ extension RTPStreamTransmitter {
                 return
             }
             if let socket, let destination { try socket.send(bytes, to: destination) }
+            // The marker bit ends an access unit (RFC 6184 5.1, RFC 7798 4.1).
+            if let log, let packet = try? RTPPacket(parsing: bytes), packet.marker { try log.log(rtpTimestamp: packet.timestamp) }
             try dump?.append(bytes, offsetMilliseconds: UInt32(clamping: max(0, offset / 1_000_000)))
         }
         rtcp?.finish(now: MonotonicClock.now())
@@ -53,6 +57,7 @@ extension RTPStreamTransmitter {
         audioRTCP?.goodbyeDelay = 0
         audioRTCP?.finish(now: MonotonicClock.now())
         if let dump { try dump.sink.commit() }
+        try log?.commit()
         return report
     }
 }

@@ -75,7 +75,8 @@ public final class RTPStreamTransmitter {
     public func sessionDescription(address: String, port: UInt16) -> SessionDescription {
         SessionDescription(address: address, video: RTPVideoDescription(
             codec: reader.codec, port: port, payloadType: options.packetizer.payloadType, parameterSets: parameterSets,
-            packetizationMode: options.packetizer.packetizationMode), audio: audio?.description(port: port &+ 2))
+            packetizationMode: options.packetizer.packetizationMode).withDecodingOrder(of: options.packetizer),
+            audio: audio?.description(port: port &+ 2))
     }
 
     /// Packetizes every access unit and hands each packet to `deliver` with its offset from the

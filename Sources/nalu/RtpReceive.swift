@@ -53,6 +53,9 @@ struct RtpReceive: ParsableCommand, CommandIO {
     @Option(name: .customLong("reorder-delay"), help: ArgumentHelp("Milliseconds a packet waits at most for earlier ones.", valueName: "ms"))
     var reorderDelay: Int = 200
 
+    @Option(help: ArgumentHelp("Write when each access unit was complete (JSON lines: rtp_timestamp, monotonic_ns) to this file.", valueName: "file"))
+    var timing: String?
+
     @Flag(help: "Print what was received to standard error.")
     var verbose = false
 
@@ -61,7 +64,7 @@ struct RtpReceive: ParsableCommand, CommandIO {
 
     var inputArgument: String? { nil }
     var inputIsOptional: Bool { false }
-    var outputs: [(option: String, path: String)] { [("-o", output)] }
+    var outputs: [(option: String, path: String)] { [("-o", output)] + (timing.map { [("--timing", $0)] } ?? []) }
     var writesBinary: Bool { true }
     var example: String { "nalu rtp receive --sdp in.sdp -o out.mp4 --duration 10" }
     var otherInputs: [String] { [sdp] + (rtpdump.map { [$0] } ?? []) }
@@ -77,6 +80,7 @@ struct RtpReceive: ParsableCommand, CommandIO {
         let description = try readDescription()
         let video = description.video
         let recorder = try RTPRecorder(video: video, path: output, reorderDelay: Int64(reorderDelay) * 1_000_000, damagedAccessUnits: damaged.policy)
+        if let timing { recorder.timingLog = try RTPTimingLog(path: timing) }
         let durationNanoseconds = duration.flatMap { CheckedNumber.int64($0 * 1e9) }
         let report: RTPReceptionReport
         if let rtpdump {

@@ -36,8 +36,11 @@ struct RtpSend: ParsableCommand, CommandIO {
     @Option(help: ArgumentHelp("RTP SSRC (default a fixed value).", valueName: "n"))
     var ssrc: UInt32 = 0x4E41_4C55
 
-    @Option(name: .customLong("packetization-mode"), help: ArgumentHelp("H.264 packetization mode: 0 (single NAL units) or 1 (STAP-A, FU-A).", valueName: "n"))
+    @Option(name: .customLong("packetization-mode"), help: ArgumentHelp("H.264 packetization mode: 0 (single NAL units), 1 (STAP-A, FU-A) or 2 (interleaved: STAP-B, FU-B with decoding order numbers).", valueName: "n"))
     var packetizationMode: Int = 1
+
+    @Option(name: .customLong("max-don-diff"), help: ArgumentHelp("sprop-max-don-diff: H.265 packets carry decoding order numbers (DONL/DOND) when above 0; H.264 mode 2 declares it (and the interleaving depth). 0…32767.", valueName: "n"))
+    var maxDonDiff: Int = 0
 
     @Flag(name: .customLong("no-aggregation"), help: "Send every NAL unit in packets of its own (no STAP-A / aggregation packets).")
     var noAggregation = false
@@ -51,7 +54,10 @@ struct RtpSend: ParsableCommand, CommandIO {
     @Option(help: ArgumentHelp("Elementary stream input (no times): its frames per second, e.g. 25, 29.97, 30000/1001.", valueName: "rate"))
     var fps: FrameRate?
 
-    @Flag(name: .customLong("video-only"), help: "Send the video alone: the input's audio and other tracks are not sent.")
+    @Option(help: ArgumentHelp("Write when each access unit's last packet was sent (JSON lines: rtp_timestamp, monotonic_ns) to this file.", valueName: "file"))
+    var timing: String?
+
+    @Flag(name: .customLong("video-only"), help: "Send the video although the input has other tracks (audio, subtitles), which are not sent.")
     var videoOnly = false
 
     @Flag(name: .customLong("no-rtcp"), help: "Send no RTCP (by default sender reports go to the port + 1 and receiver reports are read there).")
@@ -61,7 +67,7 @@ struct RtpSend: ParsableCommand, CommandIO {
     var verbose = false
 
     var outputs: [(option: String, path: String)] {
-        [("--sdp", sdp), ("--rtpdump", rtpdump)].compactMap { item in item.1.map { (item.0, $0) } }
+        [("--sdp", sdp), ("--rtpdump", rtpdump), ("--timing", timing)].compactMap { item in item.1.map { (item.0, $0) } }
     }
     var writesBinary: Bool { false }
     var inputIsOptional: Bool { false }
@@ -74,7 +80,8 @@ struct RtpSend: ParsableCommand, CommandIO {
             throw ValidationError("--mtu must be \(RTPPacketizerOptions.minimumMTU)…\(RTPPacket.maxSize).")
         }
         if !(0...127).contains(payloadType) { throw ValidationError("--payload-type must be 0…127.") }
-        if packetizationMode != 0 && packetizationMode != 1 { throw ValidationError("--packetization-mode must be 0 or 1.") }
+        if !(0...2).contains(packetizationMode) { throw ValidationError("--packetization-mode must be 0, 1 or 2.") }
+        if !(0...32_767).contains(maxDonDiff) { throw ValidationError("--max-don-diff must be 0…32767.") }
         if let to {
             do { _ = try UDPEndpoint(parsing: to) } catch { throw ValidationError("--to: \(error.detail ?? "not ADDRESS:PORT")") }
         }
@@ -87,9 +94,10 @@ struct RtpSend: ParsableCommand, CommandIO {
             throw CLIError(input, "an elementary stream has no times", hint: "give its frame rate with --fps, e.g. --fps 25", status: ExitStatus.usage)
         }
         let destination = try to.map { try UDPEndpoint(parsing: $0) }
-        let packetizer = RTPPacketizerOptions(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc,
-                                              packetizationMode: packetizationMode == 0 ? .singleNALUnit : .nonInterleaved,
+        var packetizer = RTPPacketizerOptions(mtu: mtu, payloadType: UInt8(payloadType), ssrc: ssrc,
+                                              packetizationMode: H264PacketizationMode(rawValue: packetizationMode) ?? .nonInterleaved,
                                               aggregates: !noAggregation)
+        packetizer.maxDonDiff = maxDonDiff
         let transmitter: RTPStreamTransmitter
         do {
             transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions(packetizer: packetizer, realtime: realtime, frameRate: fps?.rational))
@@ -126,7 +134,7 @@ struct RtpSend: ParsableCommand, CommandIO {
                                           destination: UDPEndpoint(address: rtcp.destination.address, port: rtcp.destination.port &+ 2),
                                           session: RTCPSenderSession(ssrc: ssrc ^ 1, canonicalName: rtcp.session.canonicalName, clockRate: Int64(rate)))
         }
-        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, rtcp: rtcp, audioRTCP: audioRTCP)
+        let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, timing: timing, rtcp: rtcp, audioRTCP: audioRTCP)
         if let rtcp { reportRTCP(rtcp) }
         if report.parameterSetChanges > 0 {
             StandardError.write("nalu: note: the parameter sets changed \(report.parameterSetChanges) time(s); the changes were sent in band, the SDP describes the first\n")
