@@ -36,7 +36,7 @@ public struct RTPTransmissionReport: Sendable, Equatable {
 /// rtpdump writer, an RTSP server's interleaved channel), optionally paced in real time.
 public final class RTPStreamTransmitter {
     private let reader: MediaReader
-    private let options: RTPTransmitterOptions
+    let options: RTPTransmitterOptions
     private let timescale: Int64
     private var sender: RTPStreamSender
     private var first: CodedAccessUnit?
