@@ -166,7 +166,7 @@ extension Convert: CommandIO {
 
 extension Convert {
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
+    var to: OutputFraming { OutputFraming(chosen: toOption, outputPath: outputArgument) }
 
     /// Refuses an output whose framing neither --to nor its name says.
     func checkOptions() throws {

@@ -91,7 +91,7 @@ extension Concat: CommandIO {
     var example: String { "nalu concat a.mp4 b.h264 -o joined.mp4" }
 
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
+    var to: OutputFraming { OutputFraming(chosen: toOption, outputPath: outputArgument) }
 
     /// Refuses an output whose framing nothing says, and an output that is one of the inputs
     /// (Preflight checks the first).

@@ -1,50 +1,21 @@
-import ArgumentParser
-import NALU
+public import ArgumentParser
+public import NALU
 import NALUIO
 import NALUMP4
-import NALUExport
+public import NALUExport
 import NALUMedia
 import NALUTS
 
-/// `--to annexb|avcc|mp4|ts|m2ts`.
-enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
-    case annexb
-    case avcc
-    case mp4
-    /// MPEG-2 transport stream, 188-byte packets.
-    case ts
-    /// MPEG-2 transport stream, 192-byte packets with arrival time stamps (Blu-ray/AVCHD).
-    case m2ts
+/// `--to annexb|avcc|mp4|ts|m2ts` (``NALUExport/ConversionFormat``).
+typealias OutputFraming = ConversionFormat
 
-    /// Whether this is a transport stream.
-    var isTransportStream: Bool { self == .ts || self == .m2ts }
-}
+extension ConversionFormat: ExpressibleByArgument {}
 
 /// `--aud keep|strip|insert`.
-enum AUDOption: String, ExpressibleByArgument, CaseIterable {
-    case keep, strip, insert
-
-    var policy: AccessUnitDelimiterPolicy {
-        switch self {
-        case .keep: .keep
-        case .strip: .strip
-        case .insert: .insert
-        }
-    }
-}
+extension AccessUnitDelimiterPolicy: ExpressibleByArgument {}
 
 /// `--parameter-sets keyframes|first|never`.
-enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
-    case keyframes, first, never
-
-    var insertion: ParameterSetInsertion {
-        switch self {
-        case .keyframes: .keyframes
-        case .first: .first
-        case .never: .never
-        }
-    }
-}
+extension ParameterSetInsertion: ExpressibleByArgument {}
 
 /// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, and to MPEG-TS, streaming.
 struct Convert: ParsableCommand {
@@ -126,10 +97,10 @@ struct Convert: ParsableCommand {
     var keepParameterSets = false
 
     @Option(help: "Access unit delimiters: keep, strip, or insert where missing (--to annexb).")
-    var aud: AUDOption = .keep
+    var aud: AccessUnitDelimiterPolicy = .keep
 
     @Option(help: "Where to write parameter sets in band (--to annexb): keyframes, first, never.")
-    var parameterSets: ParameterSetsOption = .keyframes
+    var parameterSets: ParameterSetInsertion = .keyframes
 
     @Option(help: ArgumentHelp("MP4 and MPEG-TS output: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
     var fps: FrameRate?
@@ -185,9 +156,9 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        var settings = ConversionSettings(format: to.format)
-        settings.accessUnitDelimiters = aud.policy
-        settings.parameterSets = parameterSets.insertion
+        var settings = ConversionSettings(format: to)
+        settings.accessUnitDelimiters = aud
+        settings.parameterSets = parameterSets
         settings.lengthSize = lengthSize
         settings.keepsParameterSets = keepParameterSets
         settings.writesRecord = extradataOut != nil
@@ -197,7 +168,7 @@ struct Convert: ParsableCommand {
         settings.carriesAudio = !noAudio
         let conversion = try StreamConversion(source: source, outputPath: output, settings: settings)
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
-        let lost = source.reportNotCarried(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to, input: input)
+        let lost = source.carriageLoss(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to.carriageTarget, input: input)
         let file = try FileSink(path: output)
         let result = try conversion.run(output: file)
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
@@ -210,19 +181,6 @@ struct Convert: ParsableCommand {
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { for line in result.summary { StandardError.write("nalu: \(line)\n") } }
         try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
-    }
-}
-
-extension OutputFraming {
-    /// The library's name for this framing.
-    var format: ConversionFormat {
-        switch self {
-        case .annexb: .annexb
-        case .avcc: .avcc
-        case .mp4: .mp4
-        case .ts: .ts
-        case .m2ts: .m2ts
-        }
     }
 }
 

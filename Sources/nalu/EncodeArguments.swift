@@ -15,18 +15,7 @@ extension PixelFormat: ExpressibleByArgument {
 /// `--to annexb|avcc|mp4|ts|m2ts` (hidden alias `--output-format`).
 typealias EncodeOutputFormat = EncodeOutputFraming
 
-extension EncodeOutputFraming: ExpressibleByArgument {
-    /// The same framing as `nalu convert` names it.
-    var outputFraming: OutputFraming {
-        switch self {
-        case .annexb: .annexb
-        case .avcc: .avcc
-        case .mp4: .mp4
-        case .ts: .ts
-        case .m2ts: .m2ts
-        }
-    }
-}
+extension EncodeOutputFraming: ExpressibleByArgument {}
 
 /// A bit rate (``NALUEncoder/BitRateText``): `2500k`, `5M`, `1.5M`, `800000bps`; a plain number
 /// is kbit/s, as in x264 and x265 (`--bitrate 5000` is 5 Mbit/s).
