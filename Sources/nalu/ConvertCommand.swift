@@ -120,27 +120,17 @@ struct Convert: ParsableCommand {
                 throw ValidationError("\(name) must be 1, 2 or 4 (3 is reserved by ISO/IEC 14496-15).")
             }
         }
-        if to == .annexb && extradataOut != nil {
-            throw ValidationError("--extradata-out goes with --to avcc.")
-        }
-        if to == .avcc && aud == .insert {
-            throw ValidationError("--aud insert goes with --to annexb.")
-        }
-        if to == .avcc && parameterSets != .keyframes {
-            throw ValidationError("--parameter-sets goes with --to annexb.")
-        }
-        if to == .annexb && keepParameterSets {
-            throw ValidationError("--keep-parameter-sets goes with --to avcc.")
-        }
-        if to != .mp4 && (mp4.isSet || (fps != nil && !to.isTransportStream)) {
-            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
-        }
-        if to.isTransportStream && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
-            throw ValidationError("--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
-        }
-        if to == .mp4 && (keepParameterSets || extradataOut != nil || parameterSets != .keyframes || aud == .insert || lengthSize != nil) {
-            throw ValidationError("--to mp4 takes --sample-entry avc3/hev1 for in-band parameter sets and --aud keep|strip; not --keep-parameter-sets, --extradata-out, --parameter-sets, --length-size.")
-        }
+        do { try settings().validate() } catch { throw ValidationError(error.detail ?? "\(error)") }
+    }
+
+    /// What the options ask of the conversion.
+    func settings() -> ConversionSettings {
+        var settings = ConversionSettings(format: to)
+        (settings.accessUnitDelimiters, settings.parameterSets, settings.lengthSize) = (aud, parameterSets, lengthSize)
+        (settings.keepsParameterSets, settings.writesRecord) = (keepParameterSets, extradataOut != nil)
+        (settings.mp4, settings.frameRate, settings.maxAccessUnitSize) = (mp4.muxerOptions(frameRate: nil), fps?.rational, mp4.maxAccessUnitSize)
+        settings.carriesAudio = !noAudio
+        return settings
     }
 
     func run() throws {
@@ -156,17 +146,7 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        var settings = ConversionSettings(format: to)
-        settings.accessUnitDelimiters = aud
-        settings.parameterSets = parameterSets
-        settings.lengthSize = lengthSize
-        settings.keepsParameterSets = keepParameterSets
-        settings.writesRecord = extradataOut != nil
-        settings.mp4 = mp4.muxerOptions(frameRate: nil)
-        settings.frameRate = fps?.rational
-        settings.maxAccessUnitSize = mp4.maxAccessUnitSize
-        settings.carriesAudio = !noAudio
-        let conversion = try StreamConversion(source: source, outputPath: output, settings: settings)
+        let conversion = try StreamConversion(source: source, outputPath: output, settings: settings())
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
         let lost = source.carriageLoss(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to.carriageTarget, input: input)
         let file = try FileSink(path: output)

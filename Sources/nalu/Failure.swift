@@ -201,17 +201,7 @@ enum Failure {
 }
 
 extension ExportError {
-    /// The command line's form: the subject and message kept, the exit status by code
-    /// (sysexits; 2 when a track would not be carried).
-    var cliError: CLIError {
-        switch code {
-        case .invalidSettings: CLIError.usage(subject, message)
-        case .noInput: CLIError(subject, message, status: ExitStatus.noInput)
-        case .invalidInput, .decodeFailed, .picturesLost, .encodeFailed: CLIError(subject, message, status: ExitStatus.dataError)
-        case .tracksNotCarried: CLIError(subject, message, status: NotCarried.status)
-        case .cannotCreate: CLIError(subject, message, status: ExitStatus.cannotCreate)
-        case .io: CLIError(subject, message, status: ExitStatus.ioError)
-        case .resources: CLIError(subject, message, status: ExitStatus.failure)
-        }
-    }
+    /// The command line's form: the subject and message kept, the exit status by the library's
+    /// classification (``NALUExport/FailureKind``; 2 when a track would not be carried).
+    var cliError: CLIError { CLIError(subject, message, status: FailureKind(self).exitStatus) }
 }
