@@ -5,6 +5,7 @@ import Darwin
 #endif
 public import NALU
 public import NALUEncoder
+public import NALUMedia
 
 /// A value of a report's structured form (`nalu encode --stats-json`, `nalu compare --json`):
 /// what a JSON writer prints.
@@ -166,4 +167,20 @@ func decimalText(_ value: Double, _ digits: Int = 1) -> String {
         text += "." + String(repeating: "0", count: digits - digitsText.count) + digitsText
     }
     return text
+}
+
+extension JSONValue {
+    /// A report's structured form (``ReportValue``) as JSON, member order kept.
+    public init(_ value: ReportValue) {
+        switch value {
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .decimal(let text): self = .decimal(text)
+        case .null: self = .null
+        case .string(let text): self = .string(text)
+        case .bool(let flag): self = .bool(flag)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let members): self = .object(members.map { ($0.0, JSONValue($0.1)) })
+        }
+    }
 }

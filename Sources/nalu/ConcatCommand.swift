@@ -69,7 +69,7 @@ struct Concat: ParsableCommand {
     func run() throws {
         if smartOptions.smart { return try runSmart() }
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
         let joiner = try mappingOptionErrors(opening: true) {
             try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)

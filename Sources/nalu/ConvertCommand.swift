@@ -136,7 +136,7 @@ struct Convert: ParsableCommand {
     func run() throws {
         // The input record, if given, says the codec and the input length size.
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
                                                codecFromFileName: false, pid: pid?.value)
@@ -163,6 +163,3 @@ struct Convert: ParsableCommand {
         try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
     }
 }
-
-/// Reads a small file whole (a record), refusing anything over `limit` bytes.
-func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] { try FileSource.readWhole(path: path, limit: limit) }

@@ -145,7 +145,7 @@ struct Edit: ParsableCommand {
     func run() throws {
         let options = try options()
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: record, codecFromFileName: false)
         sourceOptions.maxNALUnitSize = mp4.maxAccessUnitSize
         let source = try openMediaSource(input, sourceOptions)

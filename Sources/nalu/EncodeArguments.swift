@@ -86,19 +86,3 @@ func commandLine<T>(input: String, _ body: () throws -> T) throws -> T {
         throw error.cliError(input: input)
     }
 }
-
-extension JSON {
-    /// A report's structured form as JSON.
-    init(_ value: ReportValue) {
-        switch value {
-        case .int(let number): self = .int(number)
-        case .double(let number): self = .double(number)
-        case .decimal(let text): self = .decimal(text)
-        case .null: self = .null
-        case .string(let text): self = .string(text)
-        case .bool(let flag): self = .bool(flag)
-        case .array(let items): self = .array(items.map(JSON.init))
-        case .object(let members): self = .object(members.map { ($0.0, JSON($0.1)) })
-        }
-    }
-}

@@ -35,7 +35,7 @@ struct InputOptions: ParsableArguments {
 
     /// The record given with `--extradata`, parsed.
     func record() throws -> DecoderConfigurationRecord? {
-        try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) }
+        try extradata.map { try DecoderConfigurationRecord(contentsOf: $0, codec: codec?.codec) }
     }
 
     /// Opens the input once: its container (Annex-B, length-prefixed, MP4/MOV) from its content.
@@ -56,17 +56,6 @@ func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> Me
         // `MediaSource.init` throws `NALUError` (typed).
         guard error.code == .invalidValue, error.field.hasPrefix("--") else { throw error }
         throw ValidationError("\(error.field): \(error.detail ?? "does not apply to this input")")
-    }
-}
-
-/// Reads and parses an avcC/hvcC record file; errors name the file.
-func loadDecoderConfigurationRecord(_ path: String, codec: Codec?) throws -> DecoderConfigurationRecord {
-    let bytes = try readWholeFile(path, limit: 1 << 20)
-    do {
-        if let codec { return try DecoderConfigurationRecord(parsing: bytes, codec: codec) }
-        return try DecoderConfigurationRecord(parsing: bytes)
-    } catch {
-        throw NALUError(error.code, field: "\(path): \(error.field)", byteOffset: error.byteOffset, detail: error.detail)
     }
 }
 

@@ -151,7 +151,7 @@ struct PackageCommand: ParsableCommand {
         Failure.inputSubject = inputs.first
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
-                                               record: try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) })
+                                               record: try extradata.map { try DecoderConfigurationRecord(contentsOf: $0, codec: codec?.codec) })
         sourceOptions.pid = pid?.value
         sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
         let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)

@@ -84,7 +84,7 @@ struct Trim: ParsableCommand {
 
     func run() throws {
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true, pid: pid?.value)
         if let keep { return try runKeep(keep, options: options) }
         let (start, end) = try times()
