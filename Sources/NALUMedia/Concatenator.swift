@@ -205,7 +205,12 @@ public final class Concatenator {
     /// audio track of all their samples per sound track (the k-th of every input joined into
     /// the k-th, its language kept) beside the video; ``ConcatReport/audioJoined`` says whether,
     /// and ``ConcatReport/audioNotJoined`` why not.
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
+    /// - Throws: ``NALU/NALUError`` (typed): an input's, the muxer's or the output's error.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws(NALUError) -> ConcatReport {
+        do { return try mp4(output: output, options: options, audio: audio) } catch { throw NALUError.converting(error, field: "concat") }
+    }
+
+    private func mp4(output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> ConcatReport {
         var options = options
         var joins: [ConcatAudio] = []
         var reason: String?

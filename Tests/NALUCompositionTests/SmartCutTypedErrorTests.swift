@@ -1,0 +1,87 @@
+import Foundation
+import NALU
+import NALUAVCodec
+import NALUIO
+import NALUMedia
+import NALUMP4
+import NALUSmartCut
+import NALUX264
+import Testing
+
+/// Issue 39 item 6: the MP4 writers of a cut throw typed errors a caller can switch over
+/// exhaustively: ``SmartCutError`` (the stream's, the decoder's, the encoder's error, or a
+/// cancellation) for the smart cut, join and cut list; ``NALUError`` for the copying trim and join.
+@Suite("Typed errors of the MP4 writers")
+struct SmartCutTypedErrorTests {
+    private let input = CompositionTestSupport.fixture("trim_avc_bframes_audio.mp4")
+
+    @Test("SmartTrimmer.writeMP4 throws SmartCutError: a range past the input's end is the stream's error; a cancel is .cancelled")
+    func smartTrimmer() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trimmer = try SmartTrimmer(path: input, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+        let sink = try FileSink(path: folder.appendingPathComponent("cut.mp4").path)
+        defer { sink.discard() }
+        do {
+            _ = try trimmer.writeMP4(start: MediaTime(parsing: "100"), end: nil, output: sink, options: MP4MuxerOptions())
+            Issue.record("a range after the end was cut")
+        } catch {
+            // `error` is statically a SmartCutError.
+            switch error {
+            case .stream(let cause): #expect(cause.field.hasPrefix("--start"), "\(cause)")
+            case .decoder, .encoder, .cancelled: Issue.record("\(error)")
+            }
+        }
+        trimmer.isCancelled = { true }
+        let again = try FileSink(path: folder.appendingPathComponent("cancelled.mp4").path)
+        defer { again.discard() }
+        do {
+            _ = try trimmer.writeMP4(start: MediaTime(parsing: "0.5"), end: MediaTime(parsing: "1.5"), output: again, options: MP4MuxerOptions())
+            Issue.record("a cancelled cut finished")
+        } catch {
+            guard case .cancelled = error else { Issue.record("\(error)"); return }
+            #expect(error.underlying is CancellationError)
+        }
+        // Nothing was committed.
+        #expect(CompositionTestSupport.contents(folder).filter { !$0.hasPrefix(".") }.isEmpty)
+    }
+
+    @Test("SmartCutList.writeMP4 and CompositionWriter.writeMP4 throw SmartCutError; Trimmer and Concatenator NALUError")
+    func otherWriters() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = try SmartCutList(path: input, ranges: SmartCutRange.list(parsing: "0.2-0.6,1-1.4"),
+                                    decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+        let file = try FileSink(path: folder.appendingPathComponent("kept.mp4").path)
+        let report: SmartCutList.Report
+        do {
+            report = try list.writeMP4(output: file, options: MP4MuxerOptions())
+        } catch {
+            let typed: SmartCutError = error
+            Issue.record("\(typed)")
+            return
+        }
+        try file.commit()
+        #expect(report.pictures > 0)
+
+        let trimmer = try Trimmer(path: input)
+        let plan = try trimmer.plan(start: MediaTime(parsing: "0.5"), end: MediaTime(parsing: "1"))
+        let cut = try FileSink(path: folder.appendingPathComponent("trim.mp4").path)
+        defer { cut.discard() }
+        do {
+            _ = try trimmer.writeMP4(plan, output: cut, options: MP4MuxerOptions())
+        } catch {
+            let typed: NALUError = error
+            Issue.record("\(typed)")
+        }
+        let joiner = try Concatenator(paths: [input, input])
+        let joined = try FileSink(path: folder.appendingPathComponent("joined.mp4").path)
+        defer { joined.discard() }
+        do {
+            _ = try joiner.writeMP4(output: joined, options: MP4MuxerOptions())
+        } catch {
+            let typed: NALUError = error
+            Issue.record("\(typed)")
+        }
+    }
+}
