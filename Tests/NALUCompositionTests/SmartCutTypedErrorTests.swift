@@ -22,8 +22,9 @@ struct SmartCutTypedErrorTests {
         let trimmer = try SmartTrimmer(path: input, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
         let sink = try FileSink(path: folder.appendingPathComponent("cut.mp4").path)
         defer { sink.discard() }
+        let late = try MediaTime(parsing: "100")
         do {
-            _ = try trimmer.writeMP4(start: MediaTime(parsing: "100"), end: nil, output: sink, options: MP4MuxerOptions())
+            _ = try trimmer.writeMP4(start: late, end: nil, output: sink, options: MP4MuxerOptions())
             Issue.record("a range after the end was cut")
         } catch {
             // `error` is statically a SmartCutError.
@@ -35,8 +36,9 @@ struct SmartCutTypedErrorTests {
         trimmer.isCancelled = { true }
         let again = try FileSink(path: folder.appendingPathComponent("cancelled.mp4").path)
         defer { again.discard() }
+        let (start, end) = (try MediaTime(parsing: "0.5"), try MediaTime(parsing: "1.5"))
         do {
-            _ = try trimmer.writeMP4(start: MediaTime(parsing: "0.5"), end: MediaTime(parsing: "1.5"), output: again, options: MP4MuxerOptions())
+            _ = try trimmer.writeMP4(start: start, end: end, output: again, options: MP4MuxerOptions())
             Issue.record("a cancelled cut finished")
         } catch {
             guard case .cancelled = error else { Issue.record("\(error)"); return }
