@@ -6,6 +6,7 @@ import Darwin
 public import NALU
 public import NALUEncoder
 public import NALUMedia
+import NALUIO
 
 /// A value of a report's structured form (`nalu encode --stats-json`, `nalu compare --json`):
 /// what a JSON writer prints.
@@ -182,5 +183,15 @@ extension JSONValue {
         case .array(let items): self = .array(items.map(JSONValue.init))
         case .object(let members): self = .object(members.map { ($0.0, JSONValue($0.1)) })
         }
+    }
+}
+
+extension EncodeSummary {
+    /// Writes ``fields`` as pretty-printed JSON and a newline (`nalu encode --stats-json`) to
+    /// `path`, through ``NALUIO/FileSink`` (a temporary name renamed into place on commit).
+    public func writeJSON(to path: String) throws {
+        let file = try FileSink(path: path, bufferSize: 4096)
+        try file.write(Array((JSONValue(.object(fields)).prettyText + "\n").utf8))
+        try file.commit()
     }
 }

@@ -223,12 +223,7 @@ struct Encode: ParsableCommand {
             Diagnostics.warning("\(option): the input ended after \(count) frame\(count == 1 ? "" : "s"); not applied")
         }
         if !quiet { StandardError.write(summary.line + "\n") }
-        if let statsJSON {
-            let file = try FileSink(path: statsJSON, bufferSize: 4096)
-            var text = JSON(.object(summary.fields)).prettyText + "\n"
-            try text.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
-            try file.commit()
-        }
+        if let statsJSON { try summary.writeJSON(to: statsJSON) }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
         // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
         if let loss = plan.decoded?.loss { throw loss }
