@@ -149,3 +149,22 @@ public final class StreamEditing {
         return "edit " + parts.joined(separator: ", ")
     }
 }
+
+extension StreamEditing {
+    /// Refuses settings the `format` output cannot take (what `nalu edit` refuses before reading):
+    /// delimiters inserted other than in Annex-B or MPEG-TS, delimiters stripped from MPEG-TS
+    /// (every access unit there starts with one), a record apart other than for `.avcc`.
+    /// - Throws: ``NALU/NALUError/Code/invalidValue`` naming the option (`--aud`, `--extradata-out`).
+    public static func validate(format: ConversionFormat, accessUnitDelimiters: AccessUnitDelimiterPolicy,
+                                writesRecord: Bool) throws(NALUError) {
+        if accessUnitDelimiters == .insert && format != .annexb && !format.isTransportStream {
+            throw NALUError(.invalidValue, field: "--aud", detail: "insert goes with Annex-B output")
+        }
+        if accessUnitDelimiters == .strip && format.isTransportStream {
+            throw NALUError(.invalidValue, field: "--aud", detail: "MPEG-TS output starts every access unit with a delimiter")
+        }
+        if format != .avcc && writesRecord {
+            throw NALUError(.invalidValue, field: "--extradata-out", detail: "goes with avcc output (--to avcc)")
+        }
+    }
+}

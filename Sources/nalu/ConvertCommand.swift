@@ -152,11 +152,7 @@ struct Convert: ParsableCommand {
         let file = try FileSink(path: output)
         let result = try conversion.run(output: file)
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
-        if let extradataOut, let bytes = result.report.record {
-            let recordFile = try FileSink(path: extradataOut)
-            try recordFile.write(bytes)
-            try recordFile.commit()
-        }
+        if let extradataOut, let bytes = result.report.record { try FileSink.writeWhole(bytes, to: extradataOut) }
         try file.commit()
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { for line in result.summary { StandardError.write("nalu: \(line)\n") } }

@@ -131,6 +131,9 @@ struct Edit: ParsableCommand {
         case "--sei" where detail.hasPrefix("unknown"): return "a number or a name: " + SEIEdit.payloadTypeNames(first: 8).joined(separator: ", ") + ", …"
         case "--sei" where detail.hasSuffix("after \"=\""): return "--sei strip (all), or list them: --sei keep=user_data_unregistered,6"
         case "--sei": return "--sei strip=user_data_unregistered,6"
+        case "--aud" where detail.hasPrefix("insert"): return "add --to annexb, or use --aud strip"
+        case "--aud": return "drop --aud strip, or add --to annexb"
+        case "--extradata-out": return nil
         default:
             guard detail.hasPrefix("unknown value") else { return nil }
             let names = switch error.field {
@@ -151,51 +154,30 @@ struct Edit: ParsableCommand {
         let source = try openMediaSource(input, sourceOptions)
         let to = OutputFraming(chosen: toOption, outputPath: outputArgument, input: source.container)
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        if aud == .insert && to != .annexb && to != .ts && to != .m2ts {
-            throw CLIError.usage("--aud", "insert goes with Annex-B output", hint: "add --to annexb, or use --aud strip")
-        }
-        if aud == .strip && (to == .ts || to == .m2ts) {
-            throw CLIError.usage("--aud", "MPEG-TS output starts every access unit with a delimiter", hint: "drop --aud strip, or add --to annexb")
-        }
-        if to != .avcc && extradataOut != nil {
-            throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
+        let delimiters = aud.flatMap { AccessUnitDelimiterPolicy(rawValue: $0.rawValue) } ?? .keep
+        do {
+            try StreamEditing.validate(format: to, accessUnitDelimiters: delimiters, writesRecord: extradataOut != nil)
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "does not apply", hint: Self.hint(error))
         }
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
         // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left
         // without --no-audio makes the exit status 2 (``NotCarried``).
         let editing = try StreamEditing(source: source, outputPath: output, format: to, options: options, carriesAudio: !noAudio)
         let lost = source.carriageLoss(carried: editing.carried.trackIDs, noAudio: noAudio, to: to.carriageTarget, input: input)
-        editing.accessUnitDelimiters = switch aud {
-        case .insert: .insert
-        case .strip: .strip
-        case nil: .keep
-        }
+        editing.accessUnitDelimiters = delimiters
         editing.writesRecord = extradataOut != nil
         editing.mp4 = mp4.muxerOptions(frameRate: nil)
         editing.maxAccessUnitSize = mp4.maxAccessUnitSize
         let file = try FileSink(path: output)
-        let result: StreamEditResult
-        do {
-            result = try editing.run(output: file)
-        } catch let error as NALUError {
-            throw Self.optionError(error)
-        }
-        if let extradataOut, let bytes = result.report.record {
-            let recordFile = try FileSink(path: extradataOut)
-            try recordFile.write(bytes)
-            try recordFile.commit()
-        }
+        // An edit that cannot be coded names its option: a usage error.
+        let result = try mappingOptionErrors { try editing.run(output: file) }
+        if let extradataOut, let bytes = result.report.record { try FileSink.writeWhole(bytes, to: extradataOut) }
         try file.commit()
         for warning in result.warnings { StandardError.write("nalu: warning: \(warning)\n") }
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { StandardError.write("nalu: \(result.summary)\n") }
         try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
-    }
-
-    /// An edit that cannot be coded names its option: a usage error.
-    static func optionError(_ error: NALUError) -> any Error {
-        guard error.field.hasPrefix("--") else { return error }
-        return CLIError.usage(error.field, error.detail ?? "cannot be applied")
     }
 }
 

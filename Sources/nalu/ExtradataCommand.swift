@@ -52,8 +52,6 @@ struct Extradata: ParsableCommand {
         case .annexb:
             bytes = collector.parameterSets.flatMap { [0, 0, 0, 1] + $0 }
         }
-        let sink = try FileSink(path: output)
-        try sink.write(bytes)
-        try sink.commit()
+        try FileSink.writeWhole(bytes, to: output)
     }
 }
