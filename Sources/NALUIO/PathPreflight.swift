@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+public import NALU
 
 /// Why a job's files cannot be used as given (``PathPreflight``): found before a byte is read or
 /// written, so that a job never overwrites what it reads and never writes one file twice.
@@ -87,4 +88,11 @@ public struct PathPreflight: Sendable {
         guard let text = strerror(number) else { return "errno \(number)" }
         return String(cString: text)
     }
+}
+
+extension NALUError {
+    /// Whether this is the I/O error of a write to a pipe whose reader went away (`EPIPE`, as
+    /// ``FileSink`` reports it: `.io` with the system's text): the output's reader stopped, as
+    /// `head` stops `cat`; a command-line tool ends quietly then, its temporary files removed.
+    public var isBrokenPipe: Bool { code == .io && detail == PathPreflight.errnoText(EPIPE) }
 }

@@ -286,3 +286,21 @@ extension CompositionWriter {
         #endif
     }
 }
+
+extension CompositionWriter {
+    /// Refuses what a composition cannot write, before anything is opened: length-prefixed
+    /// output (field `format`), fragmented MP4 (field `layout`: the clips' pieces are joined
+    /// into one `moov`), and standard input as a clip (field `standard input`: each input is
+    /// read more than once, to index, cut and join).
+    public static func validate(_ composition: Composition, format: CutOutputFormat) throws(NALUError) {
+        switch format {
+        case .lengthPrefixed: throw NALUError(.unsupported, field: "format", detail: "writes MP4, Annex-B and MPEG-TS")
+        case .mp4(let options) where options.layout == .fragmented:
+            throw NALUError(.unsupported, field: "layout", detail: "does not write fragmented MP4")
+        default: break
+        }
+        if composition.clips.contains(where: { $0.path == "-" }) {
+            throw NALUError(.unsupported, field: "standard input", detail: "each input is read more than once (index, cut, join)")
+        }
+    }
+}
