@@ -1,9 +1,14 @@
 import Foundation
+import Logging
 import NALU
 import NALUDoctor
+import NALUEncoder
+import NALUPackager
+import NALUSmartCut
 import NALUExport
 import NALUIO
 import NALUMedia
+import NALUMP4
 import Testing
 
 /// The decisions that moved out of the `nalu` executable into the libraries (issue 39 item 5),
@@ -194,5 +199,85 @@ struct CommandLineDecisionsTests {
                 #expect(finding.message.hasPrefix("the decoder (libavcodec) reports: "))
             }
         }
+    }
+
+    @Test("the packager's option combinations: PackagerOptions.validate(live:)")
+    func packagerOptions() throws {
+        func refusal(_ options: PackagerOptions, live: Bool = false) -> String? {
+            do { try options.validate(live: live); return nil } catch { return error.field }
+        }
+        #expect(refusal(PackagerOptions()) == nil)
+        #expect(refusal(PackagerOptions(segmentDuration: Rational(1, 20))) == "--segment-duration")
+        #expect(refusal(PackagerOptions(segmentDuration: Rational(3601, 1))) == "--segment-duration")
+        #expect(refusal(PackagerOptions(segmentType: .ts, dash: true)) == "--dash")
+        var options = PackagerOptions(segmentDuration: Rational(2, 1))
+        options.partDuration = Rational(3, 1)
+        #expect(refusal(options) == "--part-duration")
+        options.partDuration = Rational(1, 2)
+        #expect(refusal(options) == nil)
+        options.singleFile = true
+        #expect(refusal(options) == nil)
+        #expect(refusal(options, live: true) == "--single-file")
+        options.singleFile = false
+        options.window = 0
+        #expect(refusal(options, live: true) == "--window")
+        options.window = 6
+        options.maxAccessUnitSize = 1000
+        #expect(refusal(options) == "--max-access-unit-size")
+    }
+
+    @Test("edit's delimiter and record choices per output: StreamEditing.validate")
+    func editingChoices() throws {
+        #expect(throws: NALUError.self) { try StreamEditing.validate(format: .mp4, accessUnitDelimiters: .insert, writesRecord: false) }
+        #expect(throws: NALUError.self) { try StreamEditing.validate(format: .m2ts, accessUnitDelimiters: .strip, writesRecord: false) }
+        #expect(throws: NALUError.self) { try StreamEditing.validate(format: .annexb, accessUnitDelimiters: .keep, writesRecord: true) }
+        try StreamEditing.validate(format: .ts, accessUnitDelimiters: .insert, writesRecord: false)
+        try StreamEditing.validate(format: .avcc, accessUnitDelimiters: .strip, writesRecord: true)
+    }
+
+    @Test("what a composition cannot write: CompositionWriter.validate")
+    func compositionChoices() throws {
+        var composition = Composition()
+        composition.clips.append(try Composition.Clip(argument: fixture("avc_main.mp4") + "@0-1"))
+        func field(_ format: CutOutputFormat) -> String? {
+            do { try CompositionWriter.validate(composition, format: format); return nil } catch { return error.field }
+        }
+        #expect(field(.lengthPrefixed) == "format")
+        #expect(field(.mp4(MP4MuxerOptions(layout: .fragmented))) == "layout")
+        #expect(field(.mp4(MP4MuxerOptions())) == nil)
+        #expect(field(.annexB()) == nil)
+        composition.clips.append(try Composition.Clip(argument: "-"))
+        #expect(field(.annexB()) == "standard input")
+    }
+
+    @Test("the encoder library for a codec, and its factory")
+    func encoderLibrary() {
+        #expect(EncoderLibrary.encoding(.h264) == .x264)
+        #expect(EncoderLibrary.encoding(.hevc) == .x265)
+        #expect(EncoderLibrary.encoding(.h264, chosen: .openh264) == .openh264)
+        #expect(EncoderLibrary.encoding(.hevc, chosen: .x264) == .x265)
+        #expect(EncoderLibrary.allCases.map(\.codec) == [.h264, .hevc, .h264])
+        #expect(EncoderLibrary.allCases.map { $0.factory(logger: Logger(label: "test")).name } == ["x264", "x265", "openh264"])
+    }
+
+    @Test("small files written whole through the output rules; a summary's JSON; a broken pipe told apart")
+    func wholeFiles() throws {
+        let folder = try ExportTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("record.avcC").path
+        try FileSink.writeWhole([1, 0x64, 0, 0x1F, 0xFF, 0xE0, 0], to: path)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: path))) == [1, 0x64, 0, 0x1F, 0xFF, 0xE0, 0])
+        #expect(throws: NALUError.self) { try FileSink.writeWhole([1], to: folder.appendingPathComponent("no/such/folder/x").path) }
+        #expect(ExportTestSupport.contents(folder) == ["record.avcC"])
+        var statistics = EncoderSession.Statistics()
+        statistics.framesIn = 3
+        let summary = EncodeSummary(statistics, elapsed: 1, frameRate: Rational(30, 1), output: "out.h264", codec: .h264)
+        let json = folder.appendingPathComponent("stats.json").path
+        try summary.writeJSON(to: json)
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: json))) as? [String: Any]
+        #expect(object?["codec"] as? String == "h264")
+        #expect(object?.keys.count == summary.fields.count)
+        #expect(NALUError(.io, field: "-", detail: String(cString: strerror(EPIPE))).isBrokenPipe)
+        #expect(!NALUError(.io, field: "-", detail: String(cString: strerror(ENOSPC))).isBrokenPipe)
     }
 }
