@@ -42,6 +42,7 @@ public enum FuzzHarnesses {
         "rtp-depacketize": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPDepacketizeHarness.run(bytes) },
         "sdp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try SDPHarness.run(bytes) },
         "rtsp-response": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTSPResponseHarness.run(bytes) },
+        "edit-options": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try EditOptionsHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every
