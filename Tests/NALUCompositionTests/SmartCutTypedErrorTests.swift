@@ -1,6 +1,7 @@
 import Foundation
 import NALU
 import NALUAVCodec
+import NALUEncoder
 import NALUIO
 import NALUMedia
 import NALUMP4
@@ -85,5 +86,26 @@ struct SmartCutTypedErrorTests {
             let typed: NALUError = error
             Issue.record("\(typed)")
         }
+    }
+
+    @Test("SmartTrimmer and SmartCutList re-encode with the same default preset: nil, which codes as medium does, not as veryfast")
+    func presetDefaults() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let list = try SmartCutList(path: input, ranges: SmartCutRange.list(parsing: "0.5-1.5"), decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+        let probe = try SmartTrimmer(path: input, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+        #expect(list.preset == nil && probe.preset == nil)
+        func cut(_ preset: String?) throws -> [UInt8] {
+            let trimmer = try SmartTrimmer(path: input, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+            trimmer.preset = preset
+            let path = folder.appendingPathComponent("cut-\(preset ?? "default").h264").path
+            let file = try FileSink(path: path)
+            _ = try trimmer.writeAnnexB(start: MediaTime(parsing: "0.5"), end: MediaTime(parsing: "1.5"), output: file)
+            try file.commit()
+            return Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        }
+        let byDefault = try cut(nil)
+        #expect(byDefault == (try cut(EncoderConfiguration.defaultPreset)))
+        #expect(byDefault != (try cut("veryfast")))
     }
 }
