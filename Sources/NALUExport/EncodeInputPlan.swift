@@ -289,3 +289,14 @@ extension EncodeInputOptions {
         if openGOP { throw ExportError(.invalidSettings, "\(option) starts with an IDR and closes its GOPs: use it without --open-gop.") }
     }
 }
+
+extension EncodeInputOptions {
+    /// A ``scale`` as `WxH` (`--scale`): each side 1…16384, or `-1` for the side that keeps the
+    /// display aspect ratio (`1280x-1`; not both); `nil` for anything else.
+    public static func scale(parsing text: String) -> (width: Int?, height: Int?)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
+        return (width == -1 ? nil : width, height == -1 ? nil : height)
+    }
+}

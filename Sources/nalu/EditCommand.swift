@@ -117,31 +117,7 @@ struct Edit: ParsableCommand {
             let seiEdit = try sei.map { text throws(NALUError) in try SEIEdit(parsing: text) } ?? .keepAll
             return StreamEditOptions(parameterSets: edits, sei: seiEdit, stripFiller: stripFiller)
         } catch {
-            throw CLIError.usage(error.field, error.detail ?? "not a value", hint: Self.hint(error))
-        }
-    }
-
-    /// An example of what the option of `error` takes.
-    static func hint(_ error: NALUError) -> String? {
-        let detail = error.detail ?? ""
-        switch error.field {
-        case "--sar": return "--sar 1:1, --sar 4:3, --sar 40:33"
-        case "--level": return "--level 3.1, --level 4, --level 1b"
-        case "--crop": return "--crop 0,0,0,8"
-        case "--sei" where detail.hasPrefix("unknown"): return "a number or a name: " + SEIEdit.payloadTypeNames(first: 8).joined(separator: ", ") + ", …"
-        case "--sei" where detail.hasSuffix("after \"=\""): return "--sei strip (all), or list them: --sei keep=user_data_unregistered,6"
-        case "--sei": return "--sei strip=user_data_unregistered,6"
-        case "--aud" where detail.hasPrefix("insert"): return "add --to annexb, or use --aud strip"
-        case "--aud": return "drop --aud strip, or add --to annexb"
-        case "--extradata-out": return nil
-        default:
-            guard detail.hasPrefix("unknown value") else { return nil }
-            let names = switch error.field {
-            case "--color-primaries": ColourNames.knownNames(in: ColourNames.primaries)
-            case "--color-transfer": ColourNames.knownNames(in: ColourNames.transfer)
-            default: ColourNames.knownNames(in: ColourNames.space)
-            }
-            return "a number 0...255 or one of " + names.joined(separator: ", ")
+            throw CLIError.usage(error.field, error.detail ?? "not a value", hint: StreamEditing.hint(for: error))
         }
     }
 
@@ -158,7 +134,7 @@ struct Edit: ParsableCommand {
         do {
             try StreamEditing.validate(format: to, accessUnitDelimiters: delimiters, writesRecord: extradataOut != nil)
         } catch {
-            throw CLIError.usage(error.field, error.detail ?? "does not apply", hint: Self.hint(error))
+            throw CLIError.usage(error.field, error.detail ?? "does not apply", hint: StreamEditing.hint(for: error))
         }
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
         // --no-audio); MP4 to MPEG-TS the first AAC track. What is left is named; audio left

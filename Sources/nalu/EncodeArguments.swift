@@ -62,11 +62,8 @@ struct ScaleSize: ExpressibleByArgument, Hashable {
     var height: Int?
 
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
-        self.width = width == -1 ? nil : width
-        self.height = height == -1 ? nil : height
+        guard let size = EncodeInputOptions.scale(parsing: argument) else { return nil }
+        (width, height) = size
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALUMedia
+import NALUTS
 
 /// `--codec h264|hevc`.
 enum CodecOption: String, ExpressibleByArgument, CaseIterable {
@@ -59,14 +60,12 @@ func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> Me
     }
 }
 
-/// `--pid N`: a transport stream PID, decimal or `0x` hexadecimal, 0…0x1FFF.
+/// `--pid N`: a transport stream PID, decimal or `0x` hexadecimal, 0…0x1FFF (``NALUTS/TransportStream/pid(parsing:)``).
 struct PIDOption: ExpressibleByArgument {
     let value: UInt16
 
     init?(argument: String) {
-        let lower = argument.lowercased()
-        let parsed = lower.hasPrefix("0x") ? UInt16(lower.dropFirst(2), radix: 16) : UInt16(lower)
-        guard let parsed, parsed <= 0x1FFF else { return nil }
-        value = parsed
+        guard let pid = TransportStream.pid(parsing: argument) else { return nil }
+        value = pid
     }
 }
