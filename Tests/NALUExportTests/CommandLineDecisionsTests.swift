@@ -5,6 +5,7 @@ import NALUDoctor
 import NALUEncoder
 import NALUPackager
 import NALUSmartCut
+import NALUTS
 import NALUExport
 import NALUIO
 import NALUMedia
@@ -279,5 +280,36 @@ struct CommandLineDecisionsTests {
         #expect(object?.keys.count == summary.fields.count)
         #expect(NALUError(.io, field: "-", detail: String(cString: strerror(EPIPE))).isBrokenPipe)
         #expect(!NALUError(.io, field: "-", detail: String(cString: strerror(ENOSPC))).isBrokenPipe)
+    }
+
+    @Test("option values read by the library: PIDs, --scale, live changes, concat --smart's clips, edit hints")
+    func optionValues() throws {
+        #expect(TransportStream.pid(parsing: "0x100") == 256)
+        #expect(TransportStream.pid(parsing: "0X1fff") == 0x1FFF)
+        #expect(TransportStream.pid(parsing: "481") == 481)
+        #expect(TransportStream.pid(parsing: "0x2000") == nil)
+        #expect(TransportStream.pid(parsing: "-1") == nil)
+        #expect(EncodeInputOptions.scale(parsing: "1280x-1").map { [$0.width, $0.height] } == [1280, nil])
+        #expect(EncodeInputOptions.scale(parsing: "-1X720").map { [$0.width, $0.height] } == [nil, 720])
+        #expect(EncodeInputOptions.scale(parsing: "-1x-1") == nil)
+        #expect(EncodeInputOptions.scale(parsing: "16385x2") == nil)
+        #expect(EncoderLiveChanges.bitrateChange(parsing: "120:400k").map { [$0.frame, $0.bitsPerSecond] } == [120, 400_000])
+        #expect(EncoderLiveChanges.bitrateChange(parsing: "120:zz") == nil)
+        #expect(EncoderLiveChanges.frames(parsing: "60,120") == [60, 120])
+        #expect(EncoderLiveChanges.frames(parsing: "3,") == nil)
+        let input = fixture("trim_avc_bframes_audio.mp4")
+        let composition = try Composition(arguments: [input + "@0.5-1", input, input + "@1.5-"])
+        #expect(composition.clips.map(\.path) == [input, input, input])
+        #expect(composition.clips[1].range == .whole)
+        do {
+            _ = try Composition(arguments: [input + "@1-0.5"])
+            Issue.record("an empty range was taken")
+        } catch {
+            #expect(error.field == input + "@1-0.5" && error.detail == "the range is empty: it ends at or before its start")
+        }
+        #expect(StreamEditing.hint(for: NALUError(.invalidValue, field: "--crop", detail: "x")) == "--crop 0,0,0,8")
+        let colour = StreamEditing.hint(for: NALUError(.invalidValue, field: "--color-transfer", detail: "unknown value \"x\""))
+        #expect(colour?.contains("smpte2084") == true && colour?.contains("smpte432") == false)
+        #expect(StreamEditing.hint(for: NALUError(.invalidValue, field: "--extradata-out", detail: "unknown value")) == nil)
     }
 }
