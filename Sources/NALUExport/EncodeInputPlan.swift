@@ -300,3 +300,13 @@ extension EncodeInputOptions {
         return (width == -1 ? nil : width, height == -1 ? nil : height)
     }
 }
+
+extension EncodeInputOptions {
+    /// A ``size`` as `WxH` (`--size 640x360`, case-insensitive), both sides positive; `nil` for
+    /// anything else.
+    public static func size(parsing text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+}

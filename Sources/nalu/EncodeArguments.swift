@@ -30,17 +30,14 @@ struct BitRate: ExpressibleByArgument, Hashable {
     static var defaultValueDescription: String { "5M" }
 }
 
-/// A frame size `WxH`.
-struct FrameSize: Hashable {
+/// A frame size `WxH` (``NALUExport/EncodeInputOptions/size(parsing:)``).
+struct FrameSize: ExpressibleByArgument, Hashable {
     var width: Int
     var height: Int
-}
 
-extension FrameSize: ExpressibleByArgument {
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
-        self.init(width: width, height: height)
+        guard let size = EncodeInputOptions.size(parsing: argument) else { return nil }
+        (width, height) = size
     }
 }
 
