@@ -310,3 +310,15 @@ extension EncodeInputOptions {
         return (width, height)
     }
 }
+
+extension EncodeInputOptions {
+    /// ``start`` and ``end`` from text as `nalu encode --start/--end` (and `nalu trim`) take it:
+    /// seconds or `[HH:]MM:SS[.fff]` (``NALUMedia/MediaTime/init(parsing:field:)``); the start
+    /// defaults to 0, the end to none.
+    /// - Throws: ``NALU/NALUError`` `.invalidValue` naming `--start` or `--end`.
+    public static func timeRange(start: String?, end: String?) throws(NALUError) -> (start: MediaTime, end: MediaTime?) {
+        let first = try start.map { text throws(NALUError) in try MediaTime(parsing: text, field: "--start") }
+        let last = try end.map { text throws(NALUError) in try MediaTime(parsing: text, field: "--end") }
+        return (first ?? .zero, last)
+    }
+}

@@ -249,15 +249,11 @@ extension Encode {
 
     /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
     func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
-        func parse(_ text: String?, _ option: String) throws -> MediaTime? {
-            guard let text else { return nil }
-            do {
-                return try MediaTime(parsing: text, field: option)
-            } catch {
-                throw CLIError.usage(option, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
-            }
+        do {
+            return try EncodeInputOptions.timeRange(start: start, end: end)
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
         }
-        return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
     }
 }
 
