@@ -6,6 +6,7 @@ import NALUEncoder
 import NALUPackager
 import NALUSmartCut
 import NALUTS
+import NALUDecoder
 import NALUExport
 import NALUIO
 import NALUMedia
@@ -311,5 +312,30 @@ struct CommandLineDecisionsTests {
         let colour = StreamEditing.hint(for: NALUError(.invalidValue, field: "--color-transfer", detail: "unknown value \"x\""))
         #expect(colour?.contains("smpte2084") == true && colour?.contains("smpte432") == false)
         #expect(StreamEditing.hint(for: NALUError(.invalidValue, field: "--extradata-out", detail: "unknown value")) == nil)
+    }
+
+    @Test("extradata in each format, --size, encode's time range, a decoder library's install fix")
+    func moreValues() throws {
+        let collector = try ParameterSetCollector.collect(try MediaSource(path: fixture("avc_main.h264")))
+        let record = Array(try Data(contentsOf: URL(fileURLWithPath: fixture("avc_main.avcC"))))
+        #expect(try collector.extradata(.avcc) == record)
+        #expect(try collector.extradata(.hvcc) == record)
+        let annexB = try collector.extradata(.annexb)
+        #expect(annexB.starts(with: [0, 0, 0, 1]))
+        #expect(annexB.count == collector.parameterSets.reduce(0) { $0 + 4 + $1.count })
+        #expect(EncodeInputOptions.size(parsing: "640X360").map { [$0.width, $0.height] } == [640, 360])
+        #expect(EncodeInputOptions.size(parsing: "0x360") == nil)
+        let range = try EncodeInputOptions.timeRange(start: nil, end: "1:02.5")
+        let expectedEnd = try MediaTime(parsing: "62.5")
+        #expect(range.start == .zero && range.end == expectedEnd)
+        do {
+            _ = try EncodeInputOptions.timeRange(start: "0.5", end: "1:99")
+            Issue.record("1:99 is no time")
+        } catch {
+            #expect(error.field == "--end")
+        }
+        let missing = DecoderError(.libraryUnavailable, field: "libavcodec", detail: "libavcodec.so.59: cannot open shared object file; install libavcodec59")
+        #expect(DecoderLibrary.explanation(missing) == ("libavcodec.so.59: cannot open shared object file", "install libavcodec59"))
+        #expect(DecoderLibrary.explanation(DecoderError(.libraryUnavailable, field: "x", detail: "gone")) == ("gone", nil))
     }
 }
