@@ -160,7 +160,8 @@ let package = Package(
         // carried tracks, time cutting) and ExportSession, the library's transcode and export.
         .target(name: "NALUExport",
                 dependencies: ["NALU", "NALUIO", "NALUMP4", "NALUTS", "NALUMedia", "NALUEncoder", "NALUX264", "NALUX265",
-                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUOpenH264", "NALUPackager"],
+                               "NALUDecoder", "NALUAVCodec", "NALUDe265", "NALUSmartCut", "NALUOpenH264", "NALUPackager", "NALUDoctor",
+                               .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strictSettings),
         // Issue 39 item 7: the seeds' jobs from the public library API only (their products and
         // arguments are a contract).

@@ -22,6 +22,7 @@ cd "$(dirname "$0")/.."
 ROOT=$PWD
 OUT=$ROOT/.build-fuzz
 TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp rtsp-response rtcp rtp-aac)
+TARGETS+=(edit-options) # nalu edit's option value parsers (issue 39: moved from the CLI into NALU)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault

@@ -44,6 +44,7 @@ public enum FuzzHarnesses {
         "rtsp-response": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTSPResponseHarness.run(bytes) },
         "rtcp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTCPHarness.run(bytes) },
         "rtp-aac": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPAACHarness.run(bytes) },
+        "edit-options": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try EditOptionsHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

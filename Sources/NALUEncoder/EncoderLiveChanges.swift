@@ -44,3 +44,23 @@ public struct EncoderLiveChanges: Sendable {
         (bitrates.keys.filter { $0 >= frames }.sorted(), keyframes.filter { $0 >= frames }.sorted())
     }
 }
+
+extension EncoderLiveChanges {
+    /// A bitrate change `FRAME:RATE` (`--bitrate-at 120:400k`): the frame (from 0) and the rate as
+    /// ``BitRateText`` reads it; `nil` for anything else.
+    public static func bitrateChange(parsing text: String) -> (frame: Int, bitsPerSecond: Int)? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let frame = Int(parts[0]), frame >= 0, let rate = BitRateText.bitsPerSecond(String(parts[1])) else { return nil }
+        return (frame, rate)
+    }
+
+    /// Frames `FRAME[,FRAME…]` (`--idr-at 60,120`), each from 0; `nil` for anything else or none.
+    public static func frames(parsing text: String) -> [Int]? {
+        var frames: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            guard let frame = Int(part), frame >= 0 else { return nil }
+            frames.append(frame)
+        }
+        return frames.isEmpty ? nil : frames
+    }
+}

@@ -158,7 +158,7 @@ extension SmartTrimmer {
         switch format {
         case .mp4(var options):
             options.metadata = try outputMetadata(from: source, output: output.path)
-            report = try writeMP4(start: start, end: end, output: output, options: options, audio: audio)
+            report = try SmartCutError.unwrapping { try writeMP4(start: start, end: end, output: output, options: options, audio: audio) }
         case .annexB: report = try writeAnnexB(start: start, end: end, output: output)
         case .lengthPrefixed: report = try writeLengthPrefixed(start: start, end: end, output: output)
         case .transportStream(let options):

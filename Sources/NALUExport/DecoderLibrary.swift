@@ -25,3 +25,14 @@ public enum DecoderLibrary: String, CaseIterable, Sendable {
         }
     }
 }
+
+extension DecoderLibrary {
+    /// The loader's reason and the `install …` fix of a decoder library that cannot be loaded
+    /// (``NALUDecoder/DecoderError/Code/libraryUnavailable``, whose detail ends `; install
+    /// <package>`), as ``EncoderLibraries/explanation(_:)`` gives an encoder's.
+    public static func explanation(_ error: DecoderError) -> (reason: String, fix: String?) {
+        let detail = error.detail ?? error.code.rawValue
+        guard let range = detail.firstRange(of: "; install ") else { return (detail, nil) }
+        return (String(detail[..<range.lowerBound]), "install " + detail[range.upperBound...])
+    }
+}

@@ -289,3 +289,36 @@ extension EncodeInputOptions {
         if openGOP { throw ExportError(.invalidSettings, "\(option) starts with an IDR and closes its GOPs: use it without --open-gop.") }
     }
 }
+
+extension EncodeInputOptions {
+    /// A ``scale`` as `WxH` (`--scale`): each side 1…16384, or `-1` for the side that keeps the
+    /// display aspect ratio (`1280x-1`; not both); `nil` for anything else.
+    public static func scale(parsing text: String) -> (width: Int?, height: Int?)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
+              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
+        return (width == -1 ? nil : width, height == -1 ? nil : height)
+    }
+}
+
+extension EncodeInputOptions {
+    /// A ``size`` as `WxH` (`--size 640x360`, case-insensitive), both sides positive; `nil` for
+    /// anything else.
+    public static func size(parsing text: String) -> (width: Int, height: Int)? {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
+        return (width, height)
+    }
+}
+
+extension EncodeInputOptions {
+    /// ``start`` and ``end`` from text as `nalu encode --start/--end` (and `nalu trim`) take it:
+    /// seconds or `[HH:]MM:SS[.fff]` (``NALUMedia/MediaTime/init(parsing:field:)``); the start
+    /// defaults to 0, the end to none.
+    /// - Throws: ``NALU/NALUError`` `.invalidValue` naming `--start` or `--end`.
+    public static func timeRange(start: String?, end: String?) throws(NALUError) -> (start: MediaTime, end: MediaTime?) {
+        let first = try start.map { text throws(NALUError) in try MediaTime(parsing: text, field: "--start") }
+        let last = try end.map { text throws(NALUError) in try MediaTime(parsing: text, field: "--end") }
+        return (first ?? .zero, last)
+    }
+}

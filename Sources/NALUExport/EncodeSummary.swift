@@ -5,6 +5,8 @@ import Darwin
 #endif
 public import NALU
 public import NALUEncoder
+public import NALUMedia
+import NALUIO
 
 /// A value of a report's structured form (`nalu encode --stats-json`, `nalu compare --json`):
 /// what a JSON writer prints.
@@ -166,4 +168,30 @@ func decimalText(_ value: Double, _ digits: Int = 1) -> String {
         text += "." + String(repeating: "0", count: digits - digitsText.count) + digitsText
     }
     return text
+}
+
+extension JSONValue {
+    /// A report's structured form (``ReportValue``) as JSON, member order kept.
+    public init(_ value: ReportValue) {
+        switch value {
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .decimal(let text): self = .decimal(text)
+        case .null: self = .null
+        case .string(let text): self = .string(text)
+        case .bool(let flag): self = .bool(flag)
+        case .array(let items): self = .array(items.map(JSONValue.init))
+        case .object(let members): self = .object(members.map { ($0.0, JSONValue($0.1)) })
+        }
+    }
+}
+
+extension EncodeSummary {
+    /// Writes ``fields`` as pretty-printed JSON and a newline (`nalu encode --stats-json`) to
+    /// `path`, through ``NALUIO/FileSink`` (a temporary name renamed into place on commit).
+    public func writeJSON(to path: String) throws {
+        let file = try FileSink(path: path, bufferSize: 4096)
+        try file.write(Array((JSONValue(.object(fields)).prettyText + "\n").utf8))
+        try file.commit()
+    }
 }

@@ -198,8 +198,9 @@ final class ExportJob {
         defer { sink.discard() }
         var options = MP4MuxerOptions()
         options.metadata = try outputMetadata(from: trimmer.source, output: output)
-        let result = try trimmer.writeMP4(start: settings.start ?? .zero, end: settings.end, output: sink, options: options,
-                                          audio: settings.audio == .passthrough)
+        let result = try SmartCutError.unwrapping {
+            try trimmer.writeMP4(start: settings.start ?? .zero, end: settings.end, output: sink, options: options, audio: settings.audio == .passthrough)
+        }
         carried.formUnion(result.audioTrackIDs)
         let leftOut = try checkCarriage(trimmer.source, carried: carried, target: .cutMP4)
         try cancellation.check()

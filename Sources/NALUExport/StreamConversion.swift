@@ -225,3 +225,30 @@ public final class StreamConversion {
         return parts.joined(separator: ", ")
     }
 }
+
+extension ConversionSettings {
+    /// Refuses settings that do not go together for ``format`` (what `nalu convert` refuses
+    /// before reading): a record or in-band copies of the parameter sets for Annex-B, delimiter
+    /// insertion or parameter set placement for length-prefixed output, MP4 layout or sample
+    /// entry choices and a frame rate for elementary output, and the choices MPEG-TS and MP4
+    /// make themselves (a delimiter per access unit, in-band sets, their own NAL lengths).
+    /// - Throws: ``NALU/NALUError/Code/invalidValue``, the field naming the first option
+    ///   concerned and the detail the whole sentence, in the command line's option names.
+    public func validate() throws(NALUError) {
+        func refuse(_ field: String, _ sentence: String) -> NALUError { NALUError(.invalidValue, field: field, detail: sentence) }
+        let mp4Chosen = mp4.layout != MP4MuxerOptions().layout || mp4.sampleEntry != nil
+        if format == .annexb && writesRecord { throw refuse("--extradata-out", "--extradata-out goes with --to avcc.") }
+        if format == .avcc && accessUnitDelimiters == .insert { throw refuse("--aud", "--aud insert goes with --to annexb.") }
+        if format == .avcc && parameterSets != .keyframes { throw refuse("--parameter-sets", "--parameter-sets goes with --to annexb.") }
+        if format == .annexb && keepsParameterSets { throw refuse("--keep-parameter-sets", "--keep-parameter-sets goes with --to avcc.") }
+        if format != .mp4 && (mp4Chosen || (frameRate != nil && !format.isTransportStream)) {
+            throw refuse("--fps", "--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
+        }
+        if format.isTransportStream && (keepsParameterSets || writesRecord || accessUnitDelimiters == .strip || lengthSize != nil) {
+            throw refuse("--to", "--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
+        }
+        if format == .mp4 && (keepsParameterSets || writesRecord || parameterSets != .keyframes || accessUnitDelimiters == .insert || lengthSize != nil) {
+            throw refuse("--to", "--to mp4 takes --sample-entry avc3/hev1 for in-band parameter sets and --aud keep|strip; not --keep-parameter-sets, --extradata-out, --parameter-sets, --length-size.")
+        }
+    }
+}

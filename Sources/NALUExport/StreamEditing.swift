@@ -149,3 +149,51 @@ public final class StreamEditing {
         return "edit " + parts.joined(separator: ", ")
     }
 }
+
+extension StreamEditing {
+    /// Refuses settings the `format` output cannot take (what `nalu edit` refuses before reading):
+    /// delimiters inserted other than in Annex-B or MPEG-TS, delimiters stripped from MPEG-TS
+    /// (every access unit there starts with one), a record apart other than for `.avcc`.
+    /// - Throws: ``NALU/NALUError/Code/invalidValue`` naming the option (`--aud`, `--extradata-out`).
+    public static func validate(format: ConversionFormat, accessUnitDelimiters: AccessUnitDelimiterPolicy,
+                                writesRecord: Bool) throws(NALUError) {
+        if accessUnitDelimiters == .insert && format != .annexb && !format.isTransportStream {
+            throw NALUError(.invalidValue, field: "--aud", detail: "insert goes with Annex-B output")
+        }
+        if accessUnitDelimiters == .strip && format.isTransportStream {
+            throw NALUError(.invalidValue, field: "--aud", detail: "MPEG-TS output starts every access unit with a delimiter")
+        }
+        if format != .avcc && writesRecord {
+            throw NALUError(.invalidValue, field: "--extradata-out", detail: "goes with avcc output (--to avcc)")
+        }
+    }
+}
+
+extension StreamEditing {
+    /// An example of what the option an edit error names takes, for a message beside the error
+    /// (``validate(format:accessUnitDelimiters:writesRecord:)``, the value parsers of
+    /// ``NALU/StreamEditOptions``: `--sar`, `--level`, `--crop`, `--sei`, `--aud`, the colour
+    /// options with the names they read); `nil` when there is none to give.
+    public static func hint(for error: NALUError) -> String? {
+        let detail = error.detail ?? ""
+        switch error.field {
+        case "--sar": return "--sar 1:1, --sar 4:3, --sar 40:33"
+        case "--level": return "--level 3.1, --level 4, --level 1b"
+        case "--crop": return "--crop 0,0,0,8"
+        case "--sei" where detail.hasPrefix("unknown"): return "a number or a name: " + SEIEdit.payloadTypeNames(first: 8).joined(separator: ", ") + ", …"
+        case "--sei" where detail.hasSuffix("after \"=\""): return "--sei strip (all), or list them: --sei keep=user_data_unregistered,6"
+        case "--sei": return "--sei strip=user_data_unregistered,6"
+        case "--aud" where detail.hasPrefix("insert"): return "add --to annexb, or use --aud strip"
+        case "--aud": return "drop --aud strip, or add --to annexb"
+        case "--color-primaries", "--color-transfer", "--color-space":
+            guard detail.hasPrefix("unknown value") else { return nil }
+            let names = switch error.field {
+            case "--color-primaries": ColourNames.knownNames(in: ColourNames.primaries)
+            case "--color-transfer": ColourNames.knownNames(in: ColourNames.transfer)
+            default: ColourNames.knownNames(in: ColourNames.space)
+            }
+            return "a number 0...255 or one of " + names.joined(separator: ", ")
+        default: return nil
+        }
+    }
+}

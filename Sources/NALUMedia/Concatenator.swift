@@ -212,7 +212,12 @@ public final class Concatenator {
     /// the k-th, its language kept) beside the video; ``ConcatReport/audioJoined`` says whether,
     /// and ``ConcatReport/audioNotJoined`` why not. Transport stream inputs get one sound track
     /// per audio stream (``ConcatTransportStreamAudio``, ``ConcatTransportStreamInputMP4Feeder``).
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> ConcatReport {
+    /// - Throws: ``NALU/NALUError`` (typed): an input's, the muxer's or the output's error.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws(NALUError) -> ConcatReport {
+        do { return try mp4(output: output, options: options, audio: audio) } catch { throw NALUError.converting(error, field: "concat") }
+    }
+
+    private func mp4(output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> ConcatReport {
         var options = options
         var joins: [ConcatAudio] = []
         var reason: String?

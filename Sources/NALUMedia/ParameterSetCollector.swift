@@ -80,3 +80,25 @@ public struct ParameterSetCollector: Sendable {
                                              arrayCompleteness: arrayCompleteness)
     }
 }
+
+/// How ``ParameterSetCollector/extradata(_:lengthSize:arrayCompleteness:)`` writes a stream's
+/// parameter sets (`nalu extradata --format`).
+public enum ExtradataFormat: String, Sendable, CaseIterable {
+    /// The decoder configuration record: avcC for H.264, hvcC for H.265 (ISO/IEC 14496-15).
+    case avcc
+    /// The same record under its H.265 name.
+    case hvcc
+    /// The parameter sets as an Annex-B byte stream (four-byte start codes).
+    case annexb
+}
+
+extension ParameterSetCollector {
+    /// The collected parameter sets as `format`: the record (``record(lengthSize:arrayCompleteness:)``)
+    /// or the sets each after a four-byte start code.
+    public func extradata(_ format: ExtradataFormat, lengthSize: Int = 4, arrayCompleteness: Bool = true) throws(NALUError) -> [UInt8] {
+        switch format {
+        case .avcc, .hvcc: try record(lengthSize: lengthSize, arrayCompleteness: arrayCompleteness)
+        case .annexb: parameterSets.flatMap { [0, 0, 0, 1] + $0 }
+        }
+    }
+}

@@ -140,7 +140,12 @@ public final class Trimmer {
     /// MP4/MOV input's sound tracks are cut to the same range (``TrimAudioCut``): their samples
     /// copied unchanged, interleaved with the video, each with its own edit list; the movie then
     /// has the video's timescale. ``audioCuts`` tells what was kept.
-    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
+    /// - Throws: ``NALU/NALUError`` (typed): the input's, the muxer's or the output's error.
+    public func writeMP4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool = false) throws(NALUError) -> MediaSinkReport {
+        do { return try mp4(plan, output: output, options: options, audio: audio) } catch { throw NALUError.converting(error, field: "trim") }
+    }
+
+    private func mp4(_ plan: TrimPlan, output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> MediaSinkReport {
         var options = options
         let timing: (timescale: UInt32, frameDuration: UInt32)
         if plan.hasSourceTimes {

@@ -214,3 +214,36 @@ public struct PackageSummary: Sendable {
     /// Things the user should know although nothing failed.
     public var notes: [String]
 }
+
+extension PackagerOptions {
+    /// Refuses options that do not go together (what `nalu package` refuses before reading): a
+    /// segment duration outside 0.1…3600 s, DASH or parts with MPEG-TS segments, parts longer
+    /// than a segment or shorter than 50 ms, single files or MPEG-TS segments when `live`, a
+    /// live window outside 1…10000 segments, an access unit limit outside 64 KiB…1 GiB.
+    /// - Parameter live: whether ``LivePackager`` packages (else ``Packager``).
+    /// - Throws: ``NALU/NALUError/Code/invalidValue``, the field naming the option concerned and
+    ///   the detail the whole sentence, in the command line's option names.
+    public func validate(live: Bool) throws(NALUError) {
+        func refuse(_ field: String, _ sentence: String) -> NALUError { NALUError(.invalidValue, field: field, detail: sentence) }
+        func seconds(_ value: Rational) -> Double { value.denominator > 0 ? Double(value.numerator) / Double(value.denominator) : .nan }
+        let segment = seconds(segmentDuration)
+        guard segment >= 0.1, segment <= 3600 else {
+            throw refuse("--segment-duration", "--segment-duration must be between 0.1 and 3600 seconds.")
+        }
+        if segmentType == .ts && dash { throw refuse("--dash", "--dash needs fmp4 segments (--segment-type fmp4).") }
+        if let partDuration {
+            guard seconds(partDuration) >= 0.05, seconds(partDuration) <= segment else {
+                throw refuse("--part-duration", "--part-duration must be between 0.05 s and --segment-duration.")
+            }
+            if segmentType == .ts { throw refuse("--part-duration", "--part-duration needs fmp4 segments (--segment-type fmp4).") }
+        }
+        if live {
+            if singleFile { throw refuse("--single-file", "--single-file goes with files, not --live.") }
+            if segmentType == .ts { throw refuse("--live", "--live writes fmp4 segments (--segment-type fmp4).") }
+            guard window >= 1 && window <= 10_000 else { throw refuse("--window", "--window must be between 1 and 10000 segments.") }
+        }
+        if maxAccessUnitSize < 1 << 16 || maxAccessUnitSize > 1 << 30 {
+            throw refuse("--max-access-unit-size", "--max-access-unit-size must be between 65536 and 1073741824 bytes.")
+        }
+    }
+}

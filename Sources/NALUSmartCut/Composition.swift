@@ -72,6 +72,21 @@ public struct Composition: Sendable {
     /// A composition of `clips`, in order (none: an empty composition to append to).
     public init(clips: [Clip] = []) { self.clips = clips }
 
+    /// The clips `IN@START-END` of `arguments` (``Clip/init(argument:options:)``), in order, as
+    /// `nalu concat --smart` takes them: a bare `IN` is the whole input.
+    /// - Throws: ``NALU/NALUError`` `.invalidValue`: an argument's range that is none, or one
+    ///   that ends at or before its start (the field is the argument).
+    public init(arguments: [String], options: MediaSourceOptions = MediaSourceOptions()) throws(NALUError) {
+        clips = []
+        for argument in arguments {
+            let clip = try Clip(argument: argument, options: options)
+            if let start = clip.range.start, let end = clip.range.end, end <= start {
+                throw NALUError(.invalidValue, field: argument, detail: "the range is empty: it ends at or before its start")
+            }
+            clips.append(clip)
+        }
+    }
+
     /// The ranges of one input, in order, checked as a cut list (``SmartCutRange/check(_:)``:
     /// none empty, none overlapping another).
     /// - Throws: ``NALU/NALUError`` `.invalidValue` naming the range at fault.

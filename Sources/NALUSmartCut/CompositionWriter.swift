@@ -151,7 +151,12 @@ public final class CompositionWriter {
     /// Writes the clips joined as one MP4: `options` as ``NALUMedia/Concatenator/writeMP4(output:options:audio:)``
     /// takes them (its frame rate and edit list are set here: the clips keep their own times),
     /// with the clips' audio joined when `audio`.
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error.
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws(SmartCutError) -> Report {
+        try SmartCutError.typed { try mp4(output: output, options: options, audio: audio) }
+    }
+
+    private func mp4(output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> Report {
         var options = options
         options.frameRate = nil
         options.editList = nil
@@ -176,7 +181,7 @@ public final class CompositionWriter {
     /// refused with ``NALU/NALUError`` `.unsupported`).
     public func write(output: FileSink, format: CutOutputFormat, audio: Bool = true) throws -> Report {
         switch format {
-        case .mp4(let options): try writeMP4(output: output, options: options, audio: audio)
+        case .mp4(let options): try SmartCutError.unwrapping { try writeMP4(output: output, options: options, audio: audio) }
         case .annexB(let maxAccessUnitSize): try writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize)
         case .transportStream(let options): try writeTransportStream(output: output, options: options, audio: audio)
         case .lengthPrefixed: throw NALUError(.unsupported, field: "format", detail: "a composition writes MP4, Annex-B and MPEG-TS")
@@ -211,7 +216,7 @@ public final class CompositionWriter {
             let file = try FileSink(path: path)
             do {
                 reports.append(ClipSummary(try named(clip) {
-                    try trimmer.writeMP4(start: clip.range.start ?? .zero, end: clip.range.end, output: file, options: MP4MuxerOptions(), audio: audio)
+                    try SmartCutError.unwrapping { try trimmer.writeMP4(start: clip.range.start ?? .zero, end: clip.range.end, output: file, options: MP4MuxerOptions(), audio: audio) }
                 }))
             } catch {
                 file.discard()
@@ -279,5 +284,23 @@ extension CompositionWriter {
         guard let handle = dlopen(nil, RTLD_NOW), let symbol = dlsym(handle, "mallopt") else { return }
         _ = unsafeBitCast(symbol, to: MallocOption.self)(mapThreshold, 128 * 1024)
         #endif
+    }
+}
+
+extension CompositionWriter {
+    /// Refuses what a composition cannot write, before anything is opened: length-prefixed
+    /// output (field `format`), fragmented MP4 (field `layout`: the clips' pieces are joined
+    /// into one `moov`), and standard input as a clip (field `standard input`: each input is
+    /// read more than once, to index, cut and join).
+    public static func validate(_ composition: Composition, format: CutOutputFormat) throws(NALUError) {
+        switch format {
+        case .lengthPrefixed: throw NALUError(.unsupported, field: "format", detail: "writes MP4, Annex-B and MPEG-TS")
+        case .mp4(let options) where options.layout == .fragmented:
+            throw NALUError(.unsupported, field: "layout", detail: "does not write fragmented MP4")
+        default: break
+        }
+        if composition.clips.contains(where: { $0.path == "-" }) {
+            throw NALUError(.unsupported, field: "standard input", detail: "each input is read more than once (index, cut, join)")
+        }
     }
 }

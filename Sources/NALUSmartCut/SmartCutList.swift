@@ -178,7 +178,7 @@ public final class SmartCutList {
     public func source(of path: String) -> MediaSource? { writer.source(of: path) }
 
     /// ``CompositionWriter/writeMP4(output:options:audio:)``.
-    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
+    public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws(SmartCutError) -> Report {
         try writer.writeMP4(output: output, options: options, audio: audio)
     }
 

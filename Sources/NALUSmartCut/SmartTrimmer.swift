@@ -26,8 +26,10 @@ public import NALUMedia
 ///
 /// ```swift
 /// let trimmer = try SmartTrimmer(path: "in.mp4", decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+/// let file = try FileSink(path: "cut.mp4")
 /// let report = try trimmer.writeMP4(start: MediaTime(parsing: "1.2"), end: MediaTime(parsing: "3"),
-///                                   output: FileSink(path: "cut.mp4"), options: MP4MuxerOptions())
+///                                   output: file, options: MP4MuxerOptions())
+/// try file.commit()   // written under a temporary name until now
 /// ```
 public final class SmartTrimmer {
     /// What a cut did.
@@ -111,7 +113,14 @@ public final class SmartTrimmer {
     /// MP4/MOV input's sound tracks (copied samples, ``NALUMedia/TrimAudioCut``), a transport
     /// stream input's audio streams (AAC, AC-3, MPEG audio). An input with its own times keeps them (the track timescale, or
     /// 90 kHz); an elementary stream is timed at its frame rate.
-    public func writeMP4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws -> Report {
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
+    public func writeMP4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions,
+                         audio: Bool = true) throws(SmartCutError) -> Report {
+        try SmartCutError.typed { try mp4(start: start, end: end, output: output, options: options, audio: audio) }
+    }
+
+    private func mp4(start: MediaTime, end: MediaTime?, output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> Report {
         let (plan, requested) = try self.plan(start: start, end: end)
         // The output starts with its first picture (no edit list): so does its audio.
         let trim = requested.startingAtFirstPicture

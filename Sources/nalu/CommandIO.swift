@@ -39,7 +39,8 @@ func resolvedInputPath(_ argument: String?) -> String { argument ?? "-" }
 /// Whether a descriptor is a terminal.
 func isTerminal(_ descriptor: Int32) -> Bool { isatty(descriptor) == 1 }
 
-/// Checks a command's inputs and outputs before anything is read or written:
+/// Checks a command's inputs and outputs before anything is read or written (the file checks
+/// are the library's ``NALUIO/PathPreflight``):
 /// - no input argument with standard input a terminal: a usage error with an example;
 /// - a missing or unreadable input: exit 66;
 /// - binary output to a terminal: a usage error with a hint, as gzip does;
@@ -58,61 +59,37 @@ enum Preflight {
             throw CLIError.usage(nil, "no input given and standard input is a terminal",
                                  hint: "give an input file, or pipe one in: \(command.example)")
         }
-        var inputIdentity: FileIdentity?
-        if input == "-" {
-            inputIdentity = FileIdentity(descriptor: 0)
-        } else if command.inputArgument != nil {
-            try checkReadable(input, folderAllowed: command.inputMayBeFolder)
-            inputIdentity = FileIdentity(path: input)
-        }
-        for path in command.otherInputs where path != "-" { try checkReadable(path) }
-        // Other inputs (an `--extradata` record, concat's later inputs) are inputs too: no
-        // output may name them (issue 32 item 3).
-        let otherIdentities = command.otherInputs.filter { $0 != "-" }.compactMap { path in
-            FileIdentity(path: path).map { (path: path, identity: $0) }
-        }
-
         let readsInput = command.inputArgument != nil || command.inputIsOptional
-        if !readsInput { inputIdentity = nil }
-        var seen: [(option: String, key: OutputKey)] = []
-        for (index, output) in command.outputs.enumerated() {
-            if OutputTarget.standardOutputNames.contains(output.path) {
-                if index == 0, command.writesBinary, isTerminal(1) {
-                    throw CLIError.usage("standard output", "refusing to write binary video to a terminal",
-                                         hint: "redirect it or give -o FILE: \(command.example)")
-                }
+        let paths = PathPreflight(input: readsInput ? input : nil, otherInputs: command.otherInputs,
+                                  outputs: command.outputs.map { (name: $0.option, path: $0.path) }, inputMayBeFolder: command.inputMayBeFolder)
+        do {
+            try paths.checkInputs()
+            if let first = command.outputs.first, OutputTarget.standardOutputNames.contains(first.path), command.writesBinary, isTerminal(1) {
+                throw CLIError.usage("standard output", "refusing to write binary video to a terminal",
+                                     hint: "redirect it or give -o FILE: \(command.example)")
             }
-            let key = OutputKey(output.path)
-            if let inputIdentity, inputIdentity.isRegularFile, let identity = key.identity, identity == inputIdentity {
-                throw CLIError(output.path, "is the input file\(input == "-" ? " (standard input)" : " (\(input))"); refusing to overwrite it",
-                               hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
-            }
-            if let identity = key.identity, identity.isRegularFile,
-               let other = otherIdentities.first(where: { $0.identity == identity }) {
-                throw CLIError(output.path, "is an input file (\(other.path)); refusing to overwrite it",
-                               hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
-            }
-            if let earlier = seen.first(where: { $0.key.collides(with: key) }) {
-                throw CLIError.usage(output.path, "\(output.option) names the same file as \(earlier.option)",
-                                     hint: "give each output its own file")
-            }
-            seen.append((output.option, key))
+            try paths.checkOutputs()
+        } catch let conflict as PathConflict {
+            throw CLIError(conflict)
         }
     }
 }
 
-extension Preflight {
-    /// A missing, unreadable or folder input: exit 66, naming the path.
-    static func checkReadable(_ path: String, folderAllowed: Bool = false) throws {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            throw CLIError(path, Failure.errnoText(errno), status: ExitStatus.noInput)
-        }
-        if info.st_mode & S_IFMT == S_IFDIR, !folderAllowed {
-            throw CLIError(path, "is a directory", status: ExitStatus.noInput)
-        }
-        guard access(path, R_OK) == 0 else {
-            throw CLIError(path, Failure.errnoText(errno), status: ExitStatus.noInput)
+extension CLIError {
+    /// The command line's form of a ``NALUIO/PathConflict``: 66 for an input, 73 for an output
+    /// that is an input, a usage error for two outputs naming one file.
+    init(_ conflict: PathConflict) {
+        switch conflict {
+        case .unreadableInput(let path, let reason):
+            self.init(path, reason, status: ExitStatus.noInput)
+        case .outputIsInput(let output, let input):
+            self.init(output, "is the input file\(input == "-" ? " (standard input)" : " (\(input))"); refusing to overwrite it",
+                      hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
+        case .outputIsOtherInput(let output, let input):
+            self.init(output, "is an input file (\(input)); refusing to overwrite it",
+                      hint: "write to another file, then rename it", status: ExitStatus.cannotCreate)
+        case .outputsCollide(let path, let name, let earlierName):
+            self = .usage(path, "\(name) names the same file as \(earlierName)", hint: "give each output its own file")
         }
     }
 }
@@ -166,7 +143,7 @@ extension Convert: CommandIO {
 
 extension Convert {
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
+    var to: OutputFraming { OutputFraming(chosen: toOption, outputPath: outputArgument) }
 
     /// Refuses an output whose framing neither --to nor its name says.
     func checkOptions() throws {

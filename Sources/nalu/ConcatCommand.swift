@@ -70,7 +70,7 @@ struct Concat: ParsableCommand {
     func run() throws {
         if smartOptions.smart { return try runSmart() }
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         // The record applies to the inputs found to be length-prefixed (not MP4, not Annex-B).
         let joiner = try mappingOptionErrors(opening: true) {
             try Concatenator(paths: inputs, options: [MediaSourceOptions(codec: codec?.codec, pid: pid?.value)], lengthPrefixedRecord: record)
@@ -92,7 +92,7 @@ extension Concat: CommandIO {
     var example: String { "nalu concat a.mp4 b.h264 -o joined.mp4" }
 
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
+    var to: OutputFraming { OutputFraming(chosen: toOption, outputPath: outputArgument) }
 
     /// Refuses an output whose framing nothing says, and an output that is one of the inputs
     /// (Preflight checks the first).

@@ -21,13 +21,11 @@ extension Concat {
     /// `--smart`: every input's range (the whole of a bare input) cut frame-exactly and joined
     /// (``NALUSmartCut/Composition``).
     func runSmart() throws {
-        var composition = Composition()
-        for argument in inputs {
-            let clip = try Composition.Clip(argument: argument, options: MediaSourceOptions(codec: codec?.codec, pid: pid?.value))
-            if let start = clip.range.start, let end = clip.range.end, end <= start {
-                throw CLIError.usage(argument, "the range is empty: it ends at or before its start", hint: "IN@START-END, e.g. a.mp4@5-12.5")
-            }
-            composition.clips.append(clip)
+        let composition: Composition
+        do {
+            composition = try Composition(arguments: inputs, options: MediaSourceOptions(codec: codec?.codec, pid: pid?.value))
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "not a range", hint: "IN@START-END, e.g. a.mp4@5-12.5")
         }
         try CutListRun(composition: composition, option: "concat", example: "nalu concat --smart a.mp4@5- b.mp4@-10 -o joined.mp4",
                        to: to, output: output, mp4: mp4, smart: smartOptions, noAudio: noAudio, verbose: verbose, noOtherTracks: otherTracks.noOtherTracks).run()

@@ -1,50 +1,21 @@
-import ArgumentParser
-import NALU
+public import ArgumentParser
+public import NALU
 import NALUIO
 import NALUMP4
-import NALUExport
+public import NALUExport
 import NALUMedia
 import NALUTS
 
-/// `--to annexb|avcc|mp4|ts|m2ts`.
-enum OutputFraming: String, ExpressibleByArgument, CaseIterable {
-    case annexb
-    case avcc
-    case mp4
-    /// MPEG-2 transport stream, 188-byte packets.
-    case ts
-    /// MPEG-2 transport stream, 192-byte packets with arrival time stamps (Blu-ray/AVCHD).
-    case m2ts
+/// `--to annexb|avcc|mp4|ts|m2ts` (``NALUExport/ConversionFormat``).
+typealias OutputFraming = ConversionFormat
 
-    /// Whether this is a transport stream.
-    var isTransportStream: Bool { self == .ts || self == .m2ts }
-}
+extension ConversionFormat: ExpressibleByArgument {}
 
 /// `--aud keep|strip|insert`.
-enum AUDOption: String, ExpressibleByArgument, CaseIterable {
-    case keep, strip, insert
-
-    var policy: AccessUnitDelimiterPolicy {
-        switch self {
-        case .keep: .keep
-        case .strip: .strip
-        case .insert: .insert
-        }
-    }
-}
+extension AccessUnitDelimiterPolicy: ExpressibleByArgument {}
 
 /// `--parameter-sets keyframes|first|never`.
-enum ParameterSetsOption: String, ExpressibleByArgument, CaseIterable {
-    case keyframes, first, never
-
-    var insertion: ParameterSetInsertion {
-        switch self {
-        case .keyframes: .keyframes
-        case .first: .first
-        case .never: .never
-        }
-    }
-}
+extension ParameterSetInsertion: ExpressibleByArgument {}
 
 /// `nalu convert`: Annex-B ⇄ length-prefixed ⇄ MP4, and to MPEG-TS, streaming.
 struct Convert: ParsableCommand {
@@ -126,10 +97,10 @@ struct Convert: ParsableCommand {
     var keepParameterSets = false
 
     @Option(help: "Access unit delimiters: keep, strip, or insert where missing (--to annexb).")
-    var aud: AUDOption = .keep
+    var aud: AccessUnitDelimiterPolicy = .keep
 
     @Option(help: "Where to write parameter sets in band (--to annexb): keyframes, first, never.")
-    var parameterSets: ParameterSetsOption = .keyframes
+    var parameterSets: ParameterSetInsertion = .keyframes
 
     @Option(help: ArgumentHelp("MP4 and MPEG-TS output: frames per second, e.g. 30, 29.97, 30000/1001 (default: the SPS VUI timing).", valueName: "rate"))
     var fps: FrameRate?
@@ -149,33 +120,23 @@ struct Convert: ParsableCommand {
                 throw ValidationError("\(name) must be 1, 2 or 4 (3 is reserved by ISO/IEC 14496-15).")
             }
         }
-        if to == .annexb && extradataOut != nil {
-            throw ValidationError("--extradata-out goes with --to avcc.")
-        }
-        if to == .avcc && aud == .insert {
-            throw ValidationError("--aud insert goes with --to annexb.")
-        }
-        if to == .avcc && parameterSets != .keyframes {
-            throw ValidationError("--parameter-sets goes with --to annexb.")
-        }
-        if to == .annexb && keepParameterSets {
-            throw ValidationError("--keep-parameter-sets goes with --to avcc.")
-        }
-        if to != .mp4 && (mp4.isSet || (fps != nil && !to.isTransportStream)) {
-            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with --to mp4 (--fps also with --to ts).")
-        }
-        if to.isTransportStream && (keepParameterSets || extradataOut != nil || aud == .strip || lengthSize != nil) {
-            throw ValidationError("--to ts writes an access unit delimiter in every access unit and parameter sets in band (--parameter-sets); not --aud strip, --keep-parameter-sets, --extradata-out, --length-size.")
-        }
-        if to == .mp4 && (keepParameterSets || extradataOut != nil || parameterSets != .keyframes || aud == .insert || lengthSize != nil) {
-            throw ValidationError("--to mp4 takes --sample-entry avc3/hev1 for in-band parameter sets and --aud keep|strip; not --keep-parameter-sets, --extradata-out, --parameter-sets, --length-size.")
-        }
+        do { try settings().validate() } catch { throw ValidationError(error.detail ?? "\(error)") }
+    }
+
+    /// What the options ask of the conversion.
+    func settings() -> ConversionSettings {
+        var settings = ConversionSettings(format: to)
+        (settings.accessUnitDelimiters, settings.parameterSets, settings.lengthSize) = (aud, parameterSets, lengthSize)
+        (settings.keepsParameterSets, settings.writesRecord) = (keepParameterSets, extradataOut != nil)
+        (settings.mp4, settings.frameRate, settings.maxAccessUnitSize) = (mp4.muxerOptions(frameRate: nil), fps?.rational, mp4.maxAccessUnitSize)
+        settings.carriesAudio = !noAudio
+        return settings
     }
 
     func run() throws {
         // The input record, if given, says the codec and the input length size.
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         let inputLength = to == .avcc ? inputLengthSize : (lengthSize ?? inputLengthSize)
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: inputLength, record: record,
                                                codecFromFileName: false, pid: pid?.value)
@@ -185,46 +146,16 @@ struct Convert: ParsableCommand {
             throw ValidationError("MP4 input carries its own record: --extradata, --input-length-size and --length-size do not apply.")
         }
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        var settings = ConversionSettings(format: to.format)
-        settings.accessUnitDelimiters = aud.policy
-        settings.parameterSets = parameterSets.insertion
-        settings.lengthSize = lengthSize
-        settings.keepsParameterSets = keepParameterSets
-        settings.writesRecord = extradataOut != nil
-        settings.mp4 = mp4.muxerOptions(frameRate: nil)
-        settings.frameRate = fps?.rational
-        settings.maxAccessUnitSize = mp4.maxAccessUnitSize
-        settings.carriesAudio = !noAudio
-        let conversion = try StreamConversion(source: source, outputPath: output, settings: settings)
+        let conversion = try StreamConversion(source: source, outputPath: output, settings: settings())
         // Other tracks left out are named; audio left out without --no-audio gives exit status 2.
-        let lost = source.reportNotCarried(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to, input: input)
+        let lost = source.carriageLoss(carried: conversion.carriedTrackIDs, noAudio: noAudio, to: to.carriageTarget, input: input)
         let file = try FileSink(path: output)
         let result = try conversion.run(output: file)
         for note in result.notes { StandardError.write("nalu: note: \(note)\n") }
-        if let extradataOut, let bytes = result.report.record {
-            let recordFile = try FileSink(path: extradataOut)
-            try recordFile.write(bytes)
-            try recordFile.commit()
-        }
+        if let extradataOut, let bytes = result.report.record { try FileSink.writeWhole(bytes, to: extradataOut) }
         try file.commit()
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { for line in result.summary { StandardError.write("nalu: \(line)\n") } }
         try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
     }
 }
-
-extension OutputFraming {
-    /// The library's name for this framing.
-    var format: ConversionFormat {
-        switch self {
-        case .annexb: .annexb
-        case .avcc: .avcc
-        case .mp4: .mp4
-        case .ts: .ts
-        case .m2ts: .m2ts
-        }
-    }
-}
-
-/// Reads a small file whole (a record), refusing anything over `limit` bytes.
-func readWholeFile(_ path: String, limit: Int) throws -> [UInt8] { try FileSource.readWhole(path: path, limit: limit) }

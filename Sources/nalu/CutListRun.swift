@@ -16,12 +16,11 @@ struct CutListRun {
 
     func run() throws {
         CompositionWriter.keepLargeBuffersMapped()
-        guard to == .mp4 || to == .annexb || to.isTransportStream else {
-            throw CLIError.usage(option, "writes MP4, Annex-B and MPEG-TS", hint: example)
-        }
-        guard to != .mp4 || mp4.layout != .fragmented else { throw CLIError.usage(option, "does not write fragmented MP4") }
-        if composition.clips.contains(where: { $0.path == "-" }) {
-            throw CLIError.usage("standard input", "each input is read more than once (index, cut, join)", hint: "give it as a file: \(example)")
+        do {
+            try CompositionWriter.validate(composition, format: to.format(mp4))
+        } catch {
+            let input = error.field == "standard input"
+            throw CLIError.usage(input ? error.field : option, error.detail ?? "\(error.code)", hint: error.field == "layout" ? nil : input ? "give it as a file: \(example)" : example)
         }
         let codec = try CompositionWriter.codec(of: composition)
         if to == .mp4 { try mp4.check(codec: codec) }

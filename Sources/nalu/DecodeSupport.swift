@@ -13,12 +13,8 @@ extension DecoderError {
     func cliError(input: String) -> CLIError {
         switch code {
         case .libraryUnavailable:
-            let detail = self.detail ?? code.rawValue
-            if let range = detail.firstRange(of: "; install ") {
-                return CLIError(field, String(detail[..<range.lowerBound]), hint: "install " + detail[range.upperBound...],
-                                status: ExitStatus.unavailable)
-            }
-            return CLIError(field, detail, status: ExitStatus.unavailable)
+            let (reason, fix) = DecoderLibrary.explanation(self)
+            return CLIError(field, reason, hint: fix, status: ExitStatus.unavailable)
         case .unsupported where field == "codec":
             return CLIError.usage("--decoder", detail ?? description, hint: "--decoder avcodec decodes H.264 and H.265")
         default:

@@ -16,22 +16,6 @@ enum EditAUDOption: String, ExpressibleByArgument, CaseIterable {
     case insert, strip
 }
 
-/// A colour code point given as an ffprobe name (`bt709`, `smpte2084`, …) or a number 0...255.
-struct ColourCode: ExpressibleByArgument {
-    var text: String
-    init?(argument: String) { text = argument }
-
-    /// The code point, using `names` (``ColourNames``) to read a name.
-    func value(option: String, names: (Int) -> String?) throws -> Int {
-        if let number = Int(text) {
-            guard (0...255).contains(number) else { throw CLIError.usage(option, "\(number) is not a code point (0...255)") }
-            return number
-        }
-        if let match = ColourNames.codePoint(named: text, in: names) { return match }
-        throw CLIError.usage(option, "unknown value \"\(text)\"", hint: "a number 0...255 or one of " + ColourNames.knownNames(in: names).joined(separator: ", "))
-    }
-}
-
 /// `nalu edit`: rewrite VUI/level/cropping, delimiters, SEI and filler, pictures untouched.
 struct Edit: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -70,13 +54,13 @@ struct Edit: ParsableCommand {
     var lengthSize: Int?
 
     @Option(name: .customLong("color-primaries"), help: ArgumentHelp("colour_primaries: bt709, bt470bg, smpte170m, bt2020, … or 0-255.", valueName: "name"))
-    var colorPrimaries: ColourCode?
+    var colorPrimaries: String?
 
     @Option(name: .customLong("color-transfer"), help: ArgumentHelp("transfer_characteristics: bt709, smpte2084, arib-std-b67, … or 0-255.", valueName: "name"))
-    var colorTransfer: ColourCode?
+    var colorTransfer: String?
 
     @Option(name: .customLong("color-space"), help: ArgumentHelp("matrix_coefficients: bt709, bt470bg, smpte170m, bt2020nc, … or 0-255.", valueName: "name"))
-    var colorSpace: ColourCode?
+    var colorSpace: String?
 
     @Option(name: .customLong("color-range"), help: "video_full_range_flag: tv (limited) or pc (full).")
     var colorRange: ColourRangeOption?
@@ -118,135 +102,58 @@ struct Edit: ParsableCommand {
         _ = try options()
     }
 
-    /// The edits the options ask for.
+    /// The edits the options ask for (the library reads each value).
     func options() throws -> StreamEditOptions {
-        var edits = ParameterSetEdits()
-        edits.colourPrimaries = try colorPrimaries?.value(option: "--color-primaries", names: ColourNames.primaries)
-        edits.transferCharacteristics = try colorTransfer?.value(option: "--color-transfer", names: ColourNames.transfer)
-        edits.matrixCoefficients = try colorSpace?.value(option: "--color-space", names: ColourNames.space)
-        edits.fullRange = colorRange.map { $0 == .pc }
-        if let sar {
-            let parts = sar.split(whereSeparator: { $0 == ":" || $0 == "/" }).map { Int64($0) }
-            guard parts.count == 2, let width = parts[0], let height = parts[1], width > 0, height > 0,
-                  width <= 65535, height <= 65535 else {
-                throw CLIError.usage("--sar", "\"\(sar)\" is not N:D with N and D in 1...65535", hint: "--sar 1:1, --sar 4:3, --sar 40:33")
-            }
-            edits.sampleAspectRatio = Rational(width, height)
+        do {
+            var edits = ParameterSetEdits()
+            edits.colourPrimaries = try colorPrimaries.map { text throws(NALUError) in try ColourNames.codePoint(parsing: text, in: ColourNames.primaries, field: "--color-primaries") }
+            edits.transferCharacteristics = try colorTransfer.map { text throws(NALUError) in try ColourNames.codePoint(parsing: text, in: ColourNames.transfer, field: "--color-transfer") }
+            edits.matrixCoefficients = try colorSpace.map { text throws(NALUError) in try ColourNames.codePoint(parsing: text, in: ColourNames.space, field: "--color-space") }
+            edits.fullRange = colorRange.map { $0 == .pc }
+            edits.sampleAspectRatio = try sar.map { text throws(NALUError) in try ParameterSetEdits.sampleAspectRatio(parsing: text) }
+            edits.frameRate = fps?.rational
+            edits.level = try level.map { text throws(NALUError) in try ParameterSetEdits.Level(parsing: text) }
+            edits.crop = try crop.map { text throws(NALUError) in try ParameterSetEdits.Crop(parsing: text) }
+            let seiEdit = try sei.map { text throws(NALUError) in try SEIEdit(parsing: text) } ?? .keepAll
+            return StreamEditOptions(parameterSets: edits, sei: seiEdit, stripFiller: stripFiller)
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "not a value", hint: StreamEditing.hint(for: error))
         }
-        edits.frameRate = fps?.rational
-        if let level {
-            guard let parsed = ParameterSetEdits.Level(level) else {
-                throw CLIError.usage("--level", "\"\(level)\" is not a level", hint: "--level 3.1, --level 4, --level 1b")
-            }
-            edits.level = parsed
-        }
-        if let crop {
-            let parts = crop.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) }
-            guard parts.count == 4, let l = parts[0], let r = parts[1], let t = parts[2], let b = parts[3],
-                  l >= 0, r >= 0, t >= 0, b >= 0 else {
-                throw CLIError.usage("--crop", "\"\(crop)\" is not four non-negative numbers L,R,T,B", hint: "--crop 0,0,0,8")
-            }
-            edits.crop = ParameterSetEdits.Crop(left: l, right: r, top: t, bottom: b)
-        }
-        var seiEdit = SEIEdit.keepAll
-        if let sei {
-            if sei == "strip" {
-                seiEdit = .stripAll
-            } else if sei.hasPrefix("strip=") || sei.hasPrefix("keep=") {
-                // What follows the first "=" (may be empty: `--sei keep=`).
-                let list = sei.drop(while: { $0 != "=" }).dropFirst()
-                var types = Set<Int>()
-                for name in list.split(separator: ",") {
-                    guard let type = SEIPayloadNames.payloadType(String(name)) else {
-                        throw CLIError.usage("--sei", "unknown SEI payload type \"\(name)\"",
-                                             hint: "a number or a name: " + SEIPayloadNames.types.keys.sorted().prefix(8).joined(separator: ", ") + ", …")
-                    }
-                    types.insert(type)
-                }
-                guard !types.isEmpty else {
-                    throw CLIError.usage("--sei", "\"\(sei)\" names no payload types after \"=\"",
-                                         hint: "--sei strip (all), or list them: --sei keep=user_data_unregistered,6")
-                }
-                seiEdit = sei.hasPrefix("strip=") ? .strip(types) : .keep(types)
-            } else {
-                throw CLIError.usage("--sei", "\"\(sei)\" is not strip, strip=TYPES or keep=TYPES", hint: "--sei strip=user_data_unregistered,6")
-            }
-        }
-        return StreamEditOptions(parameterSets: edits, sei: seiEdit, stripFiller: stripFiller)
     }
 
     func run() throws {
         let options = try options()
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize, record: record, codecFromFileName: false)
         sourceOptions.maxNALUnitSize = mp4.maxAccessUnitSize
         let source = try openMediaSource(input, sourceOptions)
-        let to = framing(of: source)
+        let to = OutputFraming(chosen: toOption, outputPath: outputArgument, input: source.container)
         if to == .mp4 { try mp4.check(codec: source.codec) }
-        if aud == .insert && to != .annexb && to != .ts && to != .m2ts {
-            throw CLIError.usage("--aud", "insert goes with Annex-B output", hint: "add --to annexb, or use --aud strip")
-        }
-        if aud == .strip && (to == .ts || to == .m2ts) {
-            throw CLIError.usage("--aud", "MPEG-TS output starts every access unit with a delimiter", hint: "drop --aud strip, or add --to annexb")
-        }
-        if to != .avcc && extradataOut != nil {
-            throw CLIError.usage("--extradata-out", "goes with avcc output (--to avcc)")
+        let delimiters = aud.flatMap { AccessUnitDelimiterPolicy(rawValue: $0.rawValue) } ?? .keep
+        do {
+            try StreamEditing.validate(format: to, accessUnitDelimiters: delimiters, writesRecord: extradataOut != nil)
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "does not apply", hint: StreamEditing.hint(for: error))
         }
         // MP4 to MP4 copies the other tracks (not other video, and not the audio with
         // --no-audio); MP4 to MPEG-TS every AAC, AC-3 and MPEG audio track. What is left is named; audio left
         // without --no-audio makes the exit status 2 (``NotCarried``).
-        let editing = try StreamEditing(source: source, outputPath: output, format: to.format, options: options, carriesAudio: !noAudio)
-        let lost = source.reportNotCarried(carried: editing.carried.trackIDs, noAudio: noAudio, to: to, input: input)
-        editing.accessUnitDelimiters = switch aud {
-        case .insert: .insert
-        case .strip: .strip
-        case nil: .keep
-        }
+        let editing = try StreamEditing(source: source, outputPath: output, format: to, options: options, carriesAudio: !noAudio)
+        let lost = source.carriageLoss(carried: editing.carried.trackIDs, noAudio: noAudio, to: to.carriageTarget, input: input)
+        editing.accessUnitDelimiters = delimiters
         editing.writesRecord = extradataOut != nil
         editing.mp4 = mp4.muxerOptions(frameRate: nil)
         editing.maxAccessUnitSize = mp4.maxAccessUnitSize
         let file = try FileSink(path: output)
-        let result: StreamEditResult
-        do {
-            result = try editing.run(output: file)
-        } catch let error as NALUError {
-            throw Self.optionError(error)
-        }
-        if let extradataOut, let bytes = result.report.record {
-            let recordFile = try FileSink(path: extradataOut)
-            try recordFile.write(bytes)
-            try recordFile.commit()
-        }
+        // An edit that cannot be coded names its option: a usage error.
+        let result = try mappingOptionErrors { try editing.run(output: file) }
+        if let extradataOut, let bytes = result.report.record { try FileSink.writeWhole(bytes, to: extradataOut) }
         try file.commit()
         for warning in result.warnings { StandardError.write("nalu: warning: \(warning)\n") }
         for note in result.report.notes { StandardError.write("nalu: note: \(note)\n") }
         if verbose { StandardError.write("nalu: \(result.summary)\n") }
         try lost?.fail(noOtherTracks: otherTracks.noOtherTracks)
-    }
-
-    /// An edit that cannot be coded names its option: a usage error.
-    static func optionError(_ error: NALUError) -> any Error {
-        guard error.field.hasPrefix("--") else { return error }
-        return CLIError.usage(error.field, error.detail ?? "cannot be applied")
-    }
-
-    /// The output framing: --to, else what the output's name says (`.mp4`, `.h264`, …), else the
-    /// input's.
-    func framing(of source: MediaSource) -> OutputFraming {
-        if let toOption { return toOption }
-        if let outputArgument, let framing = Naming.transportStream(outputArgument) { return framing }
-        switch outputArgument.flatMap(Naming.framing(forExtensionOf:)) {
-        case .mp4: return .mp4
-        case .annexb: return .annexb
-        default: break
-        }
-        switch source.container {
-        case .annexB: return .annexb
-        case .lengthPrefixed: return .avcc
-        case .mp4: return .mp4
-        case .transportStream(let packetSize): return packetSize == TransportStream.timestampedPacketSize ? .m2ts : .ts
-        }
     }
 }
 

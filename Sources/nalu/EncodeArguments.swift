@@ -15,18 +15,7 @@ extension PixelFormat: ExpressibleByArgument {
 /// `--to annexb|avcc|mp4|ts|m2ts` (hidden alias `--output-format`).
 typealias EncodeOutputFormat = EncodeOutputFraming
 
-extension EncodeOutputFraming: ExpressibleByArgument {
-    /// The same framing as `nalu convert` names it.
-    var outputFraming: OutputFraming {
-        switch self {
-        case .annexb: .annexb
-        case .avcc: .avcc
-        case .mp4: .mp4
-        case .ts: .ts
-        case .m2ts: .m2ts
-        }
-    }
-}
+extension EncodeOutputFraming: ExpressibleByArgument {}
 
 /// A bit rate (``NALUEncoder/BitRateText``): `2500k`, `5M`, `1.5M`, `800000bps`; a plain number
 /// is kbit/s, as in x264 and x265 (`--bitrate 5000` is 5 Mbit/s).
@@ -41,17 +30,14 @@ struct BitRate: ExpressibleByArgument, Hashable {
     static var defaultValueDescription: String { "5M" }
 }
 
-/// A frame size `WxH`.
-struct FrameSize: Hashable {
+/// A frame size `WxH` (``NALUExport/EncodeInputOptions/size(parsing:)``).
+struct FrameSize: ExpressibleByArgument, Hashable {
     var width: Int
     var height: Int
-}
 
-extension FrameSize: ExpressibleByArgument {
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]), width > 0, height > 0 else { return nil }
-        self.init(width: width, height: height)
+        guard let size = EncodeInputOptions.size(parsing: argument) else { return nil }
+        (width, height) = size
     }
 }
 
@@ -73,11 +59,8 @@ struct ScaleSize: ExpressibleByArgument, Hashable {
     var height: Int?
 
     init?(argument: String) {
-        let parts = argument.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let width = Int(parts[0]), let height = Int(parts[1]),
-              width == -1 || (1...16384).contains(width), height == -1 || (1...16384).contains(height), width != -1 || height != -1 else { return nil }
-        self.width = width == -1 ? nil : width
-        self.height = height == -1 ? nil : height
+        guard let size = EncodeInputOptions.scale(parsing: argument) else { return nil }
+        (width, height) = size
     }
 }
 
@@ -95,21 +78,5 @@ func commandLine<T>(input: String, _ body: () throws -> T) throws -> T {
         throw cli
     } catch let error as DecoderError {
         throw error.cliError(input: input)
-    }
-}
-
-extension JSON {
-    /// A report's structured form as JSON.
-    init(_ value: ReportValue) {
-        switch value {
-        case .int(let number): self = .int(number)
-        case .double(let number): self = .double(number)
-        case .decimal(let text): self = .decimal(text)
-        case .null: self = .null
-        case .string(let text): self = .string(text)
-        case .bool(let flag): self = .bool(flag)
-        case .array(let items): self = .array(items.map(JSON.init))
-        case .object(let members): self = .object(members.map { ($0.0, JSON($0.1)) })
-        }
     }
 }

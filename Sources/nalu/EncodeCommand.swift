@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import ArgumentParser
 import NALU
 import NALUEncoder
@@ -141,19 +136,13 @@ struct Encode: ParsableCommand {
     var framing: EncodeOutputFormat? {
         if let chosen = toOption ?? outputFormatAlias { return chosen }
         guard let outputArgument else { return .annexb }
-        if outputArgument == "-" { return .annexb }
-        if let framing = Naming.framing(forExtensionOf: outputArgument) { return framing }
-        if let transportStream = Naming.transportStream(outputArgument) { return transportStream == .m2ts ? .m2ts : .ts }
-        // A device or FIFO (/dev/null, a named pipe) takes the default.
-        var info = stat()
-        if stat(outputArgument, &info) == 0, info.st_mode & S_IFMT != S_IFREG { return .annexb }
-        return nil
+        return EncodeOutputFormat(outputPath: outputArgument)
     }
 
     var resolvedCodec: Codec {
         if let codec { return codec.codec }
         if let encoder = encoderChoice.encoder { return encoder.codec }
-        return outputArgument.flatMap(Naming.codec(forExtensionOf:)) ?? .h264
+        return outputArgument.flatMap(Codec.init(outputName:)) ?? .h264
     }
 
     /// The output path: -o, else next to an input file (named for it with the codec's
@@ -161,20 +150,13 @@ struct Encode: ParsableCommand {
     var output: String {
         if let outputArgument { return outputArgument }
         guard let input, input != "-", !usesTestPattern else { return "-" }
-        let codecExtension = range.partSuffix + (resolvedCodec == .hevc ? ".h265" : ".h264")
-        switch framing ?? .annexb {
-        case .annexb: return Naming.defaultOutput(forInput: input, extension: codecExtension)
-        case .avcc: return Naming.defaultOutput(forInput: input, extension: codecExtension + ".lp")
-        case .mp4: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".mp4")
-        case .ts: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".ts")
-        case .m2ts: return Naming.defaultOutput(forInput: input, extension: range.partSuffix + ".m2ts")
-        }
+        return (framing ?? .annexb).defaultOutputPath(forInput: input, codec: resolvedCodec, suffix: range.partSuffix)
     }
 
     func run() throws {
         Diagnostics.quiet = quiet
         Signals.finishOnSignal = true
-        guard let framing else { throw Naming.unknownFraming(self.output, transportStream: true) }
+        guard let framing else { throw Naming.unknownFraming(self.output) }
         let output = self.output
         let options = try inputOptions()
         let plan = try commandLine(input: options.path ?? "-") { try EncodeInputPlan(options) }
@@ -214,7 +196,7 @@ struct Encode: ParsableCommand {
         // Tracks of a compressed input the output leaves out are named: an elementary stream
         // holds the video only, and -r writes a constant-rate video track or stream only. Audio
         // left out without --no-audio gives exit status 2 once the output is written.
-        let lost = plan.decoded?.source.reportNotCarried(carried: file.carried, noAudio: noAudio, to: framing.outputFraming, input: input ?? "-",
+        let lost = plan.decoded?.source.carriageLoss(carried: file.carried, noAudio: noAudio, to: framing.conversionFormat.carriageTarget, input: input ?? "-",
                                                           reason: fps != nil && framing != .annexb && framing != .avcc ? "-r writes a constant-rate video only"
                                                               : nil)
         if let extradataOut { try EncodedOutput.writeExtradata(of: session, to: extradataOut, lengthPrefixed: framing == .avcc) }
@@ -241,12 +223,7 @@ struct Encode: ParsableCommand {
             Diagnostics.warning("\(option): the input ended after \(count) frame\(count == 1 ? "" : "s"); not applied")
         }
         if !quiet { StandardError.write(summary.line + "\n") }
-        if let statsJSON {
-            let file = try FileSink(path: statsJSON, bufferSize: 4096)
-            var text = JSON(.object(summary.fields)).prettyText + "\n"
-            try text.withUTF8 { try file.write(UnsafeRawBufferPointer($0)) }
-            try file.commit()
-        }
+        if let statsJSON { try summary.writeJSON(to: statsJSON) }
         if interrupted != 0 { exitProcess(Signals.exitStatus(interrupted)) }
         // Pictures the decoder could not give (damaged NAL units, failed decoders): exit 65.
         if let loss = plan.decoded?.loss { throw loss }
@@ -261,7 +238,7 @@ extension Encode {
         let path = usesTestPattern ? nil : input ?? "-"
         var options = EncodeInputOptions(path: path)
         (options.size, options.pixelFormat, options.frameRate, options.frames) = (size.map { (width: $0.width, height: $0.height) }, pixelFormat, fps?.rational, frames)
-        options.sizeInName = path.flatMap { $0 == "-" ? nil : Naming.frameSize(inName: $0) }.map { (width: $0.width, height: $0.height) }
+        options.sizeInName = path.flatMap { $0 == "-" ? nil : OutputNaming.frameSize(inName: $0) }
         (options.chunk, options.seek, options.pid) = (range.chunk.map { (index: $0.index, count: $0.count) }, range.seek, pid?.value)
         (options.start, options.end, options.startText, options.endText) = (start == nil ? nil : startTime, endTime, start, end)
         options.scale = scale.map { (width: $0.width, height: $0.height) }
@@ -272,15 +249,11 @@ extension Encode {
 
     /// `--start` (default 0) and `--end`, as `nalu trim` parses them.
     func timeRange() throws -> (start: MediaTime, end: MediaTime?) {
-        func parse(_ text: String?, _ option: String) throws -> MediaTime? {
-            guard let text else { return nil }
-            do {
-                return try MediaTime(parsing: text, field: option)
-            } catch {
-                throw CLIError.usage(option, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
-            }
+        do {
+            return try EncodeInputOptions.timeRange(start: start, end: end)
+        } catch {
+            throw CLIError.usage(error.field, error.detail ?? "not a time", hint: "seconds (12.5) or [HH:]MM:SS[.fff] (01:02.5, 1:00:00.040)")
         }
-        return (try parse(start, "--start") ?? .zero, try parse(end, "--end"))
     }
 }
 
@@ -297,7 +270,7 @@ extension Encode: CommandIO {
     }
     var writesBinary: Bool { true }
     func checkOptions() throws {
-        if framing == nil { throw Naming.unknownFraming(output, transportStream: true) }
+        if framing == nil { throw Naming.unknownFraming(output) }
     }
     var example: String { "nalu encode clip_640x360.yuv --codec hevc (writes clip_640x360.h265), or nalu encode --test-pattern -o demo.mp4" }
 }

@@ -20,30 +20,23 @@ struct LiveControlOptions: ParsableArguments {
     }
 }
 
-/// `FRAME:RATE`, e.g. `120:400k`.
+/// `FRAME:RATE`, e.g. `120:400k` (``NALUEncoder/EncoderLiveChanges/bitrateChange(parsing:)``).
 struct BitrateChange: ExpressibleByArgument, Hashable {
     var frame: Int
-    var rate: BitRate
+    var bitsPerSecond: Int
 
     init?(argument: String) {
-        let parts = argument.split(separator: ":", omittingEmptySubsequences: false)
-        guard parts.count == 2, let frame = Int(parts[0]), frame >= 0, let rate = BitRate(argument: String(parts[1])) else { return nil }
-        self.frame = frame
-        self.rate = rate
+        guard let change = EncoderLiveChanges.bitrateChange(parsing: argument) else { return nil }
+        (frame, bitsPerSecond) = change
     }
 }
 
-/// `FRAME[,FRAME…]`.
+/// `FRAME[,FRAME…]` (``NALUEncoder/EncoderLiveChanges/frames(parsing:)``).
 struct FrameList: ExpressibleByArgument, Hashable {
     var frames: [Int]
 
     init?(argument: String) {
-        var frames: [Int] = []
-        for part in argument.split(separator: ",", omittingEmptySubsequences: false) {
-            guard let frame = Int(part), frame >= 0 else { return nil }
-            frames.append(frame)
-        }
-        guard !frames.isEmpty else { return nil }
+        guard let frames = EncoderLiveChanges.frames(parsing: argument) else { return nil }
         self.frames = frames
     }
 }
@@ -52,7 +45,7 @@ extension LiveControlOptions {
     /// The changes asked for, as the library makes them.
     var changes: EncoderLiveChanges {
         var bitrates: [Int64: Int] = [:]
-        for change in bitrateAt { bitrates[Int64(change.frame)] = change.rate.bitsPerSecond }
+        for change in bitrateAt { bitrates[Int64(change.frame)] = change.bitsPerSecond }
         return EncoderLiveChanges(bitrates: bitrates, keyframes: Set(idrAt.flatMap(\.frames).map(Int64.init)))
     }
 }

@@ -1,18 +1,13 @@
-import ArgumentParser
+public import ArgumentParser
 import Logging
 import NALU
 import NALUEncoder
-import NALUOpenH264
-import NALUX264
-import NALUX265
+public import NALUExport
 
-/// The encoder library `nalu encode` drives.
-enum EncoderName: String, ExpressibleByArgument, CaseIterable {
-    case x264, x265, openh264
+/// The encoder library `nalu encode` drives (``NALUExport/EncoderLibrary``).
+typealias EncoderName = EncoderLibrary
 
-    /// The codec the library encodes.
-    var codec: Codec { self == .x265 ? .hevc : .h264 }
-}
+extension EncoderLibrary: ExpressibleByArgument {}
 
 /// `--encoder x264|x265|openh264` (issue 17): which library encodes. The default is x264 for
 /// H.264 and x265 for HEVC; OpenH264 (BSD-2-Clause) is the choice for builds without GPL code.
@@ -49,11 +44,10 @@ struct EncoderChoice: ParsableArguments {
     /// The factory for `codec`: OpenH264 when chosen, else x264/x265; their log lines go to
     /// standard error as `x264 [warning]: …`, and nothing at all with `--quiet`.
     func factory(_ codec: Codec, quiet: Bool) -> any EncoderBackendFactory {
-        let name = encoder == .openh264 ? "openh264" : codec == .h264 ? "x264" : "x265"
-        var logger = Logger(label: "nalu.\(name)") { _ in EncoderLogHandler(name: name) }
+        let library = EncoderLibrary.encoding(codec, chosen: encoder)
+        var logger = Logger(label: "nalu.\(library.rawValue)") { _ in EncoderLogHandler(name: library.rawValue) }
         logger.logLevel = quiet ? .critical : .warning
-        if encoder == .openh264 { return OpenH264BackendFactory(logger: logger) }
-        return codec == .h264 ? X264BackendFactory(logger: logger) : X265BackendFactory(logger: logger)
+        return library.factory(logger: logger)
     }
 }
 

@@ -1,17 +1,10 @@
-import ArgumentParser
+public import ArgumentParser
 import NALU
 import NALUIO
-import NALUMedia
+public import NALUMedia
 
-/// `--format avcc|annexb` for `nalu extradata`.
-enum ExtradataFormat: String, ExpressibleByArgument, CaseIterable {
-    /// avcC for H.264, hvcC for H.265.
-    case avcc
-    /// The same record under its H.265 name.
-    case hvcc
-    /// The parameter sets as an Annex-B byte stream (four-byte start codes).
-    case annexb
-}
+/// `--format avcc|hvcc|annexb` for `nalu extradata` (``NALUMedia/ExtradataFormat``).
+extension ExtradataFormat: ExpressibleByArgument {}
 
 /// `nalu extradata`: the decoder configuration record of a stream.
 struct Extradata: ParsableCommand {
@@ -45,15 +38,6 @@ struct Extradata: ParsableCommand {
 
     func run() throws {
         let collector = try ParameterSetCollector.collect(try inputOptions.openSource())
-        let bytes: [UInt8]
-        switch format {
-        case .avcc, .hvcc:
-            bytes = try collector.record(lengthSize: recordLengthSize, arrayCompleteness: !hev1)
-        case .annexb:
-            bytes = collector.parameterSets.flatMap { [0, 0, 0, 1] + $0 }
-        }
-        let sink = try FileSink(path: output)
-        try sink.write(bytes)
-        try sink.commit()
+        try FileSink.writeWhole(try collector.extradata(format, lengthSize: recordLengthSize, arrayCompleteness: !hev1), to: output)
     }
 }

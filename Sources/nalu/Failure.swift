@@ -54,7 +54,7 @@ enum Failure {
     /// Prints `error` as `nalu: error: …` (plus hint and usage lines) and exits with its status.
     /// A write to a closed pipe exits quietly, as `head`'s writers do.
     static func exit(_ error: any Error) -> Never {
-        if isBrokenPipe(error) {
+        if (error as? NALUError)?.isBrokenPipe == true {
             TemporaryFileRegistry.removeAll()
             exitProcess(Signals.exitStatus(SIGPIPE))
         }
@@ -73,15 +73,8 @@ enum Failure {
         exitProcess(ExitStatus.usage)
     }
 
-    private static func isBrokenPipe(_ error: any Error) -> Bool {
-        guard let error = error as? NALUError, error.code == .io, let detail = error.detail else { return false }
-        return detail == errnoText(EPIPE)
-    }
-
-    static func errnoText(_ number: Int32) -> String {
-        guard let text = strerror(number) else { return "errno \(number)" }
-        return String(cString: text)
-    }
+    /// The system's text for `errno` (``NALUIO/PathPreflight/errnoText(_:)``).
+    static func errnoText(_ number: Int32) -> String { PathPreflight.errnoText(number) }
 
     /// The message lines and exit status for `error`.
     static func describe(_ error: any Error) -> (String, Int32) {
@@ -201,17 +194,7 @@ enum Failure {
 }
 
 extension ExportError {
-    /// The command line's form: the subject and message kept, the exit status by code
-    /// (sysexits; 2 when a track would not be carried).
-    var cliError: CLIError {
-        switch code {
-        case .invalidSettings: CLIError.usage(subject, message)
-        case .noInput: CLIError(subject, message, status: ExitStatus.noInput)
-        case .invalidInput, .decodeFailed, .picturesLost, .encodeFailed: CLIError(subject, message, status: ExitStatus.dataError)
-        case .tracksNotCarried: CLIError(subject, message, status: NotCarried.status)
-        case .cannotCreate: CLIError(subject, message, status: ExitStatus.cannotCreate)
-        case .io: CLIError(subject, message, status: ExitStatus.ioError)
-        case .resources: CLIError(subject, message, status: ExitStatus.failure)
-        }
-    }
+    /// The command line's form: the subject and message kept, the exit status by the library's
+    /// classification (``NALUExport/FailureKind``; 2 when a track would not be carried).
+    var cliError: CLIError { CLIError(subject, message, status: FailureKind(self).exitStatus) }
 }

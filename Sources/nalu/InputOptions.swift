@@ -2,6 +2,7 @@ import ArgumentParser
 import NALU
 import NALUIO
 import NALUMedia
+import NALUTS
 
 /// `--codec h264|hevc`.
 enum CodecOption: String, ExpressibleByArgument, CaseIterable {
@@ -35,7 +36,7 @@ struct InputOptions: ParsableArguments {
 
     /// The record given with `--extradata`, parsed.
     func record() throws -> DecoderConfigurationRecord? {
-        try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) }
+        try extradata.map { try DecoderConfigurationRecord(contentsOf: $0, codec: codec?.codec) }
     }
 
     /// Opens the input once: its container (Annex-B, length-prefixed, MP4/MOV) from its content.
@@ -59,25 +60,12 @@ func openMediaSource(_ path: String, _ options: MediaSourceOptions) throws -> Me
     }
 }
 
-/// Reads and parses an avcC/hvcC record file; errors name the file.
-func loadDecoderConfigurationRecord(_ path: String, codec: Codec?) throws -> DecoderConfigurationRecord {
-    let bytes = try readWholeFile(path, limit: 1 << 20)
-    do {
-        if let codec { return try DecoderConfigurationRecord(parsing: bytes, codec: codec) }
-        return try DecoderConfigurationRecord(parsing: bytes)
-    } catch {
-        throw NALUError(error.code, field: "\(path): \(error.field)", byteOffset: error.byteOffset, detail: error.detail)
-    }
-}
-
-/// `--pid N`: a transport stream PID, decimal or `0x` hexadecimal, 0…0x1FFF.
+/// `--pid N`: a transport stream PID, decimal or `0x` hexadecimal, 0…0x1FFF (``NALUTS/TransportStream/pid(parsing:)``).
 struct PIDOption: ExpressibleByArgument {
     let value: UInt16
 
     init?(argument: String) {
-        let lower = argument.lowercased()
-        let parsed = lower.hasPrefix("0x") ? UInt16(lower.dropFirst(2), radix: 16) : UInt16(lower)
-        guard let parsed, parsed <= 0x1FFF else { return nil }
-        value = parsed
+        guard let pid = TransportStream.pid(parsing: argument) else { return nil }
+        value = pid
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import NALUIO
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -109,24 +109,25 @@ struct PackageCommand: ParsableCommand {
             throw ValidationError("--segment-duration must be between 0.1 and 3600 seconds.")
         }
         guard SegmentType(rawValue: segmentType) != nil else { throw ValidationError("--segment-type must be fmp4 or ts.") }
-        if segmentType == "ts" && dash { throw ValidationError("--dash needs fmp4 segments (--segment-type fmp4).") }
-        if let partDuration {
-            guard partDuration.isFinite, partDuration >= 0.05, partDuration <= segmentDuration else {
-                throw ValidationError("--part-duration must be between 0.05 s and --segment-duration.")
-            }
-            if segmentType == "ts" { throw ValidationError("--part-duration needs fmp4 segments (--segment-type fmp4).") }
+        if let partDuration, !partDuration.isFinite || partDuration < 0.05 || partDuration > segmentDuration {
+            throw ValidationError("--part-duration must be between 0.05 s and --segment-duration.")
         }
-        if live {
-            if inputs.count != 1 { throw ValidationError("--live reads one input (a pipe: '-').") }
-            if singleFile { throw ValidationError("--single-file goes with files, not --live.") }
-            if segmentType == "ts" { throw ValidationError("--live writes fmp4 segments (--segment-type fmp4).") }
-            guard window >= 1 && window <= 10_000 else { throw ValidationError("--window must be between 1 and 10000 segments.") }
-        }
+        if live && inputs.count != 1 { throw ValidationError("--live reads one input (a pipe: '-').") }
         guard OpenGOPPolicy(rawValue: openGOP) != nil else { throw ValidationError("--open-gop must be keep or bla.") }
         if let lengthSize, ![1, 2, 4].contains(lengthSize) { throw ValidationError("--length-size must be 1, 2 or 4.") }
-        if maxAccessUnitSize < 1 << 16 || maxAccessUnitSize > 1 << 30 {
-            throw ValidationError("--max-access-unit-size must be between 65536 and 1073741824 bytes.")
-        }
+        do { try options().validate(live: live) } catch { throw ValidationError(error.detail ?? "\(error)") }
+    }
+
+    /// What the options ask of the packager.
+    func options() -> PackagerOptions {
+        var options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
+                                      segmentType: SegmentType(rawValue: segmentType) ?? .fmp4, hls: hls, dash: dash,
+                                      checksAlignment: !noAlignCheck, dropsAudio: noAudio)
+        options.partDuration = partDuration.map { Rational(Int64(($0 * 1000).rounded()), 1000) }
+        (options.singleFile, options.window, options.frameRate) = (singleFile, window, fps?.rational)
+        (options.openGOP, options.maxAccessUnitSize) = (OpenGOPPolicy(rawValue: openGOP) ?? .keep, maxAccessUnitSize)
+        (options.otherInputs, options.dropsSubtitles, options.dropsTimecode) = (extradata.map { [$0] } ?? [], noSubtitles, noTimecode)
+        return options
     }
 
     func run() throws {
@@ -136,22 +137,11 @@ struct PackageCommand: ParsableCommand {
         if mkdir(output, 0o777) != 0 && errno != EEXIST {
             throw NALUError(.cannotCreate, field: output, detail: Failure.errnoText(errno))
         }
-        var options = PackagerOptions(segmentDuration: Rational(Int64((segmentDuration * 1000).rounded()), 1000),
-                                      segmentType: SegmentType(rawValue: segmentType) ?? .fmp4, hls: hls, dash: dash,
-                                      checksAlignment: !noAlignCheck, dropsAudio: noAudio)
-        options.partDuration = partDuration.map { Rational(Int64(($0 * 1000).rounded()), 1000) }
-        options.singleFile = singleFile
-        options.window = window
-        options.frameRate = fps?.rational
-        options.openGOP = OpenGOPPolicy(rawValue: openGOP) ?? .keep
-        options.maxAccessUnitSize = maxAccessUnitSize
-        options.otherInputs = extradata.map { [$0] } ?? []
-        options.dropsSubtitles = noSubtitles
-        options.dropsTimecode = noTimecode
+        let options = options()
         Failure.inputSubject = inputs.first
         if live { return try runLive(options) }
         var sourceOptions = MediaSourceOptions(codec: codec?.codec, lengthSize: lengthSize,
-                                               record: try extradata.map { try loadDecoderConfigurationRecord($0, codec: codec?.codec) })
+                                               record: try extradata.map { try DecoderConfigurationRecord(contentsOf: $0, codec: codec?.codec) })
         sourceOptions.pid = pid?.value
         sourceOptions.onTransportStreamWarning = { warning in StandardError.write("nalu: warning: \(warning)\n") }
         let summary = try Packager(directory: output, options: options).package(inputs, sourceOptions: sourceOptions)

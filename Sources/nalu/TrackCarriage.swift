@@ -25,34 +25,10 @@ extension CarriageLoss {
 }
 
 extension OutputFraming {
-    /// What this output carries beside the video.
-    var carriageTarget: CarriageTarget { self == .mp4 ? .mp4 : isTransportStream ? .transportStream : .elementaryStream }
-
     /// The library's output format for this framing with the MP4 options given (`frameRate`:
     /// `--fps`, where the output has no times of its own).
     func format(_ mp4: MP4OutputOptions, frameRate: Rational? = nil) -> CutOutputFormat {
-        switch self {
-        case .mp4: return .mp4(mp4.muxerOptions(frameRate: frameRate))
-        case .annexb: return .annexB(maxAccessUnitSize: mp4.maxAccessUnitSize)
-        case .avcc: return .lengthPrefixed
-        case .ts, .m2ts:
-            var options = TransportStreamMuxerOptions(frameRate: frameRate)
-            options.maxAccessUnitSize = mp4.maxAccessUnitSize
-            options.writer.timestampedPackets = self == .m2ts
-            return .transportStream(options)
-        }
-    }
-}
-
-extension MediaSource {
-    /// What `to` carries of this input (see ``NALUExport/CarriedTracks``).
-    func carriedTracks(to: OutputFraming, noAudio: Bool) throws -> CarriedTracks {
-        try carriedTracks(to: to.carriageTarget, noAudio: noAudio)
-    }
-
-    /// Returns the loss among the tracks left out (``NALUExport/MediaSource/carriageLoss(carried:noAudio:to:input:reason:)``).
-    func reportNotCarried(carried: Set<UInt32>, noAudio: Bool, to: OutputFraming, input: String, reason: String? = nil) -> NotCarried? {
-        carriageLoss(carried: carried, noAudio: noAudio, to: to.carriageTarget, input: input, reason: reason)
+        cutOutputFormat(mp4: mp4.muxerOptions(frameRate: frameRate), maxAccessUnitSize: mp4.maxAccessUnitSize, frameRate: frameRate)
     }
 }
 

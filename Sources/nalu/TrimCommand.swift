@@ -84,7 +84,7 @@ struct Trim: ParsableCommand {
 
     func run() throws {
         var record: DecoderConfigurationRecord?
-        if let extradata { record = try loadDecoderConfigurationRecord(extradata, codec: codec?.codec) }
+        if let extradata { record = try DecoderConfigurationRecord(contentsOf: extradata, codec: codec?.codec) }
         let options = MediaSourceOptions(codec: codec?.codec, record: record, codecFromFileName: true, pid: pid?.value)
         if let keep { return try runKeep(keep, options: options) }
         let (start, end) = try times()
@@ -111,7 +111,7 @@ extension Trim: CommandIO {
     var example: String { "nalu trim clip.mp4 --start 1 --end 2 -o cut.mp4" }
 
     /// The output framing: --to, else from the output's extension.
-    var to: OutputFraming { Naming.outputFraming(toOption, output: outputArgument) }
+    var to: OutputFraming { OutputFraming(chosen: toOption, outputPath: outputArgument) }
 
     func checkOptions() throws {
         try Naming.checkOutputFraming(toOption, output: outputArgument, example: "nalu trim clip.mp4 --start 1 --end 2 --to annexb | ffplay -")

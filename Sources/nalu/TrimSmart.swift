@@ -6,10 +6,8 @@ import NALUEncoder
 import NALUExport
 import NALUIO
 import NALUMedia
-import NALUOpenH264
 import NALUSmartCut
 import NALUX264
-import NALUX265
 
 /// `nalu trim --smart` (issue 34): frame-exact without an edit list, re-encoding only the
 /// partial GOPs at the ends (``SmartTrimmer``).
@@ -48,8 +46,7 @@ struct SmartTrimOptions: ParsableArguments {
         if let choice = encoder, choice.codec != codec {
             throw CLIError.usage("--encoder", "\(choice.rawValue) encodes \(choice.codec == .hevc ? "HEVC" : "H.264"); the input is \(codec == .hevc ? "HEVC" : "H.264")")
         }
-        if encoder == .openh264 { return OpenH264BackendFactory(logger: logger) }
-        return codec == .hevc ? X265BackendFactory(logger: logger) : X264BackendFactory(logger: logger)
+        return EncoderLibrary.encoding(codec, chosen: encoder).factory(logger: logger)
     }
 }
 
