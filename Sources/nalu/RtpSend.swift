@@ -121,19 +121,7 @@ struct RtpSend: ParsableCommand, CommandIO {
                     mtu: mtu, payloadType: UInt8(payloadType == 127 ? 126 : payloadType + 1), ssrc: ssrc ^ 1))
             }
         }
-        var rtcp: RTCPSenderChannel?
-        if let destination, !noRTCP, destination.port < UInt16.max {
-            rtcp = RTCPSenderChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0)),
-                                     destination: UDPEndpoint(address: destination.address, port: destination.port + 1),
-                                     session: RTCPSenderSession(ssrc: ssrc))
-        }
-        var audioRTCP: RTCPSenderChannel?
-        if let rtcp, let rate = transmitter.audioClockRate, rtcp.destination.port <= UInt16.max - 2 {
-            // The AAC stream's RTCP: its RTP port (+ 2) + 1.
-            audioRTCP = RTCPSenderChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0)),
-                                          destination: UDPEndpoint(address: rtcp.destination.address, port: rtcp.destination.port &+ 2),
-                                          session: RTCPSenderSession(ssrc: ssrc ^ 1, canonicalName: rtcp.session.canonicalName, clockRate: Int64(rate)))
-        }
+        let (rtcp, audioRTCP) = try destination.map { noRTCP ? (nil, nil) : try transmitter.senderChannels(to: $0, ssrc: ssrc) } ?? (nil, nil)
         let report = try transmitter.transmit(to: destination, rtpdump: rtpdump, sdp: sdp, timing: timing, rtcp: rtcp, audioRTCP: audioRTCP)
         if let rtcp { reportRTCP(rtcp) }
         if report.parameterSetChanges > 0 {

@@ -104,8 +104,11 @@ struct RTPSendAudioTests {
     }
 
     /// ffmpeg receives `nalu rtp send`'s two streams from the SDP (`-i out.sdp -c copy`): as many
-    /// AAC packets as the file has, and every picture. (Its A/V sync is not checked here: without
-    /// RTCP sender reports ffmpeg lines the two RTP streams up by their first packets.)
+    /// AAC packets as the file has, and every picture; it lines the two streams up by their RTCP
+    /// sender reports (both on one wall clock). Without the audio's SRs it was 154.67 ms off by
+    /// content; with them +54.67 ms: ffmpeg's own 33.3 ms (its recording of GStreamer's RTSP
+    /// server is as far off) plus the AAC priming frame, which nalu sends at its time before the
+    /// first picture (as `ffmpeg -f rtp` does) and ffmpeg's MP4 output places at 0.
     @Test(.enabled(if: RTSPRecordAudioTests.available))
     func ffmpegReceivesBothStreams() throws {
         let ffmpeg = try #require(RTPPeers.tool("ffmpeg"))
@@ -131,6 +134,12 @@ struct RTPSendAudioTests {
         #expect(status == 0, "\(receiver.output)")
         #expect(try RTSPRecordAudioTests.packets(out, "a", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "a", folder: folder))
         #expect(try RTSPRecordAudioTests.packets(out, "v", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "v", folder: folder))
+        for at in [2.0, 7.0] {
+            let shift = try RTSPRecordAudioTests.shift(Self.fixture, out, at: at, folder: folder)
+            // At most 33.3 ms of ffmpeg's + one AAC frame (21.33 ms) + 5 ms: far from the 154.67 ms
+            // of the first packets' alignment.
+            #expect(abs(shift) <= 60, "A/V shift \(shift) ms at \(at) s")
+        }
     }
 
     /// GStreamer's depayloader (`rtpmp4gdepay`, caps from the SDP's fmtp) receives the AAC
