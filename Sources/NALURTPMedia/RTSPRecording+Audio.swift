@@ -56,14 +56,18 @@ extension RTSPRecording {
     /// The reception loop over two UDP sockets (video, audio): until a limit, `shouldStop`,
     /// or the keep-alive fails. Each turn takes every datagram waiting on both, then waits at
     /// most 10 ms on the video's. `control`: the video's RTCP (its SRs read, receiver reports
-    /// and keyframe requests sent, its BYE ends the reception).
-    static func receiveUDP(video: UDPSocket, audio: UDPSocket, control: RTCPReceiverChannel?, client: RTSPClient, recorder: RTPRecorder,
-                           limits: RTPReceptionLimits, shouldStop: () -> Bool, keepAlive: () throws -> Void) throws -> RTPReceptionReport {
+    /// and keyframe requests sent); `audioControl`: the audio's RTCP port, read for its BYE. The
+    /// reception ends when both streams' BYEs came (RFC 3550 6.6) and nothing is left to read:
+    /// the audio's last packets may come after the video's BYE.
+    static func receiveUDP(video: UDPSocket, audio: UDPSocket, control: RTCPReceiverChannel?, audioControl: UDPSocket?, client: RTSPClient,
+                           recorder: RTPRecorder, limits: RTPReceptionLimits, shouldStop: () -> Bool,
+                           keepAlive: () throws -> Void) throws -> RTPReceptionReport {
         let start = MonotonicClock.now()
         var first: Int64?
         var last = start
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
+        var audioGoodbye = false
         func receiveVideo(_ packet: RTPPacket, arrival: Int64) throws {
             control?.session.packetReceived(packet, arrival: arrival)
             let events = recorder.receiver.receive(packet, arrival: arrival)
@@ -78,7 +82,10 @@ extension RTSPRecording {
             if first == nil, now - start >= limits.wait { end = .noPacket; break }
             try keepAlive()
             control?.poll(now: now, receiver: &recorder.receiver)
-            if let control, control.session.goodbyeReceived, first != nil { end = .goodbye; break }
+            for _ in 0..<16 {
+                guard let datagram = try? audioControl?.receive(timeoutMilliseconds: 0) else { break }
+                if hasBye(datagram) { audioGoodbye = true }
+            }
             // Answers to the keep-alives: read and dropped.
             _ = try? client.nextFrame(timeoutMilliseconds: 0)
             var received = false
@@ -100,6 +107,10 @@ extension RTSPRecording {
                         try receiveVideo(packet, arrival: arrival)
                     }
                 }
+            }
+            if !received, first != nil, let control, control.session.goodbyeReceived, audioGoodbye || audioControl == nil {
+                end = .goodbye
+                break
             }
             if !received {
                 if let datagram = try video.receive(timeoutMilliseconds: 10) {

@@ -53,7 +53,7 @@ public enum RTSPRecording {
         var socket: UDPSocket?
         var rtcpChannel: RTCPReceiverChannel?
         var audioSocket: UDPSocket?
-        // The audio's RTCP port stays bound (the server sends there) but is not read.
+        // The audio's RTCP port: read for the audio's BYE only.
         var audioRTCPSocket: UDPSocket?
         let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
         switch transport {
@@ -81,8 +81,8 @@ public enum RTSPRecording {
         }
         let report: RTPReceptionReport
         if let socket, let audioSocket {
-            report = try receiveUDP(video: socket, audio: audioSocket, control: rtcpChannel, client: client, recorder: recorder, limits: limits,
-                                    shouldStop: shouldStop, keepAlive: sendKeepAlive)
+            report = try receiveUDP(video: socket, audio: audioSocket, control: rtcpChannel, audioControl: audioRTCPSocket, client: client,
+                                    recorder: recorder, limits: limits, shouldStop: shouldStop, keepAlive: sendKeepAlive)
         } else if let socket {
             var failure: (any Error)?
             report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
@@ -96,7 +96,6 @@ public enum RTSPRecording {
             report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, limits: limits, shouldStop: shouldStop,
                                             keepAlive: sendKeepAlive)
         }
-        withExtendedLifetime(audioRTCPSocket) {}
         try? client.teardown()
         if report.end == .noPacket {
             throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
