@@ -65,9 +65,7 @@ public enum RTPReception {
     public static func receive(from socket: UDPSocket, into receiver: inout RTPReceiver, limits: RTPReceptionLimits,
                                control: RTCPReceiverChannel? = nil,
                                shouldStop: () -> Bool = { false }, handle: ([RTPReceiverEvent]) throws -> Void) throws -> RTPReceptionReport {
-        let start = MonotonicClock.now()
-        var first: Int64?
-        var last = start
+        var timer = RTPReceptionTimer(limits: limits)
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
         while true {
@@ -76,22 +74,14 @@ public enum RTPReception {
                 break
             }
             let now = MonotonicClock.now()
-            if let first, let duration = limits.duration, now - first >= duration {
-                end = .duration
-                break
-            }
-            if first != nil, now - last >= limits.idle {
-                end = .idle
-                break
-            }
-            if first == nil, now - start >= limits.wait {
-                end = .noPacket
+            if let limit = timer.end(at: now) {
+                end = limit
                 break
             }
             control?.poll(now: now, receiver: &receiver)
             guard let datagram = try socket.receive(timeoutMilliseconds: 20) else {
                 // After the sender's BYE, the packets it sent before are read first.
-                if let control, control.session.goodbyeReceived, first != nil {
+                if let control, control.session.goodbyeReceived, timer.started {
                     end = .goodbye
                     break
                 }
@@ -102,8 +92,7 @@ public enum RTPReception {
                 continue
             }
             let arrival = MonotonicClock.now()
-            last = arrival
-            if first == nil { first = arrival }
+            timer.arrived(at: arrival)
             guard let packet = try? RTPPacket(parsing: datagram) else {
                 unparsed += 1
                 continue

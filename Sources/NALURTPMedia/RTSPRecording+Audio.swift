@@ -62,9 +62,7 @@ extension RTSPRecording {
     static func receiveUDP(video: UDPSocket, audio: UDPSocket, control: RTCPReceiverChannel?, audioControl: UDPSocket?, client: RTSPClient,
                            recorder: RTPRecorder, limits: RTPReceptionLimits, shouldStop: () -> Bool,
                            keepAlive: () throws -> Void) throws -> RTPReceptionReport {
-        let start = MonotonicClock.now()
-        var first: Int64?
-        var last = start
+        var timer = RTPReceptionTimer(limits: limits)
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
         var audioGoodbye = false
@@ -77,9 +75,7 @@ extension RTSPRecording {
         while true {
             if shouldStop() { end = .stopped; break }
             let now = MonotonicClock.now()
-            if let first, let duration = limits.duration, now - first >= duration { end = .duration; break }
-            if first != nil, now - last >= limits.idle { end = .idle; break }
-            if first == nil, now - start >= limits.wait { end = .noPacket; break }
+            if let limit = timer.end(at: now) { end = limit; break }
             try keepAlive()
             control?.poll(now: now, receiver: &recorder.receiver)
             for _ in 0..<16 {
@@ -95,8 +91,7 @@ extension RTSPRecording {
                     guard let datagram = try socket.receive(timeoutMilliseconds: 0) else { break }
                     received = true
                     let arrival = MonotonicClock.now()
-                    last = arrival
-                    if first == nil { first = arrival }
+                    timer.arrived(at: arrival)
                     guard let packet = try? RTPPacket(parsing: datagram) else {
                         unparsed += 1
                         continue
@@ -108,15 +103,14 @@ extension RTSPRecording {
                     }
                 }
             }
-            if !received, first != nil, let control, control.session.goodbyeReceived, audioGoodbye || audioControl == nil {
+            if !received, timer.started, let control, control.session.goodbyeReceived, audioGoodbye || audioControl == nil {
                 end = .goodbye
                 break
             }
             if !received {
                 if let datagram = try video.receive(timeoutMilliseconds: 10) {
                     let arrival = MonotonicClock.now()
-                    last = arrival
-                    if first == nil { first = arrival }
+                    timer.arrived(at: arrival)
                     if let packet = try? RTPPacket(parsing: datagram) {
                         try receiveVideo(packet, arrival: arrival)
                     } else {

@@ -115,22 +115,18 @@ public enum RTSPRecording {
         // a failure to send is not the recording's.
         let sendControl = { (bytes: [UInt8]?) in if let bytes { try? client.sendInterleaved(channel: 1, bytes) } }
         defer { sendControl(rtcp.goodbye(now: MonotonicClock.now())) }
-        let start = MonotonicClock.now()
-        var first: Int64?
-        var last = start
+        var timer = RTPReceptionTimer(limits: limits)
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
         var byes: Set<UInt8> = []
         while true {
             if shouldStop() { end = .stopped; break }
             let now = MonotonicClock.now()
-            if let first, let duration = limits.duration, now - first >= duration { end = .duration; break }
-            if first != nil, now - last >= limits.idle { end = .idle; break }
-            if first == nil, now - start >= limits.wait { end = .noPacket; break }
+            if let limit = timer.end(at: now) { end = limit; break }
             try keepAlive()
             sendControl(rtcp.reportIfDue(now: MonotonicClock.now()))
             let next = Result { () throws(NALUError) -> RTSPInterleavedFrame? in try client.nextFrame(timeoutMilliseconds: 20) }
-            if case .failure(let error) = next, first != nil, error.code == .io {
+            if case .failure(let error) = next, timer.started, error.code == .io {
                 // The server ended the session (closed the connection): what came is recorded.
                 end = .endOfFile
                 break
@@ -147,7 +143,7 @@ public enum RTSPRecording {
                     if let clock = rtcp.senderClock { recorder.receiver.senderClock = clock }
                 }
                 // RTCP BYE (RFC 3550 6.6) on the RTCP channels: the sources left, the streams ended.
-                if frame.channel == 1 || frame.channel == 3, first != nil, Self.hasBye(frame.payload) {
+                if frame.channel == 1 || frame.channel == 3, timer.started, Self.hasBye(frame.payload) {
                     byes.insert(frame.channel)
                     if byes.contains(1), byes.contains(3) || recorder.audioReceiver == nil {
                         end = .endOfFile
@@ -156,15 +152,13 @@ public enum RTSPRecording {
                 }
                 if frame.channel == 2, recorder.audioReceiver != nil {
                     let arrival = MonotonicClock.now()
-                    last = arrival
-                    if first == nil { first = arrival }
+                    timer.arrived(at: arrival)
                     if let packet = try? RTPPacket(parsing: frame.payload) { try recorder.receiveAudio(packet, arrival: arrival) } else { unparsed += 1 }
                 }
                 continue
             }
             let arrival = MonotonicClock.now()
-            last = arrival
-            if first == nil { first = arrival }
+            timer.arrived(at: arrival)
             guard let packet = try? RTPPacket(parsing: frame.payload) else {
                 unparsed += 1
                 continue
