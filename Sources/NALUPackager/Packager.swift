@@ -305,9 +305,7 @@ public final class Packager {
             try checkSize(sample)
             let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
                                                  timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
-            let time = Double(sample.pts - offset) / Double(track.timescale)
-            var target = segment
-            while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+            let target = Self.segment(at: Double(sample.pts - offset) / Double(track.timescale), from: segment, boundaries: boundaries)
             if target != segment {
                 try segmenter.flush()
                 segment = target

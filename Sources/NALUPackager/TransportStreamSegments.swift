@@ -259,6 +259,16 @@ private struct AudioLane {
 }
 
 extension Packager {
+    /// The segment a sample presenting at `time` (seconds from the presentation's start) goes
+    /// into, the current one being `segment`: past every boundary (the video's segment starts)
+    /// it has reached, 1 ns early counting as reached (the audio's and the video's times are
+    /// rounded in their own timescales).
+    static func segment(at time: Double, from segment: Int, boundaries: [Double]) -> Int {
+        var target = segment
+        while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+        return target
+    }
+
     /// An audio track of an MP4/MOV input as its own rendition of MPEG-TS segments (RFC 8216 3.2,
     /// an `EXT-X-MEDIA TYPE=AUDIO` rendition's media): a program of that one audio stream (AAC as
     /// ADTS, AC-3, MPEG audio, with its ISO 639 language descriptor), the PCR on its PID, each
@@ -294,9 +304,7 @@ extension Packager {
             try checkSize(sample)
             let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
                                                  timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
-            let time = Double(sample.pts - offset) / Double(track.timescale)
-            var target = segment
-            while target < boundaries.count, time + 1e-9 >= boundaries[target] { target += 1 }
+            let target = Self.segment(at: Double(sample.pts - offset) / Double(track.timescale), from: segment, boundaries: boundaries)
             if target != segment {
                 try flush()
                 segment = target

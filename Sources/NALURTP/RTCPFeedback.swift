@@ -64,7 +64,7 @@ public struct RTCPFeedback: Sendable, Hashable {
         case .pictureLossIndication: (Self.payloadSpecificType, 1)
         case .fullIntraRequest: (Self.payloadSpecificType, 4)
         case .genericNACK: (Self.transportLayerType, 1)
-        case .other(let packetType, let format, _): (packetType, format & 0x1F)
+        case .other(let packetType, let format, _): (packetType, RTCPFirstOctet(count: format).count)
         }
     }
 

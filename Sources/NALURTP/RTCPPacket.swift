@@ -12,7 +12,7 @@ public struct RTCPOtherPacket: Sendable, Hashable {
 
     public init(packetType: UInt8, count: UInt8, body: [UInt8]) {
         self.packetType = packetType
-        self.count = count & 0x1F
+        self.count = RTCPFirstOctet(count: count).count
         self.body = body
     }
 }
@@ -52,7 +52,7 @@ public enum RTCPPacket: Sendable, Hashable {
         case .sourceDescription(let description): min(description.chunks.count, Self.maxCount)
         case .goodbye(let goodbye): min(goodbye.sources.count, Self.maxCount)
         case .feedback(let feedback): Int(feedback.typeAndFormat.format)
-        case .other(let other): Int(other.count & 0x1F)
+        case .other(let other): Int(RTCPFirstOctet(count: other.count).count)
         }
     }
 
@@ -71,7 +71,7 @@ public enum RTCPPacket: Sendable, Hashable {
         while body.count % 4 != 0 { body.append(0) }
         var out: [UInt8] = []
         out.reserveCapacity(4 + body.count)
-        out.append(RTPPacket.version << 6 | UInt8(countField & 0x1F))
+        out.append(RTCPFirstOctet(count: UInt8(truncatingIfNeeded: countField)).byte)
         out.append(packetType)
         out.appendRTCP(UInt16(truncatingIfNeeded: body.count / 4))
         out.append(contentsOf: body)
@@ -111,11 +111,11 @@ public struct RTCPCompoundPacket: Sendable, Hashable {
             guard data.count - offset >= 4 else {
                 throw NALUError(.truncated, field: "RTCP header", byteOffset: Int64(offset), detail: "\(data.count - offset) of 4 bytes")
             }
-            let first = RTPFirstOctet(data[offset])
+            let first = RTCPFirstOctet(data[offset])
             guard first.version == RTPPacket.version else {
                 throw NALUError(.invalidValue, field: "RTCP version", byteOffset: Int64(offset), detail: "\(first.version); only 2 is defined")
             }
-            let count = Int(data[offset] & 0x1F)
+            let count = Int(first.count)
             let packetType = data[offset + 1]
             let words = Int(data[offset + 2]) << 8 | Int(data[offset + 3])
             let size = (words + 1) * 4
@@ -179,4 +179,31 @@ public struct RTCPCompoundPacket: Sendable, Hashable {
     }
     /// Whether it holds a BYE.
     public var hasGoodbye: Bool { packets.contains { if case .goodbye = $0 { true } else { false } } }
+}
+
+/// The first octet of an RTCP packet (RFC 3550 6.4.1): `V` (2 bits), `P` (1), and the 5-bit
+/// count (`RC`/`SC`, or `FMT` in feedback messages, RFC 4585 6.1).
+struct RTCPFirstOctet {
+    /// The largest count the 5 bits hold.
+    static let maxCount: UInt8 = 0x1F
+
+    var version: UInt8
+    var hasPadding: Bool
+    /// The 5-bit count or format.
+    var count: UInt8
+
+    init(_ byte: UInt8) {
+        version = byte >> 6
+        hasPadding = byte & 0x20 != 0
+        count = byte & Self.maxCount
+    }
+
+    /// Version 2, no padding, the low 5 bits of `count`.
+    init(count: UInt8) {
+        version = RTPPacket.version
+        hasPadding = false
+        self.count = count & Self.maxCount
+    }
+
+    var byte: UInt8 { version << 6 | (hasPadding ? 0x20 : 0) | count }
 }

@@ -47,32 +47,30 @@ public struct RTPAACReceiver: Sendable {
     private var buffer: RTPReorderBuffer
     private var depacketizer: RTPAACDepacketizer
     private var timestamps = RTPTimestampUnwrapper()
-    private var payloadType: UInt8?
-    private var ssrc: UInt32?
+    private var selection: RTPStreamSelection
 
     /// - Parameters:
     ///   - payloadType: the stream's payload type (`nil`: the first packet's).
     ///   - reorderCapacity, maxReorderDelay: the reorder buffer's bounds (packets, nanoseconds).
     public init(format: RTPAACPayloadFormat, payloadType: UInt8? = nil, reorderCapacity: Int = 128, maxReorderDelay: Int64 = 200_000_000) {
         self.format = format
-        self.payloadType = payloadType
+        selection = RTPStreamSelection(payloadType: payloadType)
         buffer = RTPReorderBuffer(capacity: reorderCapacity, maxDelay: maxReorderDelay)
         depacketizer = RTPAACDepacketizer(format: format)
     }
 
     /// The SSRC received (the first packet's).
-    public var source: UInt32? { ssrc }
+    public var source: UInt32? { selection.ssrc }
 
     /// Takes one packet received at `arrival` nanoseconds (a monotonic clock).
     public mutating func receive(_ packet: RTPPacket, arrival: Int64) -> [RTPAACReceiverEvent] {
         statistics.packets += 1
-        if payloadType == nil { payloadType = packet.payloadType }
-        guard packet.payloadType == payloadType else {
+        switch selection.check(packet) {
+        case .taken: break
+        case .otherPayloadType:
             statistics.otherPayloadType += 1
             return []
-        }
-        if ssrc == nil { ssrc = packet.ssrc }
-        guard packet.ssrc == ssrc else {
+        case .otherSource:
             statistics.otherSource += 1
             return []
         }

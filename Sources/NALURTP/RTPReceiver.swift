@@ -146,8 +146,7 @@ public struct RTPReceiver: Sendable {
     private var buffer: RTPReorderBuffer
     private var depacketizer: RTPDepacketizer
     private var timestamps = RTPTimestampUnwrapper()
-    private var payloadType: UInt8?
-    private var ssrc: UInt32?
+    private var selection: RTPStreamSelection
     /// The access unit being collected.
     private var open: (unit: RTPAccessUnit, bytes: Int)?
     /// Whether the next access unit begun is damaged (a loss came before its first packet).
@@ -164,7 +163,7 @@ public struct RTPReceiver: Sendable {
         self.options = options
         buffer = RTPReorderBuffer(capacity: options.reorderCapacity, maxDelay: options.maxReorderDelay)
         depacketizer = RTPDepacketizer(format: options.format, maxNALUnitBytes: options.maxAccessUnitBytes)
-        payloadType = options.payloadType
+        selection = RTPStreamSelection(payloadType: options.payloadType)
         if options.format.usesDecodingOrderNumbers {
             var limits = options.format.decodingOrder
             limits.maxDonDiff = options.format.maxDonDiff
@@ -174,7 +173,7 @@ public struct RTPReceiver: Sendable {
     }
 
     /// The SSRC received (the first packet's).
-    public var source: UInt32? { ssrc }
+    public var source: UInt32? { selection.ssrc }
 
     /// The sender's clocks from its latest RTCP sender report (``RTCPReceiverSession`` sets it):
     /// access units completed after it carry ``RTPAccessUnit/wallClock``.
@@ -184,13 +183,12 @@ public struct RTPReceiver: Sendable {
     /// completed. Packets of another payload type or SSRC are counted and dropped.
     public mutating func receive(_ packet: RTPPacket, arrival: Int64) -> [RTPReceiverEvent] {
         statistics.packets += 1
-        if payloadType == nil { payloadType = packet.payloadType }
-        guard packet.payloadType == payloadType else {
+        switch selection.check(packet) {
+        case .taken: break
+        case .otherPayloadType:
             statistics.otherPayloadType += 1
             return []
-        }
-        if ssrc == nil { ssrc = packet.ssrc }
-        guard packet.ssrc == ssrc else {
+        case .otherSource:
             statistics.otherSource += 1
             return []
         }
