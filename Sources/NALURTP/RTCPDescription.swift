@@ -1,4 +1,4 @@
-/// What an SDP (RFC 8866) says about the RTCP of its video stream: the port (RFC 3605
+/// What an SDP (RFC 8866) says about the RTCP of one of its streams (the video, or the AAC audio): the port (RFC 3605
 /// `a=rtcp:PORT [IN IP4 ADDRESS]`; by default the RTP port + 1, RFC 3550 11) and the feedback
 /// the sender accepts (RFC 4585 4.2 `a=rtcp-fb:PT|* …`).
 ///
@@ -30,20 +30,31 @@ public struct RTCPDescription: Sendable, Hashable {
     /// Reads the `m=video` section of `sdp` whose payload type is `video.payloadType` (at most
     /// 4096 lines looked at).
     public init(sdp: String, video: RTPVideoDescription) {
-        port = video.port == UInt16.max ? video.port : video.port + 1
+        self.init(sdp: sdp, media: "video", payloadType: video.payloadType, port: video.port)
+    }
+
+    /// Reads the `m=audio` section of `sdp` whose payload type is `audio.payloadType`: the AAC
+    /// stream's RTCP port (at most 4096 lines looked at).
+    public init(sdp: String, audio: RTPAACDescription) {
+        self.init(sdp: sdp, media: "audio", payloadType: audio.payloadType, port: audio.port)
+    }
+
+    /// Reads the `m=<media>` section of `sdp` on RTP port `rtpPort` that lists `payloadType`.
+    private init(sdp: String, media: Substring, payloadType: UInt8, port rtpPort: UInt16) {
+        port = rtpPort == UInt16.max ? rtpPort : rtpPort + 1
         address = nil
         feedback = []
-        var inVideo = false
-        let type = String(video.payloadType)
+        var inSection = false
+        let type = String(payloadType)
         for raw in sdp.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" }).prefix(4096) {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             if line.hasPrefix("m=") {
-                if inVideo { break }
+                if inSection { break }
                 let fields = line.dropFirst(2).split(separator: " ")
-                inVideo = fields.first == "video" && fields.dropFirst(3).contains(Substring(type)) && fields.dropFirst().first.flatMap { UInt16($0) } == video.port
+                inSection = fields.first == media && fields.dropFirst(3).contains(Substring(type)) && fields.dropFirst().first.flatMap { UInt16($0) } == rtpPort
                 continue
             }
-            guard inVideo else { continue }
+            guard inSection else { continue }
             if line.hasPrefix("a=rtcp:") {
                 let fields = line.dropFirst("a=rtcp:".count).split(separator: " ")
                 if let value = fields.first.flatMap({ UInt16($0) }), value > 0 { port = value }

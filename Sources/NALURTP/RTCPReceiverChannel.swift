@@ -37,6 +37,14 @@ public final class RTCPReceiverChannel {
     /// Reads the RTCP datagrams waiting (at most 16), sets `receiver`'s sender clock from the
     /// latest SR, and sends the receiver report if one is due.
     public func poll(now: Int64, receiver: inout RTPReceiver) {
+        poll(now: now)
+        if let clock = session.senderClock { receiver.senderClock = clock }
+    }
+
+    /// Reads the RTCP datagrams waiting (at most 16) into ``session`` and sends the receiver
+    /// report if one is due: the channel of a stream whose receiver takes no sender clock (an
+    /// AAC stream, RFC 3640), whose SRs still place it against the video (RFC 3550 6.4.1).
+    public func poll(now: Int64) {
         for _ in 0..<16 {
             let received: (bytes: [UInt8], source: UDPEndpoint)?
             do {
@@ -48,7 +56,6 @@ public final class RTCPReceiverChannel {
             guard let received else { break }
             if session.controlReceived(received.bytes, arrival: now) != nil, destination == nil { destination = received.source }
         }
-        if let clock = session.senderClock { receiver.senderClock = clock }
         // Reports wait for the sender's address (its first RTCP).
         if destination != nil, let report = session.reportIfDue(now: now) { send(report) }
     }

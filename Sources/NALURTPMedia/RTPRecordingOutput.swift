@@ -41,6 +41,10 @@ public final class RTPRecordingOutput {
     /// Where the audio's RTP time line sits against the video's (RTSP `RTP-Info`); `nil`: not
     /// known, the first AU is placed with the first picture (``audioIsUnaligned``).
     public var alignment: RTPStreamAlignment?
+    /// Whether AAC AUs are held (at most ``maxQueuedAudio``) until ``align(_:)`` gives the
+    /// ``alignment``, as a reception whose alignment comes from RTCP sender reports does; at
+    /// ``finish()`` the AUs still held are written at the first picture and ``audioIsUnaligned``.
+    public var holdsAudioUntilAligned = false
     /// AAC AUs held at most while no picture has been written.
     public static let maxQueuedAudio = 4096
 
@@ -113,6 +117,7 @@ public final class RTPRecordingOutput {
     /// Finishes the file (MP4: the index) and commits it under its name.
     /// - Throws: `NALUError` `.missing` when no access unit with parameter sets came.
     public func finish() throws {
+        holdsAudioUntilAligned = false
         if let mp4 {
             try writeQueuedAudio()
             if let audioTrack {
@@ -172,7 +177,7 @@ extension RTPRecordingOutput {
             audioNotWritten += 1
             return
         }
-        guard let videoOrigin else {
+        guard let videoOrigin, alignment != nil || !holdsAudioUntilAligned else {
             if audioQueue.count < Self.maxQueuedAudio { audioQueue.append(unit) } else { audioNotWritten += 1 }
             return
         }
@@ -193,6 +198,13 @@ extension RTPRecordingOutput {
             }
             try transportStream.writeAudio(unit.bytes, time: time, rate: audio.format.clockRate)
         }
+    }
+
+    /// Sets the ``alignment`` (when none is set yet) and writes the AAC AUs held for it.
+    public func align(_ alignment: RTPStreamAlignment) throws {
+        guard self.alignment == nil else { return }
+        self.alignment = alignment
+        try writeQueuedAudio()
     }
 
     /// AAC AUs written, and those whose time went backwards (not written).

@@ -1,5 +1,5 @@
 import NALU
-import NALURTP
+public import NALURTP
 
 /// Where the audio stream's RTP time line sits against the video's: two RTP timestamps, one of
 /// each stream, that present at the same instant. An RTSP server says it in the PLAY response's
@@ -17,6 +17,20 @@ public struct RTPStreamAlignment: Sendable, Hashable {
         self.videoRTPTime = videoRTPTime
         self.audioRTPTime = audioRTPTime
         self.audioClockRate = audioClockRate
+    }
+
+    /// The alignment two RTCP sender reports give (RFC 3550 6.4.1): each pairs its stream's RTP
+    /// timestamp with one wall clock (NTP), so the audio's RTP time at the instant of the video's
+    /// report is the audio report's, moved by the time between the two reports. `nil` when the
+    /// reports are further apart than 2^31 audio ticks (about 12 hours at 48 kHz) or the clock
+    /// rate is not positive.
+    public init?(video: RTCPSenderClock, audio: RTCPSenderClock) {
+        guard audio.clockRate > 0, audio.clockRate <= Int64(Int32.max) else { return nil }
+        let apart = video.ntpTimestamp.unixNanoseconds &- audio.ntpTimestamp.unixNanoseconds
+        guard let ticks = CheckedNumber.rescale(apart, from: 1_000_000_000, to: audio.clockRate),
+              let distance = Int32(exactly: ticks) else { return nil }
+        self.init(videoRTPTime: video.rtpTimestamp, audioRTPTime: audio.rtpTimestamp &+ UInt32(bitPattern: distance),
+                  audioClockRate: Int(audio.clockRate))
     }
 
     /// How far after the video picture of RTP time `videoOrigin` the audio of RTP time

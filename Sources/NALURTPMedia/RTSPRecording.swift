@@ -53,8 +53,9 @@ public enum RTSPRecording {
         var socket: UDPSocket?
         var rtcpChannel: RTCPReceiverChannel?
         var audioSocket: UDPSocket?
-        // The audio's RTCP port: read for the audio's BYE only.
-        var audioRTCPSocket: UDPSocket?
+        // The audio's RTCP: its SRs place it against the video when RTP-Info does not, its BYE ends it.
+        let audioRTCP = audio.map { RTCPReceiverSession(canonicalName: rtcp.canonicalName, clockRate: Int64($0.description.sampleRate)) }
+        var audioRTCPChannel: RTCPReceiverChannel?
         let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
         switch transport {
         case .tcp:
@@ -64,11 +65,17 @@ public enum RTSPRecording {
             let video = try Self.setupUDP(client: client, control: control)
             socket = video.rtp
             rtcpChannel = RTCPReceiverChannel(socket: video.rtcp, session: rtcp)
-            if let audioControl { (audioSocket, audioRTCPSocket) = try Self.setupUDP(client: client, control: audioControl) }
+            if let audioControl, let audioRTCP {
+                let (rtp, control) = try Self.setupUDP(client: client, control: audioControl)
+                audioSocket = rtp
+                audioRTCPChannel = RTCPReceiverChannel(socket: control, session: audioRTCP)
+            }
         }
         let played = try client.play()
         if let audio, let audioControl {
             recorder.output.alignment = Self.alignment(played, video: control, audio: audioControl, clockRate: audio.description.sampleRate)
+            // Without RTP-Info, the two streams' RTCP sender reports place the audio.
+            recorder.output.holdsAudioUntilAligned = recorder.output.alignment == nil
         }
         let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
         var lastKeepAlive = MonotonicClock.now()
@@ -81,8 +88,12 @@ public enum RTSPRecording {
         }
         let report: RTPReceptionReport
         if let socket, let audioSocket {
-            report = try receiveUDP(video: socket, audio: audioSocket, control: rtcpChannel, audioControl: audioRTCPSocket, client: client,
-                                    recorder: recorder, limits: limits, shouldStop: shouldStop, keepAlive: sendKeepAlive)
+            report = try recorder.receive(video: socket, audio: audioSocket, control: rtcpChannel, audioControl: audioRTCPChannel,
+                                          limits: limits, shouldStop: shouldStop) {
+                try sendKeepAlive()
+                // Answers to the keep-alives: read and dropped.
+                _ = try? client.nextFrame(timeoutMilliseconds: 0)
+            }
         } else if let socket {
             var failure: (any Error)?
             report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
@@ -93,8 +104,8 @@ public enum RTSPRecording {
             }, handle: recorder.handle)
             if let failure { throw failure }
         } else {
-            report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, limits: limits, shouldStop: shouldStop,
-                                            keepAlive: sendKeepAlive)
+            report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, audioRTCP: audioRTCP, limits: limits,
+                                            shouldStop: shouldStop, keepAlive: sendKeepAlive)
         }
         try? client.teardown()
         if report.end == .noPacket {
@@ -108,9 +119,10 @@ public enum RTSPRecording {
     }
 
     /// The reception loop of interleaved TCP: channel 0 is the video's RTP, 1 its RTCP, 2 and 3
-    /// the audio's RTP and RTCP (the audio's RTCP is read for its BYE only).
-    private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, rtcp: RTCPReceiverSession, limits: RTPReceptionLimits,
-                                           shouldStop: () -> Bool, keepAlive: () throws -> Void) throws -> RTPReceptionReport {
+    /// the audio's RTP and RTCP (`audioRTCP`: the audio's SRs and BYE read).
+    private static func receiveInterleaved(client: RTSPClient, recorder: RTPRecorder, rtcp: RTCPReceiverSession, audioRTCP: RTCPReceiverSession?,
+                                           limits: RTPReceptionLimits, shouldStop: () -> Bool,
+                                           keepAlive: () throws -> Void) throws -> RTPReceptionReport {
         // RTCP on channel 1 (RFC 2326 10.12): receiver reports and keyframe requests sent there;
         // a failure to send is not the recording's.
         let sendControl = { (bytes: [UInt8]?) in if let bytes { try? client.sendInterleaved(channel: 1, bytes) } }
@@ -118,7 +130,6 @@ public enum RTSPRecording {
         var timer = RTPReceptionTimer(limits: limits)
         var unparsed = 0
         var end = RTPReceptionEnd.stopped
-        var byes: Set<UInt8> = []
         while true {
             if shouldStop() { end = .stopped; break }
             let now = MonotonicClock.now()
@@ -141,19 +152,25 @@ public enum RTSPRecording {
                 if frame.channel == 1 {
                     rtcp.controlReceived(frame.payload, arrival: MonotonicClock.now())
                     if let clock = rtcp.senderClock { recorder.receiver.senderClock = clock }
+                } else if frame.channel == 3, let audioRTCP {
+                    audioRTCP.controlReceived(frame.payload, arrival: MonotonicClock.now())
+                    try recorder.alignBySenderReports(video: rtcp, audio: audioRTCP)
                 }
                 // RTCP BYE (RFC 3550 6.6) on the RTCP channels: the sources left, the streams ended.
-                if frame.channel == 1 || frame.channel == 3, timer.started, Self.hasBye(frame.payload) {
-                    byes.insert(frame.channel)
-                    if byes.contains(1), byes.contains(3) || recorder.audioReceiver == nil {
-                        end = .endOfFile
-                        break
-                    }
+                if frame.channel == 1 || frame.channel == 3, timer.started, rtcp.goodbyeReceived,
+                   audioRTCP.map({ $0.goodbyeReceived }) ?? true || recorder.audioReceiver == nil {
+                    end = .endOfFile
+                    break
                 }
                 if frame.channel == 2, recorder.audioReceiver != nil {
                     let arrival = MonotonicClock.now()
                     timer.arrived(at: arrival)
-                    if let packet = try? RTPPacket(parsing: frame.payload) { try recorder.receiveAudio(packet, arrival: arrival) } else { unparsed += 1 }
+                    if let packet = try? RTPPacket(parsing: frame.payload) {
+                        audioRTCP?.packetReceived(packet, arrival: arrival)
+                        try recorder.receiveAudio(packet, arrival: arrival)
+                    } else {
+                        unparsed += 1
+                    }
                 }
                 continue
             }
@@ -187,17 +204,6 @@ extension RTSPRecording {
             }
         }
         throw NALUError(.io, field: "UDP socket", detail: "no free pair of ports for RTP and RTCP")
-    }
-    /// Whether an RTCP compound packet (RFC 3550 6.1) holds a BYE (packet type 203); at most 64
-    /// packets are looked at.
-    static func hasBye(_ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        for _ in 0..<64 {
-            guard offset + 4 <= bytes.count, bytes[offset] >> 6 == 2 else { return false }
-            if bytes[offset + 1] == 203 { return true }
-            offset += ((Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])) + 1) * 4
-        }
-        return false
     }
 }
 

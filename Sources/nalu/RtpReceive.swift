@@ -15,18 +15,19 @@ enum DamagedOption: String, ExpressibleByArgument, CaseIterable {
 struct RtpReceive: ParsableCommand, CommandIO {
     static let configuration = CommandConfiguration(
         commandName: "receive",
-        abstract: "Receive the H.264/H.265 RTP stream an SDP file describes and write its access units (Annex-B, or MP4 with their times).",
+        abstract: "Receive the H.264/H.265 RTP stream an SDP file describes (and its AAC stream) and write its access units (Annex-B, or MP4/MPEG-TS with their times and the audio).",
         discussion: """
         Listens on the SDP's address and port (--listen overrides the address), or replays an rtpdump file (--rtpdump). \
         SIGINT or SIGTERM ends the reception with the file written (exit status 128 + the signal). \
         Packets are reordered in a bounded buffer; duplicates are dropped; lost packets are reported. An access unit that \
         lost packets is dropped (--damaged drop, the default) or written with its cut-short NAL unit marked by \
         forbidden_zero_bit (--damaged mark). Anything lost, dropped or damaged makes the exit status 2 (the file is \
-        written all the same).
+        written all the same). An AAC stream (RFC 3640) in the SDP is received on its own port into MP4 or MPEG-TS, placed \
+        against the video by both streams' RTCP sender reports; --video-only leaves it and other streams out.
         """
     )
 
-    @Option(help: ArgumentHelp("SDP file describing the stream (m=video with H264 or H265).", valueName: "file"))
+    @Option(help: ArgumentHelp("SDP file describing the stream (m=video with H264 or H265; an m=audio AAC stream is received too).", valueName: "file"))
     var sdp: String
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Output: .mp4/.mov (times kept) or an Annex-B stream (any other name, - for standard output).", valueName: "file"))
@@ -62,6 +63,9 @@ struct RtpReceive: ParsableCommand, CommandIO {
     @Flag(name: .customLong("no-rtcp"), help: "Send and read no RTCP (by default it runs on the SDP's a=rtcp port or the RTP port + 1).")
     var noRTCP = false
 
+    @Flag(name: .customLong("video-only"), help: "Receive the video alone although the SDP has other streams (an AAC stream is otherwise received beside it).")
+    var videoOnly = false
+
     var inputArgument: String? { nil }
     var inputIsOptional: Bool { false }
     var outputs: [(option: String, path: String)] { [("-o", output)] + (timing.map { [("--timing", $0)] } ?? []) }
@@ -78,34 +82,29 @@ struct RtpReceive: ParsableCommand, CommandIO {
 
     func run() throws {
         let description = try readDescription()
-        let video = description.video
-        let recorder = try RTPRecorder(video: video, path: output, reorderDelay: Int64(reorderDelay) * 1_000_000, damagedAccessUnits: damaged.policy)
+        // The AAC stream goes beside the video in MP4 and MPEG-TS, placed by both streams' RTCP sender reports.
+        let audio = rtpdump == nil ? RTPRecorder.receivableAudio(description, videoOnly: videoOnly) : nil
+        let recorder = try RTPRecorder(video: description.video, path: output, reorderDelay: Int64(reorderDelay) * 1_000_000,
+                                       damagedAccessUnits: damaged.policy, audio: audio)
         if let timing { recorder.timingLog = try RTPTimingLog(path: timing) }
         let durationNanoseconds = duration.flatMap { CheckedNumber.int64($0 * 1e9) }
         let report: RTPReceptionReport
         if let rtpdump {
             report = try recorder.replay(rtpdump: rtpdump, duration: durationNanoseconds)
         } else {
-            let endpoint = UDPEndpoint(address: listen ?? description.address, port: video.port)
             Signals.finishOnSignal = true // SIGINT/SIGTERM end the reception: what came is written and the file committed.
             let limits = RTPReceptionLimits(duration: durationNanoseconds, idle: CheckedNumber.int64(idle * 1e9) ?? Int64.max,
                                             wait: CheckedNumber.int64(wait * 1e9) ?? Int64.max)
-            if noRTCP {
-                report = try recorder.receive(on: endpoint, limits: limits, shouldStop: { Signals.stopRequested })
-            } else {
-                let rtcp = try RTCPDescription(readingFile: sdp, video: video)
-                let control = RTCPReceiverChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: endpoint.address, port: rtcp.port)),
-                                                  session: RTCPReceiverSession(keyframeRequest: rtcp.keyframeRequest))
-                report = try recorder.receive(on: endpoint, control: control, limits: limits, shouldStop: { Signals.stopRequested })
+            report = try recorder.receive(session: description, sdpFile: sdp, address: listen, rtcp: !noRTCP, limits: limits,
+                                          shouldStop: { Signals.stopRequested })
+            if report.end == .noPacket {
+                throw CLIError("\(listen ?? description.address):\(description.video.port)", "no RTP packet came within \(wait) s",
+                               status: ExitStatus.noInput)
             }
-            if report.end == .noPacket { throw CLIError("\(endpoint)", "no RTP packet came within \(wait) s", status: ExitStatus.noInput) }
         }
         try recorder.finish()
-        // The AAC stream is not received: without RTCP sender reports (or RTSP's RTP-Info) the
-        // offset between two RTP streams' time lines is unknown, so its place against the video is.
-        let others = description.otherMedia.map { line in
-            line.hasPrefix("m=audio ") && description.audio != nil
-                ? line + " (AAC: its offset against the video is unknown without RTCP sender reports)" : line
+        let others = videoOnly ? [] : RTPRecorder.mediaNotReceived(description, audio: audio).map {
+            rtpdump != nil && $0.hasPrefix("m=audio ") ? $0 + " (an rtpdump file holds one stream: the video's)" : $0
         }
         let lost = recorder.losses(unparsed: report.unparsed, otherMedia: others)
         if verbose || !lost.isEmpty { StandardError.write("nalu: rtp receive: \(recorder.summary)\n") }
