@@ -7,7 +7,10 @@ import NALURTP
 
 enum SDPHarness {
     static func run(_ bytes: [UInt8]) throws(FuzzPropertyViolation) {
-        guard let description = try? SessionDescription(parsing: String(decoding: bytes, as: UTF8.self)) else { return }
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard let description = try? SessionDescription(parsing: text) else { return }
+        _ = RTCPDescription(sdp: text, video: description.video)
+        if let audio = description.audio { _ = RTCPDescription(sdp: text, audio: audio) }
         let again: SessionDescription
         do {
             again = try SessionDescription(parsing: description.text)
