@@ -8,8 +8,11 @@ public import NALUTS
 /// count (for AAC the ADTS fields of the AudioSpecificConfig: ISO/IEC 14496-3 1.6.2.1 audio object
 /// type, sampling frequency index, channel configuration).
 public struct ConcatAudioStreamFormat: Sendable {
+    /// How the stream is coded (AAC, AC-3, MPEG audio).
     public let coding: TransportStreamAudioReader.Coding
+    /// Samples per second (AAC: the AudioSpecificConfig's sampling frequency).
     public let sampleRate: Int
+    /// Channels (AAC: from the channel configuration).
     public let channelCount: Int
     /// Audio samples per channel in one frame (1024 AAC, 1536 AC-3, 1152 or 576 MPEG audio).
     public let samplesPerFrame: Int
