@@ -191,3 +191,12 @@ if os.path.exists(adts_path):
     big = frames[8]
     packets += [rtp(4, 8192, False, headers([len(big)]) + big[:100]), rtp(5, 8192, True, headers([len(big)]) + big[100:])]
     write("rtp-aac", "packets-hbr", bytes([0]) + b"".join(len(p).to_bytes(2, "big") + p for p in packets))
+
+# concat-ts: transport streams joined with themselves (issue 41): the first 16 kB of TS fixtures
+# with audio, across the 2^33 wrap, of two rates; mode bits: MP4/TS output, audio, a rate given.
+for folder, name in (("", "ts_pts_wrap.ts"), ("", "ts_avc_aac.ts"), ("", "ts_hevc_aac.ts"), ("tsjoin", "vfr.ts"), ("tsjoin", "tail.ts")):
+    path = os.path.join(fixtures, folder, name)
+    if os.path.exists(path):
+        data = open(path, "rb").read()[:16384 - 1]
+        for mode in (0, 1, 2, 3, 6):
+            write("concat-ts", "%s-%d" % (name, mode), bytes([mode]) + data)

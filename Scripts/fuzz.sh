@@ -23,6 +23,7 @@ ROOT=$PWD
 OUT=$ROOT/.build-fuzz
 TARGETS=(mp4 ts hevc-ps convert annexb avc-ps access-units lengthprefixed y4m records ps-write lent hls dash package-doctor package decoder-feed ts-audio tracks reader interlace rtp-depacketize sdp rtsp-response rtcp rtp-aac)
 TARGETS+=(edit-options) # nalu edit's option value parsers (issue 39: moved from the CLI into NALU)
+TARGETS+=(concat-ts) # joins of transport streams: each picture's PES times, the audio streams (issue 41)
 SWIFTC=${SWIFTC:-swiftc}
 FLAGS=(-O -g -use-ld=lld -sanitize=fuzzer,address -parse-as-library -swift-version 6
        -enable-upcoming-feature ExistentialAny -enable-upcoming-feature InternalImportsByDefault
@@ -82,7 +83,7 @@ seed() {
 }
 
 max_len() { # max_len TARGET: inputs up to 4 kB, MP4 files up to 16 kB (a moov with a few tracks), TS 16 kB (~85 packets), package and reader 16 kB (MP4 or TS inputs), ts-audio 16 kB, tracks 16 kB (MP4)
-    [[ $1 == mp4 || $1 == ts || $1 == package || $1 == ts-audio || $1 == tracks || $1 == reader ]] && echo 16384 || echo 4096
+    [[ $1 == mp4 || $1 == ts || $1 == package || $1 == ts-audio || $1 == tracks || $1 == reader || $1 == concat-ts ]] && echo 16384 || echo 4096
 }
 
 run_target() { # run_target TARGET SECONDS

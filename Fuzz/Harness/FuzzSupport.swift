@@ -45,6 +45,7 @@ public enum FuzzHarnesses {
         "rtcp": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTCPHarness.run(bytes) },
         "rtp-aac": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try RTPAACHarness.run(bytes) },
         "edit-options": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try EditOptionsHarness.run(bytes) },
+        "concat-ts": { (bytes: [UInt8]) throws(FuzzPropertyViolation) in try ConcatHarness.run(bytes) },
     ]
 
     /// Runs `bytes` through the harness `name`, trapping on a violated property: the body of every

@@ -1,7 +1,8 @@
 public import NALU
 public import NALUMP4
 
-/// The times of a join of MP4/MOV inputs (ISO/IEC 14496-12 8.6.6 edit lists applied): every
+/// The times of a join of MP4/MOV and MPEG-TS inputs (ISO/IEC 14496-12 8.6.6 edit lists applied; a
+/// transport stream's pictures at their own PTS/DTS, ISO/IEC 13818-1 2.4.3.7): every
 /// input shows exactly the pictures it shows alone, for as long, one after the other. Inputs of
 /// different video timescales (other frame rates, other muxers) are joined on the least common
 /// multiple of their timescales, in which every input's ticks are a whole number of ticks: no
@@ -41,7 +42,18 @@ public final class ConcatTiming {
     /// How far a sample decodes after it presents, at most (0 when none does): what a transport
     /// stream (DTS ≤ PTS) decodes everything earlier by.
     public let decodeAdvance: Int64
-    private let clocks: [SampleClock]
+    private var clocks: [SampleClock]
+    /// The transport stream inputs whose clocks read their PES time stamps: the current one and
+    /// the one before (its last picture completes when the next input's first NAL unit comes).
+    private var held: [MediaSource] = []
+    /// Where each input's presentation starts in the output (``timescale`` ticks from the
+    /// output's presentation start: the sum of the presented durations of the inputs before it).
+    public let inputStarts: [Int64]
+    /// Input `i`'s presentation time (its own ticks) at ``inputStarts``: a transport stream's
+    /// earliest PTS (unwrapped as its clock counts), an MP4's media time at its movie's 0.
+    public let inputOrigins: [Int64]
+    /// Whether input `i` is a transport stream (its clock is the source's, ``attach(_:at:)``).
+    private let isTransportStream: [Bool]
     /// Output ticks per tick of input `i`'s timescale.
     private let factors: [Int64]
     /// Added to input `i`'s presentation times, and to its decoding times.
@@ -51,26 +63,38 @@ public final class ConcatTiming {
     /// Whether the next picture completed is still the previous input's (its last).
     private var previousPending = false
 
-    /// `nil` unless every input is an MP4/MOV with a video track (and the least common multiple
-    /// of their timescales fits 31 bits); `movieTimescale` (default: the first input's) is the
-    /// output movie's.
+    /// `nil` unless every input is an MP4/MOV with a video track or an MPEG-TS whose every picture
+    /// has a time (and the least common multiple of their timescales, 90 kHz for a transport
+    /// stream, fits 31 bits); `movieTimescale` (default: the first input's) is the output movie's.
     public convenience init?(_ sources: [MediaSource], movieTimescale: UInt32? = nil) throws {
         try self.init(count: sources.count, open: { sources[$0] }, movieTimescale: movieTimescale)
     }
 
     /// As ``init(_:movieTimescale:)`` for `count` inputs that `open` gives in turn (only their
-    /// sample tables and edit lists are read; each may be closed again after).
+    /// sample tables and edit lists are read; each may be closed again after). A transport
+    /// stream input is read through once (``ConcatPiece/init(transportStream:codec:)``): `open`
+    /// must give one that has not been read.
     public init?(count: Int, open: (Int) throws -> MediaSource, movieTimescale: UInt32? = nil) throws {
         guard count > 0 else { return nil }
         var pieces: [ConcatPiece] = []
         var inputScales: [UInt32] = []
         var firstMovieScale: UInt32 = 0
+        var transportStreams: [Bool] = []
         for position in 0..<count {
             let source = try open(position)
+            if source.container.isTransportStream {
+                guard let piece = try ConcatPiece(transportStream: source, codec: source.codec) else { return nil }
+                if position == 0 { firstMovieScale = 90_000 }
+                pieces.append(piece)
+                inputScales.append(90_000)
+                transportStreams.append(true)
+                continue
+            }
             guard let track = source.mp4?.track, let piece = try ConcatPiece(source, codec: source.codec) else { return nil }
             if position == 0 { firstMovieScale = track.movieTimescale }
             pieces.append(piece)
             inputScales.append(track.timescale)
+            transportStreams.append(false)
         }
         let movieScale = movieTimescale ?? firstMovieScale
         guard movieScale > 0 else { return nil }
@@ -101,7 +125,11 @@ public final class ConcatTiming {
         var decodedUntil = Int64.min
         var runEnd: Int64?
         var advance: Int64 = 0
+        var starts: [Int64] = []
+        var presented: Int64 = 0
         for piece in pieces {
+            starts.append(presented)
+            presented &+= piece.edits.reduce(0) { $0 &+ $1.duration }
             let earlier = piece.lead &- lead
             let shift: Int64
             var decodeShift: Int64
@@ -139,6 +167,26 @@ public final class ConcatTiming {
         self.decodeShifts = decodeShifts
         self.factors = factors
         clocks = inputScales.map { SampleClock(timescale: $0) }
+        inputStarts = starts
+        inputOrigins = zip(pieces, factors).map { piece, factor in (piece.shownStart &- piece.delay) / max(1, factor) }
+        isTransportStream = transportStreams
+    }
+
+    /// Where input `position`'s presentation starts in the output (its first picture for a
+    /// transport stream, its movie's time 0 for an MP4/MOV), in `scale` ticks from the output's
+    /// presentation start (rounded down); `nil` past 64 bits.
+    public func inputStart(_ position: Int, scale: Int64) -> Int64? {
+        guard inputStarts.indices.contains(position) else { return nil }
+        return CheckedNumber.rescale(inputStarts[position], from: Int64(timescale), to: scale)
+    }
+
+    /// Input `position` was opened for its turn: a transport stream's access units take their
+    /// times from its PES packets (``SampleClock``), so it is held until the next input's turn
+    /// is over.
+    func attach(_ source: MediaSource, at position: Int) {
+        guard isTransportStream.indices.contains(position), isTransportStream[position], let clock = source.sampleClock() else { return }
+        clocks[position] = clock
+        held = (held.suffix(1) + [source])
     }
 
     /// Appends `edit` to `edits`, merged with the last one when it continues it (two empty

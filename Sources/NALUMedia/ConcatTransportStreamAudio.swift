@@ -2,118 +2,216 @@ public import NALU
 public import NALUMP4
 public import NALUTS
 
-/// How ``Concatenator`` joins the audio of transport stream inputs, as `ffmpeg -f concat` does:
-/// the k-th audio stream of every input (AAC, AC-3 or MPEG audio, ``TransportStreamAudioReader``)
-/// is joined into the output's k-th, each input's frames at their own PTS against that input's
-/// first picture, so every input keeps its own A/V offset across the joins.
+/// How ``Concatenator`` joins the audio of transport stream inputs, and of MP4/MOV and transport
+/// stream inputs mixed, as `ffmpeg -f concat` does: the k-th audio stream of every input (a
+/// transport stream's AAC, AC-3 or MPEG audio, ``TransportStreamAudioReader``; an MP4/MOV's k-th
+/// sound track) is joined into the output's k-th, each input's frames at their own times against
+/// that input's pictures, so every input keeps its own A/V offset across the joins.
 ///
 /// Every input must have as many audio streams as the first, each read by nalu, and the k-th
-/// streams must agree in what a decoder needs: the same coding, sample rate and channel count
-/// (for AAC the same AudioSpecificConfig). Otherwise nothing is joined and ``plan(count:open:)``
-/// says why.
+/// streams must agree in what a decoder needs (``ConcatAudioStreamFormat``: the same coding,
+/// sample rate and channel count; for AAC the same object type). Otherwise nothing is joined and
+/// ``plan(count:timing:frameRate:open:)`` says why.
 ///
-/// The inputs' pictures are laid end to end at one frame rate (``Concatenator``): input *k*'s
-/// first picture presents after the pictures of the inputs before it
-/// (``begin(_:picturesBefore:)``). Its audio frame of PTS *p* goes to that time plus
-/// *p* − (the PTS of its first picture). Where the end of one input's audio and the start of the
+/// Where each input starts: with the inputs' own times (``ConcatTiming``), where its presentation
+/// starts in the output (``ConcatTiming/inputStart(_:scale:)``: a transport stream's first
+/// picture, an MP4's movie time 0), its frames at their times from there (a transport stream's
+/// PTS less its first picture's, an MP4 sample's place on its movie's timeline, ISO/IEC 14496-12
+/// 8.6.6 edit list applied). With the pictures laid at one frame rate, input *k*'s first picture
+/// presents after the pictures of the inputs before it (``begin(_:picturesBefore:)``), its frames
+/// at their times against that picture. Where the end of one input's audio and the start of the
 /// next overlap by more than half a frame (a cut's audio runs on past its last picture), the
 /// next input's frames that would start inside the previous frame are left out
 /// (``ConcatTransportStreamAudioStream/dropped``): a join costs at most one frame, and no error
 /// accumulates over the joins.
 public final class ConcatTransportStreamAudio {
-    /// One input's audio stream: where to open it again.
+    /// One input's audio: where to open it again and how its times count.
     struct Input {
         let path: String
-        let packetSize: Int
+        /// A transport stream's packet size and audio streams; `nil` for an MP4/MOV.
+        let packetSize: Int?
         let streams: [ProgramElement]
-        /// The PTS (90 kHz) of the input's first picture, unwrapped near its audio's.
-        let videoOrigin: Int64?
+        /// A transport stream: the PTS (90 kHz) its frames count from, unwrapped near its
+        /// audio's. An MP4/MOV: 90 kHz ticks its frames' movie times count from (its video's
+        /// start delay when timed at a rate, else 0).
+        let origin: Int64
     }
 
     let inputs: [Input]
+    /// Opens input `i` again (its MP4 sound tracks are read from it).
+    let open: (Int) throws -> MediaSource
     /// Each joined stream as the first input has it (its coding, configuration, language).
-    public let first: [TransportStreamAudioReader]
-    /// Where each input's first picture presents in the output (90 kHz from the output's first
-    /// picture), once its turn has come.
+    public let formats: [ConcatAudioStreamFormat]
+    /// Each joined stream's first frame's time in the output (90 kHz from its presentation start).
+    let firstTimes: [Int64]
+    /// Where each input's frames count from in the output (90 kHz from its presentation start),
+    /// once its turn has come.
     private var videoStarts: [Int64?]
-    /// The output's frame rate: input *k* starts after the pictures before it at this rate.
-    let frameRate: Rational
+    /// The inputs' own times, or `nil` when the pictures are laid at ``frameRate``.
+    let timing: ConcatTiming?
+    let frameRate: Rational?
 
-    private init(inputs: [Input], first: [TransportStreamAudioReader], frameRate: Rational) {
+    private init(inputs: [Input], open: @escaping (Int) throws -> MediaSource, formats: [ConcatAudioStreamFormat], firstTimes: [Int64],
+                 timing: ConcatTiming?, frameRate: Rational?) {
         self.inputs = inputs
-        self.first = first
+        self.open = open
+        self.formats = formats
+        self.firstTimes = firstTimes
+        self.timing = timing
         self.frameRate = frameRate
         videoStarts = Array(repeating: nil, count: inputs.count)
     }
 
-    /// The join of the audio streams of `count` transport stream inputs that `open` gives in
-    /// turn (each let go before the next is opened), the pictures laid at `frameRate`; `nil` with
-    /// the reason (one phrase) when they cannot all be joined. `(nil, nil)` when no input has audio.
-    public static func plan(count: Int, frameRate: Rational?, open: (Int) throws -> MediaSource) throws -> (audio: ConcatTransportStreamAudio?, reason: String?) {
+    /// The join of the audio streams of `count` MP4/MOV and transport stream inputs that `open`
+    /// gives in turn (each let go before the next is opened), timed by `timing` (the inputs'
+    /// own times), else with the pictures laid at `frameRate`; `nil` with the reason (one phrase)
+    /// when they cannot all be joined. `(nil, nil)` when no input has audio.
+    public static func plan(count: Int, timing: ConcatTiming? = nil, frameRate: Rational?,
+                            open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatTransportStreamAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
         var inputs: [Input] = []
-        var first: [TransportStreamAudioReader] = []
+        var formats: [ConcatAudioStreamFormat] = []
+        var firstTimes: [Int64] = []
         var firstPath = ""
         for position in 0..<count {
             let source = try open(position)
-            guard case .transportStream(let packetSize) = source.container, let program = source.transportStream else {
-                return (nil, "\(source.path) is not MPEG-TS")
-            }
-            let audio = program.otherStreams.filter(\.isAudio)
-            // Each stream is read by a pass of its own: a pipe cannot be read again.
-            if !audio.isEmpty, source.path == "-" { return (nil, "standard input's audio cannot be read again: give it as a file") }
-            let readers = try source.transportStreamAudioStreams()
-            guard readers.count == audio.count else {
-                let unread = audio.filter { stream in !readers.contains { $0.pid == stream.pid } }.map(\.description)
-                return (nil, "\(source.path)'s \(unread.joined(separator: ", ")) is not AAC, AC-3 or MPEG audio nalu reads")
+            var found: [ConcatAudioStreamFormat] = []
+            var times: [Int64] = []
+            let input: Input
+            if case .transportStream(let packetSize) = source.container, let program = source.transportStream {
+                let audio = program.otherStreams.filter(\.isAudio)
+                // Each stream is read by a pass of its own: a pipe cannot be read again.
+                if !audio.isEmpty, source.path == "-" { return (nil, "standard input's audio cannot be read again: give it as a file") }
+                let readers = try source.transportStreamAudioStreams()
+                guard readers.count == audio.count else {
+                    let unread = audio.filter { stream in !readers.contains { $0.pid == stream.pid } }.map(\.description)
+                    return (nil, "\(source.path)'s \(unread.joined(separator: ", ")) is not AAC, AC-3 or MPEG audio nalu reads")
+                }
+                let video = timing?.inputOrigins[position] ?? source.transportStreamVideoStart
+                let origin = SampleClock.unwrap(video ?? readers.first?.firstPTS ?? 0, near: readers.first?.firstPTS ?? video ?? 0)
+                for reader in readers {
+                    found.append(try ConcatAudioStreamFormat(reader))
+                    times.append(SampleClock.unwrap(reader.firstPTS, near: origin) &- origin)
+                }
+                input = Input(path: source.path, packetSize: packetSize, streams: readers.map(\.stream), origin: origin)
+            } else if let movie = try source.movie() {
+                let sound = movie.tracks.filter(\.track.isAudio)
+                for (index, reader) in sound.enumerated() {
+                    var samples = reader.samples()
+                    let first = try samples.next()
+                    guard let format = ConcatAudioStreamFormat(reader.track, firstSampleDuration: first?.duration) else {
+                        return (nil, "\(source.path)'s audio track \(index + 1) is not AAC that ADTS can carry, AC-3 or MPEG audio")
+                    }
+                    found.append(format)
+                    times.append(try first.map { try MP4SoundFrames.time(of: $0, track: reader.track, movieTimescale: movie.movieTimescale) } ?? 0)
+                }
+                let delay = timing == nil ? MP4SoundFrames.videoDelay(source) : 0
+                input = Input(path: source.path, packetSize: nil, streams: [], origin: delay)
+                times = times.map { $0 &- delay }
+            } else {
+                return (nil, "\(source.path) is not MP4/MOV or MPEG-TS")
             }
             if position == 0 {
-                (first, firstPath) = (readers, source.path)
+                (formats, firstTimes, firstPath) = (found, times, source.path)
             } else {
-                guard readers.count == first.count else {
-                    return (nil, "\(source.path) has \(readers.count) audio stream\(readers.count == 1 ? "" : "s"), \(firstPath) has \(first.count)")
+                guard found.count == formats.count else {
+                    let noun = source.container.isTransportStream ? "audio stream" : "audio track"
+                    return (nil, "\(source.path) has \(found.count) \(noun)\(found.count == 1 ? "" : "s"), \(firstPath) has \(formats.count)")
                 }
-                for (index, (reader, joined)) in zip(readers, first).enumerated() {
-                    guard reader.coding == joined.coding, reader.sampleRate == joined.sampleRate, reader.channelCount == joined.channelCount,
-                          reader.audioSpecificConfig == joined.audioSpecificConfig else {
-                        return (nil, "\(source.path)'s audio stream \(index + 1) is coded unlike \(firstPath)'s "
-                                + "(\(reader.coding), \(reader.sampleRate) Hz, \(reader.channelCount) channels)")
-                    }
+                for (index, (format, joined)) in zip(found, formats).enumerated() where format.difference(from: joined) != nil {
+                    return (nil, "\(source.path)'s audio stream \(index + 1) is coded unlike \(firstPath)'s (\(format.summary))")
                 }
             }
-            let origin = source.transportStreamVideoStart.map { SampleClock.unwrap($0, near: readers.first?.firstPTS ?? $0) }
-            inputs.append(Input(path: source.path, packetSize: packetSize, streams: readers.map(\.stream), videoOrigin: origin))
+            inputs.append(input)
         }
-        guard !first.isEmpty else { return (nil, nil) }
-        guard let frameRate, frameRate.numerator > 0, frameRate.denominator > 0 else {
-            return (nil, "the output's frame rate is not known")
+        guard !formats.isEmpty else { return (nil, nil) }
+        if timing == nil {
+            guard let frameRate, frameRate.numerator > 0, frameRate.denominator > 0 else {
+                return (nil, "the output's frame rate is not known")
+            }
         }
-        return (ConcatTransportStreamAudio(inputs: inputs, first: first, frameRate: frameRate), nil)
+        return (ConcatTransportStreamAudio(inputs: inputs, open: open, formats: formats, firstTimes: firstTimes, timing: timing, frameRate: frameRate), nil)
     }
 
-    /// Input `position`'s turn: `picturesBefore` pictures of the inputs before it were written,
-    /// so its first picture presents that many frame durations after the output's first.
+    /// Input `position`'s turn: `picturesBefore` pictures of the inputs before it were written.
+    /// With the inputs' own times its frames count from where its presentation starts
+    /// (``ConcatTiming/inputStart(_:scale:)``); at a frame rate from that many frame durations
+    /// after the output's first picture.
     public func begin(_ position: Int, picturesBefore: Int) {
         guard videoStarts.indices.contains(position) else { return }
+        if let timing {
+            videoStarts[position] = timing.inputStart(position, scale: 90_000) ?? Int64.max / 2
+            return
+        }
+        guard let frameRate, frameRate.numerator > 0 else { return }
         // picturesBefore · 90000 · den / num, saturating (a malformed rate gives wrong times, never a trap).
         let ticks = CheckedNumber.product(Int64(picturesBefore), 90_000).flatMap { CheckedNumber.product($0, frameRate.denominator) }
         videoStarts[position] = (ticks ?? Int64.max / 2) / frameRate.numerator
     }
 
-    /// Where input `position`'s first picture presents in the output, once its turn has come.
+    /// Where input `position`'s frames count from in the output, once its turn has come.
     func videoStart(_ position: Int) -> Int64? { videoStarts[position] }
 
     /// The joined stream `index`, read input by input.
     public func stream(_ index: Int) -> ConcatTransportStreamAudioStream { ConcatTransportStreamAudioStream(join: self, index: index) }
 }
 
+/// The frames of an MP4/MOV input's sound track for a join, with their times (90 kHz) on the
+/// input's presentation timeline (ISO/IEC 14496-12 8.6.6: the track's leading empty edits, then
+/// its media from the first non-empty edit's `media_time`; priming before it comes out negative).
+struct MP4SoundFrames {
+    private let reader: MP4TrackReader<AnyRandomAccessSource>
+    private var samples: MP4SampleIterator<AnyRandomAccessSource>
+    private let movieTimescale: UInt32
+    /// The source, held while its track is read.
+    private let source: MediaSource
+    private var buffer: [UInt8] = []
+
+    /// Sound track `index` of `source`, or `nil` when it has none.
+    init?(_ source: MediaSource, index: Int) throws {
+        guard let movie = try source.movie() else { return nil }
+        let sound = movie.tracks.filter(\.track.isAudio)
+        guard sound.indices.contains(index) else { return nil }
+        reader = sound[index]
+        samples = reader.samples()
+        movieTimescale = movie.movieTimescale
+        self.source = source
+    }
+
+    /// The next frame and its time, or `nil` at the end of the track.
+    mutating func next() throws -> (frame: [UInt8], time: Int64)? {
+        guard let sample = try samples.next() else { return nil }
+        try reader.read(sample, into: &buffer)
+        return (buffer, try Self.time(of: sample, track: reader.track, movieTimescale: movieTimescale))
+    }
+
+    /// Where `sample` presents on its movie's timeline, 90 kHz.
+    static func time(of sample: MP4Sample, track: MP4Track, movieTimescale: UInt32) throws -> Int64 {
+        let start = track.presentationStart
+        guard let delay = CheckedNumber.int64(start.delay),
+              let lead = CheckedNumber.rescale(delay, from: Int64(max(1, movieTimescale)), to: 90_000),
+              let offset = CheckedNumber.rescale(sample.pts &- start.mediaTime, from: Int64(max(1, track.timescale)), to: 90_000),
+              let time = CheckedNumber.sum(lead, offset) else {
+            throw NALUError(.invalidValue, field: "audio sample time", detail: "sample \(sample.index) of track \(track.trackID) is past 64 bits")
+        }
+        return time
+    }
+
+    /// The video's start delay (its leading empty edits), 90 kHz: what a join timed at a frame
+    /// rate counts an MP4 input's audio from (its first picture).
+    static func videoDelay(_ source: MediaSource) -> Int64 {
+        guard let track = source.mp4?.track, let delay = CheckedNumber.int64(track.presentationStart.delay) else { return 0 }
+        return CheckedNumber.rescale(delay, from: Int64(max(1, track.movieTimescale)), to: 90_000) ?? 0
+    }
+}
+
 /// One joined audio stream of a ``ConcatTransportStreamAudio``: every input's frames in turn, each
-/// with its time in the output (90 kHz from the output's first picture). Each input's stream is
-/// opened when its turn comes and closed after it.
+/// with its time in the output (90 kHz from the output's presentation start). Each input's
+/// stream is opened when its turn comes and closed after it.
 public final class ConcatTransportStreamAudioStream {
     /// What ``next()`` gives.
     public enum Step {
-        /// A frame and its time in the output (90 kHz from the first picture).
+        /// A frame and its time in the output (90 kHz from the presentation start).
         case frame([UInt8], time: Int64)
         /// The next input's pictures have not started yet: its frames' times are not known.
         case wait
@@ -126,6 +224,7 @@ public final class ConcatTransportStreamAudioStream {
     public let index: Int
     private var position = 0
     private var reader: TransportStreamAudioReader?
+    private var sound: MP4SoundFrames?
     /// The end of the last frame given (90 kHz, output time).
     private var lastEnd: Int64?
     /// Frames given, and frames left out because they overlapped the previous input's.
@@ -138,33 +237,50 @@ public final class ConcatTransportStreamAudioStream {
     }
 
     /// The joined stream as the first input has it (coding, configuration, language).
-    public var first: TransportStreamAudioReader { join.first[index] }
+    public var format: ConcatAudioStreamFormat { join.formats[index] }
 
-    /// The PTS of the first input's first picture (its first audio frame's when it has none).
-    public var firstVideoOrigin: Int64 { join.inputs.first?.videoOrigin ?? first.firstPTS }
+    /// Where the first frame presents in the output (90 kHz from its presentation start).
+    public var firstTime: Int64 { join.firstTimes[index] }
 
     /// One frame's duration in 90 kHz ticks.
-    public var frameTicks: Int64 { Int64(first.samplesPerFrame) * 90_000 / Int64(max(1, first.sampleRate)) }
+    public var frameTicks: Int64 { Int64(format.samplesPerFrame) * 90_000 / Int64(max(1, format.sampleRate)) }
+
+    /// The next frame of the current input and its time on that input's own timeline, or `nil`
+    /// when its frames are done.
+    private func nextOfInput(_ input: ConcatTransportStreamAudio.Input) throws -> (frame: [UInt8], time: Int64)? {
+        if input.packetSize == nil {
+            if sound == nil {
+                guard let opened = try MP4SoundFrames(try join.open(position), index: index) else {
+                    throw NALUError(.missing, field: "audio track", detail: "\(input.path): audio track \(index + 1) is gone")
+                }
+                sound = opened
+            }
+            guard let frame = try sound?.next() else { return nil }
+            return (frame.frame, frame.time &- input.origin)
+        }
+        if reader == nil {
+            guard let opened = try TransportStreamAudioReader(path: input.path, packetSize: input.packetSize ?? 188, stream: input.streams[index]) else {
+                throw NALUError(.missing, field: "audio stream", detail: "\(input.path): PID \(input.streams[index].pid) has no frame now")
+            }
+            reader = opened
+        }
+        guard let reader, let frame = try reader.next() else { return nil }
+        return (frame.frame, frame.pts &- input.origin)
+    }
 
     /// The next frame with its output time, or why there is none yet.
     public func next() throws -> Step {
         while position < join.inputs.count {
             guard let start = join.videoStart(position) else { return .wait }
             let input = join.inputs[position]
-            if reader == nil {
-                guard let opened = try TransportStreamAudioReader(path: input.path, packetSize: input.packetSize, stream: input.streams[index]) else {
-                    throw NALUError(.missing, field: "audio stream", detail: "\(input.path): PID \(input.streams[index].pid) has no frame now")
-                }
-                reader = opened
-            }
-            guard let reader, let frame = try reader.next() else {
+            guard let frame = try nextOfInput(input) else {
                 // This input's frames are done: the next input's.
-                self.reader = nil
+                reader = nil
+                sound = nil
                 position += 1
                 continue
             }
-            let origin = input.videoOrigin ?? reader.firstPTS
-            let time = start &+ (frame.pts &- origin)
+            let time = start &+ frame.time
             if let lastEnd, time < lastEnd &- frameTicks / 2 {
                 // Starts inside the previous input's last frame.
                 dropped += 1
@@ -252,7 +368,7 @@ public final class ConcatTransportStreamInputMP4Feeder {
     /// The output track for the joined stream: the first input's sample entry, language and
     /// sample rate, with the edit list its first frame implies (replaced at the end).
     public static func track(_ stream: ConcatTransportStreamAudioStream, movieTimescale: UInt32) -> MP4PassthroughTrack {
-        stream.first.mp4Track(origin: stream.firstVideoOrigin, movieTimescale: movieTimescale)
+        stream.format.mp4Track(firstTime: stream.firstTime, movieTimescale: movieTimescale)
     }
 
     /// The next frame, or `nil` (`waiting` true when the next input's times are not known yet).
@@ -270,8 +386,8 @@ public final class ConcatTransportStreamInputMP4Feeder {
     /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
     /// (half a second ahead); `nil` appends the rest and sets the edit list.
     public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
-        let rate = Int64(max(1, stream.first.sampleRate))
-        let whole = Int64(stream.first.samplesPerFrame)
+        let rate = Int64(max(1, stream.format.sampleRate))
+        let whole = Int64(stream.format.samplesPerFrame)
         while true {
             if next == nil {
                 let (frame, waiting) = try fetch()

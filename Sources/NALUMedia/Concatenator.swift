@@ -110,10 +110,12 @@ public final class Concatenator {
     }
 
     /// The joins of the inputs' sound tracks (``ConcatAudio/plans(count:open:)``: the k-th of each
-    /// into the k-th), when some input has a sound track: every input is MP4/MOV, opened for it
-    /// in turn. Empty with the reason when they cannot all be joined.
+    /// into the k-th), when some input has a sound track and every input is MP4/MOV, opened for
+    /// it in turn. Empty with the reason when they cannot all be joined; empty without one when
+    /// some input is a transport stream (``planStreamAudio(timing:frameRate:reason:)`` joins them).
     private func planAudio() throws -> (audio: [ConcatAudio], reason: String?) {
         guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return ([], nil) }
+        if inputs.contains(where: { $0.container.isTransportStream }) { return ([], nil) }
         if let other = inputs.first(where: { !$0.container.isMP4 }) { return ([], "\(other.path) is not MP4/MOV") }
         // One input open at a time, in the plan and in the join (issue 40 item 16).
         return try ConcatAudio.plans(count: inputs.count) { try self.open($0, keeping: true) }
@@ -124,6 +126,15 @@ public final class Concatenator {
     public func firstMovieMetadata() throws -> MP4MovieMetadata? {
         guard inputs.first?.container.isMP4 == true else { return nil }
         return try open(0, keeping: true).movieMetadata()
+    }
+
+    /// The times of the join when every input keeps its own (``ConcatTiming``): no rate given,
+    /// every input an MP4/MOV or a transport stream, each transport stream read again for its
+    /// turn (one read from a pipe is timed at a rate); `nil` otherwise.
+    private func ownTiming(frameRate: Rational?) throws -> ConcatTiming? {
+        guard frameRate == nil, inputs.allSatisfy({ $0.container.isMP4 || $0.container.isTransportStream }),
+              !inputs.indices.contains(where: { inputs[$0].container.isTransportStream && kept[$0] != nil }) else { return nil }
+        return try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
     }
 
     /// The least common multiple of two timescales, `nil` past 31 bits.
@@ -174,6 +185,7 @@ public final class Concatenator {
             inputBegins?(position, report.pictures.reduce(0, +))
             // Opened now, closed at the end of its turn.
             let source = try open(position)
+            timing?.attach(source, at: position)
             let sink = try sinkFor(position, source)
             if let current, current !== sink { lastReport = try current.finish() }
             current = sink
@@ -223,30 +235,29 @@ public final class Concatenator {
         var reason: String?
         if audio { (joins, reason) = try planAudio() }
         let joined = joins.first
-        // MP4 inputs of one timescale keep their times and edit lists (without a rate given).
-        let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
-            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
-            : nil
-        // The movie timescale: the audio's (else the first input's), and a multiple of the
-        // video's too when it fits, so that every edit is exact (a 29.97 fps video's pictures
-        // are no whole number of 48 kHz ticks: rounded edits showed a picture twice; issue 41
-        // item 5; a fragmented file's 1/1000 s would round the edit into a hidden picture).
-        var movieTimescale = joined?.movieTimescale ?? timing?.movieTimescale
+        // MP4 and transport stream inputs keep their times and edit lists (without a rate given).
+        let timing = try ownTiming(frameRate: options.frameRate)
+        if timing == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
+        // Transport stream inputs' audio streams, alone or with MP4 inputs' sound tracks, joined
+        // (``ConcatTransportStreamAudio``).
+        let streams = audio ? try planStreamAudio(timing: timing, frameRate: options.frameRate, reason: &reason) : []
+        // The movie timescale: the audio's (else the first input's; 90 kHz for joined streams),
+        // and a multiple of the video's too when it fits, so that every edit is exact (a 29.97
+        // fps video's pictures are no whole number of 48 kHz ticks: rounded edits showed a
+        // picture twice; issue 41 item 5; a fragmented file's 1/1000 s would round the edit
+        // into a hidden picture).
+        var movieTimescale = joined?.movieTimescale ?? (streams.isEmpty ? timing?.movieTimescale : TransportStreamAudioMP4Feeder.movieTimescale)
         if let base = movieTimescale, let timing, let common = Self.leastCommonMultiple(base, timing.timescale) {
             movieTimescale = common
         }
         if let timing {
             options.editList = timing.editList(movieTimescale: movieTimescale ?? timing.movieTimescale)
             options.editListFollowsSampleTimes = true
-        } else if options.frameRate == nil {
-            options.frameRate = firstFrameRate
         }
         if let movieTimescale { options.movieTimescale = movieTimescale }
-        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``), in the 90 kHz movie timescale.
-        let streams = audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : []
+        let streamsTimescale = options.movieTimescale ?? TransportStreamAudioMP4Feeder.movieTimescale
         if !streams.isEmpty {
-            options.movieTimescale = TransportStreamAudioMP4Feeder.movieTimescale
-            options.passthroughTracks = streams.map { ConcatTransportStreamInputMP4Feeder.track($0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale) }
+            options.passthroughTracks = streams.map { ConcatTransportStreamInputMP4Feeder.track($0, movieTimescale: streamsTimescale) }
         }
         if let joined {
             // Every joined track's edit in the movie timescale (a multiple of the video's and
@@ -274,7 +285,7 @@ public final class Concatenator {
             }
         }
         let streamFeeders = streams.enumerated().map {
-            ConcatTransportStreamInputMP4Feeder($1, track: $0, movieTimescale: TransportStreamAudioMP4Feeder.movieTimescale)
+            ConcatTransportStreamInputMP4Feeder($1, track: $0, movieTimescale: streamsTimescale)
         }
         if !streamFeeders.isEmpty {
             sink.muxer.willAppendVideoSample = { writer, time, timescale in
@@ -318,11 +329,9 @@ public final class Concatenator {
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
                                                        audio: Bool = false) throws -> ConcatReport {
         var options = options
-        // MP4 inputs that one edit shows end to end keep their times (start delays and gaps
-        // included); a transport stream has no edit list to hide pictures between inputs.
-        let timing = options.frameRate == nil && inputs.allSatisfy({ $0.container.isMP4 })
-            ? try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
-            : nil
+        // MP4 and transport stream inputs that one edit shows end to end keep their times (start
+        // delays and gaps included); a transport stream has no edit list to hide pictures between inputs.
+        let timing = try ownTiming(frameRate: options.frameRate)
         let origin = timing?.presentationOrigin
         if origin == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
         if origin != nil { options.placement = .beforeFirstSlice }
@@ -351,10 +360,11 @@ public final class Concatenator {
                 feeders.append(feeder)
             }
         }
-        // Transport stream inputs' audio streams joined (``ConcatTransportStreamAudio``).
+        // Transport stream inputs' audio streams, alone or with MP4 inputs' sound tracks, joined
+        // (``ConcatTransportStreamAudio``), on the inputs' own times when they keep them.
         var streamFeeders: [ConcatTransportStreamInputAudioFeeder] = []
-        for stream in audio ? try planTransportStreamAudio(frameRate: options.frameRate, reason: &reason) : [] {
-            let feeder = ConcatTransportStreamInputAudioFeeder(stream, muxerStream: try sink.muxer.addAudio(try stream.first.transportStreamStream()))
+        for stream in audio ? try planStreamAudio(timing: origin == nil ? nil : timing, frameRate: options.frameRate, reason: &reason) : [] {
+            let feeder = ConcatTransportStreamInputAudioFeeder(stream, muxerStream: try sink.muxer.addAudio(stream.format.transportStreamStream))
             feeder.attach(to: sink.muxer)
             streamFeeders.append(feeder)
         }
@@ -460,17 +470,24 @@ public struct ConcatReport: Sendable {
 }
 
 extension Concatenator {
-    /// The joined audio streams of transport stream inputs (``ConcatTransportStreamAudio``),
-    /// each input's turn wired to place its frames: empty unless every input is MPEG-TS and
-    /// some has audio; empty with `reason` set when their audio cannot be joined.
-    fileprivate func planTransportStreamAudio(frameRate: Rational?, reason: inout String?) throws -> [ConcatTransportStreamAudioStream] {
-        guard inputs.allSatisfy({ $0.container.isTransportStream }), inputs.contains(where: \.hasAudio) else { return [] }
-        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, frameRate: frameRate ?? firstFrameRate) {
-            try open($0, keeping: true)
+    /// The joined audio streams of inputs among which some are transport streams, the others
+    /// MP4/MOV (``ConcatTransportStreamAudio``), each input's turn wired to place its frames: by
+    /// `timing` (the inputs' own times) when given, else with the pictures laid at `frameRate`.
+    /// Empty unless some input has audio and some is a transport stream; empty with `reason`
+    /// set when their audio cannot be joined (an elementary input among them, streams that
+    /// differ in number or coding).
+    fileprivate func planStreamAudio(timing: ConcatTiming?, frameRate: Rational?, reason: inout String?) throws -> [ConcatTransportStreamAudioStream] {
+        guard inputs.contains(where: \.container.isTransportStream), inputs.contains(where: \.hasAudio) else { return [] }
+        if let other = inputs.first(where: { !$0.container.isTransportStream && !$0.container.isMP4 }) {
+            reason = "\(other.path) is not MP4/MOV or MPEG-TS"
+            return []
+        }
+        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, timing: timing, frameRate: frameRate ?? firstFrameRate) {
+            try self.open($0, keeping: true)
         }
         reason = why
         guard let join else { return [] }
         inputBegins = { join.begin($0, picturesBefore: $1) }
-        return join.first.indices.map { join.stream($0) }
+        return join.formats.indices.map { join.stream($0) }
     }
 }

@@ -12,7 +12,7 @@ import FuzzHarness
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let regressions = repositoryRoot.appendingPathComponent("Tests/Fixtures/fuzz-regressions")
 
-    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks", "reader", "interlace", "rtp-depacketize", "sdp", "rtsp-response", "rtcp", "rtp-aac", "edit-options"]
+    static let targets = ["annexb", "lengthprefixed", "avc-ps", "hevc-ps", "records", "access-units", "convert", "y4m", "mp4", "ts", "ps-write", "lent", "hls", "dash", "package-doctor", "package", "decoder-feed", "ts-audio", "tracks", "reader", "interlace", "rtp-depacketize", "sdp", "rtsp-response", "rtcp", "rtp-aac", "edit-options", "concat-ts"]
 
     static func files(in directory: URL) -> [URL] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
