@@ -54,6 +54,14 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
     public var unheld: [String] = []
     /// Why ``unheld`` were not carried, when not ``why``.
     public var unheldWhy: String?
+    /// Inputs whose own times (variable frame rate, gaps, another rate) a join timed at one
+    /// rate did not keep, and why (``retimedWhy``); ``retimedRate`` is that rate (for the hint).
+    public var retimed: [String] = []
+    public var retimedWhy: String?
+    public var retimedRate: String?
+    /// Inputs at whose joins an MPEG-TS output shows the pictures their edit lists hide (a
+    /// transport stream has no edit list), so that their audio leads the pictures.
+    public var hiddenShown: [String] = []
 
     public init(input: String, tracks: [String], why: String, programs: [String] = [], others: [String] = []) {
         self.input = input
@@ -72,6 +80,11 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
         if !programs.isEmpty {
             lost.append("\(programs.joined(separator: ", ")) not read: nalu reads one program's video and audio")
         }
+        if !retimed.isEmpty { lost.append("the times of \(retimed.joined(separator: ", ")) not kept: \(retimedWhy ?? "re-timed")") }
+        if !hiddenShown.isEmpty {
+            lost.append("the pictures hidden at the joins of \(hiddenShown.joined(separator: ", ")) are shown, and their audio leads them: "
+                        + "a transport stream has no edit list to hide them")
+        }
         return lost.joined(separator: "; ") + "; the video was written"
     }
 
@@ -82,6 +95,8 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
         if let otherHint { hints.append(otherHint) }
         if !unheld.isEmpty { hints.append("give --no-other-tracks to leave other video tracks and data streams out on purpose (exit 0)") }
         if !programs.isEmpty { hints.append("give --pid with a program's video PID to choose it (exit 0; `nalu info` lists the programs)") }
+        if let retimedRate, !retimed.isEmpty { hints.append("give --fps \(retimedRate) to time the join at one rate on purpose (exit 0)") }
+        if !hiddenShown.isEmpty { hints.append("join with --smart (it re-encodes each piece's head from its first shown picture), or into MP4 without --fps (its edit list hides them)") }
         return hints.isEmpty ? nil : hints.joined(separator: "; ")
     }
 
@@ -91,7 +106,7 @@ public struct CarriageLoss: Error, Sendable, Hashable, CustomStringConvertible {
     public func leavingOutOtherTracks() -> CarriageLoss? {
         var rest = self
         rest.unheld = []
-        return tracks.isEmpty && others.isEmpty && programs.isEmpty ? nil : rest
+        return tracks.isEmpty && others.isEmpty && programs.isEmpty && retimed.isEmpty && hiddenShown.isEmpty ? nil : rest
     }
 }
 
@@ -240,12 +255,19 @@ extension Concatenator {
             loss.otherWhy = why
             result.loss = loss
         }
-        // An input at another rate than the output's is retimed: said, unless the caller chose the rate.
-        if let rate = report.outputFrameRate, !frameRateGiven {
-            for position in report.inputsAtAnotherRate {
-                let own = report.frameRates[position].map { " is \(rateText($0)) fps;" } ?? ""
-                result.warn("\(inputs[position].path)\(own) the output is timed at \(rateText(rate)) fps (give --fps)")
-            }
+        // Inputs with times of their own re-timed at a rate nobody chose: their times are lost
+        // (nothing is lost silently); a rate the caller gave re-times them on purpose.
+        if !frameRateGiven, !report.timesNotKept.isEmpty, let rate = report.outputFrameRate {
+            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
+            loss.retimed = report.timesNotKept.map { inputs[$0].path }
+            loss.retimedWhy = "the join is timed at \(rateText(rate)) fps: \(report.timesNotKeptReason ?? "their times cannot be joined")"
+            loss.retimedRate = rateText(rate)
+            result.loss = loss
+        }
+        if !report.hiddenPicturesShown.isEmpty {
+            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
+            loss.hiddenShown = report.hiddenPicturesShown.map { inputs[$0].path }
+            result.loss = loss
         }
         var line = "joined " + zip(inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }.joined(separator: " + ")
         if let summary = report.sink?.mp4 {

@@ -39,6 +39,10 @@ public final class ConcatTiming {
     private let edits: [(duration: Int64, mediaTime: Int64)]
     /// How many inputs continue the edit of the input before them (not laid out edit by edit).
     public let continuousJoins: Int
+    /// The inputs (by position, never the first) that do not continue the edit of the input
+    /// before them: at each such join pictures are hidden (the input's lead-in, or the previous
+    /// input's pictures after its end) or the input has edits of its own.
+    public let brokenJoins: [Int]
     /// How far a sample decodes after it presents, at most (0 when none does): what a transport
     /// stream (DTS ≤ PTS) decodes everything earlier by.
     public let decodeAdvance: Int64
@@ -127,7 +131,8 @@ public final class ConcatTiming {
         var advance: Int64 = 0
         var starts: [Int64] = []
         var presented: Int64 = 0
-        for piece in pieces {
+        var broken: [Int] = []
+        for (position, piece) in pieces.enumerated() {
             starts.append(presented)
             presented &+= piece.edits.reduce(0) { $0 &+ $1.duration }
             let earlier = piece.lead &- lead
@@ -140,6 +145,7 @@ public final class ConcatTiming {
                 edits[edits.count - 1].duration &+= piece.delay &+ piece.shownDuration
                 continuous += 1
             } else {
+                if position > 0 { broken.append(position) }
                 if decodedUntil == Int64.min {
                     // The first input decodes from 0.
                     shift = 0 &- piece.firstDecode &- earlier
@@ -162,6 +168,7 @@ public final class ConcatTiming {
         self.movieTimescale = movieScale
         self.edits = edits
         continuousJoins = continuous
+        brokenJoins = broken
         decodeAdvance = advance
         self.shifts = shifts
         self.decodeShifts = decodeShifts

@@ -87,7 +87,8 @@ public final class Concatenator {
                 || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
             let dataStreams = source.transportStream?.otherStreams.filter { !$0.isAudio }.map(\.description) ?? []
             inputs.append(ConcatInput(path: path, codec: source.codec, container: source.container, otherTracks: source.otherTracks,
-                                      dataStreams: dataStreams, hasAudio: hasAudio, options: option, identity: identity))
+                                      dataStreams: dataStreams, hasAudio: hasAudio, constantRate: try Self.constantRate(of: source),
+                                      options: option, identity: identity))
         }
         self.inputs = inputs
         self.firstFrameRate = firstFrameRate
@@ -160,6 +161,51 @@ public final class Concatenator {
 
     /// The frame rate of each input: its MP4 track's, else its SPS VUI's (from the parameter sets
     /// read so far: the record's, or `nil` for an elementary stream until it is read).
+    /// An MP4/MOV source's rate when all its pictures but the last last as long (reads its sample
+    /// table, not its media), else `nil`.
+    private static func constantRate(of source: MediaSource) throws -> Rational? {
+        guard let mp4 = source.mp4 else { return nil }
+        var iterator = mp4.samples()
+        var duration: UInt32?
+        var pending: UInt32?
+        while let sample = try iterator.next() {
+            if let previous = pending {
+                if duration == nil { duration = previous } else if duration != previous { return nil }
+            }
+            pending = sample.duration
+        }
+        guard let duration = duration ?? pending, duration > 0 else { return nil }
+        return Rational(Int64(mp4.track.timescale), Int64(duration)).reduced
+    }
+
+    /// The inputs with their own times (MP4/MOV, MPEG-TS) that a join timed at `rate` re-times:
+    /// all but MP4/MOV inputs of that constant rate.
+    private func retimed(at rate: Rational?) -> [Int] {
+        inputs.indices.filter { inputs[$0].hasOwnTimes && (rate == nil || inputs[$0].constantRate != rate?.reduced) }
+    }
+
+    /// The inputs at whose joins pictures their edit lists hide are shown (``ConcatReport/hiddenPicturesShown``):
+    /// none when `timing` lays them out with their edits (`editsKept`, MP4 output) or one edit shows
+    /// them all; else the joins ``ConcatTiming`` breaks, laid out for the MP4/MOV inputs (an
+    /// elementary or transport stream input hides nothing).
+    private func hiddenPicturesShown(timing: ConcatTiming?, editsKept: Bool) throws -> [Int] {
+        if timing != nil, editsKept { return [] }
+        let layout = try timing ?? (inputs.allSatisfy(\.container.isMP4) ? ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) }) : nil)
+        guard let layout, layout.presentationOrigin == nil else { return [] }
+        return layout.brokenJoins
+    }
+
+    /// Why a join is timed at one rate although no rate was given (asked before the join, while
+    /// the inputs read once are still kept): the first input without times of its own, a
+    /// transport stream read once (standard input), or timescales with no common multiple.
+    private func retimingReason() -> String {
+        if let bare = inputs.first(where: { !$0.hasOwnTimes }) { return "\(bare.path) has no times of its own" }
+        if let once = inputs.indices.first(where: { inputs[$0].container.isTransportStream && kept[$0] != nil }) {
+            return "\(inputs[once].path) is read once (not a file): its times cannot be read ahead"
+        }
+        return "their timescales have no common multiple below 2^31"
+    }
+
     private static func frameRate(of source: MediaSource) throws -> Rational? {
         if let rate = try source.containerFrameRate() { return rate.reduced }
         var store = ParameterSetStore(codec: source.codec)
@@ -237,7 +283,11 @@ public final class Concatenator {
         let joined = joins.first
         // MP4 and transport stream inputs keep their times and edit lists (without a rate given).
         let timing = try ownTiming(frameRate: options.frameRate)
-        if timing == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
+        let rateChosenHere = timing == nil && options.frameRate == nil
+        let retimingWhy = rateChosenHere ? retimingReason() : nil
+        if rateChosenHere { options.frameRate = firstFrameRate }
+        // Timed at one rate, the output has no edits to hide pictures between pieces.
+        let shownHidden = try hiddenPicturesShown(timing: timing, editsKept: true)
         // Transport stream inputs' audio streams, alone or with MP4 inputs' sound tracks, joined
         // (``ConcatTransportStreamAudio``).
         let streams = audio ? try planStreamAudio(timing: timing, frameRate: options.frameRate, reason: &reason) : []
@@ -300,6 +350,11 @@ public final class Concatenator {
         }
         // With the inputs' own times there is no one rate to differ from.
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
+        report.hiddenPicturesShown = shownHidden
+        if rateChosenHere {
+            report.timesNotKept = retimed(at: report.outputFrameRate)
+            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retimingWhy
+        }
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
         report.audioTracksJoined = feeders.count
         if !streamFeeders.isEmpty {
@@ -333,6 +388,10 @@ public final class Concatenator {
         // delays and gaps included); a transport stream has no edit list to hide pictures between inputs.
         let timing = try ownTiming(frameRate: options.frameRate)
         let origin = timing?.presentationOrigin
+        // A transport stream has no edit list: pictures hidden between pieces are shown.
+        let shownHidden = try hiddenPicturesShown(timing: timing, editsKept: false)
+        let rateChosenHere = timing == nil && options.frameRate == nil
+        let retimingWhy = rateChosenHere ? retimingReason() : nil
         if origin == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
         if origin != nil { options.placement = .beforeFirstSlice }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
@@ -383,6 +442,12 @@ public final class Concatenator {
             report.audioFramesDroppedAtJoins = streamFeeders.map(\.dropped)
         }
         report.audioNotJoined = reason
+        report.hiddenPicturesShown = shownHidden
+        if rateChosenHere {
+            report.outputFrameRate = options.frameRate
+            report.timesNotKept = retimed(at: options.frameRate)
+            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retimingWhy
+        }
         return report
     }
 
@@ -422,6 +487,11 @@ public struct ConcatInput: Sendable {
     public let dataStreams: [String]
     /// Whether it has sound: an MP4/MOV sound track or a transport stream's audio stream.
     public let hasAudio: Bool
+    /// An MP4/MOV input's frame rate when every picture but the last lasts as long (its own
+    /// times are then those of that rate), else `nil`.
+    public let constantRate: Rational?
+    /// Whether it carries times of its own: an MP4/MOV or an MPEG-TS (an elementary stream has none).
+    public var hasOwnTimes: Bool { container.isMP4 || container.isTransportStream }
     /// The options it is opened with (the record, when it is length-prefixed).
     let options: MediaSourceOptions
     /// The file, to check that the one opened for its turn is the one the first pass read.
@@ -436,8 +506,19 @@ public struct ConcatReport: Sendable {
     public var droppedLeadingPictures: [Int] = []
     /// Each input's own frame rate, where it says one.
     public var frameRates: [Rational?] = []
-    /// The rate MP4 output is timed at.
+    /// The rate the output is timed at, when it is timed at one rate (MP4; MPEG-TS when the
+    /// inputs' own times are not kept).
     public var outputFrameRate: Rational?
+    /// The inputs (by position) with their own times (MP4/MOV, MPEG-TS) that a join timed at one
+    /// rate the caller did not give re-timed (all but MP4/MOV inputs of that constant rate):
+    /// their times are lost (``timesNotKeptReason`` says why), which the caller reports.
+    public var timesNotKept: [Int] = []
+    /// Why the join was timed at one rate, when ``timesNotKept`` is not empty.
+    public var timesNotKeptReason: String?
+    /// The inputs (by position) at whose joins pictures their edit lists hide are shown: an
+    /// MPEG-TS output (no edit list), or an MP4 output timed at one rate (no edits kept). A loss
+    /// the caller reports (``ConcatTiming/brokenJoins``; `--smart` joins re-encode those heads instead).
+    public var hiddenPicturesShown: [Int] = []
     /// Each MP4 input's tracks other than the video track read (not joined).
     public var otherTracks: [[MP4OtherTrack]] = []
     /// Audio samples or frames joined (all tracks or streams), or `nil` when no audio was joined.

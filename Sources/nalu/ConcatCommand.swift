@@ -45,7 +45,7 @@ struct Concat: ParsableCommand {
     var pid: PIDOption?
     @Option(help: ArgumentHelp("avcC/hvcC record of the length-prefixed inputs.", valueName: "file"))
     var extradata: String?
-    @Option(help: ArgumentHelp("MP4 output: frames per second (default: the first input's).", valueName: "rate"))
+    @Option(help: ArgumentHelp("MP4 and MPEG-TS output: time the join at this many frames per second (without it, inputs keep their own times; where they cannot, the first input's rate and exit 2 naming the inputs re-timed).", valueName: "rate"))
     var fps: FrameRate?
     @OptionGroup var mp4: MP4OutputOptions
     @Flag(help: "MP4 and MPEG-TS output: leave the audio out (it is joined when every input has as many matching audio tracks or streams).")
@@ -58,9 +58,8 @@ struct Concat: ParsableCommand {
     func validate() throws {
         if inputs.isEmpty { throw ValidationError("Give the inputs to join, in order.") }
         if inputs.filter({ $0 == "-" }).count > 1 { throw ValidationError("Standard input (-) can be given once.") }
-        if to != .mp4 && (fps != nil || mp4.isSet) {
-            throw ValidationError("--fps, --faststart, --fragmented and --sample-entry go with MP4 output.")
-        }
+        if to != .mp4 && mp4.isSet { throw ValidationError("--faststart, --fragmented and --sample-entry go with MP4 output.") }
+        if fps != nil && ![.mp4, .ts, .m2ts].contains(to) { throw ValidationError("--fps goes with MP4 and MPEG-TS output.") }
         try smartOptions.check(smart: smartOptions.smart)
         if smartOptions.smart && (fps != nil || extradata != nil) {
             throw ValidationError("--fps and --extradata do not go with --smart (the pieces keep their own times).")
