@@ -3,6 +3,7 @@ import NALU
 import NALUAVCodec
 import NALUIO
 import NALUMP4
+import NALUMedia
 import NALUSmartCut
 import NALUX264
 import Testing
