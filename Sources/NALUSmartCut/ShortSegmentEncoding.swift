@@ -44,6 +44,8 @@ public struct ShortSegmentEncoding: Hashable, Sendable {
         switch encoder {
         case "x264":
             configuration.threads = threads
+            // MB-tree needs a lookahead (x264 turns it off with a warning without one): said here.
+            if lookahead == 0 { configuration.extraParameters.append(EncoderParameter(name: "mbtree", value: "0")) }
             configuration.extraParameters.append(EncoderParameter(name: "rc-lookahead", value: String(lookahead)))
         case "x265":
             configuration.threads = threads
