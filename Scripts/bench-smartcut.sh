@@ -37,7 +37,7 @@ measure() { # measure NAME OUT COMMAND...
     if [ -n "$out" ]; then
         psnr=$(ffmpeg -i "$out" -ss $start -i "$src" -lavfi "[0:v]trim=end_frame=$frames,setpts=PTS-STARTPTS[a];[1:v]trim=end_frame=$frames,setpts=PTS-STARTPTS[b];[a][b]psnr" \
             -f null - 2>&1 | sed -n 's/.*average:\([0-9.inf]*\).*/\1/p')
-        bytes=$(ffprobe -v error -select_streams v -show_entries packet=size -of csv=p=0 "$out" | head -$frames | paste -sd+ | bc)
+        bytes=$(ffprobe -v error -select_streams v -show_entries packet=size -of csv=p=0 "$out" | awk -v n=$frames 'NR <= n { s += $1 } END { print s }')
     fi
     echo "$name wall_s=$wall user_s=$user peak_kib=$kib psnr_db=$psnr head_bytes=$bytes"
 }
@@ -48,7 +48,7 @@ fi
 measure ffmpeg-copy "" ffmpeg -v error -y -ss $start -to $end -i "$src" -c copy "$work/copy.mp4"
 ffmpeg -v error -ss $start -i "$src" -frames:v $frames -pix_fmt yuv420p -f yuv4mpegpipe "$work/head.y4m"
 for settings in "" "--threads 1 --rc-lookahead 0"; do
-    name="x264-${settings:-defaults}"
+    name="x264-${settings:-defaults}"; name=${name//--/}
     /usr/bin/time -f "%e %U %M" -o "$work/time" x264 --preset medium --crf 12 --keyint $((frames + 1)) --no-scenecut $settings \
         --psnr -o "$work/x.264" "$work/head.y4m" > /dev/null 2> "$work/x264.log"
     read -r wall user kib < "$work/time"
