@@ -6,7 +6,7 @@ public import NALUEncoder
 /// needs.
 ///
 /// x264's `medium` preset keeps 40 pictures of rate-control lookahead (MB-tree) and runs three
-/// frame threads on two cores, each with its own pictures: 466 MiB to re-encode 42 pictures of
+/// frame threads on two cores, each with its own pictures: 455 MiB to re-encode 42 pictures of
 /// 1080p. A run of at most one GOP gains nothing from either: the lookahead would see past the
 /// run's end, and frame threads wait for pictures that come one at a time from the decoder. So,
 /// for runs of at most ``maximumPictures``:
@@ -17,7 +17,7 @@ public import NALUEncoder
 /// - one decoder thread (libavcodec's frame threads each hold pictures of their own).
 ///
 /// Measured on a 7.4 s cut of 20 s 1080p25 (42 pictures re-encoded at CRF 12, `medium`;
-/// `Scripts/bench-smartcut.sh`): peak RSS 466 → 179 MiB, the same CPU time, the re-encoded
+/// `Scripts/bench-smartcut.sh`): peak RSS 455 → 175 MiB, the same CPU time, the re-encoded
 /// pictures' PSNR against the source 55.2 → 59.6 dB (without MB-tree x264 spends more bits at
 /// the same CRF: +32 % on those pictures). The preset, the rate control and every setting
 /// matched to the source (``MatchedEncoding``) are unchanged.

@@ -64,7 +64,7 @@ public final class SmartTrimmer {
     public var preset: String?
     /// Lighter encoder and decoder settings for runs of re-encoded pictures at most
     /// ``ShortSegmentEncoding/maximumPictures`` long (default on: one thread, no x264 MB-tree
-    /// lookahead; 466 → 179 MiB for 42 pictures of 1080p). `nil`: the libraries' own settings.
+    /// lookahead; 455 → 175 MiB for 42 pictures of 1080p). `nil`: the libraries' own settings.
     public var shortSegmentEncoding: ShortSegmentEncoding? = ShortSegmentEncoding()
     /// Asked before each access unit and each re-encoded picture: `true` stops the cut with
     /// `CancellationError` (``NALUExport/ExportSession`` sets it from its task's cancellation).

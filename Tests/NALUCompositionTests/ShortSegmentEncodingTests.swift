@@ -10,7 +10,7 @@ import Testing
 
 /// A smart cut re-encodes at most one GOP at each end (issue 39 "Tests and figures"): with
 /// ``ShortSegmentEncoding`` (one encoder thread, no x264 MB-tree lookahead, one decoder thread)
-/// such a run holds far less than x264's `medium` sized for a long stream (466 → 179 MiB for 42
+/// such a run holds far less than x264's `medium` sized for a long stream (455 → 175 MiB for 42
 /// pictures of 1080p), and the re-encoded pictures lose no quality against the source.
 @Suite("ShortSegmentEncoding", .serialized)
 struct ShortSegmentEncodingTests {
@@ -50,7 +50,7 @@ struct ShortSegmentEncodingTests {
             "trim", input, "--start", "0.3", "--end", "3", "--smart", "--verbose", "-o", output])
         try #require(run.status == 0, "\(run.stderr)")
         #expect(run.stderr.contains("42 re-encoded before"), "\(run.stderr)")
-        // x264 medium with its 40-picture lookahead and 3 frame threads: 466 MiB (measured on
+        // x264 medium with its 40-picture lookahead and 3 frame threads: 455 MiB (measured on
         // the code before); x264's own CLI at the short-run settings alone holds 134 MiB.
         #expect(run.bytes < 256 << 20, "peak RSS \(run.bytes >> 20) MiB")
 
