@@ -22,6 +22,9 @@ public struct CompositionSettings: Sendable {
     public var rateControl: RateControl = .crf(12)
     /// x264/x265 preset of the re-encoded pictures (`nil`: the library's default, `medium`).
     public var preset: String?
+    /// Settings of short re-encodes (``NALUSmartCut/SmartTrimmer/shortSegmentEncoding``: one
+    /// thread, no x264 MB-tree lookahead; `nil`: the libraries' own).
+    public var shortSegmentEncoding: ShortSegmentEncoding? = ShortSegmentEncoding()
     /// The decoder of the pictures a cut re-encodes.
     public var decoder: any DecoderBackendFactory = ExportDefaults.decoder
     /// The encoder of the re-encoded pictures (`nil`: x264 for H.264 clips, x265 for HEVC).
@@ -166,6 +169,7 @@ final class CompositionJob {
             let writer = try CompositionWriter(Composition(clips: clips), decoder: settings.decoder, encoder: encoder)
             writer.rateControl = settings.rateControl
             writer.preset = settings.preset
+            writer.shortSegmentEncoding = settings.shortSegmentEncoding
             writer.temporaryDirectory = settings.temporaryDirectory
             let cancellation = self.cancellation
             writer.isCancelled = { cancellation.isCancelled }

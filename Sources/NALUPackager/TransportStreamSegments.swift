@@ -297,11 +297,9 @@ extension Packager {
                                                      duration: current.duration, bytes: bytes, samples: current.samples, startsWithSyncSample: true))
             open = nil
         }
-        var buffer: [UInt8] = []
-        var iterator = reader.samples()
         var segment = 0
-        while let sample = try iterator.next() {
-            try checkSize(sample)
+        // One read per run of adjacent samples (SampleRuns).
+        try SampleRuns.forEach(of: reader, check: checkSize) { sample, raw in
             let timing = try PackagedTime.timing(decode: sample.dts, presentation: sample.pts, duration: Int64(sample.duration),
                                                  timescale: track.timescale, name: "\(inputPath) track \(track.trackID)", byteOffset: sample.offset)
             let target = Self.segment(at: Double(sample.pts - offset) / Double(track.timescale), from: segment, boundaries: boundaries)
@@ -315,9 +313,8 @@ extension Packager {
                 try sink.next(name: segmentName)
                 open = (segmentName, timing.decode, timing.presentation, 0, 0)
             }
-            try reader.read(sample, into: &buffer)
             let pts = try Self.transportStreamTime(sample.pts, offset: offset, track.timescale, field: "\(inputPath) audio presentation time")
-            try buffer.withUnsafeBytes { try writer.writeAudio($0, pts: pts) }
+            try writer.writeAudio(raw, pts: pts)
             open?.duration += timing.duration
             open?.samples += 1
         }

@@ -94,6 +94,8 @@ public final class CompositionWriter {
     public var rateControl: RateControl = .crf(12)
     /// x264/x265 preset of the re-encoded pictures (`nil`: the library's default).
     public var preset: String?
+    /// Settings of short re-encodes (``SmartTrimmer/shortSegmentEncoding``; `nil`: the libraries' own).
+    public var shortSegmentEncoding: ShortSegmentEncoding? = ShortSegmentEncoding()
     /// Where the clips are written before the join (`nil`: `$TMPDIR`, else `/tmp`).
     public var temporaryDirectory: String?
     /// Asked before each access unit, re-encoded picture and clip: `true` stops the write with
@@ -210,6 +212,7 @@ public final class CompositionWriter {
             guard let trimmer = trimmers[clip.path] else { continue }
             trimmer.rateControl = rateControl
             trimmer.preset = preset
+            trimmer.shortSegmentEncoding = shortSegmentEncoding
             trimmer.isCancelled = isCancelled
             trimmer.pictureWritten = pictureWritten
             let path = try temporary.make()

@@ -156,6 +156,11 @@ public final class SmartCutList {
         get { writer.preset }
         set { writer.preset = newValue }
     }
+    /// Settings of short re-encodes (``SmartTrimmer/shortSegmentEncoding``; `nil`: the libraries' own).
+    public var shortSegmentEncoding: ShortSegmentEncoding? {
+        get { writer.shortSegmentEncoding }
+        set { writer.shortSegmentEncoding = newValue }
+    }
     /// Where the pieces are written before the join (`nil`: `$TMPDIR`, else `/tmp`).
     public var temporaryDirectory: String? {
         get { writer.temporaryDirectory }
