@@ -78,7 +78,7 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
     ///   - outOfBandParameterSets: a source's record sets (``MediaSource/outOfBandParameterSets``).
     ///   - declarativeSEI: an hvcC's prefix SEI NAL units.
     public init(codec: Codec, output: Output, options: LengthPrefixedToAnnexB.Options,
-                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws(NALUError) {
         let converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
                                                    declarativeSEI: declarativeSEI)
         self.output = .owning(output)
@@ -95,7 +95,7 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
     ///   - maxAccessUnitSize: bytes of one access unit held back at most (``AccessUnitLimit``).
     public convenience init(for source: MediaSource, output: Output, parameterSets: ParameterSetInsertion = .keyframes,
                             accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
-                            maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws {
+                            maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(NALUError) {
         let options = LengthPrefixedToAnnexB.Options(parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters,
                                                      placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
                                                      maxAccessUnitSize: maxAccessUnitSize)
@@ -103,11 +103,12 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
                       declarativeSEI: source.declarativeSEI)
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.pointee.push(unit, to: &output.pointee) }
+    /// - Throws: ``NALU/NALUError`` (typed), as every method of this sink: the stream's or the output's error.
+    public func push(_ unit: NALUnitView) throws(NALUError) { try converter.pointee.push(unit, to: &output.pointee) }
 
-    public func returnLent() throws { try output.pointee.returnLent() }
+    public func returnLent() throws(NALUError) { try output.pointee.returnLent() }
 
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         try converter.pointee.finish(to: &output.pointee)
         return MediaSinkReport(statistics: converter.pointee.statistics)
     }
@@ -120,7 +121,8 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
     private let output: UnsafeMutablePointer<Output>
     private let converter: UnsafeMutablePointer<AnnexBToLengthPrefixed>
 
-    public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws {
+    /// - Throws: ``NALU/NALUError`` (typed), as every method of this sink: the stream's or the output's error.
+    public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws(NALUError) {
         let converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
         self.output = .owning(output)
         self.converter = .owning(converter)
@@ -131,21 +133,21 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
         converter.freeOwned()
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.pointee.convert(unit, to: &output.pointee) }
+    public func push(_ unit: NALUnitView) throws(NALUError) { try converter.pointee.convert(unit, to: &output.pointee) }
 
-    public func returnLent() throws { try output.pointee.returnLent() }
+    public func returnLent() throws(NALUError) { try output.pointee.returnLent() }
 
     /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
     /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``
     /// and no record written, the output then decodes on its own.
-    public func writeInBand(_ parameterSets: [[UInt8]]) throws {
+    public func writeInBand(_ parameterSets: [[UInt8]]) throws(NALUError) {
         for unit in parameterSets {
-            try NALUnitView.withNALUnit(unit) { try push($0) }
+            try NALUError.typed(field: "parameter set") { try NALUnitView.withNALUnit(unit) { try push($0) } }
         }
     }
 
     /// The report carries the record of every parameter set seen.
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         MediaSinkReport(statistics: converter.pointee.statistics, record: try converter.pointee.decoderConfigurationRecord().bytes)
     }
 }

@@ -407,7 +407,7 @@ private struct PendingBytes: ByteSink {
 
     init() { bytes.reserveCapacity(1 << 20) }
 
-    mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
+    mutating func write(_ buffer: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: buffer.assumingMemoryBound(to: UInt8.self))
     }
 
