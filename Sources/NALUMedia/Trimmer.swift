@@ -55,16 +55,20 @@ public final class Trimmer {
     }
 
     /// The timing index (the first pass; read once, then kept).
-    public func index() throws -> TrimIndex {
-        if let cachedIndex { return cachedIndex }
-        let index = try TrimIndex(source: try sourceForPass(), frameRate: frameRate)
-        cachedIndex = index
-        return index
+    public func index() throws(NALUError) -> TrimIndex {
+        return try NALUError.typed(field: "trim") {
+            if let cachedIndex { return cachedIndex }
+            let index = try TrimIndex(source: try sourceForPass(), frameRate: frameRate)
+            cachedIndex = index
+            return index
+        }
     }
 
     /// Plans the cut of `[start, end)` (see ``TrimPlan``); `end` `nil` runs to the end.
-    public func plan(start: MediaTime, end: MediaTime?) throws -> TrimPlan {
-        try TrimPlan(index: index(), start: start, end: end)
+    public func plan(start: MediaTime, end: MediaTime?) throws(NALUError) -> TrimPlan {
+        return try NALUError.typed(field: "trim") {
+            try TrimPlan(index: index(), start: start, end: end)
+        }
     }
 
     /// The source for the next pass: the first pass reads ``source``; later ones read an MP4 again
