@@ -28,7 +28,7 @@ public struct MemorySource: ByteSource, Sendable {
         self.chunkSizes = chunkSizes.map { max(1, $0) }
     }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         var count = min(buffer.count, bytes.count - position)
         if !chunkSizes.isEmpty {
             count = min(count, chunkSizes[chunkIndex % chunkSizes.count])
