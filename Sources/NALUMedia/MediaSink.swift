@@ -6,6 +6,12 @@ public import NALUTS
 /// Where a ``MediaSource``'s NAL units go: one shape for every output framing. NAL units are
 /// pushed in decoding order, then ``finish()`` writes what is pending (the caller commits the
 /// file).
+///
+/// The requirements throw untyped on purpose: a sink users implement (or hand to
+/// ``Trimmer``'s `write(_:makeSink:)` and ``Concatenator/write(sinkFor:)``) throws its own
+/// error, which reaches the caller unchanged, and the muxer sinks run the muxers' callbacks (any error).
+/// nalu's own failures are ``NALU/NALUError``s; ``AnnexBSink`` and ``LengthPrefixedSink`` throw
+/// only those, typed.
 public protocol MediaSink: AnyObject {
     /// Takes the next NAL unit (escaped, header included).
     func push(_ unit: NALUnitView) throws
@@ -197,30 +203,34 @@ public final class MP4FileSink: MediaSink {
     /// ``keepTimes(_:)``: without a frame rate in `options`, an MP4/MOV or transport stream
     /// input's (an MP4's edit list too, unless `options` give one); else `options` unchanged
     /// and no clock.
-    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws -> (MP4MuxerOptions, SampleClock?) {
-        var options = options
-        guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
-        if let track = source.mp4?.track, options.editList == nil {
-            let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
-            options.movieTimescale = movieTimescale
-            options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
-            options.editListFollowsSampleTimes = true
-        } else if options.layout == .fragmented, options.editList == nil, let start = source.transportStreamVideoStart,
-                  let first = source.transportStream?.firstTimestamps.first, let firstDecode = first.decoding ?? first.presentation {
-            // A transport stream into fragments: `moov` goes first, so the edit that shows the
-            // first picture at time 0 is known from the first PES time stamps, not from the
-            // samples (the other layouts compute it at the end). Duration 0: the rest of the media.
-            options.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: start &- firstDecode)]
-            options.editListFollowsSampleTimes = true
+    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws(NALUError) -> (MP4MuxerOptions, SampleClock?) {
+        return try NALUError.typed(field: "sample times") {
+            var options = options
+            guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
+            if let track = source.mp4?.track, options.editList == nil {
+                let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
+                options.movieTimescale = movieTimescale
+                options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
+                options.editListFollowsSampleTimes = true
+            } else if options.layout == .fragmented, options.editList == nil, let start = source.transportStreamVideoStart,
+                      let first = source.transportStream?.firstTimestamps.first, let firstDecode = first.decoding ?? first.presentation {
+                // A transport stream into fragments: `moov` goes first, so the edit that shows the
+                // first picture at time 0 is known from the first PES time stamps, not from the
+                // samples (the other layouts compute it at the end). Duration 0: the rest of the media.
+                options.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: start &- firstDecode)]
+                options.editListFollowsSampleTimes = true
+            }
+            return (options, clock)
         }
-        return (options, clock)
     }
 
     /// Times the samples from `clock` (``MP4Muxer/useSourceTiming(timescale:lookup:)``), which
     /// ``MediaSink/write(_:)`` feeds: before the first NAL unit.
-    public func keepTimes(_ clock: SampleClock) throws {
-        try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
-        sampleClock = clock
+    public func keepTimes(_ clock: SampleClock) throws(NALUError) {
+        try NALUError.typed(field: "sample times") {
+            try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
+            sampleClock = clock
+        }
     }
 
     /// For `source` (an MPEG-TS) with its AAC stream `audio` (``TransportStreamAudioReader``)

@@ -5,6 +5,8 @@
 public protocol ByteSource {
     /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; 0 means the
     /// end of the input. Implementations may return fewer bytes than asked before the end.
+    /// - Throws: untyped on purpose: a source users implement (a socket, a decryptor) throws its
+    ///   own error, which reaches the reader's caller unchanged; nalu's sources throw ``NALUError``.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
