@@ -21,17 +21,17 @@ enum LentHarness {
             return hash
         }
 
-        mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+        mutating func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
             try returnLent()
             self.bytes.append(contentsOf: bytes)
         }
 
-        mutating func write(lent bytes: UnsafeRawBufferPointer) throws {
+        mutating func write(lent bytes: UnsafeRawBufferPointer) throws(NALUError) {
             guard let base = bytes.baseAddress, bytes.count > 0 else { return }
             held.append((base, bytes.count, Self.checksum(base, bytes.count)))
         }
 
-        mutating func returnLent() throws {
+        mutating func returnLent() throws(NALUError) {
             for run in held {
                 if Self.checksum(run.base, run.count) != run.checksum { changedBeforeReturn = true }
                 bytes.append(contentsOf: UnsafeRawBufferPointer(start: run.base, count: run.count))

@@ -94,7 +94,7 @@ enum MP4Harness {
 final class MemorySpool: ByteSink, RandomAccessByteSource {
     private(set) var bytes: [UInt8] = []
     var size: Int64 { Int64(bytes.count) }
-    func write(_ buffer: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: buffer) }
+    func write(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try MemoryRandomAccessSource(bytes).read(at: offset, into: buffer)
     }

@@ -102,4 +102,10 @@ extension NALUError {
         if let error = error as? NALUError { return error }
         return NALUError(.io, field: field, detail: String(describing: error))
     }
+
+    /// Runs `body` (which throws only `NALUError`s but through an untyped `throws`: a rethrowing
+    /// helper, a `withUnsafeBytes`) with its errors typed: a typed-throws entry point's body.
+    package static func typed<T>(field: String, _ body: () throws -> T) throws(NALUError) -> T {
+        do { return try body() } catch { throw converting(error, field: field) }
+    }
 }

@@ -80,12 +80,14 @@ public struct DecodedFrame: Sendable {
     public func rows(plane: Int) -> Int { pixelFormat.rows(plane: plane, height: height) }
 
     /// Calls `body` with the bytes of `plane` (0…2), rows tightly packed.
-    public func withPlane<Result>(_ plane: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    /// - Throws: what `body` throws (typed: `Failure`).
+    public func withPlane<Result, Failure: Error>(_ plane: Int, _ body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(pixels.buffer.planeBytes(plane)))
     }
 
     /// Calls `body` with the whole picture, Y then U then V, as ffmpeg's `rawvideo` lays it out.
-    public func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    /// - Throws: what `body` throws (typed: `Failure`).
+    public func withBytes<Result, Failure: Error>(_ body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
         try body(UnsafeRawBufferPointer(pixels.buffer.bytes))
     }
 

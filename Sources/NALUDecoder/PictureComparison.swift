@@ -248,7 +248,8 @@ extension DecodedFrame {
 extension Frame {
     /// Calls `body` with the planes of a planar frame as ``PlaneSamples`` (semi-planar formats
     /// have none: convert them first).
-    public func withPlaneSamples<Result>(_ body: ([PlaneSamples]) throws -> Result) rethrows -> Result {
+    /// - Throws: what `body` throws (typed: `Failure`).
+    public func withPlaneSamples<Result, Failure: Error>(_ body: ([PlaneSamples]) throws(Failure) -> Result) throws(Failure) -> Result {
         var planes: [PlaneSamples] = []
         if !pixelFormat.isSemiPlanar {
             for index in 0..<pixelFormat.planeCount {
@@ -258,6 +259,8 @@ extension Frame {
                                            bytesPerRow: plane.bytesPerRow, bitDepth: pixelFormat.bitDepth))
             }
         }
-        return try withExtendedLifetime(self) { try body(planes) }
+        // The planes point into this frame's memory: it lives until `body` returns.
+        defer { withExtendedLifetime(self) {} }
+        return try body(planes)
     }
 }

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 import NALUMP4
 public import NALUMedia
 
@@ -29,12 +29,14 @@ public struct Doctor: Sendable {
     ///   then information, each group in the order found.
     /// - Throws: ``NALUError`` `.io` when reading fails; anything malformed in the stream is a
     ///   finding, not an error.
-    public func examine(_ source: MediaSource) throws -> [DoctorFinding] {
-        let scan = DoctorScan(source: source, doctor: self)
-        try scan.run()
-        let findings = scan.log.findings
-        return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
-            + findings.filter { $0.severity == .information }
+    public func examine(_ source: MediaSource) throws(NALUError) -> [DoctorFinding] {
+        return try NALUError.typed(field: "doctor") {
+            let scan = DoctorScan(source: source, doctor: self)
+            try scan.run()
+            let findings = scan.log.findings
+            return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
+                + findings.filter { $0.severity == .information }
+        }
     }
 
     /// `fixed.<the input's extension>`, the output name of the fix command lines.

@@ -5,7 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NALU
+public import NALU
 import NALUMedia
 
 /// `nalu doctor` on a streaming package (what `nalu package`, ffmpeg's hls/dash muxers or a
@@ -56,45 +56,47 @@ public struct PackageDoctor: Sendable {
     /// manifest named. Only files inside the package's folder are opened (``PackageFiles``).
     /// - Throws: ``NALUError`` `.io` when the manifest cannot be read, `.tooLarge` when it is
     ///   over ``PackageManifests/Limits/manifestBytes``, `.missing` when a folder holds none.
-    public func examine(_ path: String) throws -> [DoctorFinding] {
-        var log = DoctorFindingLog()
-        let folder = Self.isFolder(path)
-        var manifests: [String] = []
-        let files: PackageFiles
-        if !folder {
-            // The manifest named (a symlink followed: the user named it); its folder is the root.
-            guard let resolved = PackageFiles.realPath(path) else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
-            files = try PackageFiles(package: resolved, isFolder: false)
-            manifests = [resolved]
-        } else {
-            files = try PackageFiles(package: path, isFolder: true)
-            var texts: [String: String] = [:]
-            var paths: [String: String] = [:]
-            for name in try Self.list(path) where name.lowercased().hasSuffix(".m3u8") || name.lowercased().hasSuffix(".mpd") {
-                // A manifest in the folder is a file of the package like any other.
-                if case .file(let resolved, _) = files.resolve(name, base: files.root) { paths[name] = resolved }
+    public func examine(_ path: String) throws(NALUError) -> [DoctorFinding] {
+        return try NALUError.typed(field: "package") {
+            var log = DoctorFindingLog()
+            let folder = Self.isFolder(path)
+            var manifests: [String] = []
+            let files: PackageFiles
+            if !folder {
+                // The manifest named (a symlink followed: the user named it); its folder is the root.
+                guard let resolved = PackageFiles.realPath(path) else { throw NALUError(.io, field: path, detail: InputFile.errnoText()) }
+                files = try PackageFiles(package: resolved, isFolder: false)
+                manifests = [resolved]
+            } else {
+                files = try PackageFiles(package: path, isFolder: true)
+                var texts: [String: String] = [:]
+                var paths: [String: String] = [:]
+                for name in try Self.list(path) where name.lowercased().hasSuffix(".m3u8") || name.lowercased().hasSuffix(".mpd") {
+                    // A manifest in the folder is a file of the package like any other.
+                    if case .file(let resolved, _) = files.resolve(name, base: files.root) { paths[name] = resolved }
+                }
+                let playlists = paths.keys.filter { $0.lowercased().hasSuffix(".m3u8") }.sorted()
+                func isMultivariant(_ name: String) -> Bool {
+                    guard let resolved = paths[name] else { return false }
+                    if texts[name] == nil { texts[name] = (try? Self.text(resolved)) ?? "" }
+                    return PackageManifests.isMultivariant(texts[name] ?? "")
+                }
+                let multivariant = playlists.contains("master.m3u8") ? ["master.m3u8"] : playlists.filter(isMultivariant)
+                let names = (multivariant.isEmpty ? playlists : multivariant) + paths.keys.filter { $0.lowercased().hasSuffix(".mpd") }.sorted()
+                manifests = names.compactMap { paths[$0] }
+                guard !manifests.isEmpty else {
+                    throw NALUError(.missing, field: path, detail: "no .m3u8 playlist and no .mpd manifest in the folder")
+                }
             }
-            let playlists = paths.keys.filter { $0.lowercased().hasSuffix(".m3u8") }.sorted()
-            func isMultivariant(_ name: String) -> Bool {
-                guard let resolved = paths[name] else { return false }
-                if texts[name] == nil { texts[name] = (try? Self.text(resolved)) ?? "" }
-                return PackageManifests.isMultivariant(texts[name] ?? "")
+            for manifest in manifests {
+                var check = PackageCheck(doctor: self, files: files, manifest: manifest)
+                try check.run()
+                for finding in check.log.findings { log.add(finding, key: manifest + finding.message) }
             }
-            let multivariant = playlists.contains("master.m3u8") ? ["master.m3u8"] : playlists.filter(isMultivariant)
-            let names = (multivariant.isEmpty ? playlists : multivariant) + paths.keys.filter { $0.lowercased().hasSuffix(".mpd") }.sorted()
-            manifests = names.compactMap { paths[$0] }
-            guard !manifests.isEmpty else {
-                throw NALUError(.missing, field: path, detail: "no .m3u8 playlist and no .mpd manifest in the folder")
-            }
+            let findings = log.findings
+            return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
+                + findings.filter { $0.severity == .information }
         }
-        for manifest in manifests {
-            var check = PackageCheck(doctor: self, files: files, manifest: manifest)
-            try check.run()
-            for finding in check.log.findings { log.add(finding, key: manifest + finding.message) }
-        }
-        let findings = log.findings
-        return findings.filter { $0.severity == .error } + findings.filter { $0.severity == .warning }
-            + findings.filter { $0.severity == .information }
     }
 
     /// The names in a folder, sorted.

@@ -27,7 +27,8 @@ public struct EncoderLiveChanges: Sendable {
     }
 
     /// Makes the changes due before frame `index`.
-    public mutating func beforeFrame(_ index: Int64, session: EncoderSession) throws {
+    /// - Throws: ``EncoderError`` (typed): ``EncoderSession/setBitrate(_:)``'s.
+    public mutating func beforeFrame(_ index: Int64, session: EncoderSession) throws(EncoderError) {
         if let rate = bitrates[index] {
             let live = try session.setBitrate(rate)
             applied.append(Applied(frame: index, bitsPerSecond: rate, live: live))

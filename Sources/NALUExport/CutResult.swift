@@ -174,10 +174,10 @@ extension SmartTrimmer {
         case .mp4(var options):
             options.metadata = try outputMetadata(from: source, output: output.path)
             report = try SmartCutError.unwrapping { try writeMP4(start: start, end: end, output: output, options: options, audio: audio) }
-        case .annexB: report = try writeAnnexB(start: start, end: end, output: output)
-        case .lengthPrefixed: report = try writeLengthPrefixed(start: start, end: end, output: output)
+        case .annexB: report = try SmartCutError.unwrapping { try writeAnnexB(start: start, end: end, output: output) }
+        case .lengthPrefixed: report = try SmartCutError.unwrapping { try writeLengthPrefixed(start: start, end: end, output: output) }
         case .transportStream(let options):
-            report = try writeTransportStream(start: start, end: end, output: output, options: options, audio: audio)
+            report = try SmartCutError.unwrapping { try writeTransportStream(start: start, end: end, output: output, options: options, audio: audio) }
         }
         try output.commit()
         var result = CutResult()
@@ -293,7 +293,7 @@ extension CompositionWriter {
             options.metadata = try outputMetadata(from: composition.clips.first.flatMap { source(of: $0.path) }, output: output.path)
             format = .mp4(options)
         }
-        let report = try write(output: output, format: format, audio: audio)
+        let report = try SmartCutError.unwrapping { try write(output: output, format: format, audio: audio) }
         let result = describe(report, format: format, audio: audio, caller: caller)
         if refusingLoss, let loss = result.loss { throw loss }
         if let isCancelled, isCancelled() { throw CancellationError() }

@@ -247,11 +247,13 @@ public final class DecodedVideoInput {
     /// The pts at the input's presentation timeline's zero (``PresentationTimeline``: edit lists
     /// applied, the earliest track's start), where `--start` and `--end` count from: before
     /// ``presentationOrigin`` when another track starts before the video.
-    public func timelineOrigin() throws -> Int64 {
-        let mediaTime = try source.videoMediaOrigin()
-        let firstPicture = max(0, firstPTS &- mediaTime)
-        let videoStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPicture)
-        return mediaTime &+ firstPicture &- videoStart
+    public func timelineOrigin() throws(NALUError) -> Int64 {
+        return try NALUError.typed(field: "edit list") {
+            let mediaTime = try source.videoMediaOrigin()
+            let firstPicture = max(0, firstPTS &- mediaTime)
+            let videoStart = try PresentationTimeline(source: source).videoStart(firstPicture: firstPicture)
+            return mediaTime &+ firstPicture &- videoStart
+        }
     }
 
     /// The source pts presented from `start` to `end` (seconds on the presentation timeline,
@@ -283,26 +285,30 @@ public final class DecodedVideoInput {
 
     /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the
     /// progress line's ETA; `nil` for other inputs.
-    public func pictureCount(in range: Range<Int64>?) throws -> Int64? {
-        guard let mp4 = source.mp4 else { return nil }
-        var count: Int64 = 0
-        var iterator = mp4.samples()
-        while let sample = try iterator.next() { if range?.contains(sample.pts) ?? true { count += 1 } }
-        return count
+    public func pictureCount(in range: Range<Int64>?) throws(NALUError) -> Int64? {
+        return try NALUError.typed(field: "sample table") {
+            guard let mp4 = source.mp4 else { return nil }
+            var count: Int64 = 0
+            var iterator = mp4.samples()
+            while let sample = try iterator.next() { if range?.contains(sample.pts) ?? true { count += 1 } }
+            return count
+        }
     }
 
     /// The end of the last picture's presentation (pts + duration) of an MP4/MOV track, or `nil`.
-    public func presentationEnd() throws -> Int64? {
-        guard let mp4 = source.mp4 else { return nil }
-        var end: Int64?
-        var iterator = mp4.samples()
-        while let sample = try iterator.next() {
-            guard let sampleEnd = CheckedNumber.sum(sample.pts, Int64(sample.duration)) else {
-                throw NALUError(.invalidValue, field: "sample \(sample.index) time", detail: "\(sample.pts) + \(sample.duration) ticks does not fit 64 bits")
+    public func presentationEnd() throws(NALUError) -> Int64? {
+        return try NALUError.typed(field: "sample table") {
+            guard let mp4 = source.mp4 else { return nil }
+            var end: Int64?
+            var iterator = mp4.samples()
+            while let sample = try iterator.next() {
+                guard let sampleEnd = CheckedNumber.sum(sample.pts, Int64(sample.duration)) else {
+                    throw NALUError(.invalidValue, field: "sample \(sample.index) time", detail: "\(sample.pts) + \(sample.duration) ticks does not fit 64 bits")
+                }
+                end = max(end ?? sampleEnd, sampleEnd)
             }
-            end = max(end ?? sampleEnd, sampleEnd)
+            return end
         }
-        return end
     }
 }
 

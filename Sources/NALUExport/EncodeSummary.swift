@@ -189,7 +189,7 @@ extension JSONValue {
 extension EncodeSummary {
     /// Writes ``fields`` as pretty-printed JSON and a newline (`nalu encode --stats-json`) to
     /// `path`, through ``NALUIO/FileSink`` (a temporary name renamed into place on commit).
-    public func writeJSON(to path: String) throws {
+    public func writeJSON(to path: String) throws(NALUError) {
         let file = try FileSink(path: path, bufferSize: 4096)
         try file.write(Array((JSONValue(.object(fields)).prettyText + "\n").utf8))
         try file.commit()

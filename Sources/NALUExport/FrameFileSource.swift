@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NALU
+public import NALU
 public import NALUEncoder
 
 /// A file or standard input read through one descriptor, as frames for an encoder
@@ -60,7 +60,7 @@ public final class FrameFileSource: SeekableByteSource {
 
     /// Moves the read position of a regular file to `offset`, dropping the peeked bytes;
     /// ``bytesDelivered`` counts from there.
-    public func seek(to offset: Int64) throws {
+    public func seek(to offset: Int64) throws(NALUError) {
         guard lseek(descriptor, off_t(offset), SEEK_SET) == off_t(offset) else {
             throw NALUError(.io, field: subject, detail: "seek to byte \(offset): " + errnoText(errno))
         }
@@ -69,31 +69,35 @@ public final class FrameFileSource: SeekableByteSource {
     }
 
     /// Up to `count` first bytes, kept to be read again.
-    public func peek(_ count: Int) throws -> [UInt8] {
-        var chunk = [UInt8](repeating: 0, count: count)
-        while pending.count < count {
-            let got = try chunk.withUnsafeMutableBytes { try readDescriptor(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<(count - pending.count)])) }
-            if got == 0 { break }
-            pending += chunk[0..<got]
+    public func peek(_ count: Int) throws(NALUError) -> [UInt8] {
+        return try NALUError.typed(field: "input") {
+            var chunk = [UInt8](repeating: 0, count: count)
+            while pending.count < count {
+                let got = try chunk.withUnsafeMutableBytes { try readDescriptor(into: UnsafeMutableRawBufferPointer(rebasing: $0[0..<(count - pending.count)])) }
+                if got == 0 { break }
+                pending += chunk[0..<got]
+            }
+            return pending
         }
-        return pending
     }
 
     /// Reads up to `buffer.count` bytes (the peeked ones first); 0 at the end, or once stopped.
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        if !pending.isEmpty {
-            let count = min(buffer.count, pending.count)
-            pending.withUnsafeBytes { bytes in
-                if let from = bytes.baseAddress { base.copyMemory(from: from, byteCount: count) }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
+        return try NALUError.typed(field: "input") {
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+            if !pending.isEmpty {
+                let count = min(buffer.count, pending.count)
+                pending.withUnsafeBytes { bytes in
+                    if let from = bytes.baseAddress { base.copyMemory(from: from, byteCount: count) }
+                }
+                pending.removeFirst(count)
+                bytesDelivered += Int64(count)
+                return count
             }
-            pending.removeFirst(count)
+            let count = try readDescriptor(into: buffer)
             bytesDelivered += Int64(count)
             return count
         }
-        let count = try readDescriptor(into: buffer)
-        bytesDelivered += Int64(count)
-        return count
     }
 
     private func readDescriptor(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -200,7 +200,7 @@ private final class AudioQueue {
 /// Writes the transport stream into the pipe's write end.
 struct DescriptorSink: ByteSink {
     let descriptor: Int32
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         var offset = 0
         while offset < bytes.count, let base = bytes.baseAddress {
             let count = systemWrite(descriptor, base + offset, bytes.count - offset)

@@ -1,10 +1,11 @@
+public import NALU
 public import NALUMP4
 public import NALUMedia
 
 /// The movie metadata an MP4/MOV output gets: the input's (``MediaSource/movieMetadata()``:
 /// rotation, creation time, user data) when it is MP4/MOV, and the QuickTime brand when the
 /// output's name ends in `.mov`; `nil` when there is neither.
-public func outputMetadata(from source: MediaSource?, output: String) throws -> MP4MovieMetadata? {
+public func outputMetadata(from source: MediaSource?, output: String) throws(NALUError) -> MP4MovieMetadata? {
     // Metadata is informative: a movie whose other boxes do not parse still converts.
     outputMetadata((try? source?.movieMetadata()) ?? nil, output: output)
 }

@@ -52,7 +52,7 @@ public final class FileSink: ByteSink {
     /// Writes of at least this many bytes skip the buffer (after draining it), saving a copy.
     public static var writeThroughThreshold: Int { 64 * 1024 }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         buffer.pointee.accepted += Int64(bytes.count)
         if bytes.count >= Self.writeThroughThreshold || bytes.count > buffer.pointee.capacity {
             if buffer.pointee.vectorCount > 0 { try writeVectors() }
@@ -67,14 +67,14 @@ public final class FileSink: ByteSink {
     }
 
     /// Writes all of `bytes`.
-    public func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
+    public func write(_ bytes: [UInt8]) throws(NALUError) {
+        try bytes.withBytes { (buffer) throws(NALUError) in try write(buffer) }
     }
 
     /// Takes `bytes` without copying them: they are written, in order with everything else, by
     /// the next ``returnLent()``, ``drain()`` or write that needs the room, one `writev(2)` for
     /// many runs (a run that starts where the previous one ended extends it).
-    public func write(lent bytes: UnsafeRawBufferPointer) throws {
+    public func write(lent bytes: UnsafeRawBufferPointer) throws(NALUError) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         buffer.pointee.accepted += Int64(bytes.count)
         // Room for this run, the buffered bytes before it, and those after it (written as a last
@@ -84,12 +84,12 @@ public final class FileSink: ByteSink {
     }
 
     /// Writes out what was lent (and what was buffered before or between it).
-    public func returnLent() throws {
+    public func returnLent() throws(NALUError) {
         if buffer.pointee.vectorCount > 0 { try writeVectors() }
     }
 
     /// Writes buffered bytes to the descriptor.
-    public func drain() throws {
+    public func drain() throws(NALUError) {
         if buffer.pointee.vectorCount > 0 { return try writeVectors() }
         guard buffer.pointee.count > 0 else { return }
         try writeAll(buffer.pointee.bytes, UnsafeRawBufferPointer(start: nil, count: 0))
@@ -98,7 +98,7 @@ public final class FileSink: ByteSink {
 
     /// Writes `first` then `second` with as few system calls as the kernel allows (one, unless a
     /// write is partial), retrying after `EINTR`.
-    private func writeAll(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws {
+    private func writeAll(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) throws(NALUError) {
         var vectors = (iovec(iov_base: UnsafeMutableRawPointer(mutating: first.baseAddress), iov_len: first.count),
                        iovec(iov_base: UnsafeMutableRawPointer(mutating: second.baseAddress), iov_len: second.count))
         var remaining = first.count + second.count
@@ -127,7 +127,7 @@ public final class FileSink: ByteSink {
 
     /// Writes the pending vectors (lent runs and the buffered bytes between them) in order, with
     /// as few `writev(2)` calls as the kernel allows, retrying after `EINTR`; empties the buffer.
-    private func writeVectors() throws {
+    private func writeVectors() throws(NALUError) {
         buffer.pointee.closeSegment()
         let vectors = buffer.pointee.vectors
         let total = buffer.pointee.vectorCount
@@ -162,7 +162,7 @@ public final class FileSink: ByteSink {
     /// (`pwrite(2)`, after writing out what is buffered): for a header whose content is known
     /// only once what follows it is written, such as the size of an MP4 `mdat` box. Regular
     /// files only (``canOverwrite``).
-    public func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws {
+    public func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(NALUError) {
         guard canOverwrite, offset >= 0, offset <= bytesWritten - Int64(bytes.count) else {
             throw NALUError(.unsupported, field: path, detail: "cannot overwrite \(bytes.count) bytes at offset \(offset)")
         }
@@ -182,7 +182,7 @@ public final class FileSink: ByteSink {
 
     /// Flushes and completes the output: a file is renamed into place. Without this call a file
     /// output is removed when the sink is released.
-    public func commit() throws {
+    public func commit() throws(NALUError) {
         try drain()
         try target.commit()
     }

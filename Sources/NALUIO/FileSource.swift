@@ -54,13 +54,13 @@ public final class FileSource: ByteSource {
         return Int64(info.st_size)
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try Self.read(descriptor, into: buffer, path: path)
     }
 
     /// One `read(2)` of `descriptor` into `buffer`, again after `EINTR`; 0 at the end.
     /// - Throws: ``NALUError`` `.io` naming `path`, with the system's reason.
-    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws -> Int {
+    package static func read(_ descriptor: Int32, into buffer: UnsafeMutableRawBufferPointer, path: String) throws(NALUError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             let count = systemRead(descriptor, base, buffer.count)

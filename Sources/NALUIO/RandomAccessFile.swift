@@ -37,7 +37,7 @@ public final class RandomAccessFile: RandomAccessByteSource {
 
     deinit { close(descriptor) }
 
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0, offset >= 0, offset < size else { return 0 }
         while true {
             let count = pread(descriptor, base, buffer.count, off_t(offset))

@@ -40,7 +40,7 @@ public final class SpoolFile: ByteSink, RandomAccessByteSource {
 
     deinit { close(descriptor) }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         size += Int64(bytes.count)
         if buffer.count + bytes.count > capacity {
             try drain()
@@ -52,13 +52,13 @@ public final class SpoolFile: ByteSink, RandomAccessByteSource {
         buffer.append(contentsOf: bytes)
     }
 
-    private func drain() throws {
+    private func drain() throws(NALUError) {
         guard !buffer.isEmpty else { return }
-        try buffer.withUnsafeBytes { try writeAll($0) }
+        try buffer.withBytes { (bytes) throws(NALUError) in try writeAll(bytes) }
         buffer.removeAll(keepingCapacity: true)
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws {
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         guard var base = bytes.baseAddress else { return }
         var remaining = bytes.count
         while remaining > 0 {
@@ -73,7 +73,7 @@ public final class SpoolFile: ByteSink, RandomAccessByteSource {
         }
     }
 
-    public func read(at offset: Int64, into target: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(at offset: Int64, into target: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try drain()
         guard let base = target.baseAddress, target.count > 0, offset >= 0, offset < size else { return 0 }
         while true {

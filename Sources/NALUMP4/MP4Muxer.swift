@@ -223,7 +223,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time. Set
     /// it before the first picture is complete (when the writer is created): with it, samples
     /// wait in the muxer until they are written whole (without it, their bytes go to the writer
-    /// as they arrive).
+    /// as they arrive). Its error (any type) reaches the caller of the push or ``finish()`` that
+    /// called it unchanged: so those throw untyped (nalu's own faults are ``NALU/NALUError``s).
     public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
 
     /// Times every access unit from its source instead of a frame rate: `lookup` gives the

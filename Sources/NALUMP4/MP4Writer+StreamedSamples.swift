@@ -10,7 +10,7 @@ public protocol MP4OverwritableSink: AnyObject, ByteSink {
     /// Whether ``overwrite(_:at:)`` works on this output.
     var canOverwrite: Bool { get }
     /// Replaces the bytes at `offset` (from the first byte taken) with `bytes`.
-    func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws
+    func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(NALUError)
 }
 
 /// What ``MP4Writer`` keeps of the video samples an ``MP4Muxer`` streams in: bytes first, table

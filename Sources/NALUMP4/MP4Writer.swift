@@ -226,15 +226,17 @@ public final class MP4Writer<Sink: ByteSink> {
     /// 5.4.2, 8.4.1), their `hvcC` arrays with `array_completeness` 0: for a stream whose
     /// parameter sets change more often than sample entries are added (``MP4Muxer``).
     /// Possible until `moov` is written (``canStartSampleDescription``).
-    public func useInBandParameterSetEntries() throws {
-        guard canStartSampleDescription else {
-            throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+    public func useInBandParameterSetEntries() throws(NALUError) {
+        try NALUError.typed(field: "sample description") {
+            guard canStartSampleDescription else {
+                throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+            }
+            let codec = configuration.sampleEntry.codec
+            configuration.sampleEntry = MP4SampleEntryType(codec: codec, inBandParameterSets: true)
+            guard codec == .hevc else { return }
+            configuration.decoderConfigurationRecord = Self.clearingArrayCompleteness(configuration.decoderConfigurationRecord)
+            for index in laterEntries.indices { laterEntries[index].record = Self.clearingArrayCompleteness(laterEntries[index].record) }
         }
-        let codec = configuration.sampleEntry.codec
-        configuration.sampleEntry = MP4SampleEntryType(codec: codec, inBandParameterSets: true)
-        guard codec == .hevc else { return }
-        configuration.decoderConfigurationRecord = Self.clearingArrayCompleteness(configuration.decoderConfigurationRecord)
-        for index in laterEntries.indices { laterEntries[index].record = Self.clearingArrayCompleteness(laterEntries[index].record) }
     }
 
     /// An `hvcC` record (ISO/IEC 14496-15 8.3.3.1) with every `array_completeness` bit 0; a
@@ -266,29 +268,31 @@ public final class MP4Writer<Sink: ByteSink> {
     /// re-sent with new content), so that every sample decodes with the sets it was coded with.
     /// An entry with the same record and size is reused instead of added again
     /// (``sampleDescriptionIndex(record:width:height:)``).
-    public func startSampleDescription(record: [UInt8], width: Int, height: Int) throws {
-        guard canStartSampleDescription else {
-            throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
-        }
-        if let index = sampleDescriptionIndex(record: record, width: width, height: height) {
-            guard UInt32(index) != currentDescription else { return }
+    public func startSampleDescription(record: [UInt8], width: Int, height: Int) throws(NALUError) {
+        try NALUError.typed(field: "sample description") {
+            guard canStartSampleDescription else {
+                throw NALUError(.unsupported, field: "sample description", detail: "moov is already written")
+            }
+            if let index = sampleDescriptionIndex(record: record, width: width, height: height) {
+                guard UInt32(index) != currentDescription else { return }
+                try startChunkForDescription()
+                currentDescription = UInt32(index)
+                return
+            }
+            guard laterEntries.count < Int(UInt16.max) else {
+                throw NALUError(.tooLarge, field: "entry_count", detail: "more than \(UInt16.max) sample descriptions")
+            }
+            // The entries live in memory until moov is written: a stream that changes its parameter
+            // sets at every picture must not grow them without bound.
+            let (total, overflow) = laterEntryBytes.addingReportingOverflow(record.count)
+            guard !overflow, total <= Self.maxSampleDescriptionBytes else {
+                throw NALUError(.tooLarge, field: "stsd", detail: "sample descriptions over \(Self.maxSampleDescriptionBytes) bytes")
+            }
+            laterEntryBytes = total
             try startChunkForDescription()
-            currentDescription = UInt32(index)
-            return
+            laterEntries.append(MP4SampleDescriptionEntry(record: record, width: width, height: height))
+            currentDescription = UInt32(truncatingIfNeeded: laterEntries.count + 1)
         }
-        guard laterEntries.count < Int(UInt16.max) else {
-            throw NALUError(.tooLarge, field: "entry_count", detail: "more than \(UInt16.max) sample descriptions")
-        }
-        // The entries live in memory until moov is written: a stream that changes its parameter
-        // sets at every picture must not grow them without bound.
-        let (total, overflow) = laterEntryBytes.addingReportingOverflow(record.count)
-        guard !overflow, total <= Self.maxSampleDescriptionBytes else {
-            throw NALUError(.tooLarge, field: "stsd", detail: "sample descriptions over \(Self.maxSampleDescriptionBytes) bytes")
-        }
-        laterEntryBytes = total
-        try startChunkForDescription()
-        laterEntries.append(MP4SampleDescriptionEntry(record: record, width: width, height: height))
-        currentDescription = UInt32(truncatingIfNeeded: laterEntries.count + 1)
     }
 
     /// Ends the chunk in progress: the next sample, of another sample entry, starts one.

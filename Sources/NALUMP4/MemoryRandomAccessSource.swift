@@ -9,7 +9,7 @@ public struct MemoryRandomAccessSource: RandomAccessByteSource, Sendable {
 
     public var size: Int64 { Int64(bytes.count) }
 
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard offset >= 0, offset < size, buffer.count > 0 else { return 0 }
         let start = Int(offset)
         let count = min(buffer.count, bytes.count - start)

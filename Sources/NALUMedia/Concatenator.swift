@@ -381,8 +381,13 @@ public final class Concatenator {
     /// it), so ``ConcatReport/audioJoined`` counts one frame less per join. Transport stream
     /// inputs' audio streams are joined stream by stream, each frame at its own PTS against its
     /// input's first picture (``ConcatTransportStreamAudio``).
+    /// - Throws: ``NALU/NALUError`` (typed): an input's, the muxer's or the output's error.
     public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
-                                                       audio: Bool = false) throws -> ConcatReport {
+                                                       audio: Bool = false) throws(NALUError) -> ConcatReport {
+        do { return try transportStream(output: output, options: options, audio: audio) } catch { throw NALUError.converting(error, field: "concat") }
+    }
+
+    private func transportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions, audio: Bool) throws -> ConcatReport {
         var options = options
         // MP4 and transport stream inputs that one edit shows end to end keep their times (start
         // delays and gaps included); a transport stream has no edit list to hide pictures between inputs.
@@ -453,9 +458,17 @@ public final class Concatenator {
 
     /// Joins as Annex-B: each input through its own ``AnnexBSink`` over `output`, so an MP4
     /// input's record sets are written before its keyframes.
+    /// - Throws: ``NALU/NALUError`` (typed): an input's or the output's error.
     public func writeAnnexB<Output: ByteSink & AnyObject>(output: Output, parameterSets: ParameterSetInsertion = .keyframes,
                                                           accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
-                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws -> ConcatReport {
+                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(NALUError) -> ConcatReport {
+        do {
+            return try annexB(output: output, parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters, maxAccessUnitSize: maxAccessUnitSize)
+        } catch { throw NALUError.converting(error, field: "concat") }
+    }
+
+    private func annexB<Output: ByteSink & AnyObject>(output: Output, parameterSets: ParameterSetInsertion, accessUnitDelimiters: AccessUnitDelimiterPolicy,
+                                                      maxAccessUnitSize: Int) throws -> ConcatReport {
         try write { _, source in
             try AnnexBSink(for: source, output: output, parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters,
                            maxAccessUnitSize: maxAccessUnitSize)
@@ -464,7 +477,12 @@ public final class Concatenator {
 
     /// Joins length-prefixed (`lengthSize`-byte lengths), every input's parameter sets in band in
     /// front of it (one record cannot describe inputs whose sets differ).
-    public func writeLengthPrefixed<Output: ByteSink & AnyObject>(output: Output, lengthSize: Int = 4) throws -> ConcatReport {
+    /// - Throws: ``NALU/NALUError`` (typed): an input's or the output's error.
+    public func writeLengthPrefixed<Output: ByteSink & AnyObject>(output: Output, lengthSize: Int = 4) throws(NALUError) -> ConcatReport {
+        do { return try lengthPrefixed(output: output, lengthSize: lengthSize) } catch { throw NALUError.converting(error, field: "concat") }
+    }
+
+    private func lengthPrefixed<Output: ByteSink & AnyObject>(output: Output, lengthSize: Int) throws -> ConcatReport {
         try write { _, source in
             let sink = try LengthPrefixedSink(codec: codec, output: output, options: .init(lengthSize: lengthSize, keepParameterSets: true),
                                               outOfBandParameterSets: source.outOfBandParameterSets)

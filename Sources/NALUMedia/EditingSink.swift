@@ -19,8 +19,10 @@ public final class EditingSink: MediaSink {
 
     /// Edits NAL units held outside the stream (a record's parameter sets, an hvcC's SEI)
     /// with `editor`, returning the ones kept.
-    public static func edit(outOfBand units: [[UInt8]], with editor: inout StreamEditor) throws -> [[UInt8]] {
-        try editor.edit(nalUnits: units)
+    public static func edit(outOfBand units: [[UInt8]], with editor: inout StreamEditor) throws(NALUError) -> [[UInt8]] {
+        return try NALUError.typed(field: "parameter sets") {
+            try editor.edit(nalUnits: units)
+        }
     }
 
     /// Edits `unit` and passes the result on. Errors from the edit carry the stream offset (an

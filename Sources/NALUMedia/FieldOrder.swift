@@ -29,29 +29,31 @@ extension MediaSource {
     /// source stays readable); any other input is read from a second opening of ``path`` with
     /// `options`, so this source's single pass is left untouched (standard input other than MP4:
     /// `.unsupported`, it cannot be opened twice).
-    public func interlace(options: MediaSourceOptions = MediaSourceOptions()) throws -> Interlace? {
-        let source: MediaSource
-        if mp4 != nil {
-            source = self
-        } else {
-            guard path != "-" else {
-                throw NALUError(.unsupported, field: "standard input", detail: "the interlacing of a stream read once cannot be probed first; save it to a file")
+    public func interlace(options: MediaSourceOptions = MediaSourceOptions()) throws(NALUError) -> Interlace? {
+        return try NALUError.typed(field: "field order") {
+            let source: MediaSource
+            if mp4 != nil {
+                source = self
+            } else {
+                guard path != "-" else {
+                    throw NALUError(.unsupported, field: "standard input", detail: "the interlacing of a stream read once cannot be probed first; save it to a file")
+                }
+                source = try MediaSource(path: path, options: options)
             }
-            source = try MediaSource(path: path, options: options)
-        }
-        var detector = InterlaceDetector(codec: codec)
-        for unit in outOfBandParameterSets { detector.add(unit[...]) }
-        do {
-            try source.forEachNALUnit { unit in
-                detector.add(unit.array[...])
-                if detector.isDone { throw FirstSliceSeen() }
+            var detector = InterlaceDetector(codec: codec)
+            for unit in outOfBandParameterSets { detector.add(unit[...]) }
+            do {
+                try source.forEachNALUnit { unit in
+                    detector.add(unit.array[...])
+                    if detector.isDone { throw FirstSliceSeen() }
+                }
+            } catch is FirstSliceSeen {
+            } catch {
+                // Damage before the first slice decides nothing here: whoever decodes the stream
+                // reports it (this probe is no second, earlier verdict on the input).
             }
-        } catch is FirstSliceSeen {
-        } catch {
-            // Damage before the first slice decides nothing here: whoever decodes the stream
-            // reports it (this probe is no second, earlier verdict on the input).
+            return detector.interlace
         }
-        return detector.interlace
     }
 }
 

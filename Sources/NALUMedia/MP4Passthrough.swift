@@ -56,29 +56,31 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
     /// Appends the tracks' samples that are due before a video sample decoding at
     /// `decodeTime` ticks of `timescale`: for each track whose next sample decodes at or before
     /// it, the samples up to ``chunkDuration`` past it. `nil` appends everything left.
-    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
-        for index in lanes.indices {
-            try fill(index)
-            guard let first = lanes[index].next else { continue }
-            let trackScale = lanes[index].reader.track.timescale
-            guard let decodeTime else {
+    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
+        try NALUError.typed(field: "passthrough track") {
+            for index in lanes.indices {
+                try fill(index)
+                guard let first = lanes[index].next else { continue }
+                let trackScale = lanes[index].reader.track.timescale
+                guard let decodeTime else {
+                    while let sample = lanes[index].next {
+                        try append(sample, lane: index, writer: writer)
+                    }
+                    continue
+                }
+                let origin = lanes[index].clip?.lowerBound ?? lanes[index].range?.lowerBound ?? 0
+                // Due: first.dts / trackScale <= decodeTime / timescale.
+                guard Self.compare(first.dts &- origin, trackScale, decodeTime, timescale) <= 0 else { continue }
+                // Up to decodeTime / timescale + 1/2 s: 2 · dts · timescale < (2 · decodeTime + timescale) · trackScale.
+                let (twice, overflow1) = decodeTime.multipliedReportingOverflow(by: 2)
+                let (limit, overflow2) = twice.addingReportingOverflow(Int64(timescale))
                 while let sample = lanes[index].next {
+                    if !overflow1, !overflow2 {
+                        let (sampleTwice, overflow3) = (sample.dts &- origin).multipliedReportingOverflow(by: 2)
+                        if overflow3 || Self.compare(sampleTwice, trackScale, limit, timescale) >= 0 { break }
+                    }
                     try append(sample, lane: index, writer: writer)
                 }
-                continue
-            }
-            let origin = lanes[index].clip?.lowerBound ?? lanes[index].range?.lowerBound ?? 0
-            // Due: first.dts / trackScale <= decodeTime / timescale.
-            guard Self.compare(first.dts &- origin, trackScale, decodeTime, timescale) <= 0 else { continue }
-            // Up to decodeTime / timescale + 1/2 s: 2 · dts · timescale < (2 · decodeTime + timescale) · trackScale.
-            let (twice, overflow1) = decodeTime.multipliedReportingOverflow(by: 2)
-            let (limit, overflow2) = twice.addingReportingOverflow(Int64(timescale))
-            while let sample = lanes[index].next {
-                if !overflow1, !overflow2 {
-                    let (sampleTwice, overflow3) = (sample.dts &- origin).multipliedReportingOverflow(by: 2)
-                    if overflow3 || Self.compare(sampleTwice, trackScale, limit, timescale) >= 0 { break }
-                }
-                try append(sample, lane: index, writer: writer)
             }
         }
     }
@@ -150,20 +152,24 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
 extension MediaSource {
     /// Every track of an MP4/MOV input (``MP4MovieReader`` on the same file), or `nil` for a raw
     /// stream.
-    public func movie() throws -> MP4MovieReader<AnyRandomAccessSource>? {
-        guard let mp4 else { return nil }
-        return try MP4MovieReader(mp4.source)
+    public func movie() throws(NALUError) -> MP4MovieReader<AnyRandomAccessSource>? {
+        return try NALUError.typed(field: "moov") {
+            guard let mp4 else { return nil }
+            return try MP4MovieReader(mp4.source)
+        }
     }
 
     /// The tracks an MP4-to-MP4 conversion copies beside the video read: every track but video
     /// tracks, and but the sound tracks unless `audio`; with the movie timescale to write them
     /// in (the input's, so their edit lists stay exact). `nil` for a raw stream.
-    public func passthroughTracks(audio: Bool = true) throws -> (tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32)? {
-        guard let movie = try movie(), let video = mp4 else { return nil }
-        let tracks = movie.tracks.filter { reader in
-            reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && (audio || !reader.track.isAudio)
+    public func passthroughTracks(audio: Bool = true) throws(NALUError) -> (tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32)? {
+        return try NALUError.typed(field: "moov") {
+            guard let movie = try movie(), let video = mp4 else { return nil }
+            let tracks = movie.tracks.filter { reader in
+                reader.track.trackID != video.track.trackID && reader.track.handler != FourCC("vide") && (audio || !reader.track.isAudio)
+            }
+            return (tracks, movie.movieTimescale)
         }
-        return (tracks, movie.movieTimescale)
     }
 }
 
@@ -171,10 +177,12 @@ extension MediaSource {
     /// What an MP4-to-MP4 remux copies of the movie besides the samples (``MP4MovieMetadata``):
     /// `mvhd` times and matrix, `moov`'s `udta` and `meta`, and the video track's times, display
     /// matrix, language, handler name and `udta`. `nil` for a raw stream or a transport stream.
-    public func movieMetadata() throws -> MP4MovieMetadata? {
-        guard let movie = try movie(), let video = mp4 else { return nil }
-        var metadata = movie.metadata
-        if let track = movie.track(id: video.track.trackID) { metadata.video = track.track.metadata }
-        return metadata
+    public func movieMetadata() throws(NALUError) -> MP4MovieMetadata? {
+        return try NALUError.typed(field: "moov") {
+            guard let movie = try movie(), let video = mp4 else { return nil }
+            var metadata = movie.metadata
+            if let track = movie.track(id: video.track.trackID) { metadata.video = track.track.metadata }
+            return metadata
+        }
     }
 }

@@ -6,6 +6,12 @@ public import NALUTS
 /// Where a ``MediaSource``'s NAL units go: one shape for every output framing. NAL units are
 /// pushed in decoding order, then ``finish()`` writes what is pending (the caller commits the
 /// file).
+///
+/// The requirements throw untyped on purpose: a sink users implement (or hand to
+/// ``Trimmer``'s `write(_:makeSink:)` and ``Concatenator/write(sinkFor:)``) throws its own
+/// error, which reaches the caller unchanged, and the muxer sinks run the muxers' callbacks (any error).
+/// nalu's own failures are ``NALU/NALUError``s; ``AnnexBSink`` and ``LengthPrefixedSink`` throw
+/// only those, typed.
 public protocol MediaSink: AnyObject {
     /// Takes the next NAL unit (escaped, header included).
     func push(_ unit: NALUnitView) throws
@@ -78,7 +84,7 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
     ///   - outOfBandParameterSets: a source's record sets (``MediaSource/outOfBandParameterSets``).
     ///   - declarativeSEI: an hvcC's prefix SEI NAL units.
     public init(codec: Codec, output: Output, options: LengthPrefixedToAnnexB.Options,
-                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws(NALUError) {
         let converter = try LengthPrefixedToAnnexB(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets,
                                                    declarativeSEI: declarativeSEI)
         self.output = .owning(output)
@@ -95,7 +101,7 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
     ///   - maxAccessUnitSize: bytes of one access unit held back at most (``AccessUnitLimit``).
     public convenience init(for source: MediaSource, output: Output, parameterSets: ParameterSetInsertion = .keyframes,
                             accessUnitDelimiters: AccessUnitDelimiterPolicy = .keep,
-                            maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws {
+                            maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(NALUError) {
         let options = LengthPrefixedToAnnexB.Options(parameterSets: parameterSets, accessUnitDelimiters: accessUnitDelimiters,
                                                      placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
                                                      maxAccessUnitSize: maxAccessUnitSize)
@@ -103,11 +109,12 @@ public final class AnnexBSink<Output: ByteSink>: MediaSink {
                       declarativeSEI: source.declarativeSEI)
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.pointee.push(unit, to: &output.pointee) }
+    /// - Throws: ``NALU/NALUError`` (typed), as every method of this sink: the stream's or the output's error.
+    public func push(_ unit: NALUnitView) throws(NALUError) { try converter.pointee.push(unit, to: &output.pointee) }
 
-    public func returnLent() throws { try output.pointee.returnLent() }
+    public func returnLent() throws(NALUError) { try output.pointee.returnLent() }
 
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         try converter.pointee.finish(to: &output.pointee)
         return MediaSinkReport(statistics: converter.pointee.statistics)
     }
@@ -120,7 +127,8 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
     private let output: UnsafeMutablePointer<Output>
     private let converter: UnsafeMutablePointer<AnnexBToLengthPrefixed>
 
-    public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws {
+    /// - Throws: ``NALU/NALUError`` (typed), as every method of this sink: the stream's or the output's error.
+    public init(codec: Codec, output: Output, options: AnnexBToLengthPrefixed.Options, outOfBandParameterSets: [[UInt8]] = []) throws(NALUError) {
         let converter = try AnnexBToLengthPrefixed(codec: codec, options: options, outOfBandParameterSets: outOfBandParameterSets)
         self.output = .owning(output)
         self.converter = .owning(converter)
@@ -131,21 +139,21 @@ public final class LengthPrefixedSink<Output: ByteSink>: MediaSink {
         converter.freeOwned()
     }
 
-    public func push(_ unit: NALUnitView) throws { try converter.pointee.convert(unit, to: &output.pointee) }
+    public func push(_ unit: NALUnitView) throws(NALUError) { try converter.pointee.convert(unit, to: &output.pointee) }
 
-    public func returnLent() throws { try output.pointee.returnLent() }
+    public func returnLent() throws(NALUError) { try output.pointee.returnLent() }
 
     /// Writes parameter sets held outside the stream (an MP4 sample entry's, `--extradata`) in
     /// band, before the first NAL unit: with ``AnnexBToLengthPrefixed/Options/keepParameterSets``
     /// and no record written, the output then decodes on its own.
-    public func writeInBand(_ parameterSets: [[UInt8]]) throws {
+    public func writeInBand(_ parameterSets: [[UInt8]]) throws(NALUError) {
         for unit in parameterSets {
-            try NALUnitView.withNALUnit(unit) { try push($0) }
+            try NALUError.typed(field: "parameter set") { try NALUnitView.withNALUnit(unit) { try push($0) } }
         }
     }
 
     /// The report carries the record of every parameter set seen.
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         MediaSinkReport(statistics: converter.pointee.statistics, record: try converter.pointee.decoderConfigurationRecord().bytes)
     }
 }
@@ -195,30 +203,34 @@ public final class MP4FileSink: MediaSink {
     /// ``keepTimes(_:)``: without a frame rate in `options`, an MP4/MOV or transport stream
     /// input's (an MP4's edit list too, unless `options` give one); else `options` unchanged
     /// and no clock.
-    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws -> (MP4MuxerOptions, SampleClock?) {
-        var options = options
-        guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
-        if let track = source.mp4?.track, options.editList == nil {
-            let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
-            options.movieTimescale = movieTimescale
-            options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
-            options.editListFollowsSampleTimes = true
-        } else if options.layout == .fragmented, options.editList == nil, let start = source.transportStreamVideoStart,
-                  let first = source.transportStream?.firstTimestamps.first, let firstDecode = first.decoding ?? first.presentation {
-            // A transport stream into fragments: `moov` goes first, so the edit that shows the
-            // first picture at time 0 is known from the first PES time stamps, not from the
-            // samples (the other layouts compute it at the end). Duration 0: the rest of the media.
-            options.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: start &- firstDecode)]
-            options.editListFollowsSampleTimes = true
+    public static func options(_ options: MP4MuxerOptions, keepingTimesOf source: MediaSource) throws(NALUError) -> (MP4MuxerOptions, SampleClock?) {
+        return try NALUError.typed(field: "sample times") {
+            var options = options
+            guard options.frameRate == nil, let clock = source.sampleClock() else { return (options, nil) }
+            if let track = source.mp4?.track, options.editList == nil {
+                let movieTimescale = track.editList.isEmpty ? options.movieTimescale : options.movieTimescale ?? track.movieTimescale
+                options.movieTimescale = movieTimescale
+                options.editList = source.videoEditList(decodeOrigin: try source.firstDecodeTime(), movieTimescale: movieTimescale ?? track.timescale)
+                options.editListFollowsSampleTimes = true
+            } else if options.layout == .fragmented, options.editList == nil, let start = source.transportStreamVideoStart,
+                      let first = source.transportStream?.firstTimestamps.first, let firstDecode = first.decoding ?? first.presentation {
+                // A transport stream into fragments: `moov` goes first, so the edit that shows the
+                // first picture at time 0 is known from the first PES time stamps, not from the
+                // samples (the other layouts compute it at the end). Duration 0: the rest of the media.
+                options.editList = [MP4EditListEntry(segmentDuration: 0, mediaTime: start &- firstDecode)]
+                options.editListFollowsSampleTimes = true
+            }
+            return (options, clock)
         }
-        return (options, clock)
     }
 
     /// Times the samples from `clock` (``MP4Muxer/useSourceTiming(timescale:lookup:)``), which
     /// ``MediaSink/write(_:)`` feeds: before the first NAL unit.
-    public func keepTimes(_ clock: SampleClock) throws {
-        try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
-        sampleClock = clock
+    public func keepTimes(_ clock: SampleClock) throws(NALUError) {
+        try NALUError.typed(field: "sample times") {
+            try muxer.useSourceTiming(timescale: clock.timescale, lookup: clock.lookup)
+            sampleClock = clock
+        }
     }
 
     /// For `source` (an MPEG-TS) with its AAC stream `audio` (``TransportStreamAudioReader``)

@@ -312,12 +312,14 @@ public final class MediaSource {
 
     /// Frames per second the container's timing implies (an MP4 track's timescale over its
     /// first sample's duration), or `nil` (raw streams: see the SPS VUI).
-    public func containerFrameRate() throws -> Rational? {
-        if let transportStream { return transportStream.frameRate }
-        guard let mp4 else { return nil }
-        var iterator = mp4.samples()
-        guard let first = try iterator.next(), first.duration > 0 else { return nil }
-        return Rational(Int64(mp4.track.timescale), Int64(first.duration)).reduced
+    public func containerFrameRate() throws(NALUError) -> Rational? {
+        return try NALUError.typed(field: "frame rate") {
+            if let transportStream { return transportStream.frameRate }
+            guard let mp4 else { return nil }
+            var iterator = mp4.samples()
+            guard let first = try iterator.next(), first.duration > 0 else { return nil }
+            return Rational(Int64(mp4.track.timescale), Int64(first.duration)).reduced
+        }
     }
 
     /// Calls `body` with every NAL unit in decoding order, once: offsets are the input's (for
@@ -458,19 +460,21 @@ public final class MediaSource {
     /// byte, as `ffmpeg -i in.ts -map 0:v -c copy -f h264|hevc` writes it — to `sink`, once,
     /// instead of ``forEachNALUnit(sampleStarts:_:)``.
     /// - Returns: the bytes copied, or `nil` when the input is no transport stream.
-    public func copyElementaryStream(to sink: inout some ByteSink) throws -> Int64? {
-        guard let reader = transportReader, transportElementary != nil else { return nil }
-        transportElementary = nil
-        var source = ReplaySource(prefix: transportPrefix, source: reader)
-        transportPrefix = []
-        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { chunk.deallocate() }
-        var total: Int64 = 0
-        while true {
-            let count = try source.read(into: chunk)
-            if count <= 0 { return total }
-            try sink.write(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
-            total += Int64(count)
+    public func copyElementaryStream(to sink: inout some ByteSink) throws(NALUError) -> Int64? {
+        return try NALUError.typed(field: "elementary stream") {
+            guard let reader = transportReader, transportElementary != nil else { return nil }
+            transportElementary = nil
+            var source = ReplaySource(prefix: transportPrefix, source: reader)
+            transportPrefix = []
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { chunk.deallocate() }
+            var total: Int64 = 0
+            while true {
+                let count = try source.read(into: chunk)
+                if count <= 0 { return total }
+                try sink.write(UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                total += Int64(count)
+            }
         }
     }
 
@@ -487,10 +491,12 @@ public final class MediaSource {
     func pesTimestamps(at offset: Int64) -> PESTimestamps? { timestamps(at: offset) }
 
     /// A splitter that knows the out-of-band parameter sets.
-    public func splitter() throws -> AccessUnitSplitter {
-        var splitter = AccessUnitSplitter(codec: codec)
-        for unit in outOfBandParameterSets { try splitter.addParameterSet(unit) }
-        return splitter
+    public func splitter() throws(NALUError) -> AccessUnitSplitter {
+        return try NALUError.typed(field: "access unit splitter") {
+            var splitter = AccessUnitSplitter(codec: codec)
+            for unit in outOfBandParameterSets { try splitter.addParameterSet(unit) }
+            return splitter
+        }
     }
 }
 

@@ -120,9 +120,11 @@ public struct MovieTrackSummary: Hashable, Sendable {
 
 extension MediaSource {
     /// Every track of an MP4/MOV input (``MovieTrackSummary``), `nil` for another input.
-    public func trackSummaries() throws -> [MovieTrackSummary]? {
-        guard let movie = try movie() else { return nil }
-        return MovieTrackSummary.list(movie)
+    public func trackSummaries() throws(NALUError) -> [MovieTrackSummary]? {
+        return try NALUError.typed(field: "moov") {
+            guard let movie = try movie() else { return nil }
+            return MovieTrackSummary.list(movie)
+        }
     }
 }
 

@@ -57,21 +57,23 @@ public struct ParameterSetCollector: Sendable {
     /// Collects the sets of `source`: its out-of-band ones, then the stream's up to the first
     /// picture after a decodable set.
     /// - Throws: ``NALUError`` `.missing` naming the parameter sets when the stream has none.
-    public static func collect(_ source: MediaSource) throws -> ParameterSetCollector {
-        var collector = ParameterSetCollector(codec: source.codec)
-        for unit in source.outOfBandParameterSets { try collector.add(nalUnit: unit) }
-        struct Done: Error {}
-        do {
-            try source.forEachNALUnit { unit in
-                try collector.add(unit)
-                if collector.isComplete { throw Done() }
+    public static func collect(_ source: MediaSource) throws(NALUError) -> ParameterSetCollector {
+        return try NALUError.typed(field: "parameter sets") {
+            var collector = ParameterSetCollector(codec: source.codec)
+            for unit in source.outOfBandParameterSets { try collector.add(nalUnit: unit) }
+            struct Done: Error {}
+            do {
+                try source.forEachNALUnit { unit in
+                    try collector.add(unit)
+                    if collector.isComplete { throw Done() }
+                }
+            } catch is Done {}
+            guard collector.hasDecodableSet else {
+                throw NALUError(.missing, field: "parameter sets", byteOffset: nil,
+                                detail: source.codec == .h264 ? "the stream has no SPS and PPS" : "the stream has no VPS, SPS and PPS")
             }
-        } catch is Done {}
-        guard collector.hasDecodableSet else {
-            throw NALUError(.missing, field: "parameter sets", byteOffset: nil,
-                            detail: source.codec == .h264 ? "the stream has no SPS and PPS" : "the stream has no VPS, SPS and PPS")
+            return collector
         }
-        return collector
     }
 
     /// The avcC/hvcC record of the sets (``DecoderConfigurationRecord/build(codec:parameterSets:lengthSize:arrayCompleteness:)``).

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUMP4
 
 /// The presentation timeline of an input as players and ffmpeg's command line count it: every
@@ -95,12 +95,14 @@ extension MediaSource {
     /// video edit's `media_time` moved by the difference of the two tracks' leading empty edits.
     /// A video time `t` is then `track`'s media time `media_time + (t − this)` (rescaled): how an
     /// audio track is cut to a range of video times. 0 for an input that is no MP4/MOV.
-    public func videoTime(alignedWith track: MP4Track) throws -> Int64 {
-        guard let video = mp4?.track else { return 0 }
-        let start = video.presentationStart
-        let lead = (CheckedNumber.int64(track.presentationStart.delay) ?? 0) &- (CheckedNumber.int64(start.delay) ?? 0)
-        let shift = CheckedNumber.rescale(lead, from: Int64(max(1, video.movieTimescale)), to: Int64(max(1, video.timescale))) ?? 0
-        return try videoMediaOrigin() &+ shift
+    public func videoTime(alignedWith track: MP4Track) throws(NALUError) -> Int64 {
+        return try NALUError.typed(field: "edit list") {
+            guard let video = mp4?.track else { return 0 }
+            let start = video.presentationStart
+            let lead = (CheckedNumber.int64(track.presentationStart.delay) ?? 0) &- (CheckedNumber.int64(start.delay) ?? 0)
+            let shift = CheckedNumber.rescale(lead, from: Int64(max(1, video.movieTimescale)), to: Int64(max(1, video.timescale))) ?? 0
+            return try videoMediaOrigin() &+ shift
+        }
     }
 
     /// The video track's media time that presents at the start of its presentation, as ffmpeg
@@ -112,17 +114,19 @@ extension MediaSource {
     /// every path that moves the video's times (MP4 → MPEG-TS, cuts, encode) counts from, so
     /// the audio keeps its place against the pictures as ffmpeg shows them. 0 without an edit
     /// list; 0 for an input that is no MP4/MOV.
-    public func videoMediaOrigin() throws -> Int64 {
-        guard let mp4 else { return 0 }
-        guard let edit = mp4.track.editList.first(where: { $0.mediaTime >= 0 }) else { return 0 }
-        let mediaTime = edit.mediaTime
-        var next: Int64?
-        var exact = false
-        try mp4.forEachSample { sample in
-            guard !exact, sample.pts >= mediaTime else { return }
-            if sample.pts == mediaTime { exact = true }
-            if sample.pts - mediaTime < Int64(sample.duration), sample.pts < next ?? Int64.max { next = sample.pts }
+    public func videoMediaOrigin() throws(NALUError) -> Int64 {
+        return try NALUError.typed(field: "edit list") {
+            guard let mp4 else { return 0 }
+            guard let edit = mp4.track.editList.first(where: { $0.mediaTime >= 0 }) else { return 0 }
+            let mediaTime = edit.mediaTime
+            var next: Int64?
+            var exact = false
+            try mp4.forEachSample { sample in
+                guard !exact, sample.pts >= mediaTime else { return }
+                if sample.pts == mediaTime { exact = true }
+                if sample.pts - mediaTime < Int64(sample.duration), sample.pts < next ?? Int64.max { next = sample.pts }
+            }
+            return exact ? mediaTime : next ?? mediaTime
         }
-        return exact ? mediaTime : next ?? mediaTime
     }
 }

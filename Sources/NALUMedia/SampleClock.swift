@@ -138,16 +138,20 @@ extension MediaSource {
     /// How far an MP4 track's signed composition offsets (`ctts` version 1) present a picture
     /// before it decodes, at most (0 when none does): a transport stream (PTS ≥ DTS) decodes that
     /// much earlier. 0 for other inputs.
-    public func decodeAdvance() throws -> Int64 {
-        var advance: Int64 = 0
-        try mp4?.forEachSample { advance = max(advance, $0.dts &- $0.pts) }
-        return advance
+    public func decodeAdvance() throws(NALUError) -> Int64 {
+        return try NALUError.typed(field: "decode time") {
+            var advance: Int64 = 0
+            try mp4?.forEachSample { advance = max(advance, $0.dts &- $0.pts) }
+            return advance
+        }
     }
 
     /// The first video sample's decoding time (MP4: a fragment's `tfdt` may start above 0).
-    public func firstDecodeTime() throws -> Int64 {
-        guard let mp4 else { return 0 }
-        var iterator = mp4.samples()
-        return try iterator.next()?.dts ?? 0
+    public func firstDecodeTime() throws(NALUError) -> Int64 {
+        return try NALUError.typed(field: "decode time") {
+            guard let mp4 else { return 0 }
+            var iterator = mp4.samples()
+            return try iterator.next()?.dts ?? 0
+        }
     }
 }

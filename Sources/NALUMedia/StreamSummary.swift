@@ -42,52 +42,54 @@ public struct StreamSummary: Sendable {
     public init(codec: Codec) { self.codec = codec }
 
     /// Reads `source` to the end.
-    public static func scan(_ source: MediaSource) throws -> StreamSummary {
-        var summary = StreamSummary(codec: source.codec)
-        var fieldOrder = FieldOrder(codec: source.codec)
-        for unit in source.outOfBandParameterSets { fieldOrder.add(unit[...]) }
-        let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
-            summary.nalUnits += 1
-            summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
-            summary.bytes = unit.offset + Int64(unit.count)
-            let type = header.typeNumber
-            if source.codec == .h264 ? type == 6 : (type == 39 || type == 40) {
-                let bytes = unit.array[...]
-                summary.sei.add(bytes, codec: source.codec, offset: unit.offset)
-                if !fieldOrder.isDone { fieldOrder.add(bytes) }
-            } else if !fieldOrder.isDone {
-                fieldOrder.add(unit.array[...])
+    public static func scan(_ source: MediaSource) throws(NALUError) -> StreamSummary {
+        return try NALUError.typed(field: "stream") {
+            var summary = StreamSummary(codec: source.codec)
+            var fieldOrder = FieldOrder(codec: source.codec)
+            for unit in source.outOfBandParameterSets { fieldOrder.add(unit[...]) }
+            let parameterSets = try source.forEachAccessUnit(nalUnit: { unit, header in
+                summary.nalUnits += 1
+                summary.nalTypeCounts[min(Int(header.typeNumber), 63)] += 1
+                summary.bytes = unit.offset + Int64(unit.count)
+                let type = header.typeNumber
+                if source.codec == .h264 ? type == 6 : (type == 39 || type == 40) {
+                    let bytes = unit.array[...]
+                    summary.sei.add(bytes, codec: source.codec, offset: unit.offset)
+                    if !fieldOrder.isDone { fieldOrder.add(bytes) }
+                } else if !fieldOrder.isDone {
+                    fieldOrder.add(unit.array[...])
+                }
+            }) { unit in
+                summary.count(unit.summary)
+                if let pts = unit.timestamps?.presentation {
+                    let range = summary.presentationTimeRange
+                    summary.presentationTimeRange = min(range?.lowerBound ?? pts, pts)...max(range?.upperBound ?? pts, pts)
+                }
             }
-        }) { unit in
-            summary.count(unit.summary)
-            if let pts = unit.timestamps?.presentation {
-                let range = summary.presentationTimeRange
-                summary.presentationTimeRange = min(range?.lowerBound ?? pts, pts)...max(range?.upperBound ?? pts, pts)
+            summary.description = parameterSets.streamDescription
+            summary.fieldOrder = fieldOrder.name
+            if let id = parameterSets.lastSPSId {
+                switch source.codec {
+                case .h264: summary.signal = parameterSets.avcSPS[id].map { VideoSignalSummary($0.parsed) }
+                case .hevc: summary.signal = parameterSets.hevcSPS[id].map { VideoSignalSummary($0.parsed) }
+                }
             }
-        }
-        summary.description = parameterSets.streamDescription
-        summary.fieldOrder = fieldOrder.name
-        if let id = parameterSets.lastSPSId {
-            switch source.codec {
-            case .h264: summary.signal = parameterSets.avcSPS[id].map { VideoSignalSummary($0.parsed) }
-            case .hevc: summary.signal = parameterSets.hevcSPS[id].map { VideoSignalSummary($0.parsed) }
+            summary.leadingGarbageBytes = source.leadingGarbageBytes
+            if let transportStream = source.transportStream {
+                summary.transportStream = transportStream
+                summary.bytes = transportStream.bytes
             }
+            if let mp4 = source.mp4 {
+                summary.bytes = mp4.source.size
+                let totals = try MP4SampleTotals.of(mp4)
+                var container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
+                container.frameDurations = try FrameDurations.of(mp4)
+                container.notes = ContainerSummary.disagreements(colour: container.colour, pixelAspectRatio: container.pixelAspectRatio,
+                                                                 signal: summary.signal)
+                summary.container = container
+            }
+            return summary
         }
-        summary.leadingGarbageBytes = source.leadingGarbageBytes
-        if let transportStream = source.transportStream {
-            summary.transportStream = transportStream
-            summary.bytes = transportStream.bytes
-        }
-        if let mp4 = source.mp4 {
-            summary.bytes = mp4.source.size
-            let totals = try MP4SampleTotals.of(mp4)
-            var container = ContainerSummary(reader: mp4, samples: totals.samples, sampleDuration: totals.duration)
-            container.frameDurations = try FrameDurations.of(mp4)
-            container.notes = ContainerSummary.disagreements(colour: container.colour, pixelAspectRatio: container.pixelAspectRatio,
-                                                             signal: summary.signal)
-            summary.container = container
-        }
-        return summary
     }
 
     private mutating func count(_ unit: AccessUnitSummary) {

@@ -7,15 +7,17 @@ extension MediaSource {
     /// the first `mp4a` sound track of an MP4/MOV input with one sample entry whose `esds` holds an
     /// AudioSpecificConfig ADTS can say (ISO/IEC 13818-7 ADTS, ISO/IEC 14496-3 1.6.2.1), with
     /// that config. `nil` for a raw stream or when there is none.
-    public func transportStreamAudioTrack() throws -> (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])? {
-        guard let movie = try movie() else { return nil }
-        for reader in movie.tracks where reader.track.isAudio && reader.track.sampleEntryType == FourCC("mp4a") {
-            guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first,
-                  let config = try? AudioSpecificConfig.fromSampleEntry(entry),
-                  (try? ADTSHeader(audioSpecificConfig: config)) != nil else { continue }
-            return (reader, config)
+    public func transportStreamAudioTrack() throws(NALUError) -> (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])? {
+        return try NALUError.typed(field: "audio track") {
+            guard let movie = try movie() else { return nil }
+            for reader in movie.tracks where reader.track.isAudio && reader.track.sampleEntryType == FourCC("mp4a") {
+                guard reader.track.sampleEntries.count == 1, let entry = reader.track.sampleEntries.first,
+                      let config = try? AudioSpecificConfig.fromSampleEntry(entry),
+                      (try? ADTSHeader(audioSpecificConfig: config)) != nil else { continue }
+                return (reader, config)
+            }
+            return nil
         }
-        return nil
     }
 }
 
@@ -34,16 +36,18 @@ extension MediaSource {
     /// `mp4a` with objectTypeIndication 0x6B or 0x69 (MPEG-1/2 audio, 0x03/0x04), QuickTime's
     /// `.mp2`/`.mp3` (MPEG audio: 0x04 below 32 kHz, else 0x03, as ffmpeg's muxer chooses); one
     /// sample entry each, the `mdhd` language kept. Empty for other inputs.
-    public func transportStreamAudioTracks() throws -> [TransportStreamAudioTrack] {
-        guard let movie = try movie() else { return [] }
-        var tracks: [TransportStreamAudioTrack] = []
-        for reader in movie.tracks where reader.track.isAudio && reader.track.sampleEntries.count == 1
-            && tracks.count < TransportStreamWriterConfiguration.maxAudioStreams {
-            guard let entry = reader.track.sampleEntries.first, let format = Self.transportStreamFormat(entry) else { continue }
-            let language = reader.track.language
-            tracks.append(TransportStreamAudioTrack(reader: reader, stream: TransportStreamAudioStream(format: format.0, streamType: format.1, language: language)))
+    public func transportStreamAudioTracks() throws(NALUError) -> [TransportStreamAudioTrack] {
+        return try NALUError.typed(field: "audio track") {
+            guard let movie = try movie() else { return [] }
+            var tracks: [TransportStreamAudioTrack] = []
+            for reader in movie.tracks where reader.track.isAudio && reader.track.sampleEntries.count == 1
+                && tracks.count < TransportStreamWriterConfiguration.maxAudioStreams {
+                guard let entry = reader.track.sampleEntries.first, let format = Self.transportStreamFormat(entry) else { continue }
+                let language = reader.track.language
+                tracks.append(TransportStreamAudioTrack(reader: reader, stream: TransportStreamAudioStream(format: format.0, streamType: format.1, language: language)))
+            }
+            return tracks
         }
-        return tracks
     }
 
     /// How a transport stream carries a sound sample entry's samples, or `nil` when it cannot.
@@ -177,21 +181,23 @@ public final class TransportStreamAudioFeeder {
 
     /// Pushes the frames whose time is at or before `time` (90 kHz from the video's start), or
     /// all that are left for `nil`.
-    public func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
-        let scale = Int64(reader.track.timescale)
-        while let sample = try peek() {
-            let (sampleTime, overflow) = sample.dts.addingReportingOverflow(shift)
-            guard !overflow else { throw NALUError(.doesNotFit, field: "audio decode time", detail: "\(sample.dts)") }
-            if let time {
-                // sampleTime / scale > time / 90000: not due yet.
-                let left = sampleTime.multipliedFullWidth(by: 90_000)
-                let right = time.multipliedFullWidth(by: scale)
-                if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
+    public func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws(NALUError) {
+        try NALUError.typed(field: "audio track") {
+            let scale = Int64(reader.track.timescale)
+            while let sample = try peek() {
+                let (sampleTime, overflow) = sample.dts.addingReportingOverflow(shift)
+                guard !overflow else { throw NALUError(.doesNotFit, field: "audio decode time", detail: "\(sample.dts)") }
+                if let time {
+                    // sampleTime / scale > time / 90000: not due yet.
+                    let left = sampleTime.multipliedFullWidth(by: 90_000)
+                    let right = time.multipliedFullWidth(by: scale)
+                    if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
+                }
+                try reader.read(sample, into: &buffer)
+                try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: sampleTime, timescale: scale, stream: stream) }
+                pushedFrames += 1
+                next = nil
             }
-            try reader.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: sampleTime, timescale: scale, stream: stream) }
-            pushedFrames += 1
-            next = nil
         }
     }
 
@@ -258,15 +264,17 @@ extension TransportStreamAudioReader {
     /// (an AC-3 stream keeps ATSC's 0x81 or DVB's 0x06) and language.
     /// - Throws: ``NALU/NALUError`` for an AAC stream whose AudioSpecificConfig ADTS cannot say
     ///   (none: the reader made it from an ADTS header).
-    public func transportStreamStream() throws -> TransportStreamAudioStream {
-        let type = TransportStreamType(rawValue: stream.streamType) ?? .adtsAAC
-        switch coding {
-        case .aac:
-            return .aac(try ADTSHeader(audioSpecificConfig: audioSpecificConfig), language: stream.language)
-        case .ac3:
-            return TransportStreamAudioStream(format: .ac3, streamType: type == .privatePES ? .privatePES : .ac3, language: stream.language)
-        case .mpegAudio:
-            return TransportStreamAudioStream(format: .mpegAudio, streamType: type == .mpeg2Audio ? .mpeg2Audio : .mpeg1Audio, language: stream.language)
+    public func transportStreamStream() throws(NALUError) -> TransportStreamAudioStream {
+        return try NALUError.typed(field: "audio stream") {
+            let type = TransportStreamType(rawValue: stream.streamType) ?? .adtsAAC
+            switch coding {
+            case .aac:
+                return .aac(try ADTSHeader(audioSpecificConfig: audioSpecificConfig), language: stream.language)
+            case .ac3:
+                return TransportStreamAudioStream(format: .ac3, streamType: type == .privatePES ? .privatePES : .ac3, language: stream.language)
+            case .mpegAudio:
+                return TransportStreamAudioStream(format: .mpegAudio, streamType: type == .mpeg2Audio ? .mpeg2Audio : .mpeg1Audio, language: stream.language)
+            }
         }
     }
 
@@ -390,41 +398,43 @@ public final class TransportStreamAudioMP4Feeder {
 
     /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
     /// (half a second ahead); `nil` appends the rest and sets the edit list.
-    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
-        let rate = Int64(max(1, reader.sampleRate))
-        while let frame = try peek() {
-            if let decodeTime {
-                // time / rate ≥ decodeTime / timescale + 1/2: later.
-                let left = time.multipliedFullWidth(by: 2 * Int64(timescale))
-                let right = (decodeTime &* 2 &+ Int64(timescale)).multipliedFullWidth(by: rate)
-                if left.high > right.high || (left.high == right.high && left.low >= right.low) { return }
+    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
+        try NALUError.typed(field: "audio stream") {
+            let rate = Int64(max(1, reader.sampleRate))
+            while let frame = try peek() {
+                if let decodeTime {
+                    // time / rate ≥ decodeTime / timescale + 1/2: later.
+                    let left = time.multipliedFullWidth(by: 2 * Int64(timescale))
+                    let right = (decodeTime &* 2 &+ Int64(timescale)).multipliedFullWidth(by: rate)
+                    if left.high > right.high || (left.high == right.high && left.low >= right.low) { return }
+                }
+                if firstPTS == nil { firstPTS = frame.pts }
+                let samples = try duration(of: frame, rate: rate)
+                try writer.append(frame.frame, track: track, duration: UInt32(samples), compositionOffset: 0, isSync: true, sampleDescription: 1)
+                time &+= samples
+                appended += 1
+                next = nil
             }
-            if firstPTS == nil { firstPTS = frame.pts }
-            let samples = try duration(of: frame, rate: rate)
-            try writer.append(frame.frame, track: track, duration: UInt32(samples), compositionOffset: 0, isSync: true, sampleDescription: 1)
-            time &+= samples
-            appended += 1
-            next = nil
+            guard decodeTime == nil, let firstPTS else { return }
+            // Where the first frame presents against the video's first picture, 90 kHz.
+            let offset = firstPTS &- origin
+            let media = UInt64(max(0, time))
+            var edits: [MP4EditListEntry] = []
+            var mediaTime: Int64 = 0
+            var presented = media &* movieScale / UInt64(rate)
+            let delay = UInt64(max(0, offset)) &* movieScale / 90_000
+            if offset > 0 {
+                edits.append(MP4EditListEntry(segmentDuration: delay, mediaTime: -1))
+            } else if offset < 0 {
+                mediaTime = min(Int64(media), (0 &- offset) &* rate / 90_000)
+                presented = (media &- UInt64(mediaTime)) &* movieScale / UInt64(rate)
+            }
+            if let presentedDuration {
+                presented = min(presented, presentedDuration > delay ? presentedDuration - delay : 0)
+            }
+            edits.append(MP4EditListEntry(segmentDuration: presented, mediaTime: mediaTime))
+            try writer.setEditList(edits, passthroughTrack: track)
         }
-        guard decodeTime == nil, let firstPTS else { return }
-        // Where the first frame presents against the video's first picture, 90 kHz.
-        let offset = firstPTS &- origin
-        let media = UInt64(max(0, time))
-        var edits: [MP4EditListEntry] = []
-        var mediaTime: Int64 = 0
-        var presented = media &* movieScale / UInt64(rate)
-        let delay = UInt64(max(0, offset)) &* movieScale / 90_000
-        if offset > 0 {
-            edits.append(MP4EditListEntry(segmentDuration: delay, mediaTime: -1))
-        } else if offset < 0 {
-            mediaTime = min(Int64(media), (0 &- offset) &* rate / 90_000)
-            presented = (media &- UInt64(mediaTime)) &* movieScale / UInt64(rate)
-        }
-        if let presentedDuration {
-            presented = min(presented, presentedDuration > delay ? presentedDuration - delay : 0)
-        }
-        edits.append(MP4EditListEntry(segmentDuration: presented, mediaTime: mediaTime))
-        try writer.setEditList(edits, passthroughTrack: track)
     }
 }
 

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 import NALUIO
 public import NALUTS
 
@@ -106,13 +106,15 @@ public final class TransportStreamAudioReader {
     }
 
     /// The next frame and its PTS, or `nil` at the end of the file.
-    public func next() throws -> (frame: [UInt8], pts: Int64)? {
-        if let peeked {
-            self.peeked = nil
-            return peeked
+    public func next() throws(NALUError) -> (frame: [UInt8], pts: Int64)? {
+        return try NALUError.typed(field: "audio PES") {
+            if let peeked {
+                self.peeked = nil
+                return peeked
+            }
+            var read: Int64 = 0
+            return try nextFrame(countingInto: &read)
         }
-        var read: Int64 = 0
-        return try nextFrame(countingInto: &read)
     }
 
     private func nextFrame(countingInto read: inout Int64) throws -> (frame: [UInt8], pts: Int64)? {
@@ -166,24 +168,28 @@ extension MediaSource {
     /// The first ADTS AAC stream (stream_type 0x0F) of a transport stream input read from a
     /// file, opened for a second pass (``TransportStreamAudioReader``); `nil` for other inputs,
     /// standard input, or no such stream with a frame in its first 16 MiB.
-    public func transportStreamAudio() throws -> TransportStreamAudioReader? {
-        guard case .transportStream(let packetSize) = container, path != "-",
-              let stream = transportStream?.otherStreams.first(where: { $0.streamType == 0x0F }) else { return nil }
-        return try TransportStreamAudioReader(path: path, packetSize: packetSize, pid: stream.pid)
+    public func transportStreamAudio() throws(NALUError) -> TransportStreamAudioReader? {
+        return try NALUError.typed(field: "audio stream") {
+            guard case .transportStream(let packetSize) = container, path != "-",
+                  let stream = transportStream?.otherStreams.first(where: { $0.streamType == 0x0F }) else { return nil }
+            return try TransportStreamAudioReader(path: path, packetSize: packetSize, pid: stream.pid)
+        }
     }
 
     /// Every audio stream of a transport stream input's program that nalu reads (AAC, AC-3,
     /// MPEG audio: ``TransportStreamAudioReader/Coding``) and that has a frame in its first 16
     /// MiB, in program map order, each opened for a pass of its own; empty for other inputs and
     /// standard input.
-    public func transportStreamAudioStreams() throws -> [TransportStreamAudioReader] {
-        guard case .transportStream(let packetSize) = container, path != "-", let streams = transportStream?.otherStreams else { return [] }
-        var readers: [TransportStreamAudioReader] = []
-        for stream in streams where TransportStreamAudioReader.Coding(stream) != nil
-            && readers.count < TransportStreamWriterConfiguration.maxAudioStreams {
-            if let reader = try TransportStreamAudioReader(path: path, packetSize: packetSize, stream: stream) { readers.append(reader) }
+    public func transportStreamAudioStreams() throws(NALUError) -> [TransportStreamAudioReader] {
+        return try NALUError.typed(field: "audio stream") {
+            guard case .transportStream(let packetSize) = container, path != "-", let streams = transportStream?.otherStreams else { return [] }
+            var readers: [TransportStreamAudioReader] = []
+            for stream in streams where TransportStreamAudioReader.Coding(stream) != nil
+                && readers.count < TransportStreamWriterConfiguration.maxAudioStreams {
+                if let reader = try TransportStreamAudioReader(path: path, packetSize: packetSize, stream: stream) { readers.append(reader) }
+            }
+            return readers
         }
-        return readers
     }
 
     /// The earliest presentation time among a transport stream's first video PES packets (90

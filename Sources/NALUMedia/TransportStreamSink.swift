@@ -34,13 +34,15 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
 
     /// Times the access units from `source`'s own times (MP4/MOV, MPEG-TS; nothing for an
     /// elementary stream), as ``init(for:output:options:)`` describes: before the first NAL unit.
-    public func keepTimes(of source: MediaSource) throws {
-        guard let clock = source.sampleClock() else { return }
-        // The picture shown at the edit's start presents at the first PTS (``MediaSource/videoMediaOrigin()``).
-        let origin: Int64? = source.mp4 == nil ? nil : try source.videoMediaOrigin()
-        try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin,
-                                  lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
-        sampleClock = clock
+    public func keepTimes(of source: MediaSource) throws(NALUError) {
+        try NALUError.typed(field: "sample times") {
+            guard let clock = source.sampleClock() else { return }
+            // The picture shown at the edit's start presents at the first PTS (``MediaSource/videoMediaOrigin()``).
+            let origin: Int64? = source.mp4 == nil ? nil : try source.videoMediaOrigin()
+            try muxer.useSourceTiming(timescale: clock.timescale, presentationOrigin: origin,
+                                      lookup: clock.lookup(decodingEarlierBy: try source.decodeAdvance()))
+            sampleClock = clock
+        }
     }
 
     /// The AAC track's feeder, when the output carries one.
@@ -86,13 +88,15 @@ extension TransportStreamSink {
     /// Carries `audio` (an MP4/MOV input's AAC track, ``MediaSource/transportStreamAudioTrack()``)
     /// as ADTS beside the video, interleaved by time and keeping the input's A/V offset (edit
     /// lists), as ``init(for:output:options:audio:decodeTimes:)`` does. Nothing for `nil`.
-    public func attachAudio(_ audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?, source: MediaSource) throws {
-        guard let audio, let video = source.mp4 else { return }
-        try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
-        let feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
-                                                videoDelay: editListStart(video.track.editList).delay)
-        feeder.attach(to: muxer)
-        self.audio = feeder
+    public func attachAudio(_ audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?, source: MediaSource) throws(NALUError) {
+        try NALUError.typed(field: "audio track") {
+            guard let audio, let video = source.mp4 else { return }
+            try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
+            let feeder = TransportStreamAudioFeeder(reader: audio.reader, movieTimescale: video.track.movieTimescale,
+                                                    videoDelay: editListStart(video.track.editList).delay)
+            feeder.attach(to: muxer)
+            self.audio = feeder
+        }
     }
 }
 
@@ -101,12 +105,14 @@ extension TransportStreamSink {
     /// timed against where the first picture presents (``TransportStreamAudioReader/origin(in:)``).
     /// The stream keeps its coding, `stream_type` and language (``TransportStreamAudioReader/transportStreamStream()``).
     @discardableResult
-    public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource, range: Range<Int64>? = nil) throws -> TransportStreamToTransportStreamAudioFeeder {
-        let index = try muxer.addAudio(try audio.transportStreamStream())
-        let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source), range: range, stream: index)
-        feeder.attach(to: muxer)
-        carriedAudio.append(feeder)
-        return feeder
+    public func carry(_ audio: TransportStreamAudioReader, of source: MediaSource, range: Range<Int64>? = nil) throws(NALUError) -> TransportStreamToTransportStreamAudioFeeder {
+        return try NALUError.typed(field: "audio stream") {
+            let index = try muxer.addAudio(try audio.transportStreamStream())
+            let feeder = TransportStreamToTransportStreamAudioFeeder(reader: audio, origin: audio.origin(in: source), range: range, stream: index)
+            feeder.attach(to: muxer)
+            carriedAudio.append(feeder)
+            return feeder
+        }
     }
 }
 
@@ -116,16 +122,18 @@ extension TransportStreamSink {
     /// interleaved by time and keeping the input's A/V offset (edit lists), as
     /// ``attachAudio(_:source:)`` does for one; `decodeTimes` limits each to a range of its
     /// decoding times (its timescale: trimming).
-    public func carry(_ tracks: [TransportStreamAudioTrack], of source: MediaSource, decodeTimes: [Range<Int64>?]? = nil) throws {
-        guard let video = source.mp4 else { return }
-        for (index, track) in tracks.enumerated() {
-            let stream = try muxer.addAudio(track.stream)
-            let range = decodeTimes.flatMap { index < $0.count ? $0[index] : nil }
-            let feeder = TransportStreamAudioFeeder(reader: track.reader, movieTimescale: video.track.movieTimescale,
-                                                    videoDelay: range == nil ? editListStart(video.track.editList).delay : 0,
-                                                    decodeTimes: range, stream: stream)
-            feeder.attach(to: muxer)
-            mp4Audio.append(feeder)
+    public func carry(_ tracks: [TransportStreamAudioTrack], of source: MediaSource, decodeTimes: [Range<Int64>?]? = nil) throws(NALUError) {
+        try NALUError.typed(field: "audio track") {
+            guard let video = source.mp4 else { return }
+            for (index, track) in tracks.enumerated() {
+                let stream = try muxer.addAudio(track.stream)
+                let range = decodeTimes.flatMap { index < $0.count ? $0[index] : nil }
+                let feeder = TransportStreamAudioFeeder(reader: track.reader, movieTimescale: video.track.movieTimescale,
+                                                        videoDelay: range == nil ? editListStart(video.track.editList).delay : 0,
+                                                        decodeTimes: range, stream: stream)
+                feeder.attach(to: muxer)
+                mp4Audio.append(feeder)
+            }
         }
     }
 }

@@ -12,9 +12,11 @@ extension TrimIndex {
     /// decodes from an earlier one. What a smart cut of one minute of a long file needs, fast.
     /// - Returns: `nil` when `source` is no MP4/MOV input.
     /// - Throws: ``NALUError`` as ``init(source:frameRate:)``.
-    public static func fromSampleTable(_ source: MediaSource, frameRate: Rational? = nil) throws -> TrimIndex? {
-        guard let mp4 = source.mp4 else { return nil }
-        return try TrimIndex(sampleTable: mp4, source: source, frameRate: frameRate)
+    public static func fromSampleTable(_ source: MediaSource, frameRate: Rational? = nil) throws(NALUError) -> TrimIndex? {
+        return try NALUError.typed(field: "sample table") {
+            guard let mp4 = source.mp4 else { return nil }
+            return try TrimIndex(sampleTable: mp4, source: source, frameRate: frameRate)
+        }
     }
 
     private init(sampleTable mp4: MP4VideoTrackReader<AnyRandomAccessSource>, source: MediaSource, frameRate: Rational?) throws {

@@ -32,19 +32,21 @@ extension Trimmer {
     /// ``writeTransportStream(_:output:options:audio:)``), the output timed at the plan's frame
     /// rate where it has none of its own; Annex-B parameter sets go where an MP4 input's
     /// samples would have them (before the first slice), else at the access unit's start.
-    public func write(_ plan: TrimPlan, output: FileSink, format: CutOutputFormat, audio: Bool) throws -> MediaSinkReport {
-        switch format {
-        case .mp4(var options):
-            options.frameRate = options.frameRate ?? plan.frameRate
-            return try writeMP4(plan, output: output, options: options, audio: audio)
-        case .annexB(let maxAccessUnitSize):
-            return try writeAnnexB(plan, output: output, options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
-                                                                        maxAccessUnitSize: maxAccessUnitSize))
-        case .lengthPrefixed:
-            return try writeLengthPrefixed(plan, output: output)
-        case .transportStream(var options):
-            options.frameRate = options.frameRate ?? plan.frameRate
-            return try writeTransportStream(plan, output: output, options: options, audio: audio)
+    public func write(_ plan: TrimPlan, output: FileSink, format: CutOutputFormat, audio: Bool) throws(NALUError) -> MediaSinkReport {
+        return try NALUError.typed(field: "trim") {
+            switch format {
+            case .mp4(var options):
+                options.frameRate = options.frameRate ?? plan.frameRate
+                return try writeMP4(plan, output: output, options: options, audio: audio)
+            case .annexB(let maxAccessUnitSize):
+                return try writeAnnexB(plan, output: output, options: .init(placement: source.container.isMP4 ? .beforeFirstSlice : .accessUnitStart,
+                                                                            maxAccessUnitSize: maxAccessUnitSize))
+            case .lengthPrefixed:
+                return try writeLengthPrefixed(plan, output: output)
+            case .transportStream(var options):
+                options.frameRate = options.frameRate ?? plan.frameRate
+                return try writeTransportStream(plan, output: output, options: options, audio: audio)
+            }
         }
     }
 

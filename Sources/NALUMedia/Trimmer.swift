@@ -55,16 +55,20 @@ public final class Trimmer {
     }
 
     /// The timing index (the first pass; read once, then kept).
-    public func index() throws -> TrimIndex {
-        if let cachedIndex { return cachedIndex }
-        let index = try TrimIndex(source: try sourceForPass(), frameRate: frameRate)
-        cachedIndex = index
-        return index
+    public func index() throws(NALUError) -> TrimIndex {
+        return try NALUError.typed(field: "trim") {
+            if let cachedIndex { return cachedIndex }
+            let index = try TrimIndex(source: try sourceForPass(), frameRate: frameRate)
+            cachedIndex = index
+            return index
+        }
     }
 
     /// Plans the cut of `[start, end)` (see ``TrimPlan``); `end` `nil` runs to the end.
-    public func plan(start: MediaTime, end: MediaTime?) throws -> TrimPlan {
-        try TrimPlan(index: index(), start: start, end: end)
+    public func plan(start: MediaTime, end: MediaTime?) throws(NALUError) -> TrimPlan {
+        return try NALUError.typed(field: "trim") {
+            try TrimPlan(index: index(), start: start, end: end)
+        }
     }
 
     /// The source for the next pass: the first pass reads ``source``; later ones read an MP4 again
@@ -224,8 +228,14 @@ public final class Trimmer {
     /// in the range, after the lead-in pictures the transport stream shows (it has no edit list).
     /// A transport stream input's audio streams are cut the same way. ``audioCuts`` and
     /// ``transportStreamAudioCuts`` tell what was kept.
+    /// - Throws: ``NALU/NALUError`` (typed): the input's, the muxer's or the output's error.
     public func writeTransportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
-                                                       options: TransportStreamMuxerOptions, audio: Bool = false) throws -> MediaSinkReport {
+                                                       options: TransportStreamMuxerOptions, audio: Bool = false) throws(NALUError) -> MediaSinkReport {
+        do { return try transportStream(plan, output: output, options: options, audio: audio) } catch { throw NALUError.converting(error, field: "trim") }
+    }
+
+    private func transportStream<Output: ByteSink>(_ plan: TrimPlan, output: Output,
+                                                   options: TransportStreamMuxerOptions, audio: Bool) throws -> MediaSinkReport {
         var options = options
         options.frameRate = plan.hasSourceTimes ? nil : options.frameRate ?? plan.frameRate
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
@@ -308,8 +318,13 @@ public final class Trimmer {
 
     /// Writes the cut as Annex-B, the parameter sets in force written before the first keyframe
     /// (and before later keyframes that lack them, as ``AnnexBSink`` does).
+    /// - Throws: ``NALU/NALUError`` (typed): the input's or the output's error.
     public func writeAnnexB<Output: ByteSink>(_ plan: TrimPlan, output: Output,
-                                              options: LengthPrefixedToAnnexB.Options = .init()) throws -> MediaSinkReport {
+                                              options: LengthPrefixedToAnnexB.Options = .init()) throws(NALUError) -> MediaSinkReport {
+        do { return try annexB(plan, output: output, options: options) } catch { throw NALUError.converting(error, field: "trim") }
+    }
+
+    private func annexB<Output: ByteSink>(_ plan: TrimPlan, output: Output, options: LengthPrefixedToAnnexB.Options) throws -> MediaSinkReport {
         try write(plan) { parameterSets in
             try AnnexBSink(codec: source.codec, output: output, options: options, outOfBandParameterSets: parameterSets,
                            declarativeSEI: source.declarativeSEI)
@@ -318,7 +333,12 @@ public final class Trimmer {
 
     /// Writes the cut length-prefixed (`lengthSize`-byte lengths), the parameter sets in band
     /// before the first access unit; the report's record holds them too.
-    public func writeLengthPrefixed<Output: ByteSink>(_ plan: TrimPlan, output: Output, lengthSize: Int = 4) throws -> MediaSinkReport {
+    /// - Throws: ``NALU/NALUError`` (typed): the input's or the output's error.
+    public func writeLengthPrefixed<Output: ByteSink>(_ plan: TrimPlan, output: Output, lengthSize: Int = 4) throws(NALUError) -> MediaSinkReport {
+        do { return try lengthPrefixed(plan, output: output, lengthSize: lengthSize) } catch { throw NALUError.converting(error, field: "trim") }
+    }
+
+    private func lengthPrefixed<Output: ByteSink>(_ plan: TrimPlan, output: Output, lengthSize: Int) throws -> MediaSinkReport {
         try write(plan) { parameterSets in
             let sink = try LengthPrefixedSink(codec: source.codec, output: output,
                                               options: .init(lengthSize: lengthSize, keepParameterSets: true),

@@ -29,7 +29,7 @@ public enum CodecString {
 
     /// The string for the first SPS among `parameterSets` (NAL units with their headers).
     /// - Throws: ``NALUError`` `.missing` when there is none; the SPS parser's errors.
-    public static func video(codec: Codec, parameterSets: [[UInt8]], entry: String) throws -> String {
+    public static func video(codec: Codec, parameterSets: [[UInt8]], entry: String) throws(NALUError) -> String {
         switch codec {
         case .h264:
             guard let unit = parameterSets.first(where: { AVCNALUnitType(rawValue: $0.first ?? 0) == .sps }) else {

@@ -13,7 +13,7 @@ final class SegmentFileSink: ByteSink {
 
     init(folder: PackageFolder) { self.folder = folder }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         guard let file else { throw NALUError(.missing, field: "segment", detail: "no segment file is open") }
         try file.write(bytes)
     }

@@ -35,7 +35,8 @@ public struct RTPDumpWriter<Sink: ByteSink> {
     public private(set) var count = 0
 
     /// Writes the file header: the address and port the packets were sent to, the start time.
-    public init(sink: Sink, address: String, port: UInt16, startSeconds: UInt32 = 0, startMicroseconds: UInt32 = 0) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): the sink's error.
+    public init(sink: Sink, address: String, port: UInt16, startSeconds: UInt32 = 0, startMicroseconds: UInt32 = 0) throws(NALUError) {
         self.sink = sink
         var header = RTPDump.magic + Array("\(address)/\(port)\n".utf8)
         header += Self.bigEndian(startSeconds) + Self.bigEndian(startMicroseconds)
@@ -46,7 +47,7 @@ public struct RTPDumpWriter<Sink: ByteSink> {
     /// Appends one packet sent or received `offsetMilliseconds` after the start.
     /// - Throws: ``NALU/NALUError`` `.tooLarge` for a packet above 65 527 bytes (the record's
     ///   16-bit length); the sink's errors.
-    public mutating func append(_ packet: [UInt8], offsetMilliseconds: UInt32) throws {
+    public mutating func append(_ packet: [UInt8], offsetMilliseconds: UInt32) throws(NALUError) {
         guard packet.count <= Int(UInt16.max) - RTPDump.recordHeaderSize else {
             throw NALUError(.tooLarge, field: "RD_packet_t length", detail: "\(packet.count) bytes")
         }

@@ -21,14 +21,14 @@ public final class RTPTimingLog {
     }
 
     /// Logs the access unit at `rtpTimestamp`, at the monotonic clock's `nanoseconds` (now when `nil`).
-    public func log(rtpTimestamp: UInt32, nanoseconds: Int64? = nil) throws {
+    public func log(rtpTimestamp: UInt32, nanoseconds: Int64? = nil) throws(NALUError) {
         line.removeAll(keepingCapacity: true)
         line.append(contentsOf: Array("{\"rtp_timestamp\":\(rtpTimestamp),\"monotonic_ns\":\(nanoseconds ?? MonotonicClock.now())}\n".utf8))
         try sink.write(line)
     }
 
     /// Commits the file.
-    public func commit() throws {
+    public func commit() throws(NALUError) {
         try sink.commit()
     }
 }

@@ -81,7 +81,7 @@ final class RTPTransportStreamOutput {
 struct RTPPipeSink: ByteSink {
     let descriptor: Int32
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         var offset = 0
         while offset < bytes.count, let base = bytes.baseAddress {
             #if canImport(Glibc) || canImport(Musl)

@@ -155,7 +155,16 @@ public final class CompositionWriter {
     /// with the clips' audio joined when `audio`.
     /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error.
     public func writeMP4(output: FileSink, options: MP4MuxerOptions, audio: Bool = true) throws(SmartCutError) -> Report {
-        try SmartCutError.typed { try mp4(output: output, options: options, audio: audio) }
+        try typed { try mp4(output: output, options: options, audio: audio) }
+    }
+
+    /// Runs `body`, its errors as ``SmartCutError``s; once ``isCancelled`` says stop, any error
+    /// (a join stopped by it reports a `NALUError`) is ``SmartCutError/cancelled``.
+    private func typed<T>(_ body: () throws -> T) throws(SmartCutError) -> T {
+        do { return try body() } catch {
+            if let isCancelled, isCancelled() { throw .cancelled }
+            throw SmartCutError(error)
+        }
     }
 
     private func mp4(output: FileSink, options: MP4MuxerOptions, audio: Bool) throws -> Report {
@@ -168,25 +177,32 @@ public final class CompositionWriter {
 
     /// Writes the clips joined as an Annex-B byte stream (every clip's parameter sets in band,
     /// an end of sequence NAL unit between clips); no timing, no audio.
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
     public func writeAnnexB<Output: ByteSink & AnyObject>(output: Output,
-                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws -> Report {
-        try withPieces(audio: false) { joiner in try joiner.writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize) }
+                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(SmartCutError) -> Report {
+        try typed { try withPieces(audio: false) { joiner in try joiner.writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize) } }
     }
 
     /// Writes the clips joined as one MPEG-TS program, their AAC audio as ADTS when `audio`
     /// (``NALUMedia/Concatenator/writeTransportStream(output:options:audio:)``).
-    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions, audio: Bool = true) throws -> Report {
-        try withPieces(audio: audio) { joiner in try joiner.writeTransportStream(output: output, options: options, audio: audio) }
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
+    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
+                                                       audio: Bool = true) throws(SmartCutError) -> Report {
+        try typed { try withPieces(audio: audio) { joiner in try joiner.writeTransportStream(output: output, options: options, audio: audio) } }
     }
 
     /// Writes the clips joined in `format` (MP4, Annex-B or MPEG-TS; length-prefixed output is
-    /// refused with ``NALU/NALUError`` `.unsupported`).
-    public func write(output: FileSink, format: CutOutputFormat, audio: Bool = true) throws -> Report {
+    /// refused with ``SmartCutError/stream(_:)`` ``NALU/NALUError`` `.unsupported`).
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
+    public func write(output: FileSink, format: CutOutputFormat, audio: Bool = true) throws(SmartCutError) -> Report {
         switch format {
-        case .mp4(let options): try SmartCutError.unwrapping { try writeMP4(output: output, options: options, audio: audio) }
+        case .mp4(let options): try writeMP4(output: output, options: options, audio: audio)
         case .annexB(let maxAccessUnitSize): try writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize)
         case .transportStream(let options): try writeTransportStream(output: output, options: options, audio: audio)
-        case .lengthPrefixed: throw NALUError(.unsupported, field: "format", detail: "a composition writes MP4, Annex-B and MPEG-TS")
+        case .lengthPrefixed: throw .stream(NALUError(.unsupported, field: "format", detail: "a composition writes MP4, Annex-B and MPEG-TS"))
         }
     }
 

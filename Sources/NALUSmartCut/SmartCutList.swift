@@ -188,13 +188,16 @@ public final class SmartCutList {
     }
 
     /// ``CompositionWriter/writeAnnexB(output:maxAccessUnitSize:)``.
+    /// - Throws: ``SmartCutError``, as ``CompositionWriter/writeAnnexB(output:maxAccessUnitSize:)``.
     public func writeAnnexB<Output: ByteSink & AnyObject>(output: Output,
-                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws -> Report {
+                                                          maxAccessUnitSize: Int = AccessUnitLimit.defaultMaxBytes) throws(SmartCutError) -> Report {
         try writer.writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize)
     }
 
     /// ``CompositionWriter/writeTransportStream(output:options:audio:)``.
-    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions, audio: Bool = true) throws -> Report {
+    /// - Throws: ``SmartCutError``, as ``CompositionWriter/writeTransportStream(output:options:audio:)``.
+    public func writeTransportStream<Output: ByteSink>(output: Output, options: TransportStreamMuxerOptions,
+                                                       audio: Bool = true) throws(SmartCutError) -> Report {
         try writer.writeTransportStream(output: output, options: options, audio: audio)
     }
 }

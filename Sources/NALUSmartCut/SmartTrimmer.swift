@@ -178,7 +178,13 @@ public final class SmartTrimmer {
     /// Writes the cut as Annex-B (H.264/H.265 Annex B byte stream): the re-encoded pictures'
     /// parameter sets in band before their IDR picture, the copied pictures' before the copy
     /// point; pictures present in picture order count order, so no timing is written.
-    public func writeAnnexB<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output) throws -> Report {
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
+    public func writeAnnexB<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output) throws(SmartCutError) -> Report {
+        try SmartCutError.typed { try annexB(start: start, end: end, output: output) }
+    }
+
+    private func annexB<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output) throws -> Report {
         let (plan, _) = try self.plan(start: start, end: end)
         let index = try self.index()
         let sink = try AnnexBSink(codec: index.codec, output: output, options: .init(placement: .beforeFirstSlice))

@@ -6,7 +6,14 @@ extension SmartTrimmer {
     /// Writes the cut length-prefixed (ISO/IEC 14496-15 framing, `lengthSize`-byte lengths): every
     /// parameter set in band (the re-encoded pictures' before their IDR picture, the copied
     /// pictures' before the copy point); the report's record holds them too.
-    public func writeLengthPrefixed<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output, lengthSize: Int = 4) throws -> Report {
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
+    public func writeLengthPrefixed<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output,
+                                                      lengthSize: Int = 4) throws(SmartCutError) -> Report {
+        try SmartCutError.typed { try lengthPrefixed(start: start, end: end, output: output, lengthSize: lengthSize) }
+    }
+
+    private func lengthPrefixed<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output, lengthSize: Int) throws -> Report {
         let (plan, _) = try self.plan(start: start, end: end)
         let index = try self.index()
         let sink = try LengthPrefixedSink(codec: index.codec, output: output, options: .init(lengthSize: lengthSize, keepParameterSets: true))
@@ -23,8 +30,15 @@ extension SmartTrimmer {
     /// With `audio`, an MP4/MOV input's AAC track or a transport stream input's AAC stream is cut
     /// to the presented range and carried as ADTS, starting with the first picture.
     /// `options.frameRate` is ignored: the times are the source's.
+    /// - Throws: ``SmartCutError``: the stream's, the decoder's or the encoder's error, or
+    ///   ``SmartCutError/cancelled``.
     public func writeTransportStream<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output,
-                                                       options: TransportStreamMuxerOptions, audio: Bool = true) throws -> Report {
+                                                       options: TransportStreamMuxerOptions, audio: Bool = true) throws(SmartCutError) -> Report {
+        try SmartCutError.typed { try transportStream(start: start, end: end, output: output, options: options, audio: audio) }
+    }
+
+    private func transportStream<Output: ByteSink>(start: MediaTime, end: MediaTime?, output: Output,
+                                                   options: TransportStreamMuxerOptions, audio: Bool) throws -> Report {
         let (plan, requested) = try self.plan(start: start, end: end)
         // The first picture presents at the first PTS: the audio starts with it.
         let trim = requested.startingAtFirstPicture

@@ -115,3 +115,89 @@ struct SmartCutTypedErrorTests {
         #expect(byDefault != (try settings("veryfast")))
     }
 }
+
+/// Issue 39 item 6, the other writers: Annex-B, length-prefixed and MPEG-TS outputs throw the
+/// same typed errors as the MP4 writers, and a join stopped by `isCancelled` is `.cancelled`.
+@Suite("Typed errors of the elementary and MPEG-TS writers")
+struct ElementaryWriterTypedErrorTests {
+    private let input = CompositionTestSupport.fixture("trim_avc_bframes_audio.mp4")
+
+    /// `error`'s static type is `SmartCutError`: a range after the end is the stream's error naming `--start`.
+    private func expectLateStart(_ error: SmartCutError, _ writer: String) {
+        switch error {
+        case .stream(let cause): #expect(cause.field.hasPrefix("--start"), "\(writer): \(cause)")
+        case .decoder, .encoder, .cancelled: Issue.record("\(writer): \(error)")
+        }
+    }
+
+    @Test("SmartTrimmer's Annex-B, length-prefixed and MPEG-TS writers throw SmartCutError naming --start for a range after the end")
+    func smartTrimmerOutputs() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trimmer = try SmartTrimmer(path: input, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+        let late = try MediaTime(parsing: "100")
+        let sink = try FileSink(path: folder.appendingPathComponent("cut.bin").path)
+        defer { sink.discard() }
+        do { _ = try trimmer.writeAnnexB(start: late, end: nil, output: sink); Issue.record("Annex-B past the end") } catch { expectLateStart(error, "Annex-B") }
+        do { _ = try trimmer.writeLengthPrefixed(start: late, end: nil, output: sink); Issue.record("length-prefixed past the end") } catch {
+            expectLateStart(error, "length-prefixed")
+        }
+        do { _ = try trimmer.writeTransportStream(start: late, end: nil, output: sink, options: .init()); Issue.record("MPEG-TS past the end") } catch {
+            expectLateStart(error, "MPEG-TS")
+        }
+    }
+
+    @Test("Trimmer's and Concatenator's Annex-B, length-prefixed and MPEG-TS writers throw NALUError; the outputs are written")
+    func copyingWriters() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let trimmer = try Trimmer(path: input)
+        let plan = try trimmer.plan(start: MediaTime(parsing: "0.5"), end: MediaTime(parsing: "1"))
+        let joiner = try Concatenator(paths: [input, input])
+        var sizes: [Int64] = []
+        let sinks = try (0..<6).map { try FileSink(path: folder.appendingPathComponent("out-\($0)").path) }
+        defer { for sink in sinks { sink.discard() } }
+        // Each `catch` binds `error` statically as a NALUError.
+        do { _ = try trimmer.writeAnnexB(plan, output: sinks[0]) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        do { _ = try trimmer.writeLengthPrefixed(plan, output: sinks[1]) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        do { _ = try trimmer.writeTransportStream(plan, output: sinks[2], options: .init()) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        do { _ = try joiner.writeAnnexB(output: sinks[3]) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        do { _ = try joiner.writeLengthPrefixed(output: sinks[4]) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        do { _ = try joiner.writeTransportStream(output: sinks[5], options: .init()) } catch { let typed: NALUError = error; Issue.record("\(typed)") }
+        sizes = sinks.map(\.bytesWritten)
+        #expect(sizes.allSatisfy { $0 > 1000 }, "\(sizes)")
+    }
+
+    @Test("A join stopped by CompositionWriter.isCancelled after every piece was cut is .cancelled (MP4 and Annex-B), not the join's I/O error")
+    func cancelledJoin() throws {
+        let folder = try CompositionTestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for format in ["mp4", "h264"] {
+            let composition = try Composition(path: input, ranges: SmartCutRange.list(parsing: "0.2-0.6,1-1.4"))
+            let writer = try CompositionWriter(composition, decoder: AVCodecDecoderFactory(), encoder: X264BackendFactory())
+            let planned = try writer.plannedPictures()
+            #expect(planned > 10, "\(format): \(planned) pictures planned")
+            let written = PictureCount()
+            writer.pictureWritten = { written.add() }
+            // Cancelled once every piece's pictures are written: only the join sees it.
+            writer.isCancelled = { written.value >= planned }
+            let sink = try FileSink(path: folder.appendingPathComponent("joined.\(format)").path)
+            defer { sink.discard() }
+            do {
+                _ = format == "mp4" ? try writer.writeMP4(output: sink, options: MP4MuxerOptions()) : try writer.writeAnnexB(output: sink)
+                Issue.record("\(format): a cancelled join finished")
+            } catch {
+                guard case .cancelled = error else { Issue.record("\(format): \(error)"); continue }
+            }
+            #expect(written.value == planned, "\(format): \(written.value) of \(planned) pictures written before the join")
+        }
+    }
+}
+
+/// A picture counter the writer's callbacks share.
+private final class PictureCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var value: Int { lock.withLock { count } }
+    func add() { lock.withLock { count += 1 } }
+}

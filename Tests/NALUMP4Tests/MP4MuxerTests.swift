@@ -21,7 +21,7 @@ func mux(_ annexB: [UInt8], codec: Codec, options: MP4MuxerOptions = MP4MuxerOpt
 final class MemorySpool: ByteSink, RandomAccessByteSource {
     var bytes: [UInt8] = []
     var size: Int64 { Int64(bytes.count) }
-    func write(_ buffer: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: buffer) }
+    func write(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try MemoryRandomAccessSource(bytes).read(at: offset, into: buffer)
     }

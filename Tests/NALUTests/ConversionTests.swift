@@ -99,7 +99,7 @@ import Testing
             do {
                 _ = try converter.convert(original)
                 Issue.record("expected an error")
-            } catch let error as NALUError {
+            } catch {
                 #expect(error.code == .doesNotFit)
                 #expect(error.byteOffset == 38)
                 #expect(error.description == "NAL unit length: does not fit (SEI NAL unit of 623 bytes does not fit a 1-byte length) at byte 38")
@@ -170,7 +170,7 @@ import Testing
         do {
             _ = try back.convert(lengthPrefixed, lengthSize: 4)
             Issue.record("expected an error")
-        } catch let error as NALUError {
+        } catch {
             #expect(error.code == .missing)
             #expect(error.field == "pic_parameter_set_id")
             // In the IDR slice, which follows the SEI in the first sample: pic_parameter_set_id is

@@ -55,25 +55,31 @@ public struct AnnexBToLengthPrefixed {
     }
 
     /// Converts a whole Annex-B stream in memory, returning the length-prefixed bytes.
-    public mutating func convert(_ annexB: [UInt8]) throws -> [UInt8] {
+    /// - Throws: ``NALUError`` (typed): a malformed NAL unit or parameter set, a NAL unit too
+    ///   large for the length size.
+    public mutating func convert(_ annexB: [UInt8]) throws(NALUError) -> [UInt8] {
         var sink = MemorySink()
         sink.reserveCapacity(annexB.count + annexB.count / 64)
-        try annexB.withUnsafeBytes { try convert($0, to: &sink) }
+        try annexB.withBytes { (buffer) throws(NALUError) in try convert(buffer, to: &sink) }
         return sink.bytes
     }
 
     /// Converts a whole Annex-B stream in memory, writing to `sink`.
-    public mutating func convert(_ annexB: UnsafeRawBufferPointer, to sink: inout some ByteSink) throws {
-        try AnnexB.forEachNALUnit(in: annexB) { range in
-            let view = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: annexB[range]),
-                                   prefixLength: 3)
-            try convert(view, to: &sink)
+    /// - Throws: ``NALUError`` (typed): the stream's or the sink's error.
+    public mutating func convert(_ annexB: UnsafeRawBufferPointer, to sink: inout some ByteSink) throws(NALUError) {
+        try NALUError.typed(field: "Annex-B stream") {
+            try AnnexB.forEachNALUnit(in: annexB) { range in
+                let view = NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: annexB[range]),
+                                       prefixLength: 3)
+                try convert(view, to: &sink)
+            }
         }
         statistics.bytesIn += Int64(annexB.count)
     }
 
     /// Converts one NAL unit.
-    public mutating func convert(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+    /// - Throws: ``NALUError`` (typed): the NAL unit's or the sink's error.
+    public mutating func convert(_ unit: NALUnitView, to sink: inout some ByteSink) throws(NALUError) {
         statistics.nalUnitsIn += 1
         let first = unit.firstByte
         guard first & 0x80 == 0 else { throw NALUError(.forbiddenZeroBit, field: "forbidden_zero_bit", byteOffset: unit.offset) }
@@ -103,7 +109,7 @@ public struct AnnexBToLengthPrefixed {
         try writeLengthPrefixed(unit, to: &sink)
     }
 
-    private mutating func writeLengthPrefixed(_ unit: NALUnitView, to sink: inout some ByteSink) throws {
+    private mutating func writeLengthPrefixed(_ unit: NALUnitView, to sink: inout some ByteSink) throws(NALUError) {
         let count = unit.count
         let lengthSize = options.lengthSize
         guard lengthSize == 4 || count < 1 << (8 * lengthSize) else {
@@ -118,9 +124,11 @@ public struct AnnexBToLengthPrefixed {
             // The four-byte start code before a lent NAL unit becomes its length.
             try sink.write(lent: run)
         } else {
-            var prefix: UInt32 = UInt32(count).bigEndian
-            try withUnsafeBytes(of: &prefix) { bytes in
-                try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(4 - lengthSize)...]))
+            let prefix = UInt32(count).bigEndian
+            try NALUError.typed(field: "NAL unit length") {
+                try withUnsafeBytes(of: prefix) { bytes in
+                    try sink.write(UnsafeRawBufferPointer(rebasing: bytes[(4 - lengthSize)...]))
+                }
             }
             try sink.write(unit.bytes)
         }

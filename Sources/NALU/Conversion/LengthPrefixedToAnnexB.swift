@@ -83,18 +83,22 @@ public struct LengthPrefixedToAnnexB {
     }
 
     /// Converts a whole length-prefixed stream in memory, returning Annex-B bytes.
-    public mutating func convert(_ lengthPrefixed: [UInt8], lengthSize: Int) throws -> [UInt8] {
+    /// - Throws: ``NALUError`` (typed): a malformed length or NAL unit, an access unit over the limit.
+    public mutating func convert(_ lengthPrefixed: [UInt8], lengthSize: Int) throws(NALUError) -> [UInt8] {
         var sink = MemorySink()
         sink.reserveCapacity(lengthPrefixed.count + lengthPrefixed.count / 32)
-        try lengthPrefixed.withUnsafeBytes { try convert($0, lengthSize: lengthSize, to: &sink) }
+        try lengthPrefixed.withBytes { (buffer) throws(NALUError) in try convert(buffer, lengthSize: lengthSize, to: &sink) }
         return sink.bytes
     }
 
     /// Converts a whole length-prefixed stream in memory, writing to `sink`.
-    public mutating func convert(_ buffer: UnsafeRawBufferPointer, lengthSize: Int, to sink: inout some ByteSink) throws {
-        try LengthPrefixed.forEachNALUnit(in: buffer, lengthSize: lengthSize) { range in
-            try push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]),
-                                 prefixLength: lengthSize), to: &sink)
+    /// - Throws: ``NALUError`` (typed): the stream's or the sink's error.
+    public mutating func convert(_ buffer: UnsafeRawBufferPointer, lengthSize: Int, to sink: inout some ByteSink) throws(NALUError) {
+        try NALUError.typed(field: "length-prefixed stream") {
+            try LengthPrefixed.forEachNALUnit(in: buffer, lengthSize: lengthSize) { range in
+                try push(NALUnitView(offset: Int64(range.lowerBound), bytes: UnsafeRawBufferPointer(rebasing: buffer[range]),
+                                     prefixLength: lengthSize), to: &sink)
+            }
         }
         try finish(to: &sink)
     }
@@ -103,7 +107,12 @@ public struct LengthPrefixedToAnnexB {
     /// was to the access unit splitter: with ``AccessUnitDelimiterPolicy/insert`` every byte
     /// written during this call is the access unit the step ``AccessUnitSplitter/Step/completed``.
     @discardableResult
-    public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws -> AccessUnitSplitter.Step {
+    /// - Throws: ``NALUError`` (typed): the NAL unit's or the sink's error.
+    public mutating func push(_ unit: NALUnitView, to sink: inout some ByteSink) throws(NALUError) -> AccessUnitSplitter.Step {
+        try NALUError.typed(field: "NAL unit") { try pushUntyped(unit, to: &sink) }
+    }
+
+    private mutating func pushUntyped(_ unit: NALUnitView, to sink: inout some ByteSink) throws -> AccessUnitSplitter.Step {
         statistics.nalUnitsIn += 1
         statistics.bytesIn += Int64(unit.count + unit.prefixLength)
         let step = try splitter.push(unit)
@@ -149,9 +158,10 @@ public struct LengthPrefixedToAnnexB {
 
     /// Writes what is still held back; returns the last access unit, if any.
     @discardableResult
-    public mutating func finish(to sink: inout some ByteSink) throws -> AccessUnitSummary? {
+    /// - Throws: ``NALUError`` (typed): the sink's error.
+    public mutating func finish(to sink: inout some ByteSink) throws(NALUError) -> AccessUnitSummary? {
         let last = splitter.finish()
-        if let last, buffersAccessUnits || !prefixWritten { try flush(last, to: &sink) }
+        if let last, buffersAccessUnits || !prefixWritten { try NALUError.typed(field: "access unit") { try flush(last, to: &sink) } }
         prefixWritten = false
         return last
     }

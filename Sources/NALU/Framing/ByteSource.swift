@@ -5,6 +5,8 @@
 public protocol ByteSource {
     /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; 0 means the
     /// end of the input. Implementations may return fewer bytes than asked before the end.
+    /// - Throws: untyped on purpose: a source users implement (a socket, a decryptor) throws its
+    ///   own error, which reaches the reader's caller unchanged; nalu's sources throw ``NALUError``.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
@@ -28,7 +30,7 @@ public struct MemorySource: ByteSource, Sendable {
         self.chunkSizes = chunkSizes.map { max(1, $0) }
     }
 
-    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         var count = min(buffer.count, bytes.count - position)
         if !chunkSizes.isEmpty {
             count = min(count, chunkSizes[chunkIndex % chunkSizes.count])
@@ -45,28 +47,31 @@ public struct MemorySource: ByteSource, Sendable {
 }
 
 /// A destination for bytes: a file, a pipe or memory.
+///
+/// Every requirement throws ``NALUError`` (typed): a sink reports an operating system failure
+/// as ``NALUError/Code/io`` naming the output, with `errno`'s text as the detail.
 public protocol ByteSink {
     /// Writes all of `bytes`.
-    mutating func write(_ bytes: UnsafeRawBufferPointer) throws
+    mutating func write(_ bytes: UnsafeRawBufferPointer) throws(NALUError)
     /// Writes all of `bytes`, which the caller keeps valid and unchanged until the sink's
     /// ``returnLent()``: a sink may keep a pointer to them instead of copying (a file sink gathers
     /// such runs into one `writev(2)`). The default copies, as ``write(_:)`` does.
-    mutating func write(lent bytes: UnsafeRawBufferPointer) throws
+    mutating func write(lent bytes: UnsafeRawBufferPointer) throws(NALUError)
     /// Writes out (or copies) every byte lent with ``write(lent:)``: after this call the sink
     /// holds no pointer into the lender's memory. The default does nothing.
-    mutating func returnLent() throws
+    mutating func returnLent() throws(NALUError)
 }
 
 extension ByteSink {
     /// Copies, as ``write(_:)``.
-    public mutating func write(lent bytes: UnsafeRawBufferPointer) throws { try write(bytes) }
+    public mutating func write(lent bytes: UnsafeRawBufferPointer) throws(NALUError) { try write(bytes) }
 
     /// Nothing lent is held.
-    public mutating func returnLent() throws {}
+    public mutating func returnLent() throws(NALUError) {}
 
     /// Writes all of `bytes`.
-    public mutating func write(_ bytes: [UInt8]) throws {
-        try bytes.withUnsafeBytes { try write($0) }
+    public mutating func write(_ bytes: [UInt8]) throws(NALUError) {
+        try bytes.withBytes { (buffer) throws(NALUError) in try write(buffer) }
     }
 }
 
@@ -75,7 +80,7 @@ public struct MemorySink: ByteSink, Sendable {
     /// Everything written so far.
     public private(set) var bytes: [UInt8] = []
     public init() {}
-    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws {
+    public mutating func write(_ bytes: UnsafeRawBufferPointer) {
         self.bytes.append(contentsOf: bytes.assumingMemoryBound(to: UInt8.self))
     }
 

@@ -9,6 +9,8 @@ public protocol RandomAccessByteSource {
 
     /// Reads up to `buffer.count` bytes starting at `offset` into `buffer` and returns how many
     /// were read: fewer only at the end of the data, 0 at or past it.
+    /// - Throws: untyped on purpose: a source users implement throws its own error, which reaches
+    ///   the reader's caller unchanged; nalu's sources throw ``NALUError``.
     func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 

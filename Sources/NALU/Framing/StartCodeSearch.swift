@@ -149,7 +149,8 @@ public enum AnnexB {
     /// between a NAL unit's trailing zeros and the next start code, are not a NAL unit. Empty NAL
     /// units are skipped.
     @inlinable
-    public static func forEachNALUnit(in buffer: UnsafeRawBufferPointer, _ body: (Range<Int>) throws -> Void) rethrows {
+    /// - Throws: what `body` throws (typed: `Failure`).
+    public static func forEachNALUnit<Failure: Error>(in buffer: UnsafeRawBufferPointer, _ body: (Range<Int>) throws(Failure) -> Void) throws(Failure) {
         guard var startCode = findStartCode(in: buffer, from: 0) else { return }
         while true {
             let nalStart = startCode &+ 3

@@ -118,6 +118,9 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     /// Called before each access unit is written with its DTS minus the first picture's PTS
     /// (90 kHz ticks; negative for the pictures decoded before it), and once with `nil` after
     /// the last: where a caller interleaves audio (``pushAudio(_:time:timescale:stream:)``) by time.
+    /// Its error (any type) stops the push that called it and reaches that push's caller
+    /// unchanged: so ``push(_:)`` and ``finish()`` throw untyped (nalu's own faults are
+    /// ``NALU/NALUError``s).
     public var willWriteVideo: ((_ decodeTimeFromStart: Int64?) throws -> Void)?
 
     /// Adds `feed` to ``willWriteVideo``: called after what was there (one feeder per audio stream).
@@ -407,7 +410,7 @@ private struct PendingBytes: ByteSink {
 
     init() { bytes.reserveCapacity(1 << 20) }
 
-    mutating func write(_ buffer: UnsafeRawBufferPointer) throws {
+    mutating func write(_ buffer: UnsafeRawBufferPointer) {
         bytes.append(contentsOf: buffer.assumingMemoryBound(to: UInt8.self))
     }
 

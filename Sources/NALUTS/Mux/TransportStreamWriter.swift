@@ -144,78 +144,86 @@ public final class TransportStreamWriter<Sink: ByteSink> {
     /// - Parameters:
     ///   - pts, dts: 90 kHz ticks; `dts` ≤ `pts`, and DTS increasing from one call to the next.
     ///   - randomAccess: decoding can start here (an IDR, CRA, BLA or recovery point).
-    public func writeVideo(_ accessUnit: UnsafeRawBufferPointer, pts: Int64, dts: Int64, randomAccess: Bool) throws {
-        guard dts <= pts else {
-            throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) after PTS \(pts)")
+    public func writeVideo(_ accessUnit: UnsafeRawBufferPointer, pts: Int64, dts: Int64, randomAccess: Bool) throws(NALUError) {
+        try NALUError.typed(field: "video access unit") {
+            guard dts <= pts else {
+                throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) after PTS \(pts)")
+            }
+            let pcr = dts - configuration.pcrDelay
+            if let lastPCR, pcr < lastPCR {
+                throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) before the previous access unit's")
+            }
+            // No packets fill a long frame interval (a VUI claiming 0.01 fps would make 100 s of
+            // PCR-only packets per picture): the tables and the PCR go with the access units.
+            setArrivalTime(pcr)
+            try writeTablesIfDue(at: pcr)
+            lastPCR = pcr
+            header.removeAll(keepingCapacity: true)
+            PESHeader.append(to: &header, streamID: PESHeader.videoStreamID, pts: pts, dts: dts, payloadLength: accessUnit.count)
+            let adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: randomAccess)
+            try header.withUnsafeBytes { header in
+                try packetizer.writeUnit(pid: configuration.videoPID, slot: Self.videoSlot, header: header, payload: accessUnit,
+                                         adaptation: adaptation) { try sink.write($0) }
+            }
+            summary.videoAccessUnits += 1
+            if randomAccess { summary.randomAccessPoints += 1 }
         }
-        let pcr = dts - configuration.pcrDelay
-        if let lastPCR, pcr < lastPCR {
-            throw NALUError(.invalidValue, field: "DTS", detail: "\(dts) before the previous access unit's")
-        }
-        // No packets fill a long frame interval (a VUI claiming 0.01 fps would make 100 s of
-        // PCR-only packets per picture): the tables and the PCR go with the access units.
-        setArrivalTime(pcr)
-        try writeTablesIfDue(at: pcr)
-        lastPCR = pcr
-        header.removeAll(keepingCapacity: true)
-        PESHeader.append(to: &header, streamID: PESHeader.videoStreamID, pts: pts, dts: dts, payloadLength: accessUnit.count)
-        let adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: randomAccess)
-        try header.withUnsafeBytes { header in
-            try packetizer.writeUnit(pid: configuration.videoPID, slot: Self.videoSlot, header: header, payload: accessUnit,
-                                     adaptation: adaptation) { try sink.write($0) }
-        }
-        summary.videoAccessUnits += 1
-        if randomAccess { summary.randomAccessPoints += 1 }
     }
 
     /// Writes one audio frame of audio stream `stream` as a PES packet with `pts` (90 kHz): a
     /// raw AAC frame (no ADTS header: this adds it), an AC-3 or MPEG audio frame whole.
-    public func writeAudio(_ rawFrame: UnsafeRawBufferPointer, pts: Int64, stream: Int = 0) throws {
-        guard configuration.audioStreams.indices.contains(stream) else {
-            throw NALUError(.missing, field: "audio stream", detail: "\(stream); the configuration has \(configuration.audioStreams.count)")
-        }
-        let audio = configuration.audioStreams[stream]
-        // Without video the first audio stream carries the PCR, never going back.
-        var adaptation = TransportPacketizer.Adaptation()
-        if !configuration.carriesVideo, stream == 0 {
-            let pcr = pts - configuration.pcrDelay
-            if lastPCR.map({ pcr >= $0 }) ?? true {
-                setArrivalTime(pcr)
-                try writeTablesIfDue(at: pcr)
-                lastPCR = pcr
-                adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: true)
+    public func writeAudio(_ rawFrame: UnsafeRawBufferPointer, pts: Int64, stream: Int = 0) throws(NALUError) {
+        try NALUError.typed(field: "audio frame") {
+            guard configuration.audioStreams.indices.contains(stream) else {
+                throw NALUError(.missing, field: "audio stream", detail: "\(stream); the configuration has \(configuration.audioStreams.count)")
             }
+            let audio = configuration.audioStreams[stream]
+            // Without video the first audio stream carries the PCR, never going back.
+            var adaptation = TransportPacketizer.Adaptation()
+            if !configuration.carriesVideo, stream == 0 {
+                let pcr = pts - configuration.pcrDelay
+                if lastPCR.map({ pcr >= $0 }) ?? true {
+                    setArrivalTime(pcr)
+                    try writeTablesIfDue(at: pcr)
+                    lastPCR = pcr
+                    adaptation = TransportPacketizer.Adaptation(pcr: pcr, randomAccess: true)
+                }
+            }
+            if lastTables == nil { try writeTables(at: pts - configuration.pcrDelay) }
+            header.removeAll(keepingCapacity: true)
+            if case .aac(let adts) = audio.format {
+                PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: ADTSHeader.length + rawFrame.count)
+                try adts.append(rawFrameLength: rawFrame.count, to: &header)
+            } else {
+                PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: rawFrame.count)
+            }
+            try header.withUnsafeBytes { header in
+                try packetizer.writeUnit(pid: configuration.audioPID(stream), slot: Self.audioSlot(stream), header: header, payload: rawFrame,
+                                         adaptation: adaptation) { try sink.write($0) }
+            }
+            summary.audioFrames += 1
         }
-        if lastTables == nil { try writeTables(at: pts - configuration.pcrDelay) }
-        header.removeAll(keepingCapacity: true)
-        if case .aac(let adts) = audio.format {
-            PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: ADTSHeader.length + rawFrame.count)
-            try adts.append(rawFrameLength: rawFrame.count, to: &header)
-        } else {
-            PESHeader.append(to: &header, streamID: audio.streamID, pts: pts, dts: nil, payloadLength: rawFrame.count)
-        }
-        try header.withUnsafeBytes { header in
-            try packetizer.writeUnit(pid: configuration.audioPID(stream), slot: Self.audioSlot(stream), header: header, payload: rawFrame,
-                                     adaptation: adaptation) { try sink.write($0) }
-        }
-        summary.audioFrames += 1
     }
 
     /// Ends a segment (HLS MPEG-TS segments, RFC 8216 3.2): hands the buffered packets to the
     /// sink, so the caller can move it to the next file, and writes PAT and PMT before the next
     /// packet. Continuity counters go on across segments.
-    public func startSegment() throws {
-        try packetizer.drain { try sink.write($0) }
-        lastTables = nil
+    public func startSegment() throws(NALUError) {
+        try NALUError.typed(field: "segment") {
+            try packetizer.drain { try sink.write($0) }
+            lastTables = nil
+        }
     }
 
     /// Hands the buffered packets to the sink and says what was written.
     @discardableResult
-    public func finish() throws -> TransportStreamWriterSummary {
-        if lastTables == nil { try writeTables(at: 0) }
-        try packetizer.drain { try sink.write($0) }
-        summary.packets = packetizer.packetsWritten
-        return summary
+    public func finish() throws(NALUError) -> TransportStreamWriterSummary {
+        return try NALUError.typed(field: "transport stream") {
+            if lastTables == nil { try writeTables(at: 0) }
+            try packetizer.drain { try sink.write($0) }
+            summary.packets = packetizer.packetsWritten
+            return summary
+        }
     }
 
     /// The M2TS arrival time of the next packets: `time` (90 kHz) in 27 MHz ticks, never going back.
