@@ -47,7 +47,8 @@ enum ConcatHarness {
                 report = try joiner.writeTransportStream(output: output, options: TransportStreamMuxerOptions(), audio: audio)
             }
         } catch {
-            try fuzzCheck(error is NALUError, "the join threw \(error), not a NALUError")
+            // The writers throw NALUError (typed throws): that the join failed with one is checked
+            // by the compiler; a trap or a property below is what this target looks for.
             return
         }
         try fuzzCheck(report.pictures.count == 2 && report.pictures[0] == report.pictures[1],
