@@ -44,27 +44,8 @@ import Testing
         return (times.sorted(), starts)
     }
 
-    /// Each picture ffmpeg shows of `path` (framemd5 of the first video stream, in the demuxer's
-    /// time base, `-enc_time_base -1`, so a 30 fps picture is not rounded to a 25 fps tick):
-    /// presentation time (s) and MD5.
-    static func shown(_ path: String) throws -> [(time: Double, md5: String)] {
-        let result = try runTool("ffmpeg", ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-autoscale", "0", "-fps_mode", "passthrough",
-                                            "-enc_time_base", "-1", "-f", "framemd5", "-"])
-        #expect(result.status == 0, "\(result.stderr)")
-        var timeBase = 1.0
-        var pictures: [(Double, String)] = []
-        for line in result.stdout.split(separator: "\n") {
-            if line.hasPrefix("#tb 0:") {
-                let parts = line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: "/")
-                if parts.count == 2, let num = Double(parts[0]), let den = Double(parts[1]), den > 0 { timeBase = num / den }
-                continue
-            }
-            let fields = line.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard !line.hasPrefix("#"), fields.count >= 6, let pts = Double(fields[2]) else { continue }
-            pictures.append((pts * timeBase, fields[5]))
-        }
-        return pictures
-    }
+    /// Each picture ffmpeg shows of `path` in the demuxer's time base (TimingTests.shown).
+    static func shown(_ path: String) throws -> [(time: Double, md5: String)] { try TimingTests.shown(path, demuxerTimeBase: true) }
 
     /// The output's presentation times from its first picture, sorted.
     static func outputTimes(_ path: String) throws -> [Double] {

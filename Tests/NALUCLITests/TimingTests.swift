@@ -10,11 +10,12 @@ import Testing
     static func realWorld(_ name: String) -> String { CLIRunner.fixture("realworld/" + name) }
 
     /// Each picture ffmpeg shows from `path` (first video stream): presentation time in seconds
-    /// and md5.
-    static func shown(_ path: String) throws -> [(time: Double, md5: String)] {
+    /// and md5. `demuxerTimeBase`: in the demuxer's time base (`-enc_time_base -1`), so that a
+    /// join's 30 fps picture is not rounded to a tick of its 25 fps one.
+    static func shown(_ path: String, demuxerTimeBase: Bool = false) throws -> [(time: Double, md5: String)] {
         let ffmpeg = try #require(ffmpegPath, "ffmpeg is needed to compare pictures")
-        let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-autoscale", "0",
-                                             "-fps_mode", "passthrough", "-f", "framemd5", "-"])
+        let result = try runProgram(ffmpeg, ["-nostdin", "-v", "error", "-i", path, "-map", "0:v:0", "-autoscale", "0", "-fps_mode", "passthrough"]
+                                        + (demuxerTimeBase ? ["-enc_time_base", "-1"] : []) + ["-f", "framemd5", "-"])
         #expect(result.status == 0, "\(result.stderr)")
         var timeBase = 1.0
         var pictures: [(Double, String)] = []
