@@ -40,6 +40,10 @@ public struct NALUError: Error, Hashable, CustomStringConvertible, Sendable {
         /// An output file could not be created (missing or read-only folder, a directory at the
         /// path, the output is the input): NALUIO's `OutputTarget`, the packager's folders.
         case cannotCreate = "cannot create"
+        /// The caller stopped the operation (a `Concatenator`'s or a writer's `isCancelled`, or the
+        /// task's cancellation): nothing it wrote is committed. ``NALUError/converting(_:field:)``
+        /// makes a `CancellationError` this.
+        case cancelled = "cancelled"
 
         public var description: String { rawValue }
     }
@@ -95,11 +99,13 @@ extension NALUError {
 }
 
 extension NALUError {
-    /// `error` as a `NALUError`: itself when it is one; otherwise (an error a callee of a
-    /// `throws(NALUError)` entry point passed through, none today) `.io` naming `field`, with
-    /// the error's description as the detail, so nothing traps and nothing is lost.
+    /// `error` as a `NALUError`: itself when it is one; `.cancelled` for a `CancellationError`;
+    /// otherwise (an error a callee of a `throws(NALUError)` entry point passed through, none
+    /// today) `.io` naming `field`, with the error's description as the detail, so nothing traps
+    /// and nothing is lost.
     public static func converting(_ error: any Error, field: String) -> NALUError {
         if let error = error as? NALUError { return error }
+        if error is CancellationError { return NALUError(.cancelled, field: field) }
         return NALUError(.io, field: field, detail: String(describing: error))
     }
 

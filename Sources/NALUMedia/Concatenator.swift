@@ -47,8 +47,8 @@ public final class Concatenator {
     private let firstFrameRate: Rational?
     /// Inputs that cannot be opened again (not regular files), open since the first pass.
     private var kept: [Int: MediaSource] = [:]
-    /// Asked before each input and each NAL unit of a write: `true` stops it with
-    /// `CancellationError` (the caller discards its output).
+    /// Asked before each input and each NAL unit of a write: `true` stops it with a
+    /// ``NALU/NALUError`` `.cancelled` (the caller discards its output).
     public var isCancelled: (@Sendable () -> Bool)?
     /// Told at each input's turn how many pictures the inputs before it wrote (the joined audio
     /// of transport stream inputs places each input's frames from it).

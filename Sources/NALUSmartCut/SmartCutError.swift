@@ -19,11 +19,13 @@ public enum SmartCutError: Error, Sendable, CustomStringConvertible {
     case cancelled
 
     /// `error` as a smart cut error: itself when it is one, the decoder's, encoder's and
-    /// stream's errors in their cases, `CancellationError` as ``cancelled``; anything else (none
+    /// stream's errors in their cases, `CancellationError` and a `NALUError` `.cancelled` (a
+    /// join's `isCancelled`) as ``cancelled``; anything else (none
     /// today) as a ``stream(_:)`` I/O error carrying its description (``NALU/NALUError/converting(_:field:)``).
     public init(_ error: any Error) {
         switch error {
         case let error as SmartCutError: self = error
+        case let error as NALUError where error.code == .cancelled: self = .cancelled
         case let error as NALUError: self = .stream(error)
         case let error as DecoderError: self = .decoder(error)
         case let error as EncoderError: self = .encoder(error)

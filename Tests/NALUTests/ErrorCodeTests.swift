@@ -20,6 +20,7 @@ import Testing
         case .io: "I/O error"
         case .unsupported: "unsupported"
         case .cannotCreate: "cannot create"
+        case .cancelled: "cancelled"
         }
     }
 
@@ -33,7 +34,7 @@ import Testing
             // The message shape is unchanged: `<field>: <code>[ (<detail>)] at byte <offset>`.
             #expect(NALUError(code, field: "sps", byteOffset: 7, detail: "d").description == "sps: \(Self.text(code)) (d) at byte 7")
         }
-        #expect(seen.count == 12)
+        #expect(seen.count == 13)
     }
 
     @Test func convertingKeepsANALUErrorAndNamesAnyOther() {
@@ -43,5 +44,7 @@ import Testing
         let converted = NALUError.converting(Other(), field: "in.mp4")
         #expect(converted.code == .io)
         #expect(converted.description == "in.mp4: I/O error (other)")
+        // A join's `isCancelled` (CancellationError) becomes `.cancelled`, not an I/O error.
+        #expect(NALUError.converting(CancellationError(), field: "concat") == NALUError(.cancelled, field: "concat"))
     }
 }
