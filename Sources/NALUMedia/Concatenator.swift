@@ -87,7 +87,7 @@ public final class Concatenator {
                 || (source.transportStream?.otherStreams.contains(where: \.isAudio) ?? false)
             let dataStreams = source.transportStream?.otherStreams.filter { !$0.isAudio }.map(\.description) ?? []
             inputs.append(ConcatInput(path: path, codec: source.codec, container: source.container, otherTracks: source.otherTracks,
-                                      dataStreams: dataStreams, hasAudio: hasAudio, constantRate: try Self.constantRate(of: source),
+                                      dataStreams: dataStreams, hasAudio: hasAudio,
                                       options: option, identity: identity))
         }
         self.inputs = inputs
@@ -178,10 +178,17 @@ public final class Concatenator {
         return Rational(Int64(mp4.track.timescale), Int64(duration)).reduced
     }
 
+    /// What a join timed at one rate nobody gave needs to know, asked before the join (while
+    /// the inputs read once are still kept): why (``retimingReason()``), and each MP4/MOV input's
+    /// constant rate (``constantRate(of:)``; only this fallback reads their sample tables again).
+    private func retimingPlan() throws -> (reason: String, rates: [Rational?]) {
+        (retimingReason(), try inputs.indices.map { inputs[$0].container.isMP4 ? try Self.constantRate(of: open($0, keeping: true)) : nil })
+    }
+
     /// The inputs with their own times (MP4/MOV, MPEG-TS) that a join timed at `rate` re-times:
-    /// all but MP4/MOV inputs of that constant rate.
-    private func retimed(at rate: Rational?) -> [Int] {
-        inputs.indices.filter { inputs[$0].hasOwnTimes && (rate == nil || inputs[$0].constantRate != rate?.reduced) }
+    /// all but MP4/MOV inputs whose constant rate (`rates`) it is.
+    private func retimed(at rate: Rational?, rates: [Rational?]) -> [Int] {
+        inputs.indices.filter { inputs[$0].hasOwnTimes && (rate == nil || rates[$0] != rate?.reduced) }
     }
 
     /// The inputs at whose joins pictures their edit lists hide are shown (``ConcatReport/hiddenPicturesShown``):
@@ -284,7 +291,7 @@ public final class Concatenator {
         // MP4 and transport stream inputs keep their times and edit lists (without a rate given).
         let timing = try ownTiming(frameRate: options.frameRate)
         let rateChosenHere = timing == nil && options.frameRate == nil
-        let retimingWhy = rateChosenHere ? retimingReason() : nil
+        let retiming = rateChosenHere ? try retimingPlan() : nil
         if rateChosenHere { options.frameRate = firstFrameRate }
         // Timed at one rate, the output has no edits to hide pictures between pieces.
         let shownHidden = try hiddenPicturesShown(timing: timing, editsKept: true)
@@ -351,9 +358,9 @@ public final class Concatenator {
         // With the inputs' own times there is no one rate to differ from.
         report.outputFrameRate = timing == nil ? report.sink?.mp4?.frameRate : nil
         report.hiddenPicturesShown = shownHidden
-        if rateChosenHere {
-            report.timesNotKept = retimed(at: report.outputFrameRate)
-            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retimingWhy
+        if let retiming {
+            report.timesNotKept = retimed(at: report.outputFrameRate, rates: retiming.rates)
+            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retiming.reason
         }
         report.audioJoined = feeders.isEmpty ? nil : feeders.reduce(0) { $0 + $1.appended }
         report.audioTracksJoined = feeders.count
@@ -395,8 +402,7 @@ public final class Concatenator {
         let origin = timing?.presentationOrigin
         // A transport stream has no edit list: pictures hidden between pieces are shown.
         let shownHidden = try hiddenPicturesShown(timing: timing, editsKept: false)
-        let rateChosenHere = timing == nil && options.frameRate == nil
-        let retimingWhy = rateChosenHere ? retimingReason() : nil
+        let retiming = timing == nil && options.frameRate == nil ? try retimingPlan() : nil
         if origin == nil, options.frameRate == nil { options.frameRate = firstFrameRate }
         if origin != nil { options.placement = .beforeFirstSlice }
         let sink = try TransportStreamSink(codec: codec, output: output, options: options)
@@ -448,10 +454,10 @@ public final class Concatenator {
         }
         report.audioNotJoined = reason
         report.hiddenPicturesShown = shownHidden
-        if rateChosenHere {
+        if let retiming {
             report.outputFrameRate = options.frameRate
-            report.timesNotKept = retimed(at: options.frameRate)
-            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retimingWhy
+            report.timesNotKept = retimed(at: options.frameRate, rates: retiming.rates)
+            report.timesNotKeptReason = report.timesNotKept.isEmpty ? nil : retiming.reason
         }
         return report
     }
@@ -505,9 +511,6 @@ public struct ConcatInput: Sendable {
     public let dataStreams: [String]
     /// Whether it has sound: an MP4/MOV sound track or a transport stream's audio stream.
     public let hasAudio: Bool
-    /// An MP4/MOV input's frame rate when every picture but the last lasts as long (its own
-    /// times are then those of that rate), else `nil`.
-    public let constantRate: Rational?
     /// Whether it carries times of its own: an MP4/MOV or an MPEG-TS (an elementary stream has none).
     public var hasOwnTimes: Bool { container.isMP4 || container.isTransportStream }
     /// The options it is opened with (the record, when it is length-prefixed).
