@@ -32,20 +32,28 @@ enum RTPPeers {
         return url
     }
 
-    /// An even UDP port with its odd neighbour free on 127.0.0.1 (RTP and RTCP), found by binding.
+    /// An even UDP port whose block of four (video RTP and RTCP, audio RTP and RTCP) is free on
+    /// 127.0.0.1, found by binding. The ports come from below the kernel's ephemeral range
+    /// (32768–60999 on Linux), so no socket bound to port 0 — ffmpeg's or GStreamer's own RTCP
+    /// sockets, a DNS lookup — can take one between this check and the test's bind, and each
+    /// block is handed out once per process, so tests running side by side never share one.
     static func freePort() throws -> UInt16 {
-        for _ in 0..<50 {
-            let probe = try UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: 0))
-            guard let port = probe.localPort else { continue }
-            let even = port & ~1
-            guard even > 1024 else { continue }
-            if (try? UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: even + (even == port ? 1 : 0)))) != nil,
-               even == port || (try? UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: even))) != nil {
-                return even
+        for _ in 0..<200 {
+            let port = nextBlock.withLock { next -> UInt16 in
+                defer { next = next + 4 >= 32_000 ? 20_000 : next + 4 }
+                return next
             }
+            let free = (0..<4).allSatisfy { offset in
+                (try? UDPSocket(bindingTo: UDPEndpoint(address: "127.0.0.1", port: port + UInt16(offset)))) != nil
+            }
+            if free { return port }
         }
-        throw RTPPeerError(description: "no free port pair")
+        throw RTPPeerError(description: "no free block of four ports in 20000–31999")
     }
+
+    /// The next block `freePort()` tries: a random start in 20000–31999 so that two test
+    /// processes rarely walk the same ports.
+    private static let nextBlock = LockedValue(UInt16(20_000 + 4 * Int.random(in: 0..<3_000)))
 
     struct RTPPeerError: Error, CustomStringConvertible { let description: String }
 
@@ -143,5 +151,17 @@ enum RTPPeers {
     static func writeSDP(codec: Codec, port: UInt16, to url: URL) throws {
         let description = SessionDescription(address: "127.0.0.1", video: RTPVideoDescription(codec: codec, port: port, payloadType: 96))
         try description.text.write(to: url, atomically: true, encoding: .utf8)
+    }
+}
+
+/// A value behind a lock, for the static state the tests share across threads.
+final class LockedValue<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
     }
 }
