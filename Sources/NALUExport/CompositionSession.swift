@@ -186,11 +186,13 @@ final class CompositionJob {
             report.notes = result.messages.map(\.text)
             report.tracksLeftOut = result.loss
             return report
-        } catch let loss as CarriageLoss {
-            meter.end()
-            throw ExportError(.tracksNotCarried, subject: loss.input, loss.message, underlying: loss)
         } catch {
             meter.end()
+            // A stage's error carried whole (``ExportError/init(stage:)``): as the stage threw it.
+            let error = (error as? ExportError)?.stageError ?? error
+            if let loss = error as? CarriageLoss {
+                throw ExportError(.tracksNotCarried, subject: loss.input, loss.message, underlying: loss)
+            }
             throw ExportJob.typed(error, input: composition.clips.first?.path ?? output)
         }
     }

@@ -96,14 +96,18 @@ public final class EncodePipeline {
     /// Flushes the encoder and completes the output (renamed into place); returns the muxer's
     /// notes. ``checkpoint`` runs after the flush and once more when everything is written,
     /// just before the output is committed.
-    public func finish() throws -> [String] {
+    public func finish() throws(ExportError) -> [String] {
         do {
-            try session.flush(write)
-            try checkpoint()
-            return try output.finish(beforeCommit: checkpoint)
+            do {
+                try session.flush(write)
+                try checkpoint()
+                return try output.finish(beforeCommit: checkpoint)
+            } catch {
+                output.discard()
+                throw error
+            }
         } catch {
-            output.discard()
-            throw error
+            throw ExportError(stage: error)
         }
     }
 

@@ -18,30 +18,39 @@ public final class ComparisonInput {
 
     /// Opens `path`: read as Y4M when named `.y4m`, else decoded by `factory`'s library.
     public init(path: String, factory: any DecoderBackendFactory, options: MediaSourceOptions = MediaSourceOptions(),
-                warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        self.path = path
-        if path.lowercased().hasSuffix(".y4m") {
-            kind = .y4m(try Y4MReader(FrameFileSource(path: path)))
-        } else {
-            kind = .decoded(try BackgroundDecoder(path: path, factory: factory, options: options, warning: warning))
+                warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
+        do {
+            self.path = path
+            if path.lowercased().hasSuffix(".y4m") {
+                kind = .y4m(try Y4MReader(FrameFileSource(path: path)))
+            } else {
+                kind = .decoded(try BackgroundDecoder(path: path, factory: factory, options: options, warning: warning))
+            }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
     /// The next frame, valid until the next call; `nil` at the end. A decoder's failure is an
     /// ``ExportError/Code/decodeFailed`` naming the path, the ``NALUDecoder/DecoderError`` as
     /// ``ExportError/underlying``.
-    public func next() throws -> Frame? {
-        switch kind {
-        case .y4m(var reader):
-            let frame = try reader.nextFrame()
-            kind = .y4m(reader)
-            return frame
-        case .decoded(let decoded):
-            do {
-                return try decoded.next()?.frame()
-            } catch let error as DecoderError {
-                throw ExportError(.decodeFailed, subject: path, error.description, underlying: error)
+    public func next() throws(ExportError) -> Frame? {
+        do {
+            switch kind {
+            case .y4m(var reader):
+                let frame = try reader.nextFrame()
+                kind = .y4m(reader)
+                return frame
+            case .decoded(let decoded):
+                do {
+                    return try decoded.next()?.frame()
+                } catch {
+                    guard let decoderError = error.stageError as? DecoderError else { throw error }
+                    throw ExportError(.decodeFailed, subject: path, decoderError.description, underlying: decoderError)
+                }
             }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
