@@ -48,8 +48,9 @@ public final class BackgroundDecoder {
     ///   - threadCount: the decoder library's threads (0: its choice, one per core).
     ///   - warning: what is stepped over (a transport stream's damage, an access unit the
     ///     decoder rejected, a picture clamped), as `path: text`; called on any thread.
-    /// - Throws: ``NALUDecoder/DecoderError`` when no decoder opens, ``NALU/NALUError`` when the
-    ///   input cannot be read, ``ExportError`` (``ExportError/Code/resources``) without a thread.
+    /// - Throws: ``ExportError``: ``ExportError/Code/resources`` without a thread; else the cause
+    ///   carried whole (``ExportError/init(stage:)``): a ``NALUDecoder/DecoderError`` when no
+    ///   decoder opens, a ``NALU/NALUError`` when the input cannot be read.
     public init(path: String, factory: any DecoderBackendFactory, options: MediaSourceOptions = MediaSourceOptions(),
                 firstSample: Int = 0, framesInFlight: Int = 4, threadCount: Int = 0,
                 warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
@@ -92,7 +93,8 @@ public final class BackgroundDecoder {
     deinit { queue.cancel() }
 
     /// The next picture in presentation order, waiting for the decoder; `nil` at the end.
-    /// Throws what ended the decoding (a ``NALUDecoder/DecoderError``, a ``NALU/NALUError``).
+    /// Throws an ``ExportError`` carrying what ended the decoding whole (a
+    /// ``NALUDecoder/DecoderError``, a ``NALU/NALUError``: ``ExportError/stageError``).
     public func next() throws(ExportError) -> DecodedFrame? {
         do {
             current = try queue.pop()

@@ -74,6 +74,7 @@ public struct TracksLeftOut: Sendable, Hashable {
 
 extension MediaSource {
     /// What `target` carries of this input (see ``CarriedTracks``).
+    /// - Throws: ``NALU/NALUError`` from reading the input's tracks.
     public func carriedTracks(to target: CarriageTarget, noAudio: Bool) throws(NALUError) -> CarriedTracks {
         do {
             var carried = CarriedTracks()

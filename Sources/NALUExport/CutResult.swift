@@ -147,6 +147,7 @@ extension Trimmer {
     /// Writes `plan` in `format` to `output` (``write(_:output:format:audio:)``) with the input's
     /// movie metadata, commits it, and says what it did: the tracks not carried (`input` names
     /// the input), the sink's notes, the lead-in an elementary stream shows (``notes(_:format:)``).
+    /// - Throws: ``NALU/NALUError`` from reading, muxing or writing.
     public func commit(_ plan: TrimPlan, input: String, to output: FileSink, format: CutOutputFormat, audio: Bool) throws(NALUError) -> CutResult {
         do {
             var result = CutResult()
@@ -171,6 +172,8 @@ extension Trimmer {
 extension SmartTrimmer {
     /// Cuts `[start, end)` frame-exactly in `format` to `output` (``writeMP4(start:end:output:options:audio:)``
     /// and the others) with the input's movie metadata, commits it, and says what it did.
+    /// - Throws: ``ExportError`` carrying the cut's cause whole (``ExportError/init(stage:)``): the stream's
+    ///   `NALUError`, the decoder's or encoder's error, `CancellationError`.
     public func commit(start: MediaTime, end: MediaTime?, input: String, to output: FileSink, format: CutOutputFormat,
                        audio: Bool) throws(ExportError) -> CutResult {
         do {
@@ -207,6 +210,7 @@ extension Concatenator {
     /// Joins the inputs in `format` to `output` with the first input's movie metadata, commits
     /// it, and says what it did: the tracks not joined, the inputs retimed (unless
     /// `frameRateGiven`: the caller chose the rate).
+    /// - Throws: ``NALU/NALUError`` from reading, muxing or writing.
     public func commit(to output: FileSink, format: CutOutputFormat, audio: Bool, frameRateGiven: Bool = false) throws(NALUError) -> CutResult {
         do {
             let report: ConcatReport
@@ -298,6 +302,8 @@ extension CompositionWriter {
     /// With `refusingLoss`, a loss is thrown (a ``CarriageLoss``) instead of committed; with
     /// `isCancelled` true at the end, `CancellationError` (the output is not committed either way).
     /// - Returns: the result and the writer's report.
+    /// - Throws: ``ExportError`` carrying the join's cause whole (``ExportError/init(stage:)``): the
+    ///   stream's, decoder's or encoder's error, the ``CarriageLoss`` refused, `CancellationError`.
     public func commit(to output: FileSink, format: CutOutputFormat, audio: Bool, caller: String = "a composition",
                        refusingLoss: Bool = false, isCancelled: (() -> Bool)? = nil) throws(ExportError) -> (result: CutResult, report: Report) {
         do {

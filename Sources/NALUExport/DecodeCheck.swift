@@ -15,7 +15,8 @@ extension InputDecoder {
 
     /// Decodes every picture and gathers what the decoder reported. A decoding pass that cannot
     /// go on is a problem, not an error (the parse's findings stay, issue 40 item 12); only a
-    /// missing library, or a failure that is no decoder's, is thrown.
+    /// missing library, or a failure that is no decoder's, is thrown, as an ``ExportError``
+    /// carrying it whole (``ExportError/stageError``).
     public func check() throws(ExportError) -> CheckResult {
         do {
             var result = CheckResult()

@@ -70,6 +70,9 @@ public final class DecodedVideoInput {
     ///     transcode the encoder is the slower stage and has the cores, and each frame thread of
     ///     libavcodec holds pictures of its own (Docs/performance.md, export memory).
     ///   - warning: what is stepped over, as `path: text` (``BackgroundDecoder``).
+    /// - Throws: ``ExportError``: its own (a chunk that cannot be planned), or the stage's cause carried
+    ///   whole (``ExportError/init(stage:)``): opening or reading the input (`NALUError`), the decoder's
+    ///   (`DecoderError`), no picture decoded (`EncoderError` `.truncatedInput`, or the loss).
     public init(path: String, factory: any DecoderBackendFactory, chunk: (index: Int, count: Int)? = nil,
                 pid: UInt16? = nil, framesInFlight: Int = 2, decoderThreads: Int = 1, warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
         do {
@@ -126,6 +129,8 @@ public final class DecodedVideoInput {
 
     /// The next picture in presentation order (valid until the next call), with its pts;
     /// `nil` at the end (then ``loss`` says what could not be decoded).
+    /// - Throws: ``ExportError`` carrying the decoder's or the scaler's error whole
+    ///   (``ExportError/init(stage:)``).
     public func nextFrame() throws(ExportError) -> Frame? {
         do {
             let frame: Frame?
@@ -153,6 +158,7 @@ public final class DecodedVideoInput {
 
     /// The times of `source`'s samples from `first` on (decoding order) when no sample has a
     /// composition offset (``decodingOrderTimes``); `nil` otherwise or for other inputs.
+    /// - Throws: ``NALU/NALUError`` from reading the sample table.
     public static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws(NALUError) -> [Int64]? {
         do {
             guard let mp4 = source.mp4 else { return nil }
@@ -208,6 +214,8 @@ public final class DecodedVideoInput {
     /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
     /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at
     /// or before the first of them (the pictures before it are decoded and dropped).
+    /// - Throws: ``ExportError`` `.invalidSettings` for an input that cannot be split, or a chunk with no
+    ///   picture; reading the sample table's `NALUError`, carried whole.
     public static func plan(_ chunk: (index: Int, count: Int), source: MediaSource, path: String) throws(ExportError) -> (range: Range<Int64>, firstSample: Int) {
         do {
             guard let mp4 = source.mp4 else {

@@ -76,6 +76,8 @@ public final class EncodeInputPlan {
     /// Opens the input once (Y4M when it starts with `YUV4MPEG2 ` or is named .y4m; a
     /// compressed input told by its content, decoded; else raw frames of the size given) and
     /// plans what is read.
+    /// - Throws: ``ExportError``: `.invalidSettings` naming the option, `.invalidInput`, or an opening or
+    ///   decoding stage's cause carried whole (``ExportError/init(stage:)``).
     public init(_ options: EncodeInputOptions) throws(ExportError) {
         do {
             self.options = options

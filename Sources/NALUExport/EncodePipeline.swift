@@ -96,6 +96,8 @@ public final class EncodePipeline {
     /// Flushes the encoder and completes the output (renamed into place); returns the muxer's
     /// notes. ``checkpoint`` runs after the flush and once more when everything is written,
     /// just before the output is committed.
+    /// - Throws: ``ExportError`` carrying the cause whole (``ExportError/init(stage:)``): the encoder's, the
+    ///   output's `NALUError`, or what ``checkpoint`` threw (`CancellationError`); the output is discarded.
     public func finish() throws(ExportError) -> [String] {
         do {
             do {

@@ -50,6 +50,7 @@ public final class EncodedOutput {
     ///   - decoded: the compressed input, whose times and tracks are kept.
     ///   - keptRange: its pts kept (`--start/--end`, a chunk).
     ///   - copyAudio: whether its audio is carried.
+    /// - Throws: ``NALU/NALUError`` from creating the output or reading the input's tracks.
     public init(path: String, framing: EncodeOutputFraming, codec: Codec, mp4Options: MP4MuxerOptions, maxAccessUnitSize: Int,
                 frameRate: Rational, keepsTimes: Bool, decoded: DecodedVideoInput?, keptRange: Range<Int64>?, copyAudio: Bool) throws(NALUError) {
         do {
@@ -83,6 +84,7 @@ public final class EncodedOutput {
     }
 
     /// Writes one access unit.
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
     public func write(_ packet: EncodedPacket) throws(NALUError) {
         do {
             switch kind {
@@ -136,6 +138,8 @@ public final class EncodedOutput {
 
     /// Writes `session`'s extradata to `path` (through the same output rules): the avcC/hvcC
     /// record when `lengthPrefixed`, else the parameter sets with start codes.
+    /// - Throws: ``ExportError`` carrying the encoder's or the file's error whole
+    ///   (``ExportError/init(stage:)``).
     public static func writeExtradata(of session: EncoderSession, to path: String, lengthPrefixed: Bool) throws(ExportError) {
         do {
             try session.prepare()

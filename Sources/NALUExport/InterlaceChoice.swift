@@ -21,7 +21,7 @@ public struct InterlaceRefusal: Error, Sendable, CustomStringConvertible {
 public enum InterlaceChoice {
     /// The interlacing to encode `input` with: its own, or `nil` for a progressive input (or no
     /// compressed input) and when `progressive` asks for progressive pictures.
-    /// - Throws: ``InterlaceRefusal`` when the input is interlaced and the encoder refuses its
+    /// - Throws: an ``ExportError`` carrying whole (``ExportError/stageError``) an ``InterlaceRefusal`` when the input is interlaced and the encoder refuses its
     ///   layout (``NALUEncoder/EncoderBackendFactory/validate(_:)``, field `interlace`, or a
     ///   profile that cannot code it), or `scaled` would resize its woven fields together; the
     ///   errors of reading the input's first pictures.

@@ -92,6 +92,7 @@ extension InputDecoder {
 public enum RawFrameWriter {
     /// Writes `frame` as `format`: its own format, or the semi-planar form of it (Y, then U and
     /// V interleaved; 10-bit samples in the high bits).
+    /// - Throws: ``NALU/NALUError`` from writing.
     public static func write(_ frame: DecodedFrame, as format: PixelFormat, to sink: FileSink) throws(NALUError) {
         do {
             if format == frame.pixelFormat {

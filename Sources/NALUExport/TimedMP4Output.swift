@@ -48,6 +48,7 @@ public final class TimedMP4Output {
     ///     its first picture, and the audio is cut to the same range.
     ///   - copyAudio: whether the audio tracks are copied (the other tracks always are).
     ///   - chunk: a chunk of a distributed encode: whether it is the first and the last.
+    /// - Throws: ``NALU/NALUError``: a time base not 1/N, or reading the input's tracks.
     public init(path: String, codec: Codec, options: MP4MuxerOptions, source: MediaSource, timeBase: Rational,
                 keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws(NALUError) {
         do {
@@ -218,6 +219,7 @@ public final class TimedMP4Output {
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
     public func write(_ packet: EncodedPacket) throws(NALUError) {
         do {
             let sink: MP4FileSink

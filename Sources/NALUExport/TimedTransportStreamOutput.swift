@@ -37,6 +37,7 @@ public final class TimedTransportStreamOutput {
     ///   - source: the compressed input whose audio is carried.
     ///   - keptRange: the source pts kept (`--start/--end`), ticks of `timeBase`.
     ///   - copyAudio: whether the input's audio is carried.
+    /// - Throws: ``NALU/NALUError`` from creating the output or reading the input's audio.
     public init(path: String, codec: Codec, timestamped: Bool, maxAccessUnitSize: Int, frameRate: Rational,
          timeBase: Rational?, source: MediaSource?, keptRange: Range<Int64>?, copyAudio: Bool) throws(NALUError) {
         do {
@@ -101,6 +102,7 @@ public final class TimedTransportStreamOutput {
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
     public func write(_ packet: EncodedPacket) throws(NALUError) {
         do {
             try packets.feed(packet, timescale: timescale) { try muxer.push($0) }

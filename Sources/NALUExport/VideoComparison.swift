@@ -34,6 +34,8 @@ public final class ComparisonInput {
     /// The next frame, valid until the next call; `nil` at the end. A decoder's failure is an
     /// ``ExportError/Code/decodeFailed`` naming the path, the ``NALUDecoder/DecoderError`` as
     /// ``ExportError/underlying``.
+    /// - Throws: ``ExportError`` (a decoder's failure as above; reading a Y4M file's error carried whole,
+    ///   ``ExportError/init(stage:)``).
     public func next() throws(ExportError) -> Frame? {
         do {
             switch kind {

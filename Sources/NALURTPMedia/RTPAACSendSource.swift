@@ -24,6 +24,7 @@ public final class RTPAACSendSource {
 
     /// The AAC stream of the input at `path` whose video's first access unit (decoding order)
     /// has presentation time `videoFirstPTS` in the video's timescale; `nil` when it has none.
+    /// - Throws: ``NALU/NALUError`` from opening or reading the input.
     public static func open(path: String, videoFirstPTS: Int64) throws(NALUError) -> RTPAACSendSource? {
         do {
             let source = try MediaSource(path: path)
@@ -70,6 +71,7 @@ public final class RTPAACSendSource {
 
     /// The next AU and its presentation time (ticks of ``sampleRate`` from the video's first
     /// access unit's; negative before it), or `nil` at the end.
+    /// - Throws: ``NALU/NALUError`` from reading the input.
     public func next() throws(NALUError) -> (bytes: [UInt8], time: Int64)? {
         do {
             if var state = mp4 {

@@ -3,6 +3,7 @@ public import NALURTP
 
 extension RTPRecorder {
     /// Writes the AAC AUs among `events` (of ``audioReceiver``); keeps malformed packets as notes.
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func handleAudio(_ events: [RTPAACReceiverEvent]) throws(NALUError) {
         for event in events {
             switch event {
@@ -17,6 +18,7 @@ extension RTPRecorder {
     }
 
     /// Takes one RTP packet of the AAC stream received at `arrival` (a monotonic clock).
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func receiveAudio(_ packet: RTPPacket, arrival: Int64) throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.receive(packet, arrival: arrival)
@@ -25,6 +27,7 @@ extension RTPRecorder {
     }
 
     /// Gives up on audio packets that waited past the reorder delay at `now`.
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func advanceAudio(to now: Int64) throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.advance(to: now)
@@ -33,6 +36,7 @@ extension RTPRecorder {
     }
 
     /// Releases the audio packets held (the end of the reception).
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func finishAudio() throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.finish()

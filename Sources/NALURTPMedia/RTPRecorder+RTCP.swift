@@ -37,6 +37,7 @@ extension RTPRecorder {
 extension RTCPDescription {
     /// The RTCP lines of the SDP file at `path` (at most ``NALURTP/SessionDescription/maxSize`` bytes)
     /// for `video`.
+    /// - Throws: ``NALU/NALUError`` from reading the file.
     public init(readingFile path: String, video: RTPVideoDescription) throws(NALUError) {
         self.init(sdp: String(decoding: try FileSource.readWhole(path: path, limit: SessionDescription.maxSize), as: UTF8.self), video: video)
     }

@@ -6,6 +6,7 @@ extension RTPRecorder {
     /// Replays the rtpdump file at `path` into the recorder (each packet arriving at its
     /// record's offset), the first `duration` nanoseconds of it (`nil`: all). Records holding
     /// less than their packet are noted.
+    /// - Throws: ``NALU/NALUError`` from reading the file or writing the output.
     public func replay(rtpdump path: String, duration: Int64? = nil) throws(NALUError) -> RTPReceptionReport {
         do {
             var reader = try RTPDumpReader(source: try FileSource(path: path))

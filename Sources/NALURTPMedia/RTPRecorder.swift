@@ -51,6 +51,7 @@ public final class RTPRecorder {
     }
 
     /// Writes the access units among `events`; keeps malformed packets as notes.
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func handle(_ events: [RTPReceiverEvent]) throws(NALUError) {
         for event in events {
             switch event {
@@ -72,6 +73,7 @@ public final class RTPRecorder {
     func note(_ text: String) { extraNotes.append(text) }
 
     /// Writes the access units held for their decoding times (and the audio held) and finishes the file.
+    /// - Throws: ``NALU/NALUError`` from the output.
     public func finish() throws(NALUError) {
         for timed in times.finish() { try output.write(timed) }
         try finishAudio()

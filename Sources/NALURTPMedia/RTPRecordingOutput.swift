@@ -76,6 +76,7 @@ public final class RTPRecordingOutput {
     }
 
     /// Writes one access unit with its times.
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
     public func write(_ unit: RTPTimedAccessUnit) throws(NALUError) {
         do {
             if isMP4 {
@@ -183,6 +184,7 @@ extension RTPRecordingOutput {
     /// Writes one AAC AU of the session's audio stream (MP4: into its sound track; held until
     /// the first picture is written). Without an audio stream given at creation, or into an
     /// Annex-B stream, the AU is counted in ``audioNotWritten``.
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
     public func writeAudio(_ unit: RTPAACAccessUnit) throws(NALUError) {
         do {
             guard let audio, isMP4 || transportStream != nil else {
@@ -216,6 +218,7 @@ extension RTPRecordingOutput {
     }
 
     /// Sets the ``alignment`` (when none is set yet) and writes the AAC AUs held for it.
+    /// - Throws: ``NALU/NALUError`` from writing the audio held.
     public func align(_ alignment: RTPStreamAlignment) throws(NALUError) {
         do {
             guard self.alignment == nil else { return }

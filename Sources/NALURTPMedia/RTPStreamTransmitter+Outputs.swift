@@ -14,6 +14,7 @@ extension RTPStreamTransmitter {
     /// is sent). `audioRTCP` does the same for the AAC stream (its RTCP port: the audio's + 1),
     /// its SRs on the same wall clock, so that a receiver lines the two streams up by them.
     /// `timing`: an ``RTPTimingLog`` of when each video access unit's last packet was sent.
+    /// - Throws: ``NALU/NALUError``: the socket's, the files', the stream's.
     public func transmit(to destination: UDPEndpoint?, rtpdump: String? = nil, sdp: String? = nil, timing: String? = nil,
                          rtcp: RTCPSenderChannel? = nil, audioRTCP: RTCPSenderChannel? = nil) throws(NALUError) -> RTPTransmissionReport {
         do {
