@@ -102,7 +102,8 @@ public final class CompositionSession: Sendable {
 
     /// Runs the export on a thread of its own and returns what it wrote; throws
     /// `CancellationError` when the calling task is cancelled (no output, no temporary file),
-    /// ``ExportError`` otherwise. Runs once per session.
+    /// ``ExportError`` or the stream's `NALUError` otherwise. Runs once per session. Untyped
+    /// (`any Error`) for `CancellationError`, as ``ExportSession/export()`` is.
     public func export() async throws -> CompositionReport {
         guard started.claim() else {
             throw ExportError(.invalidSettings, subject: output, "export() runs once per CompositionSession")

@@ -67,6 +67,9 @@ public final class EncodePipeline {
 
     /// Encodes the frames `next` gives (given how many were encoded so far; `nil` ends) and
     /// returns how many were encoded.
+    /// - Throws: the encoder's ``NALUEncoder/EncoderError``, the output's `NALUError`, and what `next` or
+    ///   ``checkpoint`` throw, as thrown: untyped (`any Error`) for those (a closure literal is not given
+    ///   typed throws by Swift 6.3; a caller's own error keeps its type).
     public func encode(_ next: (Int64) throws -> Frame?) throws -> Int64 {
         var count: Int64 = 0
         do {

@@ -101,6 +101,8 @@ public final class EncodedOutput {
     /// Completes the output and renames it into place; returns what the muxer did that a reader
     /// should know. `beforeCommit` runs once everything is written, before the rename: throwing
     /// there (a cancellation) leaves no output.
+    /// - Throws: the output's `NALUError`, or what `beforeCommit` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     public func finish(beforeCommit: () throws -> Void = {}) throws -> [String] {
         switch kind {
         case .timed(let output):

@@ -240,6 +240,8 @@ public final class TimedMP4Output {
     /// it did that a reader should know, ``NALUMedia/MediaSinkReport/notes``). `beforeCommit`
     /// runs once everything is written, before the rename: throwing there (a cancellation)
     /// leaves the output uncommitted.
+    /// - Throws: the muxer's `NALUError`, or what `beforeCommit` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     @discardableResult
     public func finish(beforeCommit: () throws -> Void = {}) throws -> [String] {
         guard let file else { throw NALUError(.missing, field: "sample", detail: "no picture was encoded") }

@@ -113,6 +113,8 @@ public final class TimedTransportStreamOutput {
 
     /// Writes what is left and renames the file into place; the audio frames carried (all
     /// streams). `beforeCommit` runs once everything is written, before the rename (a cancellation).
+    /// - Throws: the muxer's `NALUError`, or what `beforeCommit` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     @discardableResult
     public func finish(beforeCommit: () throws -> Void = {}) throws -> Int {
         try muxer.finish()

@@ -88,6 +88,8 @@ public struct VideoComparison: Sendable {
     /// - Throws: ``ExportError/Code/invalidInput`` when a frame's size or format differs from
     ///   the reference's, for semi-planar frames, or when there is no frame to compare (then a
     ///   decoder's loss first).
+    ///   Untyped (`any Error`): what `perFrame` throws passes through as thrown, beside the
+    ///   inputs' ``ExportError``s.
     public init(reference: ComparisonInput, distorted: ComparisonInput, perFrame: (Int, PictureDistortion) throws -> Void) throws {
         while true {
             let a = try reference.next()
