@@ -240,7 +240,8 @@ public struct SequenceDistortion: Sendable, Hashable {
 
 extension DecodedFrame {
     /// Calls `body` with the frame's planes as ``PlaneSamples``.
-    public func withPlaneSamples<Result>(_ body: ([PlaneSamples]) throws -> Result) rethrows -> Result {
+    /// - Throws: what `body` throws (typed: `Failure`).
+    public func withPlaneSamples<Result, Failure: Error>(_ body: ([PlaneSamples]) throws(Failure) -> Result) throws(Failure) -> Result {
         try frame().withPlaneSamples(body)
     }
 }

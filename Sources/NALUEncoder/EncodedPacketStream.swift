@@ -24,6 +24,10 @@ public struct EncodedPacketStream: AsyncSequence, Sendable {
         let completion: StreamCompletion
         var ended = false
 
+        /// The next packet; `nil` after the flush.
+        /// - Throws: the encoder's ``EncoderError``, or `CancellationError` when the task
+        ///   iterating is cancelled (issue 39 item 3 asks for `CancellationError`, so this stays
+        ///   untyped: `throws(EncoderError)` could not carry it).
         public mutating func next() async throws -> EncodedPacket? {
             guard !ended else { return nil }
             if let packet = try await base.next() { return packet }

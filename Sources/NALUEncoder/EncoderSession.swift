@@ -187,6 +187,11 @@ public final class EncoderSession {
     /// lost) or whatever `handler` throws. When an ``EncoderError`` is thrown, `frame` was not
     /// accepted: send it again (same pts) to keep it in the stream. When `handler` throws, the
     /// frame was accepted and the undelivered packets come first from the next call.
+    ///
+    /// Untyped (`any Error`), not `throws(EncoderError)`: the session's own error and the
+    /// handler's are of different types where it is called (the smart cut's handler writes the
+    /// packets and throws the muxer's `NALUError`), and the handler's error reaches the caller as
+    /// thrown. ``encode(_:)`` is the typed form.
     public func encode(_ frame: Frame, _ handler: (EncodedPacket) throws -> Void) throws {
         try deliverPending(handler)
         try frame.validate(against: configuration)
@@ -261,6 +266,9 @@ public final class EncoderSession {
     /// Drains every delayed picture (B-frames, lookahead) to `handler`. Encoding may continue
     /// afterwards; when the backend cannot continue past a flush (x265) the next frame opens a
     /// new one, which starts with parameter sets and an IDR.
+    ///
+    /// Throws ``EncoderError`` (`.framesLost`) or what `handler` throws: untyped for the reason
+    /// ``encode(_:_:)`` is; ``flush()`` is the typed form.
     public func flush(_ handler: (EncodedPacket) throws -> Void) throws {
         try deliverPending(handler)
         if let current = backend {
@@ -289,6 +297,9 @@ public final class EncoderSession {
     /// sets) with `configuration` if given, which is validated first. This is also how to change
     /// settings the backend cannot change live. Drained packets go to `handler`, or are queued for
     /// the next call when there is none.
+    ///
+    /// Throws ``EncoderError`` (a configuration refused, a backend that fails to drain) or what
+    /// `handler` throws: untyped for the reason ``encode(_:_:)`` is.
     public func refresh(configuration newConfiguration: EncoderConfiguration? = nil, _ handler: ((EncodedPacket) throws -> Void)? = nil) throws {
         if let newConfiguration {
             try factory.validate(newConfiguration)

@@ -48,61 +48,71 @@ public final class BackgroundDecoder {
     ///   - threadCount: the decoder library's threads (0: its choice, one per core).
     ///   - warning: what is stepped over (a transport stream's damage, an access unit the
     ///     decoder rejected, a picture clamped), as `path: text`; called on any thread.
-    /// - Throws: ``NALUDecoder/DecoderError`` when no decoder opens, ``NALU/NALUError`` when the
-    ///   input cannot be read, ``ExportError`` (``ExportError/Code/resources``) without a thread.
+    /// - Throws: ``ExportError``: ``ExportError/Code/resources`` without a thread; else the cause
+    ///   carried whole (``ExportError/init(stage:)``): a ``NALUDecoder/DecoderError`` when no
+    ///   decoder opens, a ``NALU/NALUError`` when the input cannot be read.
     public init(path: String, factory: any DecoderBackendFactory, options: MediaSourceOptions = MediaSourceOptions(),
                 firstSample: Int = 0, framesInFlight: Int = 4, threadCount: Int = 0,
-                warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        self.path = path
-        self.warning = warning
-        self.framesInFlight = max(1, framesInFlight)
-        var options = options
-        if options.onTransportStreamWarning == nil {
-            // A transport stream's damage is stepped over, not fatal: said through `warning`.
-            options.onTransportStreamWarning = { text in warning("\(path): \(text)") }
-        }
-        // Opened here so bad input and missing libraries fail before the thread starts.
-        let source = try MediaSource(path: path, options: options)
-        let decoding = try InputDecoder(path: path, source: source, factory: factory, threadCount: threadCount)
-        decoding.firstSample = firstSample
-        let queue = DecodedFrameQueue(capacity: self.framesInFlight)
-        let box = UncheckedBox(decoding)
-        self.decoding = box
-        self.queue = queue
-        guard DetachedThread.start({
-            do {
-                try box.value.run(problem: { error in warning("\(path): \(error)") }) { frame in
-                    queue.push(frame)
-                }
-                // What could not be decoded is an error once every decodable frame is handed
-                // out (``loss``), not in their place.
-                queue.finish(nil, loss: box.value.lossSummary.map { ExportError(.picturesLost, subject: path, $0) })
-            } catch {
-                queue.finish(error)
+                warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
+        do {
+            self.path = path
+            self.warning = warning
+            self.framesInFlight = max(1, framesInFlight)
+            var options = options
+            if options.onTransportStreamWarning == nil {
+                // A transport stream's damage is stepped over, not fatal: said through `warning`.
+                options.onTransportStreamWarning = { text in warning("\(path): \(text)") }
             }
-        }) else {
-            throw ExportError(.resources, subject: path, "cannot start a decoding thread")
+            // Opened here so bad input and missing libraries fail before the thread starts.
+            let source = try MediaSource(path: path, options: options)
+            let decoding = try InputDecoder(path: path, source: source, factory: factory, threadCount: threadCount)
+            decoding.firstSample = firstSample
+            let queue = DecodedFrameQueue(capacity: self.framesInFlight)
+            let box = UncheckedBox(decoding)
+            self.decoding = box
+            self.queue = queue
+            guard DetachedThread.start({
+                do {
+                    try box.value.run(problem: { error in warning("\(path): \(error)") }) { frame in
+                        queue.push(frame)
+                    }
+                    // What could not be decoded is an error once every decodable frame is handed
+                    // out (``loss``), not in their place.
+                    queue.finish(nil, loss: box.value.lossSummary.map { ExportError(.picturesLost, subject: path, $0) })
+                } catch {
+                    queue.finish(error)
+                }
+            }) else {
+                throw ExportError(.resources, subject: path, "cannot start a decoding thread")
+            }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
     deinit { queue.cancel() }
 
     /// The next picture in presentation order, waiting for the decoder; `nil` at the end.
-    /// Throws what ended the decoding (a ``NALUDecoder/DecoderError``, a ``NALU/NALUError``).
-    public func next() throws -> DecodedFrame? {
-        current = try queue.pop()
-        if clampsSamples, let frame = current {
-            let (clamped, count) = frame.clampingToBitDepth()
-            if count > 0 {
-                current = clamped
-                clampedFrames += 1
-                if clampedFrames <= 10 {
-                    warning("\(path): frame \(handedOut) (access unit \(frame.accessUnitIndex)): \(count) sample(s) above \(frame.maximumSample), the \(frame.pixelFormat.bitDepth)-bit maximum (a decoder's concealment of damage), clamped to it\(clampedFrames == 10 ? "; further frames clamped are not listed" : "")")
+    /// Throws an ``ExportError`` carrying what ended the decoding whole (a
+    /// ``NALUDecoder/DecoderError``, a ``NALU/NALUError``: ``ExportError/stageError``).
+    public func next() throws(ExportError) -> DecodedFrame? {
+        do {
+            current = try queue.pop()
+            if clampsSamples, let frame = current {
+                let (clamped, count) = frame.clampingToBitDepth()
+                if count > 0 {
+                    current = clamped
+                    clampedFrames += 1
+                    if clampedFrames <= 10 {
+                        warning("\(path): frame \(handedOut) (access unit \(frame.accessUnitIndex)): \(count) sample(s) above \(frame.maximumSample), the \(frame.pixelFormat.bitDepth)-bit maximum (a decoder's concealment of damage), clamped to it\(clampedFrames == 10 ? "; further frames clamped are not listed" : "")")
+                    }
                 }
             }
+            if current != nil { handedOut += 1 }
+            return current
+        } catch {
+            throw ExportError(stage: error)
         }
-        if current != nil { handedOut += 1 }
-        return current
     }
 
     /// The colour description and sample aspect ratio of the frame last handed out.

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUMP4
 public import NALUMedia
 import NALUTS
@@ -74,15 +74,20 @@ public struct TracksLeftOut: Sendable, Hashable {
 
 extension MediaSource {
     /// What `target` carries of this input (see ``CarriedTracks``).
-    public func carriedTracks(to target: CarriageTarget, noAudio: Bool) throws -> CarriedTracks {
-        var carried = CarriedTracks()
-        if target == .mp4, let copied = try passthroughTracks(audio: !noAudio) {
-            carried.mp4 = copied.tracks
-            carried.movieTimescale = copied.movieTimescale
+    /// - Throws: ``NALU/NALUError`` from reading the input's tracks.
+    public func carriedTracks(to target: CarriageTarget, noAudio: Bool) throws(NALUError) -> CarriedTracks {
+        do {
+            var carried = CarriedTracks()
+            if target == .mp4, let copied = try passthroughTracks(audio: !noAudio) {
+                carried.mp4 = copied.tracks
+                carried.movieTimescale = copied.movieTimescale
+            }
+            if target == .transportStream && !noAudio { carried.transportStream = try transportStreamAudioTracks() }
+            if (target == .mp4 || target == .transportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudioStreams() }
+            return carried
+        } catch {
+            throw NALUError.converting(error, field: "tracks")
         }
-        if target == .transportStream && !noAudio { carried.transportStream = try transportStreamAudioTracks() }
-        if (target == .mp4 || target == .transportStream) && !noAudio { carried.transportStreamInput = try transportStreamAudioStreams() }
-        return carried
     }
 
     /// The tracks or streams of this input an output carrying `carried` (track IDs, a transport

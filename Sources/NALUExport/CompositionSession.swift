@@ -102,7 +102,8 @@ public final class CompositionSession: Sendable {
 
     /// Runs the export on a thread of its own and returns what it wrote; throws
     /// `CancellationError` when the calling task is cancelled (no output, no temporary file),
-    /// ``ExportError`` otherwise. Runs once per session.
+    /// ``ExportError`` or the stream's `NALUError` otherwise. Runs once per session. Untyped
+    /// (`any Error`) for `CancellationError`, as ``ExportSession/export()`` is.
     public func export() async throws -> CompositionReport {
         guard started.claim() else {
             throw ExportError(.invalidSettings, subject: output, "export() runs once per CompositionSession")
@@ -186,11 +187,13 @@ final class CompositionJob {
             report.notes = result.messages.map(\.text)
             report.tracksLeftOut = result.loss
             return report
-        } catch let loss as CarriageLoss {
-            meter.end()
-            throw ExportError(.tracksNotCarried, subject: loss.input, loss.message, underlying: loss)
         } catch {
             meter.end()
+            // A stage's error carried whole (``ExportError/init(stage:)``): as the stage threw it.
+            let error = (error as? ExportError)?.stageError ?? error
+            if let loss = error as? CarriageLoss {
+                throw ExportError(.tracksNotCarried, subject: loss.input, loss.message, underlying: loss)
+            }
             throw ExportJob.typed(error, input: composition.clips.first?.path ?? output)
         }
     }

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUIO
 public import NALUMedia
 public import NALUSmartCut
@@ -147,47 +147,58 @@ extension Trimmer {
     /// Writes `plan` in `format` to `output` (``write(_:output:format:audio:)``) with the input's
     /// movie metadata, commits it, and says what it did: the tracks not carried (`input` names
     /// the input), the sink's notes, the lead-in an elementary stream shows (``notes(_:format:)``).
-    public func commit(_ plan: TrimPlan, input: String, to output: FileSink, format: CutOutputFormat, audio: Bool) throws -> CutResult {
-        var result = CutResult()
-        var format = format
-        if case .mp4(var options) = format {
-            options.metadata = try outputMetadata(from: source, output: output.path)
-            format = .mp4(options)
+    /// - Throws: ``NALU/NALUError`` from reading, muxing or writing.
+    public func commit(_ plan: TrimPlan, input: String, to output: FileSink, format: CutOutputFormat, audio: Bool) throws(NALUError) -> CutResult {
+        do {
+            var result = CutResult()
+            var format = format
+            if case .mp4(var options) = format {
+                options.metadata = try outputMetadata(from: source, output: output.path)
+                format = .mp4(options)
+            }
+            if format.isElementary { source.carriage([], noAudio: !audio, format: format, input: input, into: &result) }
+            let report = try write(plan, output: output, format: format, audio: audio)
+            if !format.isElementary { source.carriage(carriedTrackIDs, noAudio: !audio, format: format, input: input, into: &result) }
+            try output.commit()
+            for note in report.notes + notes(plan, format: format) { result.note(note) }
+            result.summary = plan.summary(report)
+            return result
+        } catch {
+            throw NALUError.converting(error, field: output.path)
         }
-        if format.isElementary { source.carriage([], noAudio: !audio, format: format, input: input, into: &result) }
-        let report = try write(plan, output: output, format: format, audio: audio)
-        if !format.isElementary { source.carriage(carriedTrackIDs, noAudio: !audio, format: format, input: input, into: &result) }
-        try output.commit()
-        for note in report.notes + notes(plan, format: format) { result.note(note) }
-        result.summary = plan.summary(report)
-        return result
     }
 }
 
 extension SmartTrimmer {
     /// Cuts `[start, end)` frame-exactly in `format` to `output` (``writeMP4(start:end:output:options:audio:)``
     /// and the others) with the input's movie metadata, commits it, and says what it did.
+    /// - Throws: ``ExportError`` carrying the cut's cause whole (``ExportError/init(stage:)``): the stream's
+    ///   `NALUError`, the decoder's or encoder's error, `CancellationError`.
     public func commit(start: MediaTime, end: MediaTime?, input: String, to output: FileSink, format: CutOutputFormat,
-                       audio: Bool) throws -> CutResult {
-        let report: Report
-        switch format {
-        case .mp4(var options):
-            options.metadata = try outputMetadata(from: source, output: output.path)
-            report = try SmartCutError.unwrapping { try writeMP4(start: start, end: end, output: output, options: options, audio: audio) }
-        case .annexB: report = try SmartCutError.unwrapping { try writeAnnexB(start: start, end: end, output: output) }
-        case .lengthPrefixed: report = try SmartCutError.unwrapping { try writeLengthPrefixed(start: start, end: end, output: output) }
-        case .transportStream(let options):
-            report = try SmartCutError.unwrapping { try writeTransportStream(start: start, end: end, output: output, options: options, audio: audio) }
+                       audio: Bool) throws(ExportError) -> CutResult {
+        do {
+            let report: Report
+            switch format {
+            case .mp4(var options):
+                options.metadata = try outputMetadata(from: source, output: output.path)
+                report = try SmartCutError.unwrapping { try writeMP4(start: start, end: end, output: output, options: options, audio: audio) }
+            case .annexB: report = try SmartCutError.unwrapping { try writeAnnexB(start: start, end: end, output: output) }
+            case .lengthPrefixed: report = try SmartCutError.unwrapping { try writeLengthPrefixed(start: start, end: end, output: output) }
+            case .transportStream(let options):
+                report = try SmartCutError.unwrapping { try writeTransportStream(start: start, end: end, output: output, options: options, audio: audio) }
+            }
+            try output.commit()
+            var result = CutResult()
+            source.carriage(Set(report.audioTrackIDs + report.otherTrackIDs), noAudio: !audio, format: format, input: input, into: &result)
+            for note in report.sink.notes { result.note(note) }
+            result.summary = "smart trim: \(report.plan.pictureCount) pictures shown: \(report.headPictures) re-encoded before, "
+                + "\(report.copiedAccessUnits) access units copied, \(report.tailPictures) re-encoded after"
+                + (report.plan.rewritesCopyPointAsBLA ? "; the CRA copy point written as BLA" : "")
+                + ", \(report.audioTracks) audio track(s)"
+            return result
+        } catch {
+            throw ExportError(stage: error)
         }
-        try output.commit()
-        var result = CutResult()
-        source.carriage(Set(report.audioTrackIDs + report.otherTrackIDs), noAudio: !audio, format: format, input: input, into: &result)
-        for note in report.sink.notes { result.note(note) }
-        result.summary = "smart trim: \(report.plan.pictureCount) pictures shown: \(report.headPictures) re-encoded before, "
-            + "\(report.copiedAccessUnits) access units copied, \(report.tailPictures) re-encoded after"
-            + (report.plan.rewritesCopyPointAsBLA ? "; the CRA copy point written as BLA" : "")
-            + ", \(report.audioTracks) audio track(s)"
-        return result
     }
 }
 
@@ -199,82 +210,87 @@ extension Concatenator {
     /// Joins the inputs in `format` to `output` with the first input's movie metadata, commits
     /// it, and says what it did: the tracks not joined, the inputs retimed (unless
     /// `frameRateGiven`: the caller chose the rate).
-    public func commit(to output: FileSink, format: CutOutputFormat, audio: Bool, frameRateGiven: Bool = false) throws -> CutResult {
-        let report: ConcatReport
-        switch format {
-        case .mp4(var options):
-            options.metadata = outputMetadata((try? firstMovieMetadata()) ?? nil, output: output.path)
-            report = try writeMP4(output: output, options: options, audio: audio)
-        case .annexB(let maxAccessUnitSize): report = try writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize)
-        case .lengthPrefixed: report = try writeLengthPrefixed(output: output)
-        case .transportStream(let options): report = try writeTransportStream(output: output, options: options, audio: audio)
+    /// - Throws: ``NALU/NALUError`` from reading, muxing or writing.
+    public func commit(to output: FileSink, format: CutOutputFormat, audio: Bool, frameRateGiven: Bool = false) throws(NALUError) -> CutResult {
+        do {
+            let report: ConcatReport
+            switch format {
+            case .mp4(var options):
+                options.metadata = outputMetadata((try? firstMovieMetadata()) ?? nil, output: output.path)
+                report = try writeMP4(output: output, options: options, audio: audio)
+            case .annexB(let maxAccessUnitSize): report = try writeAnnexB(output: output, maxAccessUnitSize: maxAccessUnitSize)
+            case .lengthPrefixed: report = try writeLengthPrefixed(output: output)
+            case .transportStream(let options): report = try writeTransportStream(output: output, options: options, audio: audio)
+            }
+            try output.commit()
+            var result = CutResult()
+            for note in report.sink?.notes ?? [] { result.note(note) }
+            let overlapped = report.audioFramesDroppedAtJoins.reduce(0, +)
+            if overlapped > 0 {
+                // Transport stream inputs: each input's audio stays with its pictures (``ConcatTransportStreamAudio``).
+                result.note("\(overlapped) audio frame\(overlapped == 1 ? "" : "s") (\(report.audioFramesDroppedAtJoins.map(String.init).joined(separator: ", ")) by stream) "
+                            + "started inside the previous input's audio and were left out at the joins, so that each input's audio stays with its pictures")
+            }
+            // The tracks left out: with the audio joined (or left out on purpose), other video
+            // tracks (named); subtitle, timecode and data tracks not joined are a loss.
+            let skipAudio = report.audioJoined != nil || !audio
+            let withOthers = report.otherTracks.enumerated()
+                .filter { !$0.element.filter { (!skipAudio || $0.handler != "soun") && ($0.handler == "soun" || $0.handler == "vide") }.isEmpty }
+                .map { inputs[$0.offset].path }
+            let unjoined = report.tracksJoined.isEmpty ? report.otherTracks.enumerated().flatMap { position, tracks in
+                tracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(inputs[position].path) \($0.description)" }
+            } : []
+            let withAudio = inputs.filter(\.hasAudio)
+            if audio, report.audioJoined == nil, !withAudio.isEmpty {
+                let why = report.audioNotJoined ?? (format.isElementary ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
+                result.loss = CarriageLoss(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
+            } else if !withOthers.isEmpty {
+                let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
+                var loss = CarriageLoss(input: withOthers.joined(separator: ", "), tracks: [], why: held)
+                loss.unheld = ["other tracks\(skipAudio ? "" : " (audio)")"]
+                loss.unheldWhy = "they are not joined; \(held)"
+                result.loss = loss
+            }
+            // A transport stream's data streams (private PES, …): no join carries them.
+            let dataStreams = inputs.flatMap { input in input.dataStreams.map { "\(input.path) \($0)" } }
+            if !dataStreams.isEmpty {
+                var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "concat joins the video and the audio")
+                loss.unheld += dataStreams
+                loss.unheldWhy = loss.unheldWhy ?? "concat joins the video and the audio"
+                result.loss = loss
+            }
+            if !unjoined.isEmpty {
+                var isMP4 = false
+                if case .mp4 = format { isMP4 = true }
+                let why = !isMP4 ? "only an MP4 output holds them" : "they are not joined (\(report.tracksNotJoined ?? "the inputs differ"))"
+                var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: why)
+                loss.others = unjoined
+                loss.otherWhy = why
+                result.loss = loss
+            }
+            // Inputs with times of their own re-timed at a rate nobody chose: their times are lost
+            // (nothing is lost silently); a rate the caller gave re-times them on purpose.
+            if !frameRateGiven, !report.timesNotKept.isEmpty, let rate = report.outputFrameRate {
+                var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
+                loss.retimed = report.timesNotKept.map { inputs[$0].path }
+                loss.retimedWhy = "the join is timed at \(rateText(rate)) fps: \(report.timesNotKeptReason ?? "their times cannot be joined")"
+                loss.retimedRate = rateText(rate)
+                result.loss = loss
+            }
+            if !report.hiddenPicturesShown.isEmpty {
+                var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
+                loss.hiddenShown = report.hiddenPicturesShown.map { inputs[$0].path }
+                result.loss = loss
+            }
+            var line = "joined " + zip(inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }.joined(separator: " + ")
+            if let summary = report.sink?.mp4 {
+                line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"
+            }
+            result.summary = line
+            return result
+        } catch {
+            throw NALUError.converting(error, field: output.path)
         }
-        try output.commit()
-        var result = CutResult()
-        for note in report.sink?.notes ?? [] { result.note(note) }
-        let overlapped = report.audioFramesDroppedAtJoins.reduce(0, +)
-        if overlapped > 0 {
-            // Transport stream inputs: each input's audio stays with its pictures (``ConcatTransportStreamAudio``).
-            result.note("\(overlapped) audio frame\(overlapped == 1 ? "" : "s") (\(report.audioFramesDroppedAtJoins.map(String.init).joined(separator: ", ")) by stream) "
-                        + "started inside the previous input's audio and were left out at the joins, so that each input's audio stays with its pictures")
-        }
-        // The tracks left out: with the audio joined (or left out on purpose), other video
-        // tracks (named); subtitle, timecode and data tracks not joined are a loss.
-        let skipAudio = report.audioJoined != nil || !audio
-        let withOthers = report.otherTracks.enumerated()
-            .filter { !$0.element.filter { (!skipAudio || $0.handler != "soun") && ($0.handler == "soun" || $0.handler == "vide") }.isEmpty }
-            .map { inputs[$0.offset].path }
-        let unjoined = report.tracksJoined.isEmpty ? report.otherTracks.enumerated().flatMap { position, tracks in
-            tracks.filter { $0.handler != "soun" && $0.handler != "vide" }.map { "\(inputs[position].path) \($0.description)" }
-        } : []
-        let withAudio = inputs.filter(\.hasAudio)
-        if audio, report.audioJoined == nil, !withAudio.isEmpty {
-            let why = report.audioNotJoined ?? (format.isElementary ? "an elementary stream holds one video track" : "only MP4/MOV inputs' audio is joined")
-            result.loss = CarriageLoss(input: withAudio.map(\.path).joined(separator: ", "), tracks: ["the audio"], why: "it is not joined (\(why))")
-        } else if !withOthers.isEmpty {
-            let held = report.audioJoined != nil ? "the output has the video and the joined audio" : "the output has the video only"
-            var loss = CarriageLoss(input: withOthers.joined(separator: ", "), tracks: [], why: held)
-            loss.unheld = ["other tracks\(skipAudio ? "" : " (audio)")"]
-            loss.unheldWhy = "they are not joined; \(held)"
-            result.loss = loss
-        }
-        // A transport stream's data streams (private PES, …): no join carries them.
-        let dataStreams = inputs.flatMap { input in input.dataStreams.map { "\(input.path) \($0)" } }
-        if !dataStreams.isEmpty {
-            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "concat joins the video and the audio")
-            loss.unheld += dataStreams
-            loss.unheldWhy = loss.unheldWhy ?? "concat joins the video and the audio"
-            result.loss = loss
-        }
-        if !unjoined.isEmpty {
-            var isMP4 = false
-            if case .mp4 = format { isMP4 = true }
-            let why = !isMP4 ? "only an MP4 output holds them" : "they are not joined (\(report.tracksNotJoined ?? "the inputs differ"))"
-            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: why)
-            loss.others = unjoined
-            loss.otherWhy = why
-            result.loss = loss
-        }
-        // Inputs with times of their own re-timed at a rate nobody chose: their times are lost
-        // (nothing is lost silently); a rate the caller gave re-times them on purpose.
-        if !frameRateGiven, !report.timesNotKept.isEmpty, let rate = report.outputFrameRate {
-            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
-            loss.retimed = report.timesNotKept.map { inputs[$0].path }
-            loss.retimedWhy = "the join is timed at \(rateText(rate)) fps: \(report.timesNotKeptReason ?? "their times cannot be joined")"
-            loss.retimedRate = rateText(rate)
-            result.loss = loss
-        }
-        if !report.hiddenPicturesShown.isEmpty {
-            var loss = result.loss ?? CarriageLoss(input: inputs.map(\.path).joined(separator: ", "), tracks: [], why: "")
-            loss.hiddenShown = report.hiddenPicturesShown.map { inputs[$0].path }
-            result.loss = loss
-        }
-        var line = "joined " + zip(inputs, report.pictures).map { "\($0.path) (\($0.container), \($1) pictures)" }.joined(separator: " + ")
-        if let summary = report.sink?.mp4 {
-            line += " → MP4 \(summary.sampleEntry), \(summary.writer.samples) samples, \(summary.sampleDescriptions) sample entries, \(rateText(summary.frameRate)) fps"
-        }
-        result.summary = line
-        return result
     }
 }
 
@@ -286,19 +302,25 @@ extension CompositionWriter {
     /// With `refusingLoss`, a loss is thrown (a ``CarriageLoss``) instead of committed; with
     /// `isCancelled` true at the end, `CancellationError` (the output is not committed either way).
     /// - Returns: the result and the writer's report.
+    /// - Throws: ``ExportError`` carrying the join's cause whole (``ExportError/init(stage:)``): the
+    ///   stream's, decoder's or encoder's error, the ``CarriageLoss`` refused, `CancellationError`.
     public func commit(to output: FileSink, format: CutOutputFormat, audio: Bool, caller: String = "a composition",
-                       refusingLoss: Bool = false, isCancelled: (() -> Bool)? = nil) throws -> (result: CutResult, report: Report) {
-        var format = format
-        if case .mp4(var options) = format {
-            options.metadata = try outputMetadata(from: composition.clips.first.flatMap { source(of: $0.path) }, output: output.path)
-            format = .mp4(options)
+                       refusingLoss: Bool = false, isCancelled: (() -> Bool)? = nil) throws(ExportError) -> (result: CutResult, report: Report) {
+        do {
+            var format = format
+            if case .mp4(var options) = format {
+                options.metadata = try outputMetadata(from: composition.clips.first.flatMap { source(of: $0.path) }, output: output.path)
+                format = .mp4(options)
+            }
+            let report = try SmartCutError.unwrapping { try write(output: output, format: format, audio: audio) }
+            let result = describe(report, format: format, audio: audio, caller: caller)
+            if refusingLoss, let loss = result.loss { throw loss }
+            if let isCancelled, isCancelled() { throw CancellationError() }
+            try output.commit()
+            return (result, report)
+        } catch {
+            throw ExportError(stage: error)
         }
-        let report = try SmartCutError.unwrapping { try write(output: output, format: format, audio: audio) }
-        let result = describe(report, format: format, audio: audio, caller: caller)
-        if refusingLoss, let loss = result.loss { throw loss }
-        if let isCancelled, isCancelled() { throw CancellationError() }
-        try output.commit()
-        return (result, report)
     }
 
     private func describe(_ report: Report, format: CutOutputFormat, audio: Bool, caller: String) -> CutResult {

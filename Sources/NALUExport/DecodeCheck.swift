@@ -15,27 +15,32 @@ extension InputDecoder {
 
     /// Decodes every picture and gathers what the decoder reported. A decoding pass that cannot
     /// go on is a problem, not an error (the parse's findings stay, issue 40 item 12); only a
-    /// missing library, or a failure that is no decoder's, is thrown.
-    public func check() throws -> CheckResult {
-        var result = CheckResult()
-        var thrown: [DecoderSession.Problem] = []
+    /// missing library, or a failure that is no decoder's, is thrown, as an ``ExportError``
+    /// carrying it whole (``ExportError/stageError``).
+    public func check() throws(ExportError) -> CheckResult {
         do {
-            try run(problem: { error in
-                thrown.append(DecoderSession.Problem(accessUnitIndex: error.accessUnitIndex ?? -1, byteOffset: error.byteOffset ?? -1,
-                                                     message: error.detail ?? error.description))
-            }) { _ in true }
-        } catch {
-            guard let failure, failure.code != .libraryUnavailable else { throw error }
-            if failure.code == .unsupported {
-                result.unsupported = failure
-                return result
+            var result = CheckResult()
+            var thrown: [DecoderSession.Problem] = []
+            do {
+                try run(problem: { error in
+                    thrown.append(DecoderSession.Problem(accessUnitIndex: error.accessUnitIndex ?? -1, byteOffset: error.byteOffset ?? -1,
+                                                         message: error.detail ?? error.description))
+                }) { _ in true }
+            } catch {
+                guard let failure, failure.code != .libraryUnavailable else { throw error }
+                if failure.code == .unsupported {
+                    result.unsupported = failure
+                    return result
+                }
+                thrown.append(DecoderSession.Problem(accessUnitIndex: failure.accessUnitIndex ?? -1, byteOffset: failure.byteOffset ?? -1,
+                                                     message: "decoding stopped: \(failure)"))
             }
-            thrown.append(DecoderSession.Problem(accessUnitIndex: failure.accessUnitIndex ?? -1, byteOffset: failure.byteOffset ?? -1,
-                                                 message: "decoding stopped: \(failure)"))
+            result.problems = (session.problems + thrown).sorted { $0.accessUnitIndex < $1.accessUnitIndex }
+            if let loss = lossSummary { result.problems.append(DecoderSession.Problem(accessUnitIndex: -1, byteOffset: -1, message: loss)) }
+            return result
+        } catch {
+            throw ExportError(stage: error)
         }
-        result.problems = (session.problems + thrown).sorted { $0.accessUnitIndex < $1.accessUnitIndex }
-        if let loss = lossSummary { result.problems.append(DecoderSession.Problem(accessUnitIndex: -1, byteOffset: -1, message: loss)) }
-        return result
     }
 }
 

@@ -70,47 +70,54 @@ public final class DecodedVideoInput {
     ///     transcode the encoder is the slower stage and has the cores, and each frame thread of
     ///     libavcodec holds pictures of its own (Docs/performance.md, export memory).
     ///   - warning: what is stepped over, as `path: text` (``BackgroundDecoder``).
+    /// - Throws: ``ExportError``: its own (a chunk that cannot be planned), or the stage's cause carried
+    ///   whole (``ExportError/init(stage:)``): opening or reading the input (`NALUError`), the decoder's
+    ///   (`DecoderError`), no picture decoded (`EncoderError` `.truncatedInput`, or the loss).
     public init(path: String, factory: any DecoderBackendFactory, chunk: (index: Int, count: Int)? = nil,
-                pid: UInt16? = nil, framesInFlight: Int = 2, decoderThreads: Int = 1, warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        self.path = path
-        var options = MediaSourceOptions()
-        options.pid = pid
-        options.onTransportStreamWarning = { text in warning("\(path): \(text)") }
-        // Opened twice: once here for the container's facts, once by the decoding thread.
-        source = try MediaSource(path: path, options: options)
-        var firstSample = 0
-        if let chunk {
-            let plan = try Self.plan(chunk, source: source, path: path)
-            chunkRange = plan.range
-            firstSample = plan.firstSample
-            chunkEnds = (chunk.index == 0, chunk.index == chunk.count - 1)
+                pid: UInt16? = nil, framesInFlight: Int = 2, decoderThreads: Int = 1, warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
+        do {
+            self.path = path
+            var options = MediaSourceOptions()
+            options.pid = pid
+            options.onTransportStreamWarning = { text in warning("\(path): \(text)") }
+            // Opened twice: once here for the container's facts, once by the decoding thread.
+            source = try MediaSource(path: path, options: options)
+            var firstSample = 0
+            if let chunk {
+                let plan = try Self.plan(chunk, source: source, path: path)
+                chunkRange = plan.range
+                firstSample = plan.firstSample
+                chunkEnds = (chunk.index == 0, chunk.index == chunk.count - 1)
+            }
+            if let track = source.mp4?.track {
+                timeBase = Rational(1, Int64(track.timescale))
+            } else if source.container.isTransportStream {
+                timeBase = Rational(1, 90_000)
+            } else {
+                timeBase = nil
+            }
+            decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
+            hdr = HDRMetadata(path: path)
+            frames = try BackgroundDecoder(path: path, factory: factory, options: options, firstSample: firstSample,
+                                           framesInFlight: framesInFlight, threadCount: decoderThreads, warning: warning)
+            // Samples above the bit depth (concealed damage) would abort libx264: clamped.
+            frames.clampsSamples = true
+            guard let frame = try frames.next()?.frame() else {
+                if let loss = frames.loss { throw loss }
+                throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
+            }
+            guard !frame.pixelFormat.isSemiPlanar else {
+                throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
+            }
+            first = frame
+            signal = frames.signal
+            firstPTS = decodingOrderTimes?.first ?? frame.pts
+            pixelFormat = frame.pixelFormat
+            width = frame.width
+            height = frame.height
+        } catch {
+            throw ExportError(stage: error)
         }
-        if let track = source.mp4?.track {
-            timeBase = Rational(1, Int64(track.timescale))
-        } else if source.container.isTransportStream {
-            timeBase = Rational(1, 90_000)
-        } else {
-            timeBase = nil
-        }
-        decodingOrderTimes = try Self.timesWithoutCompositionOffsets(source, from: firstSample)
-        hdr = HDRMetadata(path: path)
-        frames = try BackgroundDecoder(path: path, factory: factory, options: options, firstSample: firstSample,
-                                       framesInFlight: framesInFlight, threadCount: decoderThreads, warning: warning)
-        // Samples above the bit depth (concealed damage) would abort libx264: clamped.
-        frames.clampsSamples = true
-        guard let frame = try frames.next()?.frame() else {
-            if let loss = frames.loss { throw loss }
-            throw EncoderError(.truncatedInput, context: "input", detail: "\(path): no frame could be decoded", byteOffset: 0)
-        }
-        guard !frame.pixelFormat.isSemiPlanar else {
-            throw EncoderError(.unsupported, field: "pixelFormat", detail: "decoded \(frame.pixelFormat)")
-        }
-        first = frame
-        signal = frames.signal
-        firstPTS = decodingOrderTimes?.first ?? frame.pts
-        pixelFormat = frame.pixelFormat
-        width = frame.width
-        height = frame.height
     }
 
     /// Frames per second: the container's, else the SPS VUI's (known once a frame is decoded),
@@ -122,60 +129,75 @@ public final class DecodedVideoInput {
 
     /// The next picture in presentation order (valid until the next call), with its pts;
     /// `nil` at the end (then ``loss`` says what could not be decoded).
-    public func nextFrame() throws -> Frame? {
-        let frame: Frame?
-        if let first {
-            self.first = nil
-            frame = first
-        } else {
-            frame = try frames.next()?.frame()
+    /// - Throws: ``ExportError`` carrying the decoder's or the scaler's error whole
+    ///   (``ExportError/init(stage:)``).
+    public func nextFrame() throws(ExportError) -> Frame? {
+        do {
+            let frame: Frame?
+            if let first {
+                self.first = nil
+                frame = first
+            } else {
+                frame = try frames.next()?.frame()
+            }
+            guard var frame else { return nil }
+            if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
+            handedOut += 1
+            // --scale brings every picture to the size asked for, also when the input's size changes.
+            guard scaling, frame.width != width || frame.height != height else { return frame }
+            if let scaler, frame.width == scaledFrom.width, frame.height == scaledFrom.height { return try scaler.scale(frame) }
+            let scaler = try FrameScaler(pixelFormat: frame.pixelFormat, sourceWidth: frame.width, sourceHeight: frame.height,
+                                         width: width, height: height)
+            self.scaler = scaler
+            scaledFrom = (frame.width, frame.height)
+            return try scaler.scale(frame)
+        } catch {
+            throw ExportError(stage: error)
         }
-        guard var frame else { return nil }
-        if let times = decodingOrderTimes, handedOut < times.count { frame.pts = times[handedOut] }
-        handedOut += 1
-        // --scale brings every picture to the size asked for, also when the input's size changes.
-        guard scaling, frame.width != width || frame.height != height else { return frame }
-        if let scaler, frame.width == scaledFrom.width, frame.height == scaledFrom.height { return try scaler.scale(frame) }
-        let scaler = try FrameScaler(pixelFormat: frame.pixelFormat, sourceWidth: frame.width, sourceHeight: frame.height,
-                                     width: width, height: height)
-        self.scaler = scaler
-        scaledFrom = (frame.width, frame.height)
-        return try scaler.scale(frame)
     }
 
     /// The times of `source`'s samples from `first` on (decoding order) when no sample has a
     /// composition offset (``decodingOrderTimes``); `nil` otherwise or for other inputs.
-    public static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws -> [Int64]? {
-        guard let mp4 = source.mp4 else { return nil }
-        var times: [Int64] = []
-        var iterator = mp4.samples()
-        while let sample = try iterator.next() {
-            guard sample.pts == sample.dts else { return nil }
-            if sample.index >= first { times.append(sample.pts) }
+    /// - Throws: ``NALU/NALUError`` from reading the sample table.
+    public static func timesWithoutCompositionOffsets(_ source: MediaSource, from first: Int) throws(NALUError) -> [Int64]? {
+        do {
+            guard let mp4 = source.mp4 else { return nil }
+            var times: [Int64] = []
+            var iterator = mp4.samples()
+            while let sample = try iterator.next() {
+                guard sample.pts == sample.dts else { return nil }
+                if sample.index >= first { times.append(sample.pts) }
+            }
+            return times.count > 1 ? times : nil
+        } catch {
+            throw NALUError.converting(error, field: "sample table")
         }
-        return times.count > 1 ? times : nil
     }
 
     /// Scales every picture to `width`×`height` through libswscale (bicubic); a side of `nil`
     /// keeps the display aspect ratio (the SAR is carried unchanged, so the coded aspect is
     /// kept), rounded to the chroma grid. Throws ``ExportError/Code/invalidSettings`` (subject
     /// `scale`) for a size off the chroma grid.
-    public func scale(width requestedWidth: Int?, height requestedHeight: Int?) throws {
-        let (stepX, stepY) = pixelFormat.chromaStep
-        func grid(_ value: Double, _ step: Int) -> Int { max(step, (CheckedNumber.int(value / Double(step)) ?? 1) * step) }
-        // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
-        let aspect = Double(self.width) / Double(self.height)
-        let width = requestedWidth ?? grid(Double(requestedHeight ?? self.height) * aspect, stepX)
-        let height = requestedHeight ?? grid(Double(width) / aspect, stepY)
-        guard width % stepX == 0, height % stepY == 0 else {
-            throw ExportError(.invalidSettings, subject: "scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
+    public func scale(width requestedWidth: Int?, height requestedHeight: Int?) throws(ExportError) {
+        do {
+            let (stepX, stepY) = pixelFormat.chromaStep
+            func grid(_ value: Double, _ step: Int) -> Int { max(step, (CheckedNumber.int(value / Double(step)) ?? 1) * step) }
+            // The SAR goes to the encoder unchanged, so the display aspect stays when the coded one does.
+            let aspect = Double(self.width) / Double(self.height)
+            let width = requestedWidth ?? grid(Double(requestedHeight ?? self.height) * aspect, stepX)
+            let height = requestedHeight ?? grid(Double(width) / aspect, stepY)
+            guard width % stepX == 0, height % stepY == 0 else {
+                throw ExportError(.invalidSettings, subject: "scale", "\(width)x\(height) is not on the \(pixelFormat.ffmpegName) chroma grid (multiples of \(stepX)x\(stepY))")
+            }
+            scaling = true
+            if width == self.width && height == self.height { return }
+            scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: self.width, sourceHeight: self.height, width: width, height: height)
+            scaledFrom = (self.width, self.height)
+            self.width = width
+            self.height = height
+        } catch {
+            throw ExportError(stage: error)
         }
-        scaling = true
-        if width == self.width && height == self.height { return }
-        scaler = try FrameScaler(pixelFormat: pixelFormat, sourceWidth: self.width, sourceHeight: self.height, width: width, height: height)
-        scaledFrom = (self.width, self.height)
-        self.width = width
-        self.height = height
     }
 
     /// Stops the decoding thread (the pictures wanted were read).
@@ -192,22 +214,28 @@ public final class DecodedVideoInput {
     /// Chunk `I` of `N` of an MP4/MOV input (issue 33, item 5): pictures ⌊I·F/N⌋ to
     /// ⌊(I+1)·F/N⌋ − 1 of the F in presentation order, decoded from the last sync sample shown at
     /// or before the first of them (the pictures before it are decoded and dropped).
-    public static func plan(_ chunk: (index: Int, count: Int), source: MediaSource, path: String) throws -> (range: Range<Int64>, firstSample: Int) {
-        guard let mp4 = source.mp4 else {
-            throw ExportError(.invalidSettings, subject: path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
+    /// - Throws: ``ExportError`` `.invalidSettings` for an input that cannot be split, or a chunk with no
+    ///   picture; reading the sample table's `NALUError`, carried whole.
+    public static func plan(_ chunk: (index: Int, count: Int), source: MediaSource, path: String) throws(ExportError) -> (range: Range<Int64>, firstSample: Int) {
+        do {
+            guard let mp4 = source.mp4 else {
+                throw ExportError(.invalidSettings, subject: path, "--chunk needs a raw, Y4M or MP4/MOV input (it splits at the sample table's keyframes)")
+            }
+            var samples: [(pts: Int64, index: Int, sync: Bool)] = []
+            var iterator = mp4.samples()
+            while let sample = try iterator.next() { samples.append((sample.pts, sample.index, sample.isSync)) }
+            let presented = samples.sorted { $0.pts < $1.pts }
+            let range = try FrameRange.chunk(chunk.index, of: chunk.count, frames: Int64(presented.count))
+            let first = Int(range.first), end = Int(range.first + range.count)
+            let low = chunk.index == 0 ? Int64.min : presented[first].pts
+            let high = end < presented.count ? presented[end].pts : Int64.max
+            let start = presented[first].pts
+            // The sync sample shown last at or before the chunk's first picture.
+            let key = samples.filter { $0.sync && $0.pts <= start }.max { $0.pts < $1.pts }
+            return (low..<high, chunk.index == 0 ? 0 : key?.index ?? 0)
+        } catch {
+            throw ExportError(stage: error)
         }
-        var samples: [(pts: Int64, index: Int, sync: Bool)] = []
-        var iterator = mp4.samples()
-        while let sample = try iterator.next() { samples.append((sample.pts, sample.index, sample.isSync)) }
-        let presented = samples.sorted { $0.pts < $1.pts }
-        let range = try FrameRange.chunk(chunk.index, of: chunk.count, frames: Int64(presented.count))
-        let first = Int(range.first), end = Int(range.first + range.count)
-        let low = chunk.index == 0 ? Int64.min : presented[first].pts
-        let high = end < presented.count ? presented[end].pts : Int64.max
-        let start = presented[first].pts
-        // The sync sample shown last at or before the chunk's first picture.
-        let key = samples.filter { $0.sync && $0.pts <= start }.max { $0.pts < $1.pts }
-        return (low..<high, chunk.index == 0 ? 0 : key?.index ?? 0)
     }
 
     /// The source's colour description and SAR as x264/x265 parameters (`colorprim`, `transfer`,
@@ -263,24 +291,28 @@ public final class DecodedVideoInput {
     /// - Throws: ``ExportError/Code/invalidSettings`` with subject `start` or `end` when a time
     ///   does not fit 64 bits of ticks (past any input's end, issue 40 item 9), or `start` when
     ///   the range holds no time of the input.
-    public func presentedRange(start: MediaTime, end: MediaTime?) throws -> Range<Int64> {
-        let scale = timeBase?.denominator ?? 1
-        let origin = timeBase == nil ? 0 : try timelineOrigin()
-        func ticks(_ time: MediaTime, _ name: String) throws -> Int64 {
-            guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
-                  let ticks = CheckedNumber.sum(origin, offset) else {
-                throw ExportError(.invalidSettings, subject: name, "\(path) ends before \(time)")
+    public func presentedRange(start: MediaTime, end: MediaTime?) throws(ExportError) -> Range<Int64> {
+        do {
+            let scale = timeBase?.denominator ?? 1
+            let origin = timeBase == nil ? 0 : try timelineOrigin()
+            func ticks(_ time: MediaTime, _ name: String) throws -> Int64 {
+                guard let offset = CheckedNumber.rescale(time.seconds.numerator, from: time.seconds.denominator, to: scale),
+                      let ticks = CheckedNumber.sum(origin, offset) else {
+                    throw ExportError(.invalidSettings, subject: name, "\(path) ends before \(time)")
+                }
+                return ticks
             }
-            return ticks
+            let low = try ticks(start, "start")
+            let sourceEnd = try presentationEnd()
+            var high = try end.map { try ticks($0, "end") } ?? sourceEnd ?? Int64.max
+            if let sourceEnd { high = min(high, sourceEnd) }
+            guard low < high else {
+                throw ExportError(.invalidSettings, subject: "start", "\(path) shows nothing from \(start) to \(end?.description ?? "its end")")
+            }
+            return low..<high
+        } catch {
+            throw ExportError(stage: error)
         }
-        let low = try ticks(start, "start")
-        let sourceEnd = try presentationEnd()
-        var high = try end.map { try ticks($0, "end") } ?? sourceEnd ?? Int64.max
-        if let sourceEnd { high = min(high, sourceEnd) }
-        guard low < high else {
-            throw ExportError(.invalidSettings, subject: "start", "\(path) shows nothing from \(start) to \(end?.description ?? "its end")")
-        }
-        return low..<high
     }
 
     /// The pictures of an MP4/MOV track whose pts lie in `range` (all without one), for the

@@ -70,12 +70,13 @@ public enum EncodeFrameInput {
         case .decoded(let input):
             do {
                 return try input.nextFrame()
-            } catch let error as EncoderError {
-                throw error
-            } catch let error as DecoderError {
-                throw EncoderError(.invalidInput, field: "decode", detail: error.described(input: input.path))
             } catch {
-                throw EncoderError(.invalidInput, field: "decode", detail: "\(error)")
+                // The stage's error as it threw it (``ExportError/stageError``).
+                switch error.stageError ?? error {
+                case let error as EncoderError: throw error
+                case let error as DecoderError: throw EncoderError(.invalidInput, field: "decode", detail: error.described(input: input.path))
+                case let error: throw EncoderError(.invalidInput, field: "decode", detail: "\(error)")
+                }
             }
         }
     }

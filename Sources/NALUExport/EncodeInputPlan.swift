@@ -76,50 +76,56 @@ public final class EncodeInputPlan {
     /// Opens the input once (Y4M when it starts with `YUV4MPEG2 ` or is named .y4m; a
     /// compressed input told by its content, decoded; else raw frames of the size given) and
     /// plans what is read.
-    public init(_ options: EncodeInputOptions) throws {
-        self.options = options
-        frameRate = options.frameRate ?? Rational(30, 1)
-        totalFrames = options.frames.map(Int64.init)
-        // Only `frames` (or the pattern's default) stops reading early: a file's size is just an
-        // estimate for the progress line.
-        limit = options.frames.map(Int64.init) ?? Int64.max
-        guard let path = options.path else {
-            if options.chunk != nil || options.seek != nil {
-                throw ExportError(.invalidSettings, "--chunk and --seek need an input file (raw or Y4M), not the test pattern.")
+    /// - Throws: ``ExportError``: `.invalidSettings` naming the option, `.invalidInput`, or an opening or
+    ///   decoding stage's cause carried whole (``ExportError/init(stage:)``).
+    public init(_ options: EncodeInputOptions) throws(ExportError) {
+        do {
+            self.options = options
+            frameRate = options.frameRate ?? Rational(30, 1)
+            totalFrames = options.frames.map(Int64.init)
+            // Only `frames` (or the pattern's default) stops reading early: a file's size is just an
+            // estimate for the progress line.
+            limit = options.frames.map(Int64.init) ?? Int64.max
+            guard let path = options.path else {
+                if options.chunk != nil || options.seek != nil {
+                    throw ExportError(.invalidSettings, "--chunk and --seek need an input file (raw or Y4M), not the test pattern.")
+                }
+                let size = options.size ?? (640, 360)
+                input = .pattern(try TestPattern(pixelFormat: options.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
+                if totalFrames == nil { totalFrames = 150 }
+                limit = totalFrames ?? 150
+                return
             }
-            let size = options.size ?? (640, 360)
-            input = .pattern(try TestPattern(pixelFormat: options.pixelFormat ?? .i420, width: size.width, height: size.height), next: 0)
-            if totalFrames == nil { totalFrames = 150 }
-            limit = totalFrames ?? 150
-            return
-        }
-        let file = try FrameFileSource(path: path, isStopped: options.isStopped)
-        input = try Self.open(file, options)
-        let compressedOnly = "a compressed input (MP4/MOV, TS, H.264/H.265)"
-        switch input {
-        case .raw(let reader, _):
-            if options.scale != nil { throw ExportError(.invalidSettings, subject: "--scale", "--scale needs \(compressedOnly)") }
-            if options.start != nil || options.end != nil {
-                throw ExportError(.invalidSettings, subject: "--start", "--start and --end need \(compressedOnly); use --seek and --frames for raw or Y4M")
+            let file = try FrameFileSource(path: path, isStopped: options.isStopped)
+            input = try Self.open(file, options)
+            let compressedOnly = "a compressed input (MP4/MOV, TS, H.264/H.265)"
+            switch input {
+            case .raw(let reader, _):
+                if options.scale != nil { throw ExportError(.invalidSettings, subject: "--scale", "--scale needs \(compressedOnly)") }
+                if options.start != nil || options.end != nil {
+                    throw ExportError(.invalidSettings, subject: "--start", "--start and --end need \(compressedOnly); use --seek and --frames for raw or Y4M")
+                }
+                if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
+            case .y4m(let reader):
+                if options.scale != nil { throw ExportError(.invalidSettings, subject: "--scale", "--scale needs \(compressedOnly)") }
+                frameRate = reader.header.frameRate
+                // An estimate: every frame behind a plain "FRAME\n" line.
+                if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.buffer.byteCount + 6) }
+            case .pattern: break
+            case .decoded(let decoded):
+                try plan(decoded)
+                // The progress line's ETA: the MP4 track's pictures in the range.
+                if totalFrames == nil { totalFrames = try decoded.pictureCount(in: keptRange) }
+                return
             }
-            if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.frameSize) }
-        case .y4m(let reader):
-            if options.scale != nil { throw ExportError(.invalidSettings, subject: "--scale", "--scale needs \(compressedOnly)") }
-            frameRate = reader.header.frameRate
-            // An estimate: every frame behind a plain "FRAME\n" line.
-            if totalFrames == nil, let bytes = file.regularFileSize { totalFrames = bytes / Int64(reader.buffer.byteCount + 6) }
-        case .pattern: break
-        case .decoded(let decoded):
-            try plan(decoded)
-            // The progress line's ETA: the MP4 track's pictures in the range.
-            if totalFrames == nil { totalFrames = try decoded.pictureCount(in: keptRange) }
-            return
-        }
-        self.file = file
-        if let selected = try selectRange(file) {
-            frameRange = selected
-            totalFrames = selected.count
-            limit = selected.count
+            self.file = file
+            if let selected = try selectRange(file) {
+                frameRange = selected
+                totalFrames = selected.count
+                limit = selected.count
+            }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
@@ -131,14 +137,17 @@ public final class EncodeInputPlan {
         if let scale = options.scale {
             do {
                 try decoded.scale(width: scale.width, height: scale.height)
-            } catch let error as ExportError where error.code == .invalidSettings {
+            } catch {
+                // Its own refusal (a size off the chroma grid), not a stage's error it carries.
+                guard error.code == .invalidSettings, error.stageError == nil else { throw error }
                 throw ExportError(.invalidSettings, subject: "--scale", error.message)
             }
         }
         if options.start != nil || options.end != nil {
             do {
                 keptRange = try decoded.presentedRange(start: options.start ?? .zero, end: options.end)
-            } catch let error as ExportError where error.code == .invalidSettings {
+            } catch {
+                guard error.code == .invalidSettings, error.stageError == nil else { throw error }
                 let option = error.subject == "end" ? "--end" : "--start"
                 throw ExportError(.invalidSettings, subject: option, "the input ends before \(option == "--end" ? options.endText ?? "" : options.startText ?? "0")")
             }

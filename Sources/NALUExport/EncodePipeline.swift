@@ -67,6 +67,9 @@ public final class EncodePipeline {
 
     /// Encodes the frames `next` gives (given how many were encoded so far; `nil` ends) and
     /// returns how many were encoded.
+    /// - Throws: the encoder's ``NALUEncoder/EncoderError``, the output's `NALUError`, and what `next` or
+    ///   ``checkpoint`` throw, as thrown: untyped (`any Error`) for those (a closure literal is not given
+    ///   typed throws by Swift 6.3; a caller's own error keeps its type).
     public func encode(_ next: (Int64) throws -> Frame?) throws -> Int64 {
         var count: Int64 = 0
         do {
@@ -96,14 +99,20 @@ public final class EncodePipeline {
     /// Flushes the encoder and completes the output (renamed into place); returns the muxer's
     /// notes. ``checkpoint`` runs after the flush and once more when everything is written,
     /// just before the output is committed.
-    public func finish() throws -> [String] {
+    /// - Throws: ``ExportError`` carrying the cause whole (``ExportError/init(stage:)``): the encoder's, the
+    ///   output's `NALUError`, or what ``checkpoint`` threw (`CancellationError`); the output is discarded.
+    public func finish() throws(ExportError) -> [String] {
         do {
-            try session.flush(write)
-            try checkpoint()
-            return try output.finish(beforeCommit: checkpoint)
+            do {
+                try session.flush(write)
+                try checkpoint()
+                return try output.finish(beforeCommit: checkpoint)
+            } catch {
+                output.discard()
+                throw error
+            }
         } catch {
-            output.discard()
-            throw error
+            throw ExportError(stage: error)
         }
     }
 

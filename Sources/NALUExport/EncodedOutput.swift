@@ -50,47 +50,59 @@ public final class EncodedOutput {
     ///   - decoded: the compressed input, whose times and tracks are kept.
     ///   - keptRange: its pts kept (`--start/--end`, a chunk).
     ///   - copyAudio: whether its audio is carried.
+    /// - Throws: ``NALU/NALUError`` from creating the output or reading the input's tracks.
     public init(path: String, framing: EncodeOutputFraming, codec: Codec, mp4Options: MP4MuxerOptions, maxAccessUnitSize: Int,
-                frameRate: Rational, keepsTimes: Bool, decoded: DecodedVideoInput?, keptRange: Range<Int64>?, copyAudio: Bool) throws {
-        switch framing {
-        case .mp4:
-            if keepsTimes, let decoded, let timeBase = decoded.timeBase {
-                let timed = try TimedMP4Output(path: path, codec: codec, options: mp4Options, source: decoded.source, timeBase: timeBase,
-                                               keptRange: keptRange, copyAudio: copyAudio,
-                                               chunk: decoded.chunkRange == nil ? nil : decoded.chunkEnds)
-                kind = .timed(timed)
-                carried = timed.carried
-            } else {
-                var options = mp4Options
-                options.frameRate = frameRate
-                kind = .constantRate(try MP4FileSink(codec: codec, output: FileSink(path: path), options: options))
+                frameRate: Rational, keepsTimes: Bool, decoded: DecodedVideoInput?, keptRange: Range<Int64>?, copyAudio: Bool) throws(NALUError) {
+        do {
+            switch framing {
+            case .mp4:
+                if keepsTimes, let decoded, let timeBase = decoded.timeBase {
+                    let timed = try TimedMP4Output(path: path, codec: codec, options: mp4Options, source: decoded.source, timeBase: timeBase,
+                                                   keptRange: keptRange, copyAudio: copyAudio,
+                                                   chunk: decoded.chunkRange == nil ? nil : decoded.chunkEnds)
+                    kind = .timed(timed)
+                    carried = timed.carried
+                } else {
+                    var options = mp4Options
+                    options.frameRate = frameRate
+                    kind = .constantRate(try MP4FileSink(codec: codec, output: FileSink(path: path), options: options))
+                    carried = []
+                }
+            case .ts, .m2ts:
+                let output = try TimedTransportStreamOutput(path: path, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: maxAccessUnitSize,
+                                                            frameRate: frameRate, timeBase: keepsTimes ? decoded?.timeBase : nil,
+                                                            source: decoded?.source, keptRange: keptRange, copyAudio: copyAudio)
+                kind = .transportStream(output)
+                carried = keepsTimes ? output.carried : []
+            case .annexb, .avcc:
+                kind = .stream(try FileSink(path: path))
                 carried = []
             }
-        case .ts, .m2ts:
-            let output = try TimedTransportStreamOutput(path: path, codec: codec, timestamped: framing == .m2ts, maxAccessUnitSize: maxAccessUnitSize,
-                                                        frameRate: frameRate, timeBase: keepsTimes ? decoded?.timeBase : nil,
-                                                        source: decoded?.source, keptRange: keptRange, copyAudio: copyAudio)
-            kind = .transportStream(output)
-            carried = keepsTimes ? output.carried : []
-        case .annexb, .avcc:
-            kind = .stream(try FileSink(path: path))
-            carried = []
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
     }
 
     /// Writes one access unit.
-    public func write(_ packet: EncodedPacket) throws {
-        switch kind {
-        case .timed(let output): try output.write(packet)
-        case .transportStream(let output): try output.write(packet)
-        case .constantRate(let sink): try packet.bytes.withUnsafeBytes { try sink.push(annexB: $0) }
-        case .stream(let sink): try packet.bytes.withUnsafeBytes { try sink.write($0) }
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
+    public func write(_ packet: EncodedPacket) throws(NALUError) {
+        do {
+            switch kind {
+            case .timed(let output): try output.write(packet)
+            case .transportStream(let output): try output.write(packet)
+            case .constantRate(let sink): try packet.bytes.withUnsafeBytes { try sink.push(annexB: $0) }
+            case .stream(let sink): try packet.bytes.withUnsafeBytes { try sink.write($0) }
+            }
+        } catch {
+            throw NALUError.converting(error, field: "output")
         }
     }
 
     /// Completes the output and renames it into place; returns what the muxer did that a reader
     /// should know. `beforeCommit` runs once everything is written, before the rename: throwing
     /// there (a cancellation) leaves no output.
+    /// - Throws: the output's `NALUError`, or what `beforeCommit` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     public func finish(beforeCommit: () throws -> Void = {}) throws -> [String] {
         switch kind {
         case .timed(let output):
@@ -128,16 +140,22 @@ public final class EncodedOutput {
 
     /// Writes `session`'s extradata to `path` (through the same output rules): the avcC/hvcC
     /// record when `lengthPrefixed`, else the parameter sets with start codes.
-    public static func writeExtradata(of session: EncoderSession, to path: String, lengthPrefixed: Bool) throws {
-        try session.prepare()
-        var bytes: [UInt8] = []
-        if lengthPrefixed, let record = try session.decoderConfigurationRecord() {
-            bytes = record.bytes
-        } else {
-            for set in session.parameterSets { bytes += [0, 0, 0, 1] + set }
+    /// - Throws: ``ExportError`` carrying the encoder's or the file's error whole
+    ///   (``ExportError/init(stage:)``).
+    public static func writeExtradata(of session: EncoderSession, to path: String, lengthPrefixed: Bool) throws(ExportError) {
+        do {
+            try session.prepare()
+            var bytes: [UInt8] = []
+            if lengthPrefixed, let record = try session.decoderConfigurationRecord() {
+                bytes = record.bytes
+            } else {
+                for set in session.parameterSets { bytes += [0, 0, 0, 1] + set }
+            }
+            let extradata = try FileSink(path: path, bufferSize: 4096)
+            try bytes.withUnsafeBytes { try extradata.write($0) }
+            try extradata.commit()
+        } catch {
+            throw ExportError(stage: error)
         }
-        let extradata = try FileSink(path: path, bufferSize: 4096)
-        try bytes.withUnsafeBytes { try extradata.write($0) }
-        try extradata.commit()
     }
 }

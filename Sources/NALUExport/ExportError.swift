@@ -5,7 +5,9 @@
 /// ``NALUDecoder/DecoderError``) come through as ``underlying``, wrapped by
 /// ``ExportSession/export()`` with the code that says which stage failed.
 ///
-/// Cancellation is not an `ExportError`: a cancelled export throws `CancellationError`.
+/// Cancellation is not an `ExportError`: a cancelled export throws `CancellationError`. The
+/// stages (``DecodedVideoInput``, ``EncodePipeline``, …) throw `throws(ExportError)`: their
+/// causes carried whole by ``init(stage:)`` (``stageError``).
 public struct ExportError: Error, CustomStringConvertible, Sendable {
     /// What went wrong (the short stable text in ``rawValue`` appears in messages).
     public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -32,6 +34,10 @@ public struct ExportError: Error, CustomStringConvertible, Sendable {
         case io = "I/O error"
         /// A thread or other resource could not be had.
         case resources = "resources"
+        /// A stage was stopped (its `CancellationError`, or a `NALUError` `.cancelled`, carried
+        /// by ``init(stage:)``). ``ExportSession/export()`` and ``CompositionSession/export()``
+        /// throw `CancellationError` itself.
+        case cancelled = "cancelled"
 
         public var description: String { rawValue }
     }
@@ -46,6 +52,8 @@ public struct ExportError: Error, CustomStringConvertible, Sendable {
     public var underlying: (any Error & Sendable)?
     /// What to do about it, when something can be said (`check --size and --pix-fmt`).
     public var hint: String?
+    /// Whether ``underlying`` is a stage's error carried whole (``init(stage:)``).
+    var carriesStageError = false
 
     public init(_ code: Code, subject: String? = nil, _ message: String, hint: String? = nil, underlying: (any Error & Sendable)? = nil) {
         self.code = code

@@ -64,9 +64,11 @@ final class ExportJob {
         }
     }
 
-    /// The stages' errors as ``ExportError``s (cancellation and the parser's errors as they are).
+    /// The stages' errors as ``ExportError``s (cancellation and the parser's errors as they are;
+    /// a stage's typed error, ``ExportError/init(stage:)``, by the cause it carries).
     static func typed(_ error: any Error, input: String) -> any Error {
-        switch error {
+        let error = (error as? ExportError)?.stageError ?? error
+        return switch error {
         case is CancellationError, is ExportError, is NALUError: error
         case let error as DecoderError: ExportError(.decodeFailed, subject: input, error.description, underlying: error)
         case let error as EncoderError: ExportError(.encodeFailed, subject: error.field, error.description, underlying: error)
@@ -112,7 +114,8 @@ final class ExportJob {
             configuration.interlace = try InterlaceChoice.interlace(
                 of: decoded.source, pid: nil, configuration: configuration, factory: factory,
                 scaled: encoding.width != nil || encoding.height != nil, progressive: encoding.progressive)
-        } catch let refusal as InterlaceRefusal {
+        } catch {
+            guard let refusal = error.stageError as? InterlaceRefusal else { throw error }
             throw ExportError(.invalidSettings, subject: refusal.field, refusal.message,
                               hint: "VideoEncoding.progressive encodes the decoded pictures as progressive ones on purpose")
         }

@@ -51,8 +51,10 @@ public final class ExportSession: Sendable {
     }
 
     /// Runs the export on a thread of its own and returns what it wrote; throws
-    /// `CancellationError` when the calling task is cancelled (no output, no temporary file).
-    /// Runs once per session.
+    /// `CancellationError` when the calling task is cancelled (no output, no temporary file),
+    /// otherwise an ``ExportError`` or the stream's `NALUError`. Runs once per session.
+    /// Untyped (`any Error`): issue 39 item 3 asks for `CancellationError` on cancel, which
+    /// `throws(ExportError)` could not carry as itself.
     public func export() async throws -> ExportReport {
         guard started.claim() else {
             throw ExportError(.invalidSettings, subject: output, "export() runs once per ExportSession")

@@ -43,6 +43,8 @@ public enum FailureKind: Sendable, Hashable, CaseIterable {
     /// ``NALUDecoder/DecoderError``, ``ExportError``, ``NALUIO/PathConflict`` and ``CarriageLoss``
     /// by their codes; any other error is ``failure``.
     public init(_ error: any Error) {
+        // A stage's error carried whole (``ExportError/init(stage:)``) is of its cause's kind.
+        let error = (error as? ExportError)?.stageError ?? error
         switch error {
         case let error as NALUError:
             self = error.code == .cannotCreate ? .cannotCreate : error.code == .io ? .io : .data
@@ -69,7 +71,7 @@ public enum FailureKind: Sendable, Hashable, CaseIterable {
             case .tracksNotCarried: self = .notCarried
             case .cannotCreate: self = .cannotCreate
             case .io: self = .io
-            case .resources: self = .failure
+            case .resources, .cancelled: self = .failure
             }
         case let error as PathConflict:
             switch error {

@@ -13,6 +13,8 @@ public enum DecodeFeed {
     /// Calls `body` with each complete access unit of `source` in decoding order, its NAL
     /// units copied; `damaged` gets the NAL units left out. The library's one grouping
     /// (``NALUMedia/MediaSource/forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)``).
+    /// - Throws: the source's `NALUError`, or what `body` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     public static func forEachAccessUnit(_ source: MediaSource, damaged: (DamagedNALUnit) -> Void,
                                          _ body: (CodedAccessUnit) throws -> Void) throws {
         try source.forEachCodedAccessUnit(damaged: { damaged($0) }, body)
@@ -78,6 +80,8 @@ public final class InputDecoder {
     /// Decodes every access unit; `body` returns `false` to stop. Decoder errors that leave the
     /// stream decodable (a rejected access unit) go to `problem`; others are thrown (a
     /// ``NALUDecoder/DecoderError`` is kept in ``failure`` too).
+    /// - Throws: the decoder's ``NALUDecoder/DecoderError``, the source's `NALUError`, or what `body` throws
+    ///   as thrown (untyped for it, as ``EncodePipeline/encode(_:)`` is).
     public func run(problem: (DecoderError) -> Void, _ body: (DecodedFrame) throws -> Bool) throws {
         var stopped = false
         let session = self.session

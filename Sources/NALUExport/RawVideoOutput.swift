@@ -17,45 +17,49 @@ extension InputDecoder {
     ///   format (a raw or Y4M file holds one), `picturesLost` when access units could not be
     ///   decoded (after the output holding every other picture is committed; before, with no
     ///   output, when none could).
-    public func write(to output: String, pixelFormat requested: PixelFormat?, frames: Int?, warning: (String) -> Void) throws -> Int {
-        let sink = try FileSink(path: output)
-        let y4m = output.lowercased().hasSuffix(".y4m")
-        var written = 0
-        var problems = 0
-        var first: (width: Int, height: Int, format: PixelFormat)?
+    public func write(to output: String, pixelFormat requested: PixelFormat?, frames: Int?, warning: (String) -> Void) throws(ExportError) -> Int {
         do {
-            if frames != 0 {
-                try run(problem: { error in
-                    problems += 1
-                    if problems <= 20 { warning("\(path): \(error)") }
-                }) { frame in
-                    try Self.checkSameShape(frame, index: written, first: &first, input: path, y4m: y4m)
-                    let format = try Self.outputFormat(for: frame, requested: requested)
-                    if written == 0, y4m {
-                        guard format.y4mColourSpace != nil else {
-                            throw ExportError(.invalidSettings, subject: "--pix-fmt", "\(format.ffmpegName) cannot be carried in Y4M", hint: "write raw planes (.yuv) instead")
+            let sink = try FileSink(path: output)
+            let y4m = output.lowercased().hasSuffix(".y4m")
+            var written = 0
+            var problems = 0
+            var first: (width: Int, height: Int, format: PixelFormat)?
+            do {
+                if frames != 0 {
+                    try run(problem: { error in
+                        problems += 1
+                        if problems <= 20 { warning("\(path): \(error)") }
+                    }) { frame in
+                        try Self.checkSameShape(frame, index: written, first: &first, input: path, y4m: y4m)
+                        let format = try Self.outputFormat(for: frame, requested: requested)
+                        if written == 0, y4m {
+                            guard format.y4mColourSpace != nil else {
+                                throw ExportError(.invalidSettings, subject: "--pix-fmt", "\(format.ffmpegName) cannot be carried in Y4M", hint: "write raw planes (.yuv) instead")
+                            }
+                            try sink.write(Array(Y4MHeaderText.header(for: frame, format: format, frameRate: frameRate()).utf8))
                         }
-                        try sink.write(Array(Y4MHeaderText.header(for: frame, format: format, frameRate: frameRate()).utf8))
+                        if y4m { try sink.write(Array("FRAME\n".utf8)) }
+                        try RawFrameWriter.write(frame, as: format, to: sink)
+                        written += 1
+                        return frames.map { written < $0 } ?? true
                     }
-                    if y4m { try sink.write(Array("FRAME\n".utf8)) }
-                    try RawFrameWriter.write(frame, as: format, to: sink)
-                    written += 1
-                    return frames.map { written < $0 } ?? true
                 }
+                for problem in session.problems.prefix(20) { warning("\(path): \(problem)") }
+                if written == 0, frames != 0, let loss = lossSummary {
+                    // Nothing decodable: no file (an empty Y4M is no Y4M).
+                    throw ExportError(.picturesLost, subject: path, loss)
+                }
+                try sink.commit()
+            } catch {
+                sink.discard()
+                throw error
             }
-            for problem in session.problems.prefix(20) { warning("\(path): \(problem)") }
-            if written == 0, frames != 0, let loss = lossSummary {
-                // Nothing decodable: no file (an empty Y4M is no Y4M).
-                throw ExportError(.picturesLost, subject: path, loss)
-            }
-            try sink.commit()
+            // Everything decodable is written; what was not is an error (nothing lost silently).
+            if let loss = lossSummary { throw ExportError(.picturesLost, subject: path, loss) }
+            return written
         } catch {
-            sink.discard()
-            throw error
+            throw ExportError(stage: error)
         }
-        // Everything decodable is written; what was not is an error (nothing lost silently).
-        if let loss = lossSummary { throw ExportError(.picturesLost, subject: path, loss) }
-        return written
     }
 
     /// Refuses a frame whose size or sampling differs from the first frame's: a Y4M header
@@ -88,41 +92,46 @@ extension InputDecoder {
 public enum RawFrameWriter {
     /// Writes `frame` as `format`: its own format, or the semi-planar form of it (Y, then U and
     /// V interleaved; 10-bit samples in the high bits).
-    public static func write(_ frame: DecodedFrame, as format: PixelFormat, to sink: FileSink) throws {
-        if format == frame.pixelFormat {
-            try frame.withBytes { try sink.write($0) }
-            return
-        }
-        if format.bitDepth == 8 {
-            try frame.withPlane(0) { try sink.write($0) }
-        } else {
-            var luma = frame.planeBytes(0)
-            for sample in 0..<(luma.count / 2) {
-                let value = (UInt16(luma[2 * sample]) | UInt16(luma[2 * sample + 1]) << 8) << 6
-                luma[2 * sample] = UInt8(truncatingIfNeeded: value)
-                luma[2 * sample + 1] = UInt8(truncatingIfNeeded: value >> 8)
+    /// - Throws: ``NALU/NALUError`` from writing.
+    public static func write(_ frame: DecodedFrame, as format: PixelFormat, to sink: FileSink) throws(NALUError) {
+        do {
+            if format == frame.pixelFormat {
+                try frame.withBytes { try sink.write($0) }
+                return
             }
-            try sink.write(luma)
-        }
-        let u = frame.planeBytes(1)
-        let v = frame.planeBytes(2)
-        var interleaved = [UInt8](repeating: 0, count: u.count * 2)
-        if format.bitDepth == 8 {
-            for index in 0..<u.count {
-                interleaved[2 * index] = u[index]
-                interleaved[2 * index + 1] = v[index]
+            if format.bitDepth == 8 {
+                try frame.withPlane(0) { try sink.write($0) }
+            } else {
+                var luma = frame.planeBytes(0)
+                for sample in 0..<(luma.count / 2) {
+                    let value = (UInt16(luma[2 * sample]) | UInt16(luma[2 * sample + 1]) << 8) << 6
+                    luma[2 * sample] = UInt8(truncatingIfNeeded: value)
+                    luma[2 * sample + 1] = UInt8(truncatingIfNeeded: value >> 8)
+                }
+                try sink.write(luma)
             }
-        } else {
-            for sample in 0..<(u.count / 2) {
-                let uValue = (UInt16(u[2 * sample]) | UInt16(u[2 * sample + 1]) << 8) << 6
-                let vValue = (UInt16(v[2 * sample]) | UInt16(v[2 * sample + 1]) << 8) << 6
-                interleaved[4 * sample] = UInt8(truncatingIfNeeded: uValue)
-                interleaved[4 * sample + 1] = UInt8(truncatingIfNeeded: uValue >> 8)
-                interleaved[4 * sample + 2] = UInt8(truncatingIfNeeded: vValue)
-                interleaved[4 * sample + 3] = UInt8(truncatingIfNeeded: vValue >> 8)
+            let u = frame.planeBytes(1)
+            let v = frame.planeBytes(2)
+            var interleaved = [UInt8](repeating: 0, count: u.count * 2)
+            if format.bitDepth == 8 {
+                for index in 0..<u.count {
+                    interleaved[2 * index] = u[index]
+                    interleaved[2 * index + 1] = v[index]
+                }
+            } else {
+                for sample in 0..<(u.count / 2) {
+                    let uValue = (UInt16(u[2 * sample]) | UInt16(u[2 * sample + 1]) << 8) << 6
+                    let vValue = (UInt16(v[2 * sample]) | UInt16(v[2 * sample + 1]) << 8) << 6
+                    interleaved[4 * sample] = UInt8(truncatingIfNeeded: uValue)
+                    interleaved[4 * sample + 1] = UInt8(truncatingIfNeeded: uValue >> 8)
+                    interleaved[4 * sample + 2] = UInt8(truncatingIfNeeded: vValue)
+                    interleaved[4 * sample + 3] = UInt8(truncatingIfNeeded: vValue >> 8)
+                }
             }
+            try sink.write(interleaved)
+        } catch {
+            throw NALUError.converting(error, field: sink.path)
         }
-        try sink.write(interleaved)
     }
 }
 

@@ -90,96 +90,104 @@ public final class StreamConversion {
     /// MPEG-TS every AAC, AC-3 and MPEG audio track; an MPEG-TS input's audio streams to MP4 and
     /// MPEG-TS.
     /// - Throws: ``NALUError`` reading the input's tracks.
-    public init(source: MediaSource, outputPath: String, settings: ConversionSettings) throws {
-        self.source = source
-        self.outputPath = outputPath
-        self.settings = settings
-        let to = settings.format
-        if to == .mp4, let copied = try source.passthroughTracks(audio: settings.carriesAudio) {
-            passthrough = copied.tracks
-            // Without other tracks the movie keeps the video's timescale, as before.
-            movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
+    public init(source: MediaSource, outputPath: String, settings: ConversionSettings) throws(NALUError) {
+        do {
+            self.source = source
+            self.outputPath = outputPath
+            self.settings = settings
+            let to = settings.format
+            if to == .mp4, let copied = try source.passthroughTracks(audio: settings.carriesAudio) {
+                passthrough = copied.tracks
+                // Without other tracks the movie keeps the video's timescale, as before.
+                movieTimescale = copied.tracks.isEmpty ? nil : copied.movieTimescale
+            }
+            tsAudio = to.isTransportStream && settings.carriesAudio ? try source.transportStreamAudioTracks() : []
+            // Each read by a pass of its own.
+            tsInputAudio = (to == .mp4 || to.isTransportStream) && settings.carriesAudio ? try source.transportStreamAudioStreams() : []
+            var carried = Set(passthrough.map(\.track.trackID) + tsAudio.map(\.reader.track.trackID))
+            for audio in tsInputAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
+            carriedTrackIDs = carried
+        } catch {
+            throw NALUError.converting(error, field: outputPath)
         }
-        tsAudio = to.isTransportStream && settings.carriesAudio ? try source.transportStreamAudioTracks() : []
-        // Each read by a pass of its own.
-        tsInputAudio = (to == .mp4 || to.isTransportStream) && settings.carriesAudio ? try source.transportStreamAudioStreams() : []
-        var carried = Set(passthrough.map(\.track.trackID) + tsAudio.map(\.reader.track.trackID))
-        for audio in tsInputAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
-        carriedTrackIDs = carried
     }
 
     /// Writes the output to `output` (not committed).
     /// - Throws: ``NALUError`` from reading and writing.
-    public func run(output file: FileSink) throws -> ConversionResult {
-        let to = settings.format
-        var notes: [String] = []
-        // Without a record wanted apart, the record has nowhere to go: the sets stay in band.
-        let keepInBand = settings.keepsParameterSets || (to == .avcc && !settings.writesRecord)
-        if to == .avcc && !settings.keepsParameterSets && !settings.writesRecord {
-            notes.append("the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record")
+    public func run(output file: FileSink) throws(NALUError) -> ConversionResult {
+        do {
+            let to = settings.format
+            var notes: [String] = []
+            // Without a record wanted apart, the record has nowhere to go: the sets stay in band.
+            let keepInBand = settings.keepsParameterSets || (to == .avcc && !settings.writesRecord)
+            if to == .avcc && !settings.keepsParameterSets && !settings.writesRecord {
+                notes.append("the parameter sets stay in band (no --extradata-out); give --extradata-out FILE to move them to an avcC/hvcC record")
+            }
+            let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
+            // MPEG-TS → Annex-B with the default policies: the PES payload as it is (ffmpeg's -c copy).
+            if to == .annexb && settings.accessUnitDelimiters == .keep && settings.parameterSets == .keyframes && source.container.isTransportStream {
+                var sink = file
+                let bytes = try source.copyElementaryStream(to: &sink) ?? 0
+                return ConversionResult(report: MediaSinkReport(), notes: notes,
+                                        summary: ["\(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied"])
+            }
+            let delimiters: AccessUnitDelimiterPolicy = settings.accessUnitDelimiters == .strip ? .strip : .keep
+            let sink: any MediaSink = switch to {
+            case .annexb:
+                try AnnexBSink(for: source, output: file, parameterSets: settings.parameterSets, accessUnitDelimiters: settings.accessUnitDelimiters,
+                               maxAccessUnitSize: settings.maxAccessUnitSize)
+            case .avcc:
+                try {
+                    let sink = try LengthPrefixedSink(codec: source.codec, output: file,
+                                                      options: .init(lengthSize: settings.lengthSize ?? 4, keepParameterSets: keepInBand,
+                                                                     accessUnitDelimiters: delimiters),
+                                                      outOfBandParameterSets: source.outOfBandParameterSets)
+                    // Sets kept in band must be in the stream: an MP4's or --extradata's go first.
+                    if keepInBand { try sink.writeInBand(source.outOfBandParameterSets) }
+                    return sink
+                }()
+            case .mp4:
+                try {
+                    var options = settings.mp4
+                    options.frameRate = try frameRate()
+                    options.accessUnitDelimiters = delimiters
+                    options.metadata = try outputMetadata(from: source, output: outputPath)
+                    if !tsInputAudio.isEmpty {
+                        return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: tsInputAudio)
+                    }
+                    return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
+                }()
+            case .ts, .m2ts:
+                try {
+                    var options = TransportStreamMuxerOptions(frameRate: try frameRate(), parameterSets: settings.parameterSets)
+                    options.maxAccessUnitSize = settings.maxAccessUnitSize
+                    options.writer.timestampedPackets = to == .m2ts
+                    let sink = try TransportStreamSink(for: source, output: file, options: options)
+                    try sink.carry(tsAudio, of: source)
+                    for audio in tsInputAudio { try sink.carry(audio, of: source) }
+                    return sink
+                }()
+            }
+            let result = try sink.write(source)
+            var summary: [String] = []
+            if let mp4 = result.mp4 {
+                summary.append(Self.summary(mp4, from: from, layout: settings.mp4.layout,
+                                       copied: zip(passthrough, (sink as? MP4FileSink)?.passthrough?.appendedSamples ?? []).map {
+                    "track \($0.track.trackID) (\($0.track.handler), \($0.track.sampleEntryType?.description ?? "?")): \($1) samples copied"
+                }))
+            }
+            if let transportStream = result.transportStream {
+                let tsSink = sink as? TransportStreamSink<FileSink>
+                let frames = (tsSink?.mp4Audio.map(\.pushedFrames) ?? []) + (tsSink?.carriedAudio.map(\.pushedFrames) ?? [])
+                let audio = frames.isEmpty ? nil : frames.map { "\($0) audio frames" }.joined(separator: ", ")
+                summary.append(Self.summary(transportStream, from: from, m2ts: to == .m2ts, audio: audio))
+            } else if let statistics = result.statistics {
+                summary.append(Self.summary(statistics, from: from, to: to))
+            }
+            return ConversionResult(report: result, notes: notes, summary: summary)
+        } catch {
+            throw NALUError.converting(error, field: file.path)
         }
-        let from = source.container.isMP4 ? "\(source.container) \(source.mp4?.track.sampleEntryType.rawValue ?? "")" : "\(source.container) \(source.codec)"
-        // MPEG-TS → Annex-B with the default policies: the PES payload as it is (ffmpeg's -c copy).
-        if to == .annexb && settings.accessUnitDelimiters == .keep && settings.parameterSets == .keyframes && source.container.isTransportStream {
-            var sink = file
-            let bytes = try source.copyElementaryStream(to: &sink) ?? 0
-            return ConversionResult(report: MediaSinkReport(), notes: notes,
-                                    summary: ["\(source.container) \(source.codec) → annexb, \(bytes) bytes of PES payload copied"])
-        }
-        let delimiters: AccessUnitDelimiterPolicy = settings.accessUnitDelimiters == .strip ? .strip : .keep
-        let sink: any MediaSink = switch to {
-        case .annexb:
-            try AnnexBSink(for: source, output: file, parameterSets: settings.parameterSets, accessUnitDelimiters: settings.accessUnitDelimiters,
-                           maxAccessUnitSize: settings.maxAccessUnitSize)
-        case .avcc:
-            try {
-                let sink = try LengthPrefixedSink(codec: source.codec, output: file,
-                                                  options: .init(lengthSize: settings.lengthSize ?? 4, keepParameterSets: keepInBand,
-                                                                 accessUnitDelimiters: delimiters),
-                                                  outOfBandParameterSets: source.outOfBandParameterSets)
-                // Sets kept in band must be in the stream: an MP4's or --extradata's go first.
-                if keepInBand { try sink.writeInBand(source.outOfBandParameterSets) }
-                return sink
-            }()
-        case .mp4:
-            try {
-                var options = settings.mp4
-                options.frameRate = try frameRate()
-                options.accessUnitDelimiters = delimiters
-                options.metadata = try outputMetadata(from: source, output: outputPath)
-                if !tsInputAudio.isEmpty {
-                    return try MP4FileSink(for: source, output: file, options: options, transportStreamAudio: tsInputAudio)
-                }
-                return try MP4FileSink(for: source, output: file, options: options, passthrough: passthrough, movieTimescale: movieTimescale)
-            }()
-        case .ts, .m2ts:
-            try {
-                var options = TransportStreamMuxerOptions(frameRate: try frameRate(), parameterSets: settings.parameterSets)
-                options.maxAccessUnitSize = settings.maxAccessUnitSize
-                options.writer.timestampedPackets = to == .m2ts
-                let sink = try TransportStreamSink(for: source, output: file, options: options)
-                try sink.carry(tsAudio, of: source)
-                for audio in tsInputAudio { try sink.carry(audio, of: source) }
-                return sink
-            }()
-        }
-        let result = try sink.write(source)
-        var summary: [String] = []
-        if let mp4 = result.mp4 {
-            summary.append(Self.summary(mp4, from: from, layout: settings.mp4.layout,
-                                   copied: zip(passthrough, (sink as? MP4FileSink)?.passthrough?.appendedSamples ?? []).map {
-                "track \($0.track.trackID) (\($0.track.handler), \($0.track.sampleEntryType?.description ?? "?")): \($1) samples copied"
-            }))
-        }
-        if let transportStream = result.transportStream {
-            let tsSink = sink as? TransportStreamSink<FileSink>
-            let frames = (tsSink?.mp4Audio.map(\.pushedFrames) ?? []) + (tsSink?.carriedAudio.map(\.pushedFrames) ?? [])
-            let audio = frames.isEmpty ? nil : frames.map { "\($0) audio frames" }.joined(separator: ", ")
-            summary.append(Self.summary(transportStream, from: from, m2ts: to == .m2ts, audio: audio))
-        } else if let statistics = result.statistics {
-            summary.append(Self.summary(statistics, from: from, to: to))
-        }
-        return ConversionResult(report: result, notes: notes, summary: summary)
     }
 
     /// The frame rate MP4 and MPEG-TS output are timed at: the setting, else none for an input

@@ -61,32 +61,40 @@ public final class StreamEditing {
 
     /// Chooses what `format` carries of `source` (the audio unless `carriesAudio` is false).
     /// - Throws: ``NALUError`` reading the input's tracks.
-    public init(source: MediaSource, outputPath: String, format: ConversionFormat, options: StreamEditOptions, carriesAudio: Bool = true) throws {
-        self.source = source
-        self.outputPath = outputPath
-        self.format = format
-        self.options = options
-        carried = try source.carriedTracks(to: format.carriageTarget, noAudio: !carriesAudio)
+    public init(source: MediaSource, outputPath: String, format: ConversionFormat, options: StreamEditOptions, carriesAudio: Bool = true) throws(NALUError) {
+        do {
+            self.source = source
+            self.outputPath = outputPath
+            self.format = format
+            self.options = options
+            carried = try source.carriedTracks(to: format.carriageTarget, noAudio: !carriesAudio)
+        } catch {
+            throw NALUError.converting(error, field: outputPath)
+        }
     }
 
     /// Writes the edited stream to `output` (not committed).
     /// - Throws: ``NALUError``; an edit that cannot be coded names its option as the field
     ///   (`--level`, `--crop`, …).
-    public func run(output file: FileSink) throws -> StreamEditResult {
-        var editor = StreamEditor(codec: source.codec, options: options)
-        let outOfBand = try editor.edit(nalUnits: source.outOfBandParameterSets)
-        let declarativeSEI = try editor.edit(nalUnits: source.declarativeSEI)
-        let frameRate = try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate())
-        let sink = try makeSink(output: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI, frameRate: frameRate)
-        let editing = EditingSink(editor: editor, next: sink)
-        let report = try editing.write(source)
-        var warnings = editing.editor.warnings.map { "--level: \($0)" }
-        let tooLarge = editing.editor.statistics.seiNALUnitsTooLarge
-        if tooLarge > 0 {
-            warnings.append("--sei: \(tooLarge) SEI NAL unit\(tooLarge == 1 ? "" : "s") with more than \(SEIMessage.defaultMessageLimit) messages kept unedited")
+    public func run(output file: FileSink) throws(NALUError) -> StreamEditResult {
+        do {
+            var editor = StreamEditor(codec: source.codec, options: options)
+            let outOfBand = try editor.edit(nalUnits: source.outOfBandParameterSets)
+            let declarativeSEI = try editor.edit(nalUnits: source.declarativeSEI)
+            let frameRate = try options.parameterSets.frameRate ?? (source.sampleClock() != nil ? nil : source.containerFrameRate())
+            let sink = try makeSink(output: file, outOfBand: outOfBand, declarativeSEI: declarativeSEI, frameRate: frameRate)
+            let editing = EditingSink(editor: editor, next: sink)
+            let report = try editing.write(source)
+            var warnings = editing.editor.warnings.map { "--level: \($0)" }
+            let tooLarge = editing.editor.statistics.seiNALUnitsTooLarge
+            if tooLarge > 0 {
+                warnings.append("--sei: \(tooLarge) SEI NAL unit\(tooLarge == 1 ? "" : "s") with more than \(SEIMessage.defaultMessageLimit) messages kept unedited")
+            }
+            return StreamEditResult(report: report, statistics: editing.editor.statistics, warnings: warnings,
+                                    summary: Self.summary(editing.editor.statistics, report: report, to: format))
+        } catch {
+            throw NALUError.converting(error, field: file.path)
         }
-        return StreamEditResult(report: report, statistics: editing.editor.statistics, warnings: warnings,
-                                summary: Self.summary(editing.editor.statistics, report: report, to: format))
     }
 
     /// The sink for the output framing, made from the edited out-of-band sets.

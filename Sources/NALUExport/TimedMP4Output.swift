@@ -48,23 +48,28 @@ public final class TimedMP4Output {
     ///     its first picture, and the audio is cut to the same range.
     ///   - copyAudio: whether the audio tracks are copied (the other tracks always are).
     ///   - chunk: a chunk of a distributed encode: whether it is the first and the last.
+    /// - Throws: ``NALU/NALUError``: a time base not 1/N, or reading the input's tracks.
     public init(path: String, codec: Codec, options: MP4MuxerOptions, source: MediaSource, timeBase: Rational,
-                keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws {
-        self.chunk = chunk
-        guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
-            throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
+                keptRange: Range<Int64>?, copyAudio: Bool, chunk: (first: Bool, last: Bool)? = nil) throws(NALUError) {
+        do {
+            self.chunk = chunk
+            guard timeBase.numerator == 1, timeBase.denominator > 0, timeBase.denominator <= Int64(UInt32.max) else {
+                throw NALUError(.invalidValue, field: "timeBase", detail: "\(timeBase): not 1/N with N in 32 bits")
+            }
+            self.path = path
+            self.codec = codec
+            self.options = options
+            self.source = source
+            self.timescale = UInt32(timeBase.denominator)
+            self.keptRange = keptRange
+            self.copyAudio = copyAudio
+            transportStreamAudio = copyAudio ? try source.transportStreamAudioStreams() : []
+            var carried = Set(try source.passthroughTracks(audio: copyAudio)?.tracks.map(\.track.trackID) ?? [])
+            for audio in transportStreamAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
+            self.carried = carried
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
-        self.path = path
-        self.codec = codec
-        self.options = options
-        self.source = source
-        self.timescale = UInt32(timeBase.denominator)
-        self.keptRange = keptRange
-        self.copyAudio = copyAudio
-        transportStreamAudio = copyAudio ? try source.transportStreamAudioStreams() : []
-        var carried = Set(try source.passthroughTracks(audio: copyAudio)?.tracks.map(\.track.trackID) ?? [])
-        for audio in transportStreamAudio { carried.insert(UInt32(audio.pid) | 0x1_0000) }
-        self.carried = carried
     }
 
     private func open(firstDecode: Int64, firstPresentation: Int64) throws -> MP4FileSink {
@@ -214,22 +219,29 @@ public final class TimedMP4Output {
     }
 
     /// Writes one encoded access unit (Annex-B) with its times.
-    public func write(_ packet: EncodedPacket) throws {
-        let sink: MP4FileSink
-        if let file {
-            sink = file
-        } else {
-            sink = try open(firstDecode: packet.dts, firstPresentation: packet.pts)
-            file = sink
-            firstDecode = packet.dts
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
+    public func write(_ packet: EncodedPacket) throws(NALUError) {
+        do {
+            let sink: MP4FileSink
+            if let file {
+                sink = file
+            } else {
+                sink = try open(firstDecode: packet.dts, firstPresentation: packet.pts)
+                file = sink
+                firstDecode = packet.dts
+            }
+            try packets.feed(packet, timescale: timescale) { try sink.push($0) }
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
-        try packets.feed(packet, timescale: timescale) { try sink.push($0) }
     }
 
     /// Writes the movie box and renames the file into place; returns the muxer's notes (what
     /// it did that a reader should know, ``NALUMedia/MediaSinkReport/notes``). `beforeCommit`
     /// runs once everything is written, before the rename: throwing there (a cancellation)
     /// leaves the output uncommitted.
+    /// - Throws: the muxer's `NALUError`, or what `beforeCommit` throws as thrown (untyped for it, as
+    ///   ``EncodePipeline/encode(_:)`` is).
     @discardableResult
     public func finish(beforeCommit: () throws -> Void = {}) throws -> [String] {
         guard let file else { throw NALUError(.missing, field: "sample", detail: "no picture was encoded") }

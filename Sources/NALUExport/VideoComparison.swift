@@ -18,30 +18,41 @@ public final class ComparisonInput {
 
     /// Opens `path`: read as Y4M when named `.y4m`, else decoded by `factory`'s library.
     public init(path: String, factory: any DecoderBackendFactory, options: MediaSourceOptions = MediaSourceOptions(),
-                warning: @escaping @Sendable (String) -> Void = { _ in }) throws {
-        self.path = path
-        if path.lowercased().hasSuffix(".y4m") {
-            kind = .y4m(try Y4MReader(FrameFileSource(path: path)))
-        } else {
-            kind = .decoded(try BackgroundDecoder(path: path, factory: factory, options: options, warning: warning))
+                warning: @escaping @Sendable (String) -> Void = { _ in }) throws(ExportError) {
+        do {
+            self.path = path
+            if path.lowercased().hasSuffix(".y4m") {
+                kind = .y4m(try Y4MReader(FrameFileSource(path: path)))
+            } else {
+                kind = .decoded(try BackgroundDecoder(path: path, factory: factory, options: options, warning: warning))
+            }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
     /// The next frame, valid until the next call; `nil` at the end. A decoder's failure is an
     /// ``ExportError/Code/decodeFailed`` naming the path, the ``NALUDecoder/DecoderError`` as
     /// ``ExportError/underlying``.
-    public func next() throws -> Frame? {
-        switch kind {
-        case .y4m(var reader):
-            let frame = try reader.nextFrame()
-            kind = .y4m(reader)
-            return frame
-        case .decoded(let decoded):
-            do {
-                return try decoded.next()?.frame()
-            } catch let error as DecoderError {
-                throw ExportError(.decodeFailed, subject: path, error.description, underlying: error)
+    /// - Throws: ``ExportError`` (a decoder's failure as above; reading a Y4M file's error carried whole,
+    ///   ``ExportError/init(stage:)``).
+    public func next() throws(ExportError) -> Frame? {
+        do {
+            switch kind {
+            case .y4m(var reader):
+                let frame = try reader.nextFrame()
+                kind = .y4m(reader)
+                return frame
+            case .decoded(let decoded):
+                do {
+                    return try decoded.next()?.frame()
+                } catch {
+                    guard let decoderError = error.stageError as? DecoderError else { throw error }
+                    throw ExportError(.decodeFailed, subject: path, decoderError.description, underlying: decoderError)
+                }
             }
+        } catch {
+            throw ExportError(stage: error)
         }
     }
 
@@ -77,6 +88,8 @@ public struct VideoComparison: Sendable {
     /// - Throws: ``ExportError/Code/invalidInput`` when a frame's size or format differs from
     ///   the reference's, for semi-planar frames, or when there is no frame to compare (then a
     ///   decoder's loss first).
+    ///   Untyped (`any Error`): what `perFrame` throws passes through as thrown, beside the
+    ///   inputs' ``ExportError``s.
     public init(reference: ComparisonInput, distorted: ComparisonInput, perFrame: (Int, PictureDistortion) throws -> Void) throws {
         while true {
             let a = try reference.next()

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 import NALUMP4
 import NALUMedia
 public import NALURTP
@@ -24,15 +24,20 @@ public final class RTPAACSendSource {
 
     /// The AAC stream of the input at `path` whose video's first access unit (decoding order)
     /// has presentation time `videoFirstPTS` in the video's timescale; `nil` when it has none.
-    public static func open(path: String, videoFirstPTS: Int64) throws -> RTPAACSendSource? {
-        let source = try MediaSource(path: path)
-        if let (reader, config) = try source.transportStreamAudioTrack() {
-            return try RTPAACSendSource(mp4: reader, config: config, source: source, videoFirstPTS: videoFirstPTS)
+    /// - Throws: ``NALU/NALUError`` from opening or reading the input.
+    public static func open(path: String, videoFirstPTS: Int64) throws(NALUError) -> RTPAACSendSource? {
+        do {
+            let source = try MediaSource(path: path)
+            if let (reader, config) = try source.transportStreamAudioTrack() {
+                return try RTPAACSendSource(mp4: reader, config: config, source: source, videoFirstPTS: videoFirstPTS)
+            }
+            if let reader = try source.transportStreamAudio(), reader.coding == .aac, !reader.audioSpecificConfig.isEmpty {
+                return RTPAACSendSource(transportStream: reader, videoFirstPTS: videoFirstPTS)
+            }
+            return nil
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
-        if let reader = try source.transportStreamAudio(), reader.coding == .aac, !reader.audioSpecificConfig.isEmpty {
-            return RTPAACSendSource(transportStream: reader, videoFirstPTS: videoFirstPTS)
-        }
-        return nil
     }
 
     private init(mp4 reader: MP4TrackReader<AnyRandomAccessSource>, config: [UInt8], source: MediaSource, videoFirstPTS: Int64) throws {
@@ -66,19 +71,24 @@ public final class RTPAACSendSource {
 
     /// The next AU and its presentation time (ticks of ``sampleRate`` from the video's first
     /// access unit's; negative before it), or `nil` at the end.
-    public func next() throws -> (bytes: [UInt8], time: Int64)? {
-        if var state = mp4 {
-            guard let sample = try state.iterator.next() else { return nil }
-            mp4 = state
-            try state.reader.read(sample, into: &buffer)
-            let scale = Int64(max(1, state.reader.track.timescale))
-            let media = CheckedNumber.rescale(sample.pts &- state.mediaOrigin, from: scale, to: Int64(sampleRate)) ?? 0
-            return (buffer, state.rtpOrigin &+ media)
+    /// - Throws: ``NALU/NALUError`` from reading the input.
+    public func next() throws(NALUError) -> (bytes: [UInt8], time: Int64)? {
+        do {
+            if var state = mp4 {
+                guard let sample = try state.iterator.next() else { return nil }
+                mp4 = state
+                try state.reader.read(sample, into: &buffer)
+                let scale = Int64(max(1, state.reader.track.timescale))
+                let media = CheckedNumber.rescale(sample.pts &- state.mediaOrigin, from: scale, to: Int64(sampleRate)) ?? 0
+                return (buffer, state.rtpOrigin &+ media)
+            }
+            if let (reader, videoFirstPTS) = transportStream {
+                guard let frame = try reader.next() else { return nil }
+                return (frame.frame, CheckedNumber.rescale(frame.pts &- videoFirstPTS, from: 90_000, to: Int64(sampleRate)) ?? 0)
+            }
+            return nil
+        } catch {
+            throw NALUError.converting(error, field: "audio " + trackDescription)
         }
-        if let (reader, videoFirstPTS) = transportStream {
-            guard let frame = try reader.next() else { return nil }
-            return (frame.frame, CheckedNumber.rescale(frame.pts &- videoFirstPTS, from: 90_000, to: Int64(sampleRate)) ?? 0)
-        }
-        return nil
     }
 }

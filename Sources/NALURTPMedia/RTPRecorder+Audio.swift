@@ -1,9 +1,10 @@
-import NALU
+public import NALU
 public import NALURTP
 
 extension RTPRecorder {
     /// Writes the AAC AUs among `events` (of ``audioReceiver``); keeps malformed packets as notes.
-    public func handleAudio(_ events: [RTPAACReceiverEvent]) throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func handleAudio(_ events: [RTPAACReceiverEvent]) throws(NALUError) {
         for event in events {
             switch event {
             case .accessUnit(let unit):
@@ -17,7 +18,8 @@ extension RTPRecorder {
     }
 
     /// Takes one RTP packet of the AAC stream received at `arrival` (a monotonic clock).
-    public func receiveAudio(_ packet: RTPPacket, arrival: Int64) throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func receiveAudio(_ packet: RTPPacket, arrival: Int64) throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.receive(packet, arrival: arrival)
         audioReceiver = audio
@@ -25,7 +27,8 @@ extension RTPRecorder {
     }
 
     /// Gives up on audio packets that waited past the reorder delay at `now`.
-    public func advanceAudio(to now: Int64) throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func advanceAudio(to now: Int64) throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.advance(to: now)
         audioReceiver = audio
@@ -33,7 +36,8 @@ extension RTPRecorder {
     }
 
     /// Releases the audio packets held (the end of the reception).
-    public func finishAudio() throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func finishAudio() throws(NALUError) {
         guard var audio = audioReceiver else { return }
         let events = audio.finish()
         audioReceiver = audio

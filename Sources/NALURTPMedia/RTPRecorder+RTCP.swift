@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 import NALUIO
 public import NALURTP
 
@@ -7,13 +7,17 @@ extension RTPRecorder {
     /// read, receiver reports, keyframe requests and a BYE sent; the sender's BYE ends the
     /// reception) until a limit of `limits` or `shouldStop`.
     public func receive(on endpoint: UDPEndpoint, control: RTCPReceiverChannel, limits: RTPReceptionLimits,
-                        shouldStop: () -> Bool = { false }) throws -> RTPReceptionReport {
-        let socket = try UDPSocket(bindingTo: endpoint)
-        rtcp = control.session
-        let report = try RTPReception.receive(from: socket, into: &receiver, limits: limits, control: control, shouldStop: shouldStop,
-                                              handle: handle)
-        for text in control.notes { note(text) }
-        return report
+                        shouldStop: () -> Bool = { false }) throws(NALUError) -> RTPReceptionReport {
+        do {
+            let socket = try UDPSocket(bindingTo: endpoint)
+            rtcp = control.session
+            let report = try RTPReception.receive(from: socket, into: &receiver, limits: limits, control: control, shouldStop: shouldStop,
+                                                  handle: handle)
+            for text in control.notes { note(text) }
+            return report
+        } catch {
+            throw NALUError.converting(error, field: "RTP")
+        }
     }
 
     /// The RTCP counts of `session` as a phrase.
@@ -33,7 +37,8 @@ extension RTPRecorder {
 extension RTCPDescription {
     /// The RTCP lines of the SDP file at `path` (at most ``NALURTP/SessionDescription/maxSize`` bytes)
     /// for `video`.
-    public init(readingFile path: String, video: RTPVideoDescription) throws {
+    /// - Throws: ``NALU/NALUError`` from reading the file.
+    public init(readingFile path: String, video: RTPVideoDescription) throws(NALUError) {
         self.init(sdp: String(decoding: try FileSource.readWhole(path: path, limit: SessionDescription.maxSize), as: UTF8.self), video: video)
     }
 }

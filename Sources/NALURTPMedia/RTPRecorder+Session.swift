@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 import NALUIO
 public import NALURTP
 
@@ -29,23 +29,27 @@ extension RTPRecorder {
     /// - Parameter address: the address to listen on; `nil`: the SDP's.
     /// - Throws: the sockets' ``NALU/NALUError`` (`.io`), reading `sdpFile`'s, and the output's.
     public func receive(session description: SessionDescription, sdpFile: String, address: String? = nil, rtcp: Bool = true,
-                        limits: RTPReceptionLimits, shouldStop: () -> Bool = { false }) throws -> RTPReceptionReport {
-        let host = address ?? description.address
-        let video = UDPEndpoint(address: host, port: description.video.port)
-        let text = rtcp ? String(decoding: try FileSource.readWhole(path: sdpFile, limit: SessionDescription.maxSize), as: UTF8.self) : ""
-        let videoRTCP = RTCPDescription(sdp: text, video: description.video)
-        let control = try rtcp ? channel(host, videoRTCP, RTCPReceiverSession(keyframeRequest: videoRTCP.keyframeRequest)) : nil
-        guard audioReceiver != nil, let audio = description.audio else {
-            if let control { return try receive(on: video, control: control, limits: limits, shouldStop: shouldStop) }
-            return try receive(on: video, limits: limits, shouldStop: shouldStop)
+                        limits: RTPReceptionLimits, shouldStop: () -> Bool = { false }) throws(NALUError) -> RTPReceptionReport {
+        do {
+            let host = address ?? description.address
+            let video = UDPEndpoint(address: host, port: description.video.port)
+            let text = rtcp ? String(decoding: try FileSource.readWhole(path: sdpFile, limit: SessionDescription.maxSize), as: UTF8.self) : ""
+            let videoRTCP = RTCPDescription(sdp: text, video: description.video)
+            let control = try rtcp ? channel(host, videoRTCP, RTCPReceiverSession(keyframeRequest: videoRTCP.keyframeRequest)) : nil
+            guard audioReceiver != nil, let audio = description.audio else {
+                if let control { return try receive(on: video, control: control, limits: limits, shouldStop: shouldStop) }
+                return try receive(on: video, limits: limits, shouldStop: shouldStop)
+            }
+            let audioControl = try control.map { control in
+                try channel(host, RTCPDescription(sdp: text, audio: audio),
+                            RTCPReceiverSession(canonicalName: control.session.canonicalName, clockRate: Int64(audio.sampleRate)))
+            }
+            output.holdsAudioUntilAligned = audioControl != nil
+            return try receive(video: UDPSocket(bindingTo: video), audio: UDPSocket(bindingTo: UDPEndpoint(address: host, port: audio.port)),
+                               control: control, audioControl: audioControl, limits: limits, shouldStop: shouldStop)
+        } catch {
+            throw NALUError.converting(error, field: "RTP")
         }
-        let audioControl = try control.map { control in
-            try channel(host, RTCPDescription(sdp: text, audio: audio),
-                        RTCPReceiverSession(canonicalName: control.session.canonicalName, clockRate: Int64(audio.sampleRate)))
-        }
-        output.holdsAudioUntilAligned = audioControl != nil
-        return try receive(video: UDPSocket(bindingTo: video), audio: UDPSocket(bindingTo: UDPEndpoint(address: host, port: audio.port)),
-                           control: control, audioControl: audioControl, limits: limits, shouldStop: shouldStop)
     }
 
     /// An RTCP channel on `host` at the port `description` gives.

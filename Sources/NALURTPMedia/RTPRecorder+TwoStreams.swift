@@ -16,7 +16,8 @@ extension RTPRecorder {
     ///     the audio waits for them.
     ///   - keepAlive: called every turn (an RTSP session's keep-alive); what it throws ends the
     ///     reception with that error.
-    /// - Throws: the sockets' ``NALU/NALUError`` (`.io`), the output's errors, and `keepAlive`'s.
+    /// - Throws: the sockets' ``NALU/NALUError`` (`.io`), the output's errors, and `keepAlive`'s as
+    ///   it threw it: untyped (`any Error`) for that, as ``RTPStreamTransmitter/transmit(_:)`` is.
     public func receive(video: UDPSocket, audio: UDPSocket, control: RTCPReceiverChannel?, audioControl: RTCPReceiverChannel?,
                         limits: RTPReceptionLimits, shouldStop: () -> Bool = { false },
                         keepAlive: () throws -> Void = {}) throws -> RTPReceptionReport {

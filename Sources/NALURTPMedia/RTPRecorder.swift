@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUPackager
 public import NALURTP
 
@@ -39,7 +39,7 @@ public final class RTPRecorder {
     /// - Throws: the output's errors; ``NALURTP/RTPAACPayloadFormat/init(description:)``'s for
     ///   an AAC mode not read.
     public init(video: RTPVideoDescription, path: String, reorderDelay: Int64 = 200_000_000,
-                damagedAccessUnits: RTPDamagedAccessUnits = .drop, audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws {
+                damagedAccessUnits: RTPDamagedAccessUnits = .drop, audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws(NALUError) {
         receiver = RTPReceiver(options: RTPReceiverOptions(format: video.payloadFormat, payloadType: video.payloadType,
                                                            maxReorderDelay: reorderDelay, damagedAccessUnits: damagedAccessUnits))
         output = try RTPRecordingOutput(path: path, codec: video.codec, parameterSets: video.parameterSets, audio: audio, liveHLS: liveHLS)
@@ -51,7 +51,8 @@ public final class RTPRecorder {
     }
 
     /// Writes the access units among `events`; keeps malformed packets as notes.
-    public func handle(_ events: [RTPReceiverEvent]) throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func handle(_ events: [RTPReceiverEvent]) throws(NALUError) {
         for event in events {
             switch event {
             case .accessUnit(let unit):
@@ -72,7 +73,8 @@ public final class RTPRecorder {
     func note(_ text: String) { extraNotes.append(text) }
 
     /// Writes the access units held for their decoding times (and the audio held) and finishes the file.
-    public func finish() throws {
+    /// - Throws: ``NALU/NALUError`` from the output.
+    public func finish() throws(NALUError) {
         for timed in times.finish() { try output.write(timed) }
         try finishAudio()
         try output.finish()

@@ -54,88 +54,100 @@ public final class RTPRecordingOutput {
     /// - Parameter audio: the session's AAC stream, recorded beside the video in an MP4 file.
     /// - Throws: ``NALURTP/RTPAACPayloadFormat/init(description:)``'s errors for an AAC mode not read.
     /// - Parameter liveHLS: `path` is a folder for a live HLS package made with these options.
-    public init(path: String, codec: Codec, parameterSets: [[UInt8]], audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws {
-        self.audio = try audio.map { ($0, try RTPAACPayloadFormat(description: $0)) }
+    public init(path: String, codec: Codec, parameterSets: [[UInt8]], audio: RTPAACDescription? = nil, liveHLS: PackagerOptions? = nil) throws(NALUError) {
+        self.audio = try NALUError.typed(field: path) { try audio.map { ($0, try RTPAACPayloadFormat(description: $0)) } }
         self.path = path
         self.codec = codec
         self.parameterSets = parameterSets
         isMP4 = liveHLS == nil && path != "-" && ContainerDetection.hasMP4Extension(path)
         let lowered = path.lowercased()
         if let liveHLS {
-            transportStream = try RTPTransportStreamOutput(liveDirectory: path, options: liveHLS, codec: codec,
-                                                           audioSpecificConfig: audio?.audioSpecificConfig)
+            transportStream = try NALUError.typed(field: path) {
+                try RTPTransportStreamOutput(liveDirectory: path, options: liveHLS, codec: codec, audioSpecificConfig: audio?.audioSpecificConfig)
+            }
         } else if path != "-", [".ts", ".m2ts", ".mts"].contains(where: { lowered.hasSuffix($0) }) {
-            transportStream = try RTPTransportStreamOutput(path: path, codec: codec, timestamped: lowered.hasSuffix(".m2ts") || lowered.hasSuffix(".mts"),
-                                                           audioSpecificConfig: audio?.audioSpecificConfig)
+            transportStream = try NALUError.typed(field: path) {
+                try RTPTransportStreamOutput(path: path, codec: codec, timestamped: lowered.hasSuffix(".m2ts") || lowered.hasSuffix(".mts"),
+                                             audioSpecificConfig: audio?.audioSpecificConfig)
+            }
         } else if !isMP4 {
             annexB = try FileSink(path: path)
         }
     }
 
     /// Writes one access unit with its times.
-    public func write(_ unit: RTPTimedAccessUnit) throws {
-        if isMP4 {
-            if mp4 == nil {
-                var sets: [[UInt8]] = []
-                for set in parameterSets + unit.accessUnit.nalUnits.filter({ codec.isParameterSet($0) }) where !sets.contains(set) {
-                    sets.append(set)
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
+    public func write(_ unit: RTPTimedAccessUnit) throws(NALUError) {
+        do {
+            if isMP4 {
+                if mp4 == nil {
+                    var sets: [[UInt8]] = []
+                    for set in parameterSets + unit.accessUnit.nalUnits.filter({ codec.isParameterSet($0) }) where !sets.contains(set) {
+                        sets.append(set)
+                    }
+                    guard let writer = try makeWriter(sets) else {
+                        skippedBeforeParameterSets += 1
+                        return
+                    }
+                    mp4 = writer
+                    videoOrigin = unit.accessUnit.rtpTimestamp
+                    try writeQueuedAudio()
                 }
-                guard let writer = try makeWriter(sets) else {
-                    skippedBeforeParameterSets += 1
-                    return
-                }
-                mp4 = writer
-                videoOrigin = unit.accessUnit.rtpTimestamp
-                try writeQueuedAudio()
+                try mp4?.writer.append(unit)
+                return
             }
-            try mp4?.writer.append(unit)
-            return
-        }
-        if let transportStream {
-            var units = unit.accessUnit.nalUnits
+            if let transportStream {
+                var units = unit.accessUnit.nalUnits
+                if !started {
+                    started = true
+                    videoOrigin = unit.accessUnit.rtpTimestamp
+                    if !units.contains(where: { codec.isParameterSet($0) }) { units = parameterSets + units }
+                    try transportStream.write(units, pts: unit.pts, dts: unit.dts)
+                    try writeQueuedAudio()
+                } else {
+                    try transportStream.write(units, pts: unit.pts, dts: unit.dts)
+                }
+                return
+            }
+            guard let annexB else { return }
             if !started {
                 started = true
-                videoOrigin = unit.accessUnit.rtpTimestamp
-                if !units.contains(where: { codec.isParameterSet($0) }) { units = parameterSets + units }
-                try transportStream.write(units, pts: unit.pts, dts: unit.dts)
-                try writeQueuedAudio()
-            } else {
-                try transportStream.write(units, pts: unit.pts, dts: unit.dts)
+                if !unit.accessUnit.nalUnits.contains(where: { codec.isParameterSet($0) }) {
+                    try annexB.write(RTPTimedAccessUnit.annexB(parameterSets))
+                }
             }
-            return
+            try annexB.write(RTPTimedAccessUnit.annexB(unit.accessUnit.nalUnits))
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
-        guard let annexB else { return }
-        if !started {
-            started = true
-            if !unit.accessUnit.nalUnits.contains(where: { codec.isParameterSet($0) }) {
-                try annexB.write(RTPTimedAccessUnit.annexB(parameterSets))
-            }
-        }
-        try annexB.write(RTPTimedAccessUnit.annexB(unit.accessUnit.nalUnits))
     }
 
     /// Finishes the file (MP4: the index) and commits it under its name.
     /// - Throws: `NALUError` `.missing` when no access unit with parameter sets came.
-    public func finish() throws {
-        holdsAudioUntilAligned = false
-        if let mp4 {
-            try writeQueuedAudio()
-            if let audioTrack {
-                let offset = firstAudio?.offset
-                try audioTrack.finish(writer: mp4.writer, offset: offset, movieTimescale: 90_000)
+    public func finish() throws(NALUError) {
+        do {
+            holdsAudioUntilAligned = false
+            if let mp4 {
+                try writeQueuedAudio()
+                if let audioTrack {
+                    let offset = firstAudio?.offset
+                    try audioTrack.finish(writer: mp4.writer, offset: offset, movieTimescale: 90_000)
+                }
+                try mp4.writer.finish()
+                try mp4.file.commit()
+            } else if let transportStream {
+                try writeQueuedAudio()
+                guard started else {
+                    throw NALUError(.missing, field: path, detail: "no access unit was received: nothing to write")
+                }
+                packagerNotes = try transportStream.finish()
+            } else if let annexB {
+                try annexB.commit()
+            } else {
+                throw NALUError(.missing, field: path, detail: "no access unit with parameter sets was received: nothing to write")
             }
-            try mp4.writer.finish()
-            try mp4.file.commit()
-        } else if let transportStream {
-            try writeQueuedAudio()
-            guard started else {
-                throw NALUError(.missing, field: path, detail: "no access unit was received: nothing to write")
-            }
-            packagerNotes = try transportStream.finish()
-        } else if let annexB {
-            try annexB.commit()
-        } else {
-            throw NALUError(.missing, field: path, detail: "no access unit with parameter sets was received: nothing to write")
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
     }
 
@@ -172,39 +184,49 @@ extension RTPRecordingOutput {
     /// Writes one AAC AU of the session's audio stream (MP4: into its sound track; held until
     /// the first picture is written). Without an audio stream given at creation, or into an
     /// Annex-B stream, the AU is counted in ``audioNotWritten``.
-    public func writeAudio(_ unit: RTPAACAccessUnit) throws {
-        guard let audio, isMP4 || transportStream != nil else {
-            audioNotWritten += 1
-            return
-        }
-        guard let videoOrigin, alignment != nil || !holdsAudioUntilAligned else {
-            if audioQueue.count < Self.maxQueuedAudio { audioQueue.append(unit) } else { audioNotWritten += 1 }
-            return
-        }
-        if firstAudio == nil {
-            // Where the first AU presents against the first picture (0 when not known).
-            let offset = alignment?.audioOffset(audioTime: unit.rtpTimestamp, videoOrigin: videoOrigin) ?? 0
-            firstAudio = (unit.rtpTimestamp, unit.time, offset)
-        }
-        if let mp4, let audioTrack {
-            try audioTrack.append(unit, to: mp4.writer)
-        } else if let transportStream, let first = firstAudio {
-            let time = first.offset &+ (unit.time &- first.time)
-            // The stream starts 1.4 s before the first picture (TransportStreamMuxerOptions'
-            // firstPresentationTime): audio earlier than that has no PTS; counted, not written.
-            guard time > -(Int64(audio.format.clockRate) * 7 / 5) else {
+    /// - Throws: ``NALU/NALUError`` from muxing or writing.
+    public func writeAudio(_ unit: RTPAACAccessUnit) throws(NALUError) {
+        do {
+            guard let audio, isMP4 || transportStream != nil else {
                 audioNotWritten += 1
                 return
             }
-            try transportStream.writeAudio(unit.bytes, time: time, rate: audio.format.clockRate)
+            guard let videoOrigin, alignment != nil || !holdsAudioUntilAligned else {
+                if audioQueue.count < Self.maxQueuedAudio { audioQueue.append(unit) } else { audioNotWritten += 1 }
+                return
+            }
+            if firstAudio == nil {
+                // Where the first AU presents against the first picture (0 when not known).
+                let offset = alignment?.audioOffset(audioTime: unit.rtpTimestamp, videoOrigin: videoOrigin) ?? 0
+                firstAudio = (unit.rtpTimestamp, unit.time, offset)
+            }
+            if let mp4, let audioTrack {
+                try audioTrack.append(unit, to: mp4.writer)
+            } else if let transportStream, let first = firstAudio {
+                let time = first.offset &+ (unit.time &- first.time)
+                // The stream starts 1.4 s before the first picture (TransportStreamMuxerOptions'
+                // firstPresentationTime): audio earlier than that has no PTS; counted, not written.
+                guard time > -(Int64(audio.format.clockRate) * 7 / 5) else {
+                    audioNotWritten += 1
+                    return
+                }
+                try transportStream.writeAudio(unit.bytes, time: time, rate: audio.format.clockRate)
+            }
+        } catch {
+            throw NALUError.converting(error, field: path)
         }
     }
 
     /// Sets the ``alignment`` (when none is set yet) and writes the AAC AUs held for it.
-    public func align(_ alignment: RTPStreamAlignment) throws {
-        guard self.alignment == nil else { return }
-        self.alignment = alignment
-        try writeQueuedAudio()
+    /// - Throws: ``NALU/NALUError`` from writing the audio held.
+    public func align(_ alignment: RTPStreamAlignment) throws(NALUError) {
+        do {
+            guard self.alignment == nil else { return }
+            self.alignment = alignment
+            try writeQueuedAudio()
+        } catch {
+            throw NALUError.converting(error, field: path)
+        }
     }
 
     /// AAC AUs written, and those whose time went backwards (not written).

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALURTP
 
 /// Which stream of a session a packet belongs to.
@@ -75,8 +75,8 @@ extension RTPStreamTransmitter {
     /// payload type from `options`), on the port after the video's RTCP port
     /// (``transmit(to:rtpdump:sdp:)``: the video's + 2) and in the SDP.
     /// - Throws: `NALUError` for packetizer options out of range or an AudioSpecificConfig too short.
-    public func attachAudio(_ source: RTPAACSendSource, options: RTPAACPacketizerOptions) throws {
-        audio = try RTPAACStreamSender(source: source, options: options)
+    public func attachAudio(_ source: RTPAACSendSource, options: RTPAACPacketizerOptions) throws(NALUError) {
+        audio = try NALUError.typed(field: "audio") { try RTPAACStreamSender(source: source, options: options) }
     }
 
     /// AUs and packets of the AAC stream sent so far (0 without one).

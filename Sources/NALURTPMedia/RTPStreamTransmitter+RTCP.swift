@@ -1,3 +1,4 @@
+public import NALU
 public import NALURTP
 
 extension RTPStreamTransmitter {
@@ -8,7 +9,7 @@ extension RTPStreamTransmitter {
     /// Each channel sends from a UDP port the system picks. `nil` for a stream whose RTCP port
     /// would be past 65535.
     /// - Throws: `NALUError` when a socket cannot be opened.
-    public func senderChannels(to destination: UDPEndpoint, ssrc: UInt32) throws -> (video: RTCPSenderChannel?, audio: RTCPSenderChannel?) {
+    public func senderChannels(to destination: UDPEndpoint, ssrc: UInt32) throws(NALUError) -> (video: RTCPSenderChannel?, audio: RTCPSenderChannel?) {
         guard destination.port < UInt16.max else { return (nil, nil) }
         let video = RTCPSenderChannel(socket: try UDPSocket(bindingTo: UDPEndpoint(address: "0.0.0.0", port: 0)),
                                       destination: UDPEndpoint(address: destination.address, port: destination.port + 1),

@@ -52,7 +52,7 @@ public final class RTPStreamTransmitter {
     /// Prepares `reader`'s video for packetization.
     /// - Throws: `NALUError` `.missing` (field `frame rate`) for an elementary stream without
     ///   ``RTPTransmitterOptions/frameRate``, or (field `access unit`) for a stream without any.
-    public init(reader: MediaReader, options: RTPTransmitterOptions) throws {
+    public init(reader: MediaReader, options: RTPTransmitterOptions) throws(NALUError) {
         self.reader = reader
         self.options = options
         if let own = reader.timescale {
@@ -64,7 +64,7 @@ public final class RTPStreamTransmitter {
         }
         sender = try RTPStreamSender(codec: reader.codec, timescale: timescale, parameterSets: reader.outOfBandParameterSets,
                                      options: options.packetizer)
-        guard let first = try reader.nextAccessUnit() else { throw NALUError(.missing, field: "access unit", detail: "no access unit to send") }
+        guard let first = try NALUError.typed(field: "access unit", { try reader.nextAccessUnit() }) else { throw NALUError(.missing, field: "access unit", detail: "no access unit to send") }
         self.first = first
         firstPTS = first.pts
         parameterSets = reader.outOfBandParameterSets.isEmpty ? first.parameterSets : reader.outOfBandParameterSets
@@ -83,7 +83,10 @@ public final class RTPStreamTransmitter {
     /// first access unit's decoding time in nanoseconds.
     /// - Throws: `NALUError` for a time out of range, an elementary stream's B picture (its
     ///   presentation order is not known from a frame rate), a unit RTP cannot carry, or what
-    ///   `deliver` throws.
+    ///   `deliver` throws, as it threw it. Untyped (`any Error`) for that: Swift 6.3 does not give
+    ///   a closure literal the typed throws of the parameter it is passed to, so a
+    ///   `throws(NALUError)` `deliver` would make every caller write `throws(NALUError) in`, and
+    ///   converting a caller's own error to a `NALUError` would lose its type.
     public func transmit(_ deliver: (_ packet: [UInt8], _ offsetNanoseconds: Int64) throws -> Void) throws -> RTPTransmissionReport {
         try transmitStreams { packet, offset, _ in try deliver(packet, offset) }
     }
@@ -92,6 +95,7 @@ public final class RTPStreamTransmitter {
     /// `deliver` with its offset and its stream. An AU goes out when the video access unit
     /// decoding at its presentation time does (the packetizer holds up to
     /// ``NALURTP/RTPAACPacketizerOptions/maxAccessUnitsPerPacket`` AUs).
+    /// - Throws: as ``transmit(_:)`` (untyped for its reason).
     public func transmitStreams(_ deliver: (_ packet: [UInt8], _ offsetNanoseconds: Int64, _ stream: RTPStreamKind) throws -> Void) throws
         -> RTPTransmissionReport {
         var report = RTPTransmissionReport()
@@ -129,7 +133,7 @@ public final class RTPStreamTransmitter {
     /// The presentation and decoding times of `unit` in the sender's timescale: the container's,
     /// else (an elementary stream) the frame number at the frame rate, which needs pictures in
     /// presentation order.
-    private func times(of unit: CodedAccessUnit, index: Int) throws -> (pts: Int64, decode: Int64) {
+    private func times(of unit: CodedAccessUnit, index: Int) throws(NALUError) -> (pts: Int64, decode: Int64) {
         if let pts = unit.pts { return (pts, unit.dts ?? pts) }
         guard let rate = options.frameRate else {
             throw NALUError(.missing, field: "access unit \(unit.index)", detail: "it has no time")

@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUPackager
 public import NALURTP
 
@@ -38,84 +38,88 @@ public enum RTSPRecording {
     /// - Throws: the client's `NALUError`s; `.missing` (field `RTSP`) when no packet came within
     ///   `limits.wait`.
     public static func record(url: RTSPURL, to path: String, transport: RTSPTransport, limits: RTPReceptionLimits,
-                              videoOnly: Bool, liveHLS: PackagerOptions? = nil, shouldStop: () -> Bool = { false }) throws -> RTSPRecordingResult {
-        let client = try RTSPClient(url: url)
-        _ = try? client.options()
-        let (sdp, base) = try client.describe()
-        let description = try SessionDescription(parsing: sdp)
-        let controls = SDPControls(text: sdp)
-        let videoLine = "m=video"
-        let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
-        let audio = Self.recordedAudio(description, videoOnly: videoOnly)
-        let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description, liveHLS: liveHLS)
-        let rtcp = RTCPReceiverSession(keyframeRequest: RTCPDescription(sdp: sdp, video: description.video).keyframeRequest)
-        recorder.rtcp = rtcp
-        var socket: UDPSocket?
-        var rtcpChannel: RTCPReceiverChannel?
-        var audioSocket: UDPSocket?
-        // The audio's RTCP: its SRs place it against the video when RTP-Info does not, its BYE ends it.
-        let audioRTCP = audio.map { RTCPReceiverSession(canonicalName: rtcp.canonicalName, clockRate: Int64($0.description.sampleRate)) }
-        var audioRTCPChannel: RTCPReceiverChannel?
-        let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
-        switch transport {
-        case .tcp:
-            _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
-            if let audioControl { _ = try client.setup(audioControl, transport: "RTP/AVP/TCP;unicast;interleaved=2-3") }
-        case .udp:
-            let video = try Self.setupUDP(client: client, control: control)
-            socket = video.rtp
-            rtcpChannel = RTCPReceiverChannel(socket: video.rtcp, session: rtcp)
-            if let audioControl, let audioRTCP {
-                let (rtp, control) = try Self.setupUDP(client: client, control: audioControl)
-                audioSocket = rtp
-                audioRTCPChannel = RTCPReceiverChannel(socket: control, session: audioRTCP)
+                              videoOnly: Bool, liveHLS: PackagerOptions? = nil, shouldStop: () -> Bool = { false }) throws(NALUError) -> RTSPRecordingResult {
+        do {
+            let client = try RTSPClient(url: url)
+            _ = try? client.options()
+            let (sdp, base) = try client.describe()
+            let description = try SessionDescription(parsing: sdp)
+            let controls = SDPControls(text: sdp)
+            let videoLine = "m=video"
+            let control = base.resolving(controls.control(ofFirst: videoLine) ?? "")
+            let audio = Self.recordedAudio(description, videoOnly: videoOnly)
+            let recorder = try RTPRecorder(video: description.video, path: path, audio: audio?.description, liveHLS: liveHLS)
+            let rtcp = RTCPReceiverSession(keyframeRequest: RTCPDescription(sdp: sdp, video: description.video).keyframeRequest)
+            recorder.rtcp = rtcp
+            var socket: UDPSocket?
+            var rtcpChannel: RTCPReceiverChannel?
+            var audioSocket: UDPSocket?
+            // The audio's RTCP: its SRs place it against the video when RTP-Info does not, its BYE ends it.
+            let audioRTCP = audio.map { RTCPReceiverSession(canonicalName: rtcp.canonicalName, clockRate: Int64($0.description.sampleRate)) }
+            var audioRTCPChannel: RTCPReceiverChannel?
+            let audioControl = audio.map { _ in base.resolving(controls.control(ofFirst: "m=audio") ?? "") }
+            switch transport {
+            case .tcp:
+                _ = try client.setup(control, transport: "RTP/AVP/TCP;unicast;interleaved=0-1")
+                if let audioControl { _ = try client.setup(audioControl, transport: "RTP/AVP/TCP;unicast;interleaved=2-3") }
+            case .udp:
+                let video = try Self.setupUDP(client: client, control: control)
+                socket = video.rtp
+                rtcpChannel = RTCPReceiverChannel(socket: video.rtcp, session: rtcp)
+                if let audioControl, let audioRTCP {
+                    let (rtp, control) = try Self.setupUDP(client: client, control: audioControl)
+                    audioSocket = rtp
+                    audioRTCPChannel = RTCPReceiverChannel(socket: control, session: audioRTCP)
+                }
             }
-        }
-        let played = try client.play()
-        if let audio, let audioControl {
-            recorder.output.alignment = Self.alignment(played, video: control, audio: audioControl, clockRate: audio.description.sampleRate)
-            // Without RTP-Info, the two streams' RTCP sender reports place the audio.
-            recorder.output.holdsAudioUntilAligned = recorder.output.alignment == nil
-        }
-        let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
-        var lastKeepAlive = MonotonicClock.now()
-        let sendKeepAlive = { () throws -> Void in
-            let now = MonotonicClock.now()
-            if now - lastKeepAlive >= keepAlive {
-                lastKeepAlive = now
-                try client.sendKeepAlive()
+            let played = try client.play()
+            if let audio, let audioControl {
+                recorder.output.alignment = Self.alignment(played, video: control, audio: audioControl, clockRate: audio.description.sampleRate)
+                // Without RTP-Info, the two streams' RTCP sender reports place the audio.
+                recorder.output.holdsAudioUntilAligned = recorder.output.alignment == nil
             }
-        }
-        let report: RTPReceptionReport
-        if let socket, let audioSocket {
-            report = try recorder.receive(video: socket, audio: audioSocket, control: rtcpChannel, audioControl: audioRTCPChannel,
-                                          limits: limits, shouldStop: shouldStop) {
-                try sendKeepAlive()
-                // Answers to the keep-alives: read and dropped.
-                _ = try? client.nextFrame(timeoutMilliseconds: 0)
+            let keepAlive = Int64(max(1, client.sessionTimeout / 2)) * 1_000_000_000
+            var lastKeepAlive = MonotonicClock.now()
+            let sendKeepAlive = { () throws -> Void in
+                let now = MonotonicClock.now()
+                if now - lastKeepAlive >= keepAlive {
+                    lastKeepAlive = now
+                    try client.sendKeepAlive()
+                }
             }
-        } else if let socket {
-            var failure: (any Error)?
-            report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
-                do { try sendKeepAlive() } catch { failure = error; return true }
-                // Answers to the keep-alives: read and dropped.
-                _ = try? client.nextFrame(timeoutMilliseconds: 0)
-                return shouldStop()
-            }, handle: recorder.handle)
-            if let failure { throw failure }
-        } else {
-            report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, audioRTCP: audioRTCP, limits: limits,
-                                            shouldStop: shouldStop, keepAlive: sendKeepAlive)
+            let report: RTPReceptionReport
+            if let socket, let audioSocket {
+                report = try recorder.receive(video: socket, audio: audioSocket, control: rtcpChannel, audioControl: audioRTCPChannel,
+                                              limits: limits, shouldStop: shouldStop) {
+                    try sendKeepAlive()
+                    // Answers to the keep-alives: read and dropped.
+                    _ = try? client.nextFrame(timeoutMilliseconds: 0)
+                }
+            } else if let socket {
+                var failure: (any Error)?
+                report = try RTPReception.receive(from: socket, into: &recorder.receiver, limits: limits, control: rtcpChannel, shouldStop: {
+                    do { try sendKeepAlive() } catch { failure = error; return true }
+                    // Answers to the keep-alives: read and dropped.
+                    _ = try? client.nextFrame(timeoutMilliseconds: 0)
+                    return shouldStop()
+                }, handle: recorder.handle)
+                if let failure { throw failure }
+            } else {
+                report = try receiveInterleaved(client: client, recorder: recorder, rtcp: rtcp, audioRTCP: audioRTCP, limits: limits,
+                                                shouldStop: shouldStop, keepAlive: sendKeepAlive)
+            }
+            try? client.teardown()
+            if report.end == .noPacket {
+                throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
+            }
+            try recorder.finish()
+            let others = videoOnly ? [] : Self.mediaNotRecorded(description, audio: audio)
+            return RTSPRecordingResult(description: description, end: report.end,
+                                       losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
+                                       summary: recorder.summary, notes: recorder.notes + recorder.output.packagerNotes)
+        } catch {
+            throw NALUError.converting(error, field: "RTSP")
         }
-        try? client.teardown()
-        if report.end == .noPacket {
-            throw NALUError(.missing, field: "RTSP", detail: "no RTP packet came from \(url) within \(limits.wait / 1_000_000_000) s")
-        }
-        try recorder.finish()
-        let others = videoOnly ? [] : Self.mediaNotRecorded(description, audio: audio)
-        return RTSPRecordingResult(description: description, end: report.end,
-                                   losses: recorder.losses(unparsed: report.unparsed, otherMedia: others),
-                                   summary: recorder.summary, notes: recorder.notes + recorder.output.packagerNotes)
     }
 
     /// The reception loop of interleaved TCP: channel 0 is the video's RTP, 1 its RTCP, 2 and 3

@@ -110,7 +110,7 @@ public final class CompositionWriter {
     /// - Throws: what ``SmartTrimmer/init(path:options:frameRate:decoder:encoder:)`` throws;
     ///   ``NALU/NALUError`` `.missing` `range` for no clip; `.unsupported` with field `concat`
     ///   naming two inputs of different codecs.
-    public init(_ composition: Composition, decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws {
+    public init(_ composition: Composition, decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws(NALUError) {
         guard let first = composition.clips.first else { throw NALUError(.missing, field: "range", detail: "no piece to keep") }
         var trimmers: [String: SmartTrimmer] = [:]
         var firstCodec: Codec?
@@ -132,7 +132,8 @@ public final class CompositionWriter {
 
     /// The codec of the first clip's input, read from its start (to choose an encoder before
     /// ``init(_:decoder:encoder:)``).
-    public static func codec(of composition: Composition) throws -> Codec {
+    /// - Throws: ``NALU/NALUError``: `.missing` `range` for no clip, or opening the input's.
+    public static func codec(of composition: Composition) throws(NALUError) -> Codec {
         guard let first = composition.clips.first else { throw NALUError(.missing, field: "range", detail: "no piece to keep") }
         return try MediaSource(path: first.path, options: first.options).codec
     }
@@ -141,11 +142,18 @@ public final class CompositionWriter {
     public func source(of path: String) -> MediaSource? { trimmers[path]?.source }
 
     /// The pictures the output will show: each clip's planned count (from the inputs' indexes).
-    public func plannedPictures() throws -> Int {
-        try composition.clips.reduce(0) { total, clip in
-            guard let trimmer = trimmers[clip.path] else { return total }
-            return total + (try named(clip) { try trimmer.plan(start: clip.range.start ?? .zero, end: clip.range.end).smart.pictureCount })
+    /// - Throws: ``NALU/NALUError`` from planning a clip (a range's fault names the clip, `PATH@RANGE`).
+    public func plannedPictures() throws(NALUError) -> Int {
+        var total = 0
+        for clip in composition.clips {
+            guard let trimmer = trimmers[clip.path] else { continue }
+            do {
+                total += try named(clip) { try trimmer.plan(start: clip.range.start ?? .zero, end: clip.range.end).smart.pictureCount }
+            } catch {
+                throw NALUError.converting(error, field: clip.name)
+            }
         }
+        return total
     }
 
     private static func name(_ codec: Codec) -> String { codec == .h264 ? "H.264" : "H.265" }

@@ -24,7 +24,7 @@ public enum MatchedEncoding {
     ///   source's), and profiles no encoder here writes.
     public static func configuration(codec: Codec, sps: [UInt8], pps: [UInt8]?, width: Int, height: Int, pixelFormat: PixelFormat,
                                      frameRate: Rational, timeBase: Rational, count: Int, rateControl: RateControl,
-                                     interlace: @autoclosure () throws -> Interlace? = nil) throws -> EncoderConfiguration {
+                                     interlace: @autoclosure () throws(NALUError) -> Interlace? = nil) throws(NALUError) -> EncoderConfiguration {
         var configuration = EncoderConfiguration(codec: codec, width: width, height: height)
         configuration.pixelFormat = pixelFormat
         configuration.frameRate = frameRate
@@ -109,7 +109,7 @@ extension MatchedEncoding {
     /// - Throws: ``NALU/NALUError`` `.unsupported` when the source is not Constrained Baseline, or
     ///   its VUI carries a colour description, a sample aspect ratio other than 1:1 or a chroma
     ///   location, which OpenH264 cannot write (nothing the source says is dropped silently).
-    public static func openH264(_ configuration: EncoderConfiguration, sps: [UInt8]) throws -> EncoderConfiguration {
+    public static func openH264(_ configuration: EncoderConfiguration, sps: [UInt8]) throws(NALUError) -> EncoderConfiguration {
         let parsed = try AVCSequenceParameterSet(nalUnit: sps[...])
         guard configuration.codec == .h264, parsed.profileIdc == 66, parsed.constraintSetFlags & 0x40 != 0 else {
             throw NALUError(.unsupported, field: "profile_idc",

@@ -169,13 +169,15 @@ public final class SmartCutList {
 
     /// Several pieces, of one or more inputs of one codec, in the order they are joined
     /// (``CompositionWriter/init(_:decoder:encoder:)``).
-    public init(pieces: [Piece], decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws {
+    /// - Throws: ``NALU/NALUError``, as ``CompositionWriter/init(_:decoder:encoder:)``.
+    public init(pieces: [Piece], decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws(NALUError) {
         writer = try CompositionWriter(Composition(clips: pieces), decoder: decoder, encoder: encoder)
     }
 
     /// The ranges of one input, checked as a cut list (``SmartCutRange/check(_:)``).
+    /// - Throws: ``NALU/NALUError``: a range refused by the check, or the input's.
     public convenience init(path: String, ranges: [SmartCutRange], options: MediaSourceOptions = MediaSourceOptions(),
-                            decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws {
+                            decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws(NALUError) {
         try self.init(pieces: Composition(path: path, ranges: ranges, options: options).clips, decoder: decoder, encoder: encoder)
     }
 

@@ -76,13 +76,15 @@ public final class SmartTrimmer {
     /// Opens `path`: MP4/MOV, MPEG-TS, or an Annex-B or length-prefixed elementary stream
     /// (``NALUMedia/MediaSource``). An elementary stream is timed at `frameRate` (`--fps`), else
     /// its SPS VUI's, as ``NALUMedia/Trimmer`` times it; it is read twice, so it must be a file.
+    /// - Throws: ``NALU/NALUError``: the input's (opening, reading), `.unsupported` for an
+    ///   elementary stream or transport stream on standard input.
     public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil,
-                decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws {
+                decoder: any DecoderBackendFactory, encoder: any EncoderBackendFactory) throws(NALUError) {
         self.path = path
         self.options = options
         self.decoder = decoder
         self.encoder = encoder
-        trimmer = try Trimmer(path: path, options: options, frameRate: frameRate)
+        trimmer = try NALUError.typed(field: path) { try Trimmer(path: path, options: options, frameRate: frameRate) }
         if path == "-" && trimmer.source.mp4 == nil {
             throw NALUError(.unsupported, field: "standard input",
                             detail: "a smart cut reads an elementary stream or transport stream twice; save it to a file first, or pipe MP4")
@@ -97,16 +99,21 @@ public final class SmartTrimmer {
     /// The timing index the cut is planned on: an MP4/MOV input's from its sample table
     /// (``NALUMedia/TrimIndex/fromSampleTable(_:frameRate:)``: only the sync samples are read),
     /// another input's from a pass over the stream (``NALUMedia/Trimmer/index()``).
-    public func index() throws -> TrimIndex {
+    /// - Throws: ``NALU/NALUError`` from reading the input.
+    public func index() throws(NALUError) -> TrimIndex {
         if let cachedIndex { return cachedIndex }
-        let index = try TrimIndex.fromSampleTable(trimmer.source, frameRate: trimmer.frameRate) ?? trimmer.index()
+        // Not `??`: its autoclosure throws `any Error`.
+        let index: TrimIndex
+        if let table = try TrimIndex.fromSampleTable(trimmer.source, frameRate: trimmer.frameRate) { index = table } else { index = try trimmer.index() }
         cachedIndex = index
         return index
     }
 
     /// Plans the cut (see ``SmartCutPlan``) and the ordinary trim plan of the same range (its
     /// audio cut is reused).
-    public func plan(start: MediaTime, end: MediaTime?) throws -> (smart: SmartCutPlan, trim: TrimPlan) {
+    /// - Throws: ``NALU/NALUError``: the input's, or a range with no picture (a stream fault: the
+    ///   plan decodes nothing).
+    public func plan(start: MediaTime, end: MediaTime?) throws(NALUError) -> (smart: SmartCutPlan, trim: TrimPlan) {
         let index = try self.index()
         let trim = try TrimPlan(index: index, start: start, end: end)
         let smart = try SmartCutPlan(index: index, startTick: trim.startTick, endTick: trim.endTick)

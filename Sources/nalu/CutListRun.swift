@@ -36,7 +36,9 @@ struct CutListRun {
         writer.preset = smart.preset
         let result: CutResult
         do {
-            result = try writer.commit(to: FileSink(path: output), format: to.format(mp4), audio: !noAudio, caller: option).result
+            result = try ExportError.unwrapping {
+                try writer.commit(to: FileSink(path: output), format: to.format(mp4), audio: !noAudio, caller: option).result
+            }
         } catch let error as NALUError {
             throw usage(error)
         }

@@ -68,7 +68,7 @@ struct ScaleSize: ExpressibleByArgument, Hashable {
 /// with its hint, a decoder's error naming `input`.
 func commandLine<T>(input: String, _ body: () throws -> T) throws -> T {
     do {
-        return try body()
+        return try ExportError.unwrapping(body)
     } catch let error as ExportError {
         if error.code == .decodeFailed, let decoderError = error.underlying as? DecoderError {
             throw decoderError.cliError(input: error.subject ?? input)

@@ -54,6 +54,8 @@ enum Failure {
     /// Prints `error` as `nalu: error: …` (plus hint and usage lines) and exits with its status.
     /// A write to a closed pipe exits quietly, as `head`'s writers do.
     static func exit(_ error: any Error) -> Never {
+        // A stage's error carried by an `ExportError` (typed throws) is reported as the stage threw it.
+        let error = (error as? ExportError)?.stageError ?? error
         if (error as? NALUError)?.isBrokenPipe == true {
             TemporaryFileRegistry.removeAll()
             exitProcess(Signals.exitStatus(SIGPIPE))
@@ -78,6 +80,8 @@ enum Failure {
 
     /// The message lines and exit status for `error`.
     static func describe(_ error: any Error) -> (String, Int32) {
+        // A stage's error carried by an `ExportError` (typed throws) is described as the stage threw it.
+        let error = (error as? ExportError)?.stageError ?? error
         switch error {
         case let error as CLIError:
             var text = "nalu: error: \(error)\n"

@@ -22,8 +22,10 @@ struct InterlaceOptions: ParsableArguments {
     func interlace(of input: MediaSource?, pid: UInt16?, configuration: EncoderConfiguration, factory: any EncoderBackendFactory,
                    scaled: Bool) throws -> Interlace? {
         do {
-            return try InterlaceChoice.interlace(of: input, pid: pid, configuration: configuration, factory: factory,
-                                                 scaled: scaled, progressive: progressive)
+            return try ExportError.unwrapping {
+                try InterlaceChoice.interlace(of: input, pid: pid, configuration: configuration, factory: factory,
+                                              scaled: scaled, progressive: progressive)
+            }
         } catch let refusal as InterlaceRefusal {
             let option = refusal.field == "scale" || refusal.field == "profile" ? "--" + refusal.field : refusal.field
             throw CLIError.usage(option, refusal.message, hint: "--progressive encodes the decoded pictures as progressive ones on purpose")

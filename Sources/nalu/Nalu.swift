@@ -1,4 +1,5 @@
 import ArgumentParser
+import NALUExport
 import NALUIO
 #if canImport(Glibc)
 import Glibc
@@ -42,6 +43,8 @@ struct Nalu: ParsableCommand {
             if let io = command as? any CommandIO { try Preflight.check(io) }
             try command.run()
         } catch {
+            // A stage's error carried by an `ExportError` (typed throws): as the stage threw it.
+            let error = (error as? ExportError)?.stageError ?? error
             // ArgumentParser's own outcomes (help, version, its errors) as when parsing.
             if !(error is ValidationError || error is ExitCode), exitCode(for: error) != .failure { Failure.exitForParse(error) }
             Failure.exit(error)

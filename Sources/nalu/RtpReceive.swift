@@ -114,7 +114,9 @@ struct RtpReceive: ParsableCommand, CommandIO {
     }
 
     private func readDescription() throws -> SessionDescription {
-        do { return try SessionDescription(readingFile: sdp) } catch let error as NALUError where error.field == "SDP" {
+        do { return try SessionDescription(readingFile: sdp) } catch {
+            // The error is a `NALUError` (typed throws); `catch let … as … where` on it crashes Swift 6.3.1's SILGen.
+            guard error.field == "SDP" else { throw error }
             throw CLIError(sdp, error.detail ?? error.description, status: ExitStatus.dataError)
         }
     }

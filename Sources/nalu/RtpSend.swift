@@ -101,7 +101,9 @@ struct RtpSend: ParsableCommand, CommandIO {
         let transmitter: RTPStreamTransmitter
         do {
             transmitter = try RTPStreamTransmitter(reader: reader, options: RTPTransmitterOptions(packetizer: packetizer, realtime: realtime, frameRate: fps?.rational))
-        } catch let error as NALUError where error.field == "access unit" {
+        } catch {
+            // A `NALUError` (typed throws): `catch let … as … where` on it crashes Swift 6.3.1's SILGen.
+            guard error.field == "access unit" else { throw error }
             throw CLIError(input, "no access unit to send", status: ExitStatus.dataError)
         }
         if !videoOnly {

@@ -50,7 +50,7 @@ struct OtherTracksOption: ParsableArguments {
 /// does not apply to them (standard input that must be a file, two codecs: 65); else a value the input refutes (an empty range).
 func mappingOptionErrors<T>(opening: Bool = false, _ body: () throws -> T) throws -> T {
     do {
-        return try body()
+        return try ExportError.unwrapping(body)
     } catch let error as NALUError where opening && error.field == "concat" {
         throw CLIError("concat", error.detail ?? "the inputs differ", status: ExitStatus.dataError)
     } catch let error as NALUError where opening && error.field == "standard input" {
