@@ -122,7 +122,7 @@ public final class AnyRandomAccessSource: RandomAccessByteSource {
 
     public var size: Int64 { base.size }
 
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try base.read(at: offset, into: buffer)
     }
 }

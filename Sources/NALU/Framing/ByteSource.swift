@@ -90,3 +90,13 @@ public struct MemorySink: ByteSink, Sendable {
     /// Empties the sink, keeping its storage for reuse.
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 }
+
+extension ByteSource {
+    /// ``read(into:)`` with the source's error typed: a ``NALUError`` passes unchanged (every
+    /// source of nalu's throws one), another error becomes one naming `field`
+    /// (``NALUError/converting(_:field:)``): how a reader generic over a source throws
+    /// `NALUError` only.
+    package mutating func read(into buffer: UnsafeMutableRawBufferPointer, field: String) throws(NALUError) -> Int {
+        do { return try read(into: buffer) } catch { throw NALUError.converting(error, field: field) }
+    }
+}
