@@ -76,8 +76,11 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         return true
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if let readAhead { return try readAhead.read(into: buffer) }
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
+        if let readAhead {
+            // The read-ahead thread reads a duplicate of this descriptor: its errors are NALUErrors.
+            do { return try readAhead.read(into: buffer) } catch { throw NALUError.converting(error, field: path) }
+        }
         return try FileSource.read(descriptor, into: buffer, path: path)
     }
 
@@ -93,7 +96,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     }
 
     /// Reads until `buffer` is full or the input ends; returns the bytes read.
-    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))

@@ -164,7 +164,7 @@ public final class MP4FileSink: MediaSink {
     public let output: FileSink
     public let muxer: MP4Muxer<FileSink>
 
-    public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws {
+    public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws(NALUError) {
         self.output = output
         var spool: SpoolFile?
         if options.layout == .faststart {
@@ -192,11 +192,14 @@ public final class MP4FileSink: MediaSink {
     /// `options`, else its SPS VUI's.
     /// `parameterSets` replaces the source's record sets (edited ones).
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            parameterSets: [[UInt8]]? = nil) throws {
+                            parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         let (timed, clock) = try Self.options(options, keepingTimesOf: source)
         try self.init(codec: source.codec, output: output, options: timed)
         if let clock { try keepTimes(clock) }
-        for unit in parameterSets ?? source.outOfBandParameterSets { try push(nalUnit: unit) }
+        // No callback is set yet (``MP4Muxer/willAppendVideoSample``): the push throws only NALUError.
+        for unit in parameterSets ?? source.outOfBandParameterSets {
+            try NALUError.typed(field: "parameter set") { try push(nalUnit: unit) }
+        }
     }
 
     /// `options` for an output that keeps `source`'s times, and the clock to give
@@ -238,7 +241,7 @@ public final class MP4FileSink: MediaSink {
     /// presents (``TransportStreamAudioReader/origin(in:)``); `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws {
+                            transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         try self.init(for: source, output: output, options: options, transportStreamAudio: [audio], parameterSets: parameterSets)
     }
 
@@ -248,7 +251,7 @@ public final class MP4FileSink: MediaSink {
     /// order, timed against where the first picture presents; `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws {
+                            transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         var options = options
         let origins = audio.map { $0.origin(in: source) }
         options.passthroughTracks = zip(audio, origins).map { $0.mp4Track(origin: $1) }
@@ -275,7 +278,7 @@ public final class MP4FileSink: MediaSink {
     /// `parameterSets` replaces the source's record sets (edited ones).
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
-                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws {
+                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale

@@ -9,7 +9,7 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     public let muxer: TransportStreamMuxer<Output>
 
     public init(codec: Codec, output: Output, options: TransportStreamMuxerOptions,
-                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws(NALUError) {
         muxer = try TransportStreamMuxer(codec: codec, sink: output, options: options,
                                          outOfBandParameterSets: outOfBandParameterSets, declarativeSEI: declarativeSEI)
     }
@@ -24,7 +24,7 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     /// converted to 90 kHz, an MP4's edit list applied as a shift (the picture at the first
     /// edit's `media_time` presents at the first PTS, where its audio starts too; pictures the
     /// edit list hid stay before it, as a transport stream cannot hide them).
-    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws {
+    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws(NALUError) {
         var options = options
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         try self.init(codec: source.codec, output: output, options: options,
@@ -57,7 +57,7 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     /// `decodeTimes` limits it to a range of its decoding times (trimming).
     public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions,
                             audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?,
-                            decodeTimes: Range<Int64>? = nil) throws {
+                            decodeTimes: Range<Int64>? = nil) throws(NALUError) {
         try self.init(for: source, output: output, options: options)
         guard let audio, let video = source.mp4 else { return }
         try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)
