@@ -45,7 +45,7 @@ extension MediaSink {
     }
 
     /// Nothing lent is kept.
-    public func returnLent() throws {}
+    public func returnLent() throws(NALUError) {}
 
     /// No clock: the sink writes no times (Annex-B, length-prefixed).
     public var sampleClock: SampleClock? { nil }
@@ -305,7 +305,7 @@ public final class MP4FileSink: MediaSink {
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
     /// NAL units streamed to the file are lent to it (``MP4Muxer/returnLent()``).
-    public func returnLent() throws { try muxer.returnLent() }
+    public func returnLent() throws(NALUError) { try muxer.returnLent() }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).
     public func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
