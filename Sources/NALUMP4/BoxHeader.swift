@@ -116,6 +116,7 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// The headers of the boxes inside `parent`'s payload (or inside `range` at the top level),
     /// in file order.
+    /// - Throws: ``NALUError`` (typed): what ``read(from:at:parentEnd:parent:depth:)`` throws; `.tooLarge` past ``maxChildren``.
     public static func children(of parent: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws(NALUError) -> [MP4BoxHeader] {
         try children(from: parent.payloadOffset, to: parent.end, in: source, parent: parent.type, depth: depth)
     }

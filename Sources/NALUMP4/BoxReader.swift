@@ -23,6 +23,7 @@ public struct MP4BoxPayloadReader: Sendable {
     }
 
     /// Reads `header`'s payload from `source`, refusing payloads over `limit` bytes.
+    /// - Throws: ``NALUError`` (typed): `.tooLarge` past `limit`; the source's error.
     public init(_ header: MP4BoxHeader, in source: some RandomAccessByteSource, limit: Int64 = 1 << 30) throws(NALUError) {
         guard header.payloadSize <= limit else {
             throw NALUError(.tooLarge, field: "\(header.type).size", byteOffset: header.offset,

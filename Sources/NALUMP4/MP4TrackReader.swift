@@ -134,6 +134,7 @@ public struct MP4TrackReader<Source: RandomAccessByteSource> {
     }
 
     /// Reads `sample`'s bytes into `buffer`, replacing its contents.
+    /// - Throws: ``NALUError`` (typed): a sample past the end of the file; the source's error.
     public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws(NALUError) {
         try MP4SampleBytes.read(sample, from: context.source, into: &buffer)
     }

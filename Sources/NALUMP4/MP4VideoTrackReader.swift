@@ -73,6 +73,7 @@ public struct MP4VideoTrackReader<Source: RandomAccessByteSource> {
     }
 
     /// Reads `sample`'s bytes (its length-prefixed NAL units) into `buffer`, replacing its contents.
+    /// - Throws: ``NALUError`` (typed): a sample past the end of the file; the source's error.
     public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws(NALUError) {
         try MP4SampleBytes.read(sample, from: source, into: &buffer)
     }
@@ -102,6 +103,7 @@ public struct MP4SampleIterator<Source: RandomAccessByteSource> {
     }
 
     /// The next sample, or `nil` after the last.
+    /// - Throws: ``NALUError`` (typed): a malformed sample table or movie fragment, naming the field and its byte offset.
     public mutating func next() throws(NALUError) -> MP4Sample? {
         if !inFragments {
             if let sample = try table.next() {

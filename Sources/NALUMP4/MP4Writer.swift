@@ -655,6 +655,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// Writes what is pending and the movie box. The writer takes no more samples after.
+    /// - Throws: ``NALUError`` (typed): the output's write error (`.io` naming the path) or a value that does not fit its field.
     @discardableResult
     public func finish() throws(NALUError) -> MP4WriterSummary {
         guard !finished else { throw NALUError(.unsupported, field: "finish", detail: "already finished") }

@@ -70,6 +70,7 @@ public struct ConcatAudio {
     /// each input joined into the k-th output track, in track order. Every input must have as
     /// many sound tracks as the first, and each join must be possible (``plan(count:soundTrack:open:)``);
     /// otherwise none is joined and `reason` says why (nothing is joined in part).
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
     public static func plans(count: Int, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: [ConcatAudio], reason: String?) {
         guard count > 0 else { return ([], "no input") }
         var tracks: Int?
@@ -106,6 +107,7 @@ public struct ConcatAudio {
     /// The join of the audio of `count` inputs that `open` gives in turn (each is read and let
     /// go before the next is opened; the join opens them again, one at a time), or why there is
     /// none (`reason`, one phrase).
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
     public static func plan(count: Int, soundTrack index: Int = 0, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: ConcatAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
         var first: (track: MP4Track, entry: [UInt8], path: String)?

@@ -27,6 +27,7 @@ public struct ConcatTracks {
 
     /// The tracks joined, each input's in order, or why they cannot be (`reason`); `nil` with no
     /// reason when the inputs have no such track.
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
     public static func plan(count: Int, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (tracks: ConcatTracks?, reason: String?) {
         guard count > 0 else { return (nil, nil) }
         var descriptions: [MP4Track] = []

@@ -66,6 +66,7 @@ public final class ConcatTransportStreamAudio {
     /// gives in turn (each let go before the next is opened), timed by `timing` (the inputs'
     /// own times), else with the pictures laid at `frameRate`; `nil` with the reason (one phrase)
     /// when they cannot all be joined. `(nil, nil)` when no input has audio.
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed input.
     public static func plan(count: Int, timing: ConcatTiming? = nil, frameRate: Rational?,
                             open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: ConcatTransportStreamAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
@@ -269,6 +270,7 @@ public final class ConcatTransportStreamAudioStream {
     }
 
     /// The next frame with its output time, or why there is none yet.
+    /// - Throws: ``NALU/NALUError`` (typed): an input that cannot be read again, or a malformed frame.
     public func next() throws(NALUError) -> Step {
         while position < join.inputs.count {
             guard let start = join.videoStart(position) else { return .wait }
@@ -385,6 +387,7 @@ public final class ConcatTransportStreamInputMP4Feeder {
 
     /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
     /// (half a second ahead); `nil` appends the rest and sets the edit list.
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed input, or the writer's error.
     public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
         let rate = Int64(max(1, stream.format.sampleRate))
         let whole = Int64(stream.format.samplesPerFrame)

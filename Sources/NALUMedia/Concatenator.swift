@@ -124,6 +124,7 @@ public final class Concatenator {
 
     /// The first input's movie metadata (an MP4/MOV's rotation, creation times, user data), or
     /// `nil` for other containers.
+    /// - Throws: ``NALU/NALUError`` (typed): the first input cannot be opened again or its movie box is malformed.
     public func firstMovieMetadata() throws(NALUError) -> MP4MovieMetadata? {
         guard inputs.first?.container.isMP4 == true else { return nil }
         return try open(0, keeping: true).movieMetadata()

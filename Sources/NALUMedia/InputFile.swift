@@ -76,6 +76,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         return true
     }
 
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path, with the system's reason.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         if let readAhead {
             // The read-ahead thread reads a duplicate of this descriptor: its errors are NALUErrors.
@@ -85,6 +86,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     }
 
     /// Positioned read; only for regular files (0 bytes otherwise).
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path and the offset, with the system's reason.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard isRegularFile, let base = buffer.baseAddress, buffer.count > 0, offset >= 0, offset < size else { return 0 }
         while true {
@@ -125,6 +127,7 @@ public final class AnyRandomAccessSource: RandomAccessByteSource {
 
     public var size: Int64 { base.size }
 
+    /// - Throws: ``NALU/NALUError`` (typed): the wrapped source's error.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try base.read(at: offset, into: buffer)
     }

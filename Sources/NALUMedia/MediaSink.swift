@@ -44,7 +44,7 @@ extension MediaSink {
         return try finish()
     }
 
-    /// Nothing lent is kept.
+    /// Nothing lent is kept: throws nothing (typed ``NALU/NALUError``, as the sinks' own).
     public func returnLent() throws(NALUError) {}
 
     /// No clock: the sink writes no times (Annex-B, length-prefixed).
@@ -164,6 +164,7 @@ public final class MP4FileSink: MediaSink {
     public let output: FileSink
     public let muxer: MP4Muxer<FileSink>
 
+    /// - Throws: ``NALU/NALUError`` (typed): options the muxer refuses (`.invalidValue` naming the option).
     public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws(NALUError) {
         self.output = output
         var spool: SpoolFile?
@@ -191,6 +192,7 @@ public final class MP4FileSink: MediaSink {
     /// input's (unless `options` give one). An elementary stream is timed at the frame rate of
     /// `options`, else its SPS VUI's.
     /// `parameterSets` replaces the source's record sets (edited ones).
+    /// - Throws: ``NALU/NALUError`` (typed): options the muxer refuses, the source's sample table, a parameter set the muxer refuses.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         let (timed, clock) = try Self.options(options, keepingTimesOf: source)
@@ -240,6 +242,7 @@ public final class MP4FileSink: MediaSink {
     /// carried beside the video as an `mp4a` track, timed against where the first picture
     /// presents (``TransportStreamAudioReader/origin(in:)``); `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; audio the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         try self.init(for: source, output: output, options: options, transportStreamAudio: [audio], parameterSets: parameterSets)
@@ -250,6 +253,7 @@ public final class MP4FileSink: MediaSink {
     /// track (``TransportStreamAudioReader/mp4SampleEntry``, its language in `mdhd`), in program
     /// order, timed against where the first picture presents; `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; audio the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         var options = options
@@ -276,6 +280,7 @@ public final class MP4FileSink: MediaSink {
     /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
     /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
     /// `parameterSets` replaces the source's record sets (edited ones).
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; a track the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
                             decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
@@ -305,6 +310,7 @@ public final class MP4FileSink: MediaSink {
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
     /// NAL units streamed to the file are lent to it (``MP4Muxer/returnLent()``).
+    /// - Throws: ``NALU/NALUError`` (typed): the file's write error.
     public func returnLent() throws(NALUError) { try muxer.returnLent() }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).

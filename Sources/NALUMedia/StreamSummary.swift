@@ -230,6 +230,7 @@ public struct FrameDurations: Hashable, Sendable {
     }
 
     /// The durations of `reader`'s video samples, or `nil` for a track of fewer than 2.
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table, naming the field and its byte offset.
     public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws(NALUError) -> FrameDurations? {
         var spread: (UInt32, UInt32)?
         var previous: UInt32?

@@ -101,6 +101,7 @@ public final class TransportStreamAudioReader {
     }
 
     /// Opens `path` again and reads up to its first AAC frame on `pid`.
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path; a malformed transport stream.
     public convenience init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws(NALUError) {
         try self.init(path: path, packetSize: packetSize, stream: ProgramElement(streamType: 0x0F, pid: pid), limit: limit)
     }

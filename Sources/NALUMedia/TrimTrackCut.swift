@@ -22,6 +22,7 @@ public struct TrimTrackCut {
     /// its media time less its edit's `media_time`, plus its leading empty edits less the
     /// video's, as for audio (``TrimAudioCut``). Tracks with no sample in the range are left out
     /// (nothing of them presents there): `emptyInRange` lists their track_IDs.
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table, naming the field and its byte offset.
     public static func cuts(for plan: TrimPlan, source: MediaSource, segmentDuration: UInt64,
                             movieTimescale: UInt32) throws(NALUError) -> (cuts: [TrimTrackCut], emptyInRange: [UInt32]) {
         guard let movie = try source.movie(), let video = source.mp4, movieTimescale > 0 else { return ([], []) }

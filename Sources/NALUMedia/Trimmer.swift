@@ -47,6 +47,7 @@ public final class Trimmer {
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
+    /// - Throws: ``NALU/NALUError`` (typed): what ``MediaSource/init(path:options:)`` throws; the index's errors (a malformed stream, no frame rate).
     public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil) throws(NALUError) {
         self.path = path
         self.options = options

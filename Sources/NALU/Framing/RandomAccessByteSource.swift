@@ -18,6 +18,7 @@ public protocol RandomAccessByteSource {
 extension RandomAccessByteSource {
     /// Fills `buffer` completely from `offset`, or throws: ``NALUError/Code/truncated`` naming
     /// `field` when the data ends first.
+    /// - Throws: ``NALUError`` (typed): `.truncated` naming `field` when the data ends first; the source's error.
     public func readExactly(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, field: String) throws(NALUError) {
         var filled = 0
         while filled < buffer.count {
@@ -34,6 +35,7 @@ extension RandomAccessByteSource {
 
     /// Reads `count` bytes at `offset` into a new array. The range is checked against ``size``
     /// before anything is allocated, so a hostile length cannot cause a large allocation.
+    /// - Throws: ``NALUError`` (typed): `.invalidValue` for a negative range, `.lengthPastEnd` past ``size``; the source's error.
     public func readBytes(at offset: Int64, count: Int, field: String) throws(NALUError) -> [UInt8] {
         guard count >= 0, offset >= 0 else {
             throw NALUError(.invalidValue, field: field, byteOffset: offset, detail: "negative range")

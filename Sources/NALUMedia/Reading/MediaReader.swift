@@ -259,6 +259,7 @@ extension MediaReader: AsyncSequence {
 
         /// ``next()`` (`AsyncIteratorProtocol`'s requirement with typed throws): the items do
         /// not depend on the caller's isolation.
+        /// - Throws: ``NALU/NALUError`` (typed), as ``next()``.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(NALUError) -> MediaReaderItem? {
             try await Self.item(of: reader)
         }
