@@ -95,7 +95,7 @@ final class MemorySpool: ByteSink, RandomAccessByteSource {
     private(set) var bytes: [UInt8] = []
     var size: Int64 { Int64(bytes.count) }
     func write(_ buffer: UnsafeRawBufferPointer) { bytes.append(contentsOf: buffer) }
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try MemoryRandomAccessSource(bytes).read(at: offset, into: buffer)
     }
 }

@@ -9,7 +9,7 @@
 // queue lose, add and reorder nothing) and the reader ends where it does (with an error or
 // not; reading other tracks, it may fail earlier on their damage, after a prefix of them); access units are numbered 0, 1, 2… and each NAL unit in them has a header that
 // parses (no damaged unit reaches a decoder); every damage report lies inside the file; each
-// other track's samples come in decoding order; a cancelled reader throws CancellationError.
+// other track's samples come in decoding order; a cancelled reader throws NALUError .cancelled.
 import NALU
 import NALUMedia
 
@@ -67,11 +67,11 @@ enum ReaderHarness {
                 do {
                     _ = try reader.next()
                     try fuzzCheck(false, "next() after cancel() returned")
-                } catch is CancellationError {
+                } catch let error as NALUError where error.code == .cancelled {
                 } catch let error as FuzzPropertyViolation {
                     throw error
                 } catch {
-                    try fuzzCheck(false, "next() after cancel() threw \(error), not CancellationError")
+                    try fuzzCheck(false, "next() after cancel() threw \(error), not NALUError .cancelled")
                 }
                 return
             }

@@ -54,7 +54,7 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
     ///   `.lengthPastEnd` when the size runs past the parent, `.invalidValue` for sizes smaller
     ///   than the header or 0 inside a box, `.tooLarge` past the depth limit.
     public static func read(from source: some RandomAccessByteSource, at offset: Int64, parentEnd: Int64,
-                            parent: FourCC? = nil, depth: Int = 0) throws -> MP4BoxHeader {
+                            parent: FourCC? = nil, depth: Int = 0) throws(NALUError) -> MP4BoxHeader {
         let context = parent.map { "\($0) child box" } ?? "box"
         guard depth <= maxDepth else {
             throw NALUError(.tooLarge, field: "\(context) nesting", byteOffset: offset, detail: "more than \(maxDepth) levels")
@@ -66,7 +66,7 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
         }
         var raw = [UInt8](repeating: 0, count: 16)
         let want = available >= 16 ? 16 : 8
-        try raw.withUnsafeMutableBytes { buffer in
+        try raw.withMutableBytes { (buffer) throws(NALUError) in
             try source.readExactly(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), field: "\(context) header")
         }
         let size32 = UInt32(raw[0]) << 24 | UInt32(raw[1]) << 16 | UInt32(raw[2]) << 8 | UInt32(raw[3])
@@ -116,13 +116,14 @@ public struct MP4BoxHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// The headers of the boxes inside `parent`'s payload (or inside `range` at the top level),
     /// in file order.
-    public static func children(of parent: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> [MP4BoxHeader] {
+    /// - Throws: ``NALUError`` (typed): what ``read(from:at:parentEnd:parent:depth:)`` throws; `.tooLarge` past ``maxChildren``.
+    public static func children(of parent: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws(NALUError) -> [MP4BoxHeader] {
         try children(from: parent.payloadOffset, to: parent.end, in: source, parent: parent.type, depth: depth)
     }
 
     /// The headers of the boxes from `start` to `end`.
     static func children(from start: Int64, to end: Int64, in source: some RandomAccessByteSource,
-                         parent: FourCC?, depth: Int) throws -> [MP4BoxHeader] {
+                         parent: FourCC?, depth: Int) throws(NALUError) -> [MP4BoxHeader] {
         var boxes: [MP4BoxHeader] = []
         var position = start
         while position < end {

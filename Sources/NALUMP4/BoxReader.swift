@@ -23,7 +23,8 @@ public struct MP4BoxPayloadReader: Sendable {
     }
 
     /// Reads `header`'s payload from `source`, refusing payloads over `limit` bytes.
-    public init(_ header: MP4BoxHeader, in source: some RandomAccessByteSource, limit: Int64 = 1 << 30) throws {
+    /// - Throws: ``NALUError`` (typed): `.tooLarge` past `limit`; the source's error.
+    public init(_ header: MP4BoxHeader, in source: some RandomAccessByteSource, limit: Int64 = 1 << 30) throws(NALUError) {
         guard header.payloadSize <= limit else {
             throw NALUError(.tooLarge, field: "\(header.type).size", byteOffset: header.offset,
                             detail: "\(header.payloadSize)-byte payload, limit \(limit)")

@@ -46,9 +46,11 @@ public struct MP4SampleTotals: Hashable, Sendable {
     }
 
     /// The totals of every sample of `reader`'s track.
-    public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws -> MP4SampleTotals {
+    /// - Throws: ``NALUError`` (typed): a malformed sample table or fragment.
+    public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws(NALUError) -> MP4SampleTotals {
         var totals = MP4SampleTotals()
-        try reader.forEachSample { totals.add($0) }
+        var samples = reader.samples()
+        while let sample = try samples.next() { totals.add(sample) }
         return totals
     }
 }

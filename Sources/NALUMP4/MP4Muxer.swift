@@ -286,7 +286,8 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// (``NALU/NALUnitView/isLendable``, from a reader given a `beforeReuse` hook): call it from
     /// that hook, before the reader reuses their memory. Only the streamed path to an
     /// ``MP4OverwritableSink`` (`moovAtEnd` to a file) keeps such pointers.
-    public func returnLent() throws {
+    /// - Throws: ``NALU/NALUError`` (typed): the file's write error.
+    public func returnLent() throws(NALUError) {
         try writer?.returnLent()
     }
 

@@ -17,14 +17,14 @@ public enum MP4ToAnnexB {
     public static func convert<Source: RandomAccessByteSource>(
         _ reader: MP4VideoTrackReader<Source>, to sink: inout some ByteSink,
         options: LengthPrefixedToAnnexB.Options = .init(placement: .beforeFirstSlice)
-    ) throws -> ConversionStatistics {
+    ) throws(NALUError) -> ConversionStatistics {
         let track = reader.track
         var declarativeSEI: [[UInt8]] = []
         if case .hevc(let record) = track.decoderConfiguration { declarativeSEI = record.declarativeSEI }
         var converter = try LengthPrefixedToAnnexB(codec: track.codec, options: options,
                                                    outOfBandParameterSets: track.decoderConfiguration.parameterSets,
                                                    declarativeSEI: declarativeSEI)
-        try reader.forEachNALUnit { unit in try converter.push(unit, to: &sink) }
+        try NALUError.typed(field: "sample") { try reader.forEachNALUnit { unit in try converter.push(unit, to: &sink) } }
         try converter.finish(to: &sink)
         return converter.statistics
     }

@@ -42,7 +42,7 @@ public struct MP4MovieReader<Source: RandomAccessByteSource> {
     /// Opens the movie and every track's sample table.
     /// - Throws: ``NALUError`` for no `moov`/`mvhd`, a track without `tkhd`/`mdhd`/`minf`/
     ///   `stbl`/`stsd`, or any malformed box, naming the field and its offset.
-    public init(_ source: Source) throws {
+    public init(_ source: Source) throws(NALUError) {
         self.source = source
         let movie = try MovieStructure(source)
         fileType = movie.fileType
@@ -81,7 +81,7 @@ public struct MP4TrackReader<Source: RandomAccessByteSource> {
     /// Sample entries are copied whole; one larger than this (a 16 MiB `esds`?) is refused.
     public static var maxSampleEntrySize: Int64 { 16 << 20 }
 
-    init(_ boxes: TrackBoxes, movie: MovieStructure, source: Source) throws {
+    init(_ boxes: TrackBoxes, movie: MovieStructure, source: Source) throws(NALUError) {
         let entries = try MovieBoxes.sampleEntryBoxes(boxes.stsd, in: source, depth: 5)
         var raw: [[UInt8]] = []
         raw.reserveCapacity(entries.count)
@@ -134,14 +134,15 @@ public struct MP4TrackReader<Source: RandomAccessByteSource> {
     }
 
     /// Reads `sample`'s bytes into `buffer`, replacing its contents.
-    public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws {
+    /// - Throws: ``NALUError`` (typed): a sample past the end of the file; the source's error.
+    public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws(NALUError) {
         try MP4SampleBytes.read(sample, from: context.source, into: &buffer)
     }
 }
 
 /// Reads a sample's bytes, checked against the file.
 enum MP4SampleBytes {
-    static func read(_ sample: MP4Sample, from source: some RandomAccessByteSource, into buffer: inout [UInt8]) throws {
+    static func read(_ sample: MP4Sample, from source: some RandomAccessByteSource, into buffer: inout [UInt8]) throws(NALUError) {
         let (end, overflow) = sample.offset.addingReportingOverflow(Int64(sample.size))
         guard sample.offset >= 0, sample.size >= 0, !overflow, end <= source.size else {
             throw NALUError(.lengthPastEnd, field: "sample", byteOffset: sample.offset,
@@ -154,6 +155,6 @@ enum MP4SampleBytes {
                 buffer.append(contentsOf: repeatElement(0, count: sample.size - buffer.count))
             }
         }
-        try buffer.withUnsafeMutableBytes { try source.readExactly(at: sample.offset, into: $0, field: "sample") }
+        try buffer.withMutableBytes { (bytes) throws(NALUError) in try source.readExactly(at: sample.offset, into: bytes, field: "sample") }
     }
 }

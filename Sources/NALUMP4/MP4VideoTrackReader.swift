@@ -33,7 +33,7 @@ public struct MP4VideoTrackReader<Source: RandomAccessByteSource> {
     /// Opens the file: finds `moov` and the first video track, and reads its sample table.
     /// - Throws: ``NALUError`` `.missing` (field `moov`, or `trak` when there is no
     ///   H.264/H.265 video track), and any error of a malformed box on the way.
-    public init(_ source: Source) throws {
+    public init(_ source: Source) throws(NALUError) {
         self.source = source
         let fileSize = source.size
         let movie = try MovieStructure(source)
@@ -73,7 +73,8 @@ public struct MP4VideoTrackReader<Source: RandomAccessByteSource> {
     }
 
     /// Reads `sample`'s bytes (its length-prefixed NAL units) into `buffer`, replacing its contents.
-    public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws {
+    /// - Throws: ``NALUError`` (typed): a sample past the end of the file; the source's error.
+    public func read(_ sample: MP4Sample, into buffer: inout [UInt8]) throws(NALUError) {
         try MP4SampleBytes.read(sample, from: source, into: &buffer)
     }
 }
@@ -102,7 +103,8 @@ public struct MP4SampleIterator<Source: RandomAccessByteSource> {
     }
 
     /// The next sample, or `nil` after the last.
-    public mutating func next() throws -> MP4Sample? {
+    /// - Throws: ``NALUError`` (typed): a malformed sample table or movie fragment, naming the field and its byte offset.
+    public mutating func next() throws(NALUError) -> MP4Sample? {
         if !inFragments {
             if let sample = try table.next() {
                 index = sample.index + 1

@@ -60,7 +60,7 @@ extension MP4Writer {
 
     /// Begins the next sample. With `description`, it starts a new sample entry
     /// (``startSampleDescription(record:width:height:)``), in a chunk of its own.
-    func beginSample(description: (record: [UInt8], width: Int, height: Int)? = nil) throws {
+    func beginSample(description: (record: [UInt8], width: Int, height: Int)? = nil) throws(NALUError) {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
         guard !streamed.sampleBegun else { throw NALUError(.unsupported, field: "sample", detail: "the previous sample has not ended") }
         // Keeps counts within the 32-bit table fields and the total duration within 64 bits.
@@ -78,7 +78,7 @@ extension MP4Writer {
                 if streamed.direct != nil {
                     // The header now, its size when the chunk is complete (8 bytes: it fits 32 bits).
                     streamed.headerPosition = position
-                    try Self.mediaDataHeader(payload: 0).withUnsafeBytes { try writeThrough($0) }
+                    try Self.mediaDataHeader(payload: 0).withBytes { (bytes) throws(NALUError) in try writeThrough(bytes) }
                     chunks.append((position, 0, currentDescription))
                 } else {
                     chunks.append((0, 0, currentDescription))
@@ -104,7 +104,7 @@ extension MP4Writer {
     }
 
     /// Appends bytes of the sample begun.
-    func appendSampleBytes(_ bytes: UnsafeRawBufferPointer) throws {
+    func appendSampleBytes(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         guard streamed.sampleBegun else { throw NALUError(.missing, field: "sample", detail: "no sample begun") }
         switch configuration.layout {
         case .moovAtEnd:
@@ -130,14 +130,14 @@ extension MP4Writer {
     /// overwritten with the length and the run goes to the sink with `write(lent:)`, which keeps
     /// it until ``returnLent()``. Consecutive NAL units are adjacent in the reader's buffer, so
     /// the sink writes a read chunk's worth in one `writev(2)`.
-    func appendNALUnit(_ unit: NALUnitView) throws {
+    func appendNALUnit(_ unit: NALUnitView) throws(NALUError) {
         if streamed.sampleBegun, streamed.direct != nil {
             let count = 4 + unit.count
             if let run = unit.lentRun(overwritingPrefixWith: UInt32(truncatingIfNeeded: unit.count)) {
                 try sink.write(lent: run)
             } else {
                 var length = UInt32(truncatingIfNeeded: unit.count).bigEndian
-                try withUnsafeBytes(of: &length) { try sink.write($0) }
+                try withBytes(of: &length) { (bytes) throws(NALUError) in try sink.write(bytes) }
                 try sink.write(unit.bytes)
             }
             position += Int64(count)
@@ -145,20 +145,20 @@ extension MP4Writer {
             return
         }
         var length = UInt32(truncatingIfNeeded: unit.count).bigEndian
-        try withUnsafeBytes(of: &length) { try appendSampleBytes($0) }
+        try withBytes(of: &length) { (bytes) throws(NALUError) in try appendSampleBytes(bytes) }
         try appendSampleBytes(unit.bytes)
     }
 
     /// Writes out whatever the sink holds of NAL units lent to ``appendNALUnit(_:)`` (the
     /// reader calls this before it reuses their memory).
-    func returnLent() throws {
+    func returnLent() throws(NALUError) {
         try sink.returnLent()
     }
 
     /// Ends the sample begun: its bytes are all in. Returns its size. `isSync` (fragmented): a
     /// sync sample starts a fragment.
     @discardableResult
-    func endSample(isSync: Bool = false) throws -> Int {
+    func endSample(isSync: Bool = false) throws(NALUError) -> Int {
         guard streamed.sampleBegun else { throw NALUError(.missing, field: "sample", detail: "no sample begun") }
         let size = streamed.sampleBytes
         guard size <= Int(UInt32.max) else {
@@ -193,16 +193,16 @@ extension MP4Writer {
 
     /// Direct chunks: bytes go to the sink in order (it buffers small pieces and writes a large
     /// one from the caller's memory); ``position`` counts them.
-    private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws {
+    private func writeThrough(_ bytes: UnsafeRawBufferPointer) throws(NALUError) {
         try sink.write(bytes)
         position += Int64(bytes.count)
     }
 
     /// Direct chunks: fills in the open chunk's `mdat` size (called by ``flushChunk()``).
-    func closeDirectChunk() throws {
+    func closeDirectChunk() throws(NALUError) {
         guard let direct = streamed.direct, let headerPosition = streamed.headerPosition else { return }
         let header = Self.mediaDataHeader(payload: Int64(chunkBytes))
-        try header.withUnsafeBytes { try direct.overwrite($0, at: headerPosition - streamed.sinkBase) }
+        try header.withBytes { (bytes) throws(NALUError) in try direct.overwrite(bytes, at: headerPosition - streamed.sinkBase) }
         streamed.headerPosition = nil
     }
 
@@ -216,7 +216,7 @@ extension MP4Writer {
     ///
     /// (Inlined into the muxer's commit loop, its one caller: no call per sample.)
     @inline(__always)
-    func commitSample(size: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
+    func commitSample(size: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws(NALUError) {
         guard tables.count + pendingSamples.count < streamed.ended else {
             throw NALUError(.missing, field: "sample", detail: "no streamed sample to commit")
         }
@@ -233,7 +233,7 @@ extension MP4Writer {
 
     /// Fragmented: writes the complete fragments whose samples all have their entries;
     /// `closing` (the end) completes the one being filled first.
-    func flushStreamedFragments(closing: Bool) throws {
+    func flushStreamedFragments(closing: Bool) throws(NALUError) {
         if closing && streamed.openFragment.samples > 0 {
             streamed.closedFragments.append(streamed.openFragment)
             streamed.openFragment = (0, 0)

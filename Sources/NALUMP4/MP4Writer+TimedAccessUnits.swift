@@ -56,7 +56,7 @@ extension MP4Writer {
     }
 
     /// ``append(_:)``'s work.
-    private func appendTimed(_ unit: some TimedAccessUnit) throws {
+    private func appendTimed(_ unit: some TimedAccessUnit) throws(NALUError) {
         let dts = try ticks(unit.dts, timeBase: unit.timeBase, field: "dts")
         let pts = try ticks(unit.pts, timeBase: unit.timeBase, field: "pts")
         let sample = try sampleBytes(unit)
@@ -72,7 +72,7 @@ extension MP4Writer {
     }
 
     /// Writes the access unit ``append(_:)`` holds back (called by ``finish()``).
-    func flushHeldAccessUnit() throws {
+    func flushHeldAccessUnit() throws(NALUError) {
         guard let held = timedState.held else { return }
         timedState.held = nil
         try append(held.sample, duration: timedState.lastDuration ?? 1, compositionOffset: held.pts - held.dts, isSync: held.sync)
@@ -90,7 +90,7 @@ extension MP4Writer {
 
     /// The access unit as a sample: NAL units with the record's length size, without the
     /// record's parameter sets when they travel out of band.
-    private func sampleBytes(_ unit: some TimedAccessUnit) throws -> [UInt8] {
+    private func sampleBytes(_ unit: some TimedAccessUnit) throws(NALUError) -> [UInt8] {
         if timedState.record == nil {
             let record = try DecoderConfigurationRecord(parsing: configuration.decoderConfigurationRecord)
             timedState.record = (record.parameterSets, record.lengthSize)
@@ -100,7 +100,7 @@ extension MP4Writer {
         let codec = configuration.sampleEntry.codec
         var sample: [UInt8] = []
         sample.reserveCapacity(unit.bytes.count + 16)
-        func add(_ nal: UnsafeRawBufferPointer) throws {
+        func add(_ nal: UnsafeRawBufferPointer) throws(NALUError) {
             guard !nal.isEmpty else { return }
             if codec.isParameterSet(nal), !carriage.keepsInAccessUnit(nal, record: record.sets) { return }
             guard record.lengthSize == 4 || nal.count < 1 << (8 * record.lengthSize) else {
@@ -111,14 +111,14 @@ extension MP4Writer {
             }
             sample.append(contentsOf: nal)
         }
-        try unit.bytes.withUnsafeBytes { raw in
+        try NALUError.typed(field: "access unit") { try unit.bytes.withUnsafeBytes { raw in
             switch unit.format {
             case .annexB:
                 try AnnexB.forEachNALUnit(in: raw) { try add(UnsafeRawBufferPointer(rebasing: raw[$0])) }
             case .lengthPrefixed:
                 try LengthPrefixed.forEachNALUnit(in: raw, lengthSize: 4) { try add(UnsafeRawBufferPointer(rebasing: raw[$0])) }
             }
-        }
+        } }
         return sample
     }
 }

@@ -296,7 +296,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// Ends the chunk in progress: the next sample, of another sample entry, starts one.
-    private func startChunkForDescription() throws {
+    private func startChunkForDescription() throws(NALUError) {
         switch configuration.layout {
         case .moovAtEnd: try flushChunk()
         case .faststart: chunkBytes = 0
@@ -322,7 +322,7 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// ``append(_:duration:compositionOffset:isSync:)``'s work.
-    private func appendVideoSample(_ sample: UnsafeRawBufferPointer, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws {
+    private func appendVideoSample(_ sample: UnsafeRawBufferPointer, duration: UInt32, compositionOffset: Int64, isSync: Bool) throws(NALUError) {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
         guard sample.count <= Int(UInt32.max) else {
             throw NALUError(.doesNotFit, field: "sample_size", detail: "\(sample.count) bytes")
@@ -395,7 +395,7 @@ public final class MP4Writer<Sink: ByteSink> {
 
     /// ``append(_:track:duration:compositionOffset:isSync:sampleDescription:)``'s work.
     private func appendPassthroughSample(_ sample: UnsafeRawBufferPointer, track: Int, duration: UInt32, compositionOffset: Int64, isSync: Bool,
-                                         sampleDescription: Int) throws {
+                                         sampleDescription: Int) throws(NALUError) {
         guard !finished else { throw NALUError(.unsupported, field: "sample", detail: "the writer is finished") }
         guard track >= 0, track < passthrough.count else {
             throw NALUError(.invalidValue, field: "track", detail: "\(track); the writer has \(passthrough.count) passthrough tracks")
@@ -487,7 +487,7 @@ public final class MP4Writer<Sink: ByteSink> {
         tables.record(size: size, duration: duration, offset: offset, isSync: isSync)
     }
 
-    func write(_ bytes: [UInt8]) throws {
+    func write(_ bytes: [UInt8]) throws(NALUError) {
         try sink.write(bytes)
         position += Int64(bytes.count)
     }
@@ -510,11 +510,11 @@ public final class MP4Writer<Sink: ByteSink> {
     /// Writes what precedes the first sample, once. (The check is inlined into the per-sample
     /// callers; the work is not.)
     @inline(__always)
-    func startIfNeeded() throws {
+    func startIfNeeded() throws(NALUError) {
         if !started { try start() }
     }
 
-    private func start() throws {
+    private func start() throws(NALUError) {
         started = true
         switch configuration.layout {
         case .moovAtEnd:
@@ -542,7 +542,7 @@ public final class MP4Writer<Sink: ByteSink> {
         return builder.bytes
     }
 
-    func flushChunk() throws {
+    func flushChunk() throws(NALUError) {
         guard chunkBytes > 0 else { return }
         if writesChunksThrough {
             // Its header and bytes are written; the header gets its size.
@@ -570,7 +570,7 @@ public final class MP4Writer<Sink: ByteSink> {
     ///
     /// Streamed samples (``commitSample(size:duration:compositionOffset:isSync:)``): only the
     /// first `samples` entries and `bytes` bytes, a fragment whose successors' bytes are in already.
-    func flushFragment(samples: Int? = nil, bytes: Int? = nil) throws {
+    func flushFragment(samples: Int? = nil, bytes: Int? = nil) throws(NALUError) {
         guard !pendingSamples.isEmpty || passthroughFragmentBytes > 0 || passthrough.contains(where: { !$0.fragmentSamples.isEmpty }) else { return }
         let sampleCount = min(samples ?? pendingSamples.count, pendingSamples.count)
         let byteCount = min(bytes ?? pending.count, pending.count)
@@ -611,7 +611,7 @@ public final class MP4Writer<Sink: ByteSink> {
             try write(pending)
             pending.removeAll(keepingCapacity: true)
         } else {
-            try pending.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<byteCount])) }
+            try pending.withBytes { (bytes) throws(NALUError) in try sink.write(UnsafeRawBufferPointer(rebasing: bytes[0..<byteCount])) }
             position += Int64(byteCount)
             pending.removeSubrange(0..<byteCount)
         }
@@ -655,8 +655,9 @@ public final class MP4Writer<Sink: ByteSink> {
     }
 
     /// Writes what is pending and the movie box. The writer takes no more samples after.
+    /// - Throws: ``NALUError`` (typed): the output's write error (`.io` naming the path) or a value that does not fit its field.
     @discardableResult
-    public func finish() throws -> MP4WriterSummary {
+    public func finish() throws(NALUError) -> MP4WriterSummary {
         guard !finished else { throw NALUError(.unsupported, field: "finish", detail: "already finished") }
         try flushHeldAccessUnit()
         guard streamedSamplesCommitted else {
@@ -749,16 +750,16 @@ public final class MP4Writer<Sink: ByteSink> {
         return last
     }
 
-    private func copySpool() throws {
+    private func copySpool() throws(NALUError) {
         guard let spool else { return }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var offset: Int64 = 0
         while offset < spooled {
             let want = Int(min(Int64(buffer.count), spooled - offset))
-            try buffer.withUnsafeMutableBytes { bytes in
+            try buffer.withMutableBytes { (bytes) throws(NALUError) in
                 try spool.readExactly(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: bytes[0..<want]), field: "spool")
             }
-            try buffer.withUnsafeBytes { try sink.write(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+            try buffer.withBytes { (bytes) throws(NALUError) in try sink.write(UnsafeRawBufferPointer(rebasing: bytes[0..<want])) }
             position += Int64(want)
             offset += Int64(want)
         }

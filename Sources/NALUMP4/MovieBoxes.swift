@@ -3,7 +3,7 @@ import NALU
 /// Parsers for the movie-level boxes a video track reader needs (ISO/IEC 14496-12 8.2–8.5).
 enum MovieBoxes {
     /// 4.3 File Type Box.
-    static func fileType(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> MP4FileType {
+    static func fileType(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> MP4FileType {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 1 << 16)
         let major = try reader.fourCC("major_brand")
         let minor = try reader.u32("minor_version")
@@ -13,7 +13,7 @@ enum MovieBoxes {
     }
 
     /// 8.2.2 Movie Header Box: `timescale` and `duration`.
-    static func movieHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> (timescale: UInt32, duration: UInt64) {
+    static func movieHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> (timescale: UInt32, duration: UInt64) {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let version = try reader.fullBoxHeader().version
         if version == 1 {
@@ -40,7 +40,7 @@ enum MovieBoxes {
     }
 
     /// 8.3.2 Track Header Box.
-    static func trackHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> TrackHeader {
+    static func trackHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> TrackHeader {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let (version, flags) = try reader.fullBoxHeader()
         try reader.skip(version == 1 ? 16 : 8, "creation_time")
@@ -62,7 +62,7 @@ enum MovieBoxes {
     }
 
     /// 8.3.2 Track Header Box: `track_ID`.
-    static func trackID(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> UInt32 {
+    static func trackID(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> UInt32 {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let version = try reader.fullBoxHeader().version
         try reader.skip(version == 1 ? 16 : 8, "creation_time")
@@ -73,7 +73,7 @@ enum MovieBoxes {
     typealias MediaHeader = (timescale: UInt32, duration: UInt64, language: UInt16)
 
     /// 8.4.2 Media Header Box: `timescale`, `duration`, `language`.
-    static func mediaHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> MediaHeader {
+    static func mediaHeader(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> MediaHeader {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let version = try reader.fullBoxHeader().version
         try reader.skip(version == 1 ? 16 : 8, "creation_time")
@@ -87,7 +87,7 @@ enum MovieBoxes {
     }
 
     /// 8.4.3 Handler Reference Box: `handler_type` (QuickTime's component subtype, same place).
-    static func handlerType(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> FourCC {
+    static func handlerType(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> FourCC {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 1 << 16)
         _ = try reader.fullBoxHeader()
         try reader.skip(4, "pre_defined")
@@ -95,7 +95,7 @@ enum MovieBoxes {
     }
 
     /// 8.6.6 Edit List Box.
-    static func editList(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> [MP4EditListEntry] {
+    static func editList(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> [MP4EditListEntry] {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 1 << 24)
         let version = try reader.fullBoxHeader().version
         let count = try reader.entryCount("entry_count", entrySize: version == 1 ? 20 : 12)
@@ -112,7 +112,7 @@ enum MovieBoxes {
     }
 
     /// 8.8.2 Movie Extends Header Box: `fragment_duration`.
-    static func fragmentDuration(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> UInt64 {
+    static func fragmentDuration(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> UInt64 {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         let version = try reader.fullBoxHeader().version
         return version == 1 ? try reader.u64("fragment_duration") : UInt64(try reader.u32("fragment_duration"))
@@ -121,14 +121,14 @@ enum MovieBoxes {
     /// 8.5.2 Sample Description Box: the entries, or `nil` for each entry that is not
     /// `avc1`/`avc3`/`hvc1`/`hev1` (12.1.3 VisualSampleEntry with an `avcC`/`hvcC`,
     /// ISO/IEC 14496-15 5.4.2.1 and 8.4.1.1).
-    static func sampleDescriptions(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> [MP4SampleDescription?] {
-        try sampleEntryBoxes(stsd, in: source, depth: depth).map { entry in
+    static func sampleDescriptions(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws(NALUError) -> [MP4SampleDescription?] {
+        try sampleEntryBoxes(stsd, in: source, depth: depth).map { (entry) throws(NALUError) in
             try sampleDescription(entry, in: source, depth: depth + 1)
         }
     }
 
     /// 8.5.2 Sample Description Box: the headers of its `entry_count` sample entries (at least one).
-    static func sampleEntryBoxes(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> [MP4BoxHeader] {
+    static func sampleEntryBoxes(_ stsd: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws(NALUError) -> [MP4BoxHeader] {
         var header = try MP4BoxPayloadReader(MP4BoxHeader(type: stsd.type, offset: stsd.offset, size: min(stsd.size, Int64(stsd.headerSize) + 8),
                                                           headerSize: stsd.headerSize), in: source)
         _ = try header.fullBoxHeader()
@@ -143,7 +143,7 @@ enum MovieBoxes {
     }
 
     /// One VisualSampleEntry (ISO/IEC 14496-12 12.1.3.2): 78 bytes of fields, then boxes.
-    static func sampleDescription(_ entry: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws -> MP4SampleDescription? {
+    static func sampleDescription(_ entry: MP4BoxHeader, in source: some RandomAccessByteSource, depth: Int) throws(NALUError) -> MP4SampleDescription? {
         guard let type = MP4SampleEntryType(entry.type) else { return nil }
         var fields = try MP4BoxPayloadReader(MP4BoxHeader(type: entry.type, offset: entry.offset, size: min(entry.size, Int64(entry.headerSize) + 78),
                                                           headerSize: entry.headerSize), in: source)

@@ -13,7 +13,7 @@ struct MovieStructure {
 
     /// Reads the top-level boxes up to `moov`, then `moov`'s headers.
     /// - Throws: ``NALUError`` `.missing` for no `moov` or no `mvhd`, and any malformed box's error.
-    init(_ source: some RandomAccessByteSource) throws {
+    init(_ source: some RandomAccessByteSource) throws(NALUError) {
         let fileSize = source.size
         var fileType: MP4FileType?
         var movie: MP4BoxHeader?
@@ -75,7 +75,7 @@ struct TrackBoxes {
 
     /// Parses `trak`; `nil` when it has no `mdia` or `hdlr`, or `wanted` is given and its
     /// handler is another. `what` names the track in errors ("video").
-    static func parse(_ trak: MP4BoxHeader, in source: some RandomAccessByteSource, wanted: FourCC? = nil) throws -> TrackBoxes? {
+    static func parse(_ trak: MP4BoxHeader, in source: some RandomAccessByteSource, wanted: FourCC? = nil) throws(NALUError) -> TrackBoxes? {
         let children = try MP4BoxHeader.children(of: trak, in: source, depth: 2)
         guard let mdia = children.first(where: { $0.type == .mdia }) else { return nil }
         let media = try MP4BoxHeader.children(of: mdia, in: source, depth: 3)

@@ -29,7 +29,7 @@ struct SampleTable: Sendable {
     /// Parses the sample table boxes among `boxes` (the children of `stbl`), whose `stsd` has
     /// `sampleDescriptionCount` entries.
     init(boxes: [MP4BoxHeader], in source: some RandomAccessByteSource, fileSize: Int64, sampleDescriptionCount: Int,
-         requireTables: Bool) throws {
+         requireTables: Bool) throws(NALUError) {
         var haveSizes = false
         for box in boxes {
             switch box.type {

@@ -10,7 +10,7 @@ struct TrackExtends: Sendable {
     /// File offset of `default_sample_description_index` (0 for the implicit defaults).
     var defaultSampleDescriptionIndexOffset: Int64 = 0
 
-    init(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws {
+    init(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) {
         var reader = try MP4BoxPayloadReader(box, in: source, limit: 4096)
         _ = try reader.fullBoxHeader()
         trackID = try reader.u32("track_ID")
@@ -102,7 +102,7 @@ enum MovieFragment {
     /// byte. Samples of a default size of 0 take none, so without it each `trun` could declare
     /// file-size samples and reading would be quadratic in the file size.
     static func runs(of moof: MP4BoxHeader, trackID: UInt32, sampleDescriptionCount: Int, extends: [UInt32: TrackExtends],
-                     in source: some RandomAccessByteSource, fileSize: Int64, sampleBudget: inout Int64) throws -> [TrackRun] {
+                     in source: some RandomAccessByteSource, fileSize: Int64, sampleBudget: inout Int64) throws(NALUError) -> [TrackRun] {
         var runs: [TrackRun] = []
         // The end of the previous track fragment's data: the base of one without its own.
         var implicitOffset = moof.offset

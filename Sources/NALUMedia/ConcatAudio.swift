@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUMP4
 import NALUTS
 
@@ -28,7 +28,7 @@ public struct ConcatAudio {
     /// Input `i`'s sound track, opened for its turn: one input's file is open at a time, so a
     /// join of thousands of inputs (the pieces of a cut list) holds neither their memory nor their
     /// descriptors at once (issue 40 item 16).
-    let reader: (Int) throws -> MP4TrackReader<AnyRandomAccessSource>
+    let reader: (Int) throws(NALUError) -> MP4TrackReader<AnyRandomAccessSource>
     /// The output track: the first input's, with the one joined edit.
     public let track: MP4PassthroughTrack
     /// The movie timescale the edit list is in (the tracks' media timescale).
@@ -61,15 +61,17 @@ public struct ConcatAudio {
     }
 
     /// The join of `sources`' audio, or why there is none (`reason`, one phrase).
-    public static func plan(_ sources: [MediaSource]) throws -> (audio: ConcatAudio?, reason: String?) {
-        try plan(count: sources.count) { sources[$0] }
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table of an input.
+    public static func plan(_ sources: [MediaSource]) throws(NALUError) -> (audio: ConcatAudio?, reason: String?) {
+        try plan(count: sources.count) { (position) throws(NALUError) in sources[position] }
     }
 
     /// The joins of every sound track of the inputs `open` gives in turn: the k-th sound track of
     /// each input joined into the k-th output track, in track order. Every input must have as
     /// many sound tracks as the first, and each join must be possible (``plan(count:soundTrack:open:)``);
     /// otherwise none is joined and `reason` says why (nothing is joined in part).
-    public static func plans(count: Int, open: @escaping (Int) throws -> MediaSource) throws -> (audio: [ConcatAudio], reason: String?) {
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
+    public static func plans(count: Int, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: [ConcatAudio], reason: String?) {
         guard count > 0 else { return ([], "no input") }
         var tracks: Int?
         var firstPath = ""
@@ -93,7 +95,7 @@ public struct ConcatAudio {
     }
 
     /// Sound track `index` of `source`, or why it cannot be joined.
-    private static func soundTrack(_ source: MediaSource, index: Int) throws -> (reader: MP4TrackReader<AnyRandomAccessSource>?, reason: String?) {
+    private static func soundTrack(_ source: MediaSource, index: Int) throws(NALUError) -> (reader: MP4TrackReader<AnyRandomAccessSource>?, reason: String?) {
         guard let movie = try source.movie() else { return (nil, "\(source.path) is not MP4/MOV") }
         let sound = movie.tracks.filter(\.track.isAudio)
         guard index < sound.count else { return (nil, "\(source.path) has \(sound.count) audio tracks, not \(index + 1)") }
@@ -105,7 +107,8 @@ public struct ConcatAudio {
     /// The join of the audio of `count` inputs that `open` gives in turn (each is read and let
     /// go before the next is opened; the join opens them again, one at a time), or why there is
     /// none (`reason`, one phrase).
-    public static func plan(count: Int, soundTrack index: Int = 0, open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatAudio?, reason: String?) {
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
+    public static func plan(count: Int, soundTrack index: Int = 0, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: ConcatAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
         var first: (track: MP4Track, entry: [UInt8], path: String)?
         // Each input's samples, its media_time, its presented duration and leading delay (track
@@ -131,10 +134,10 @@ public struct ConcatAudio {
             guard scale > 0 else { return (nil, "audio timescale 0") }
             var samples: [(dts: Int64, duration: Int64)] = []
             var total: Int64 = 0
-            try reader.forEachSample { sample in
+            try NALUError.typed(field: "audio") { try reader.forEachSample { sample in
                 samples.append((sample.dts, Int64(sample.duration)))
                 total &+= Int64(sample.duration)
-            }
+            } }
             let movieScale = UInt64(max(1, try source.movie()?.movieTimescale ?? 1))
             let start = reader.track.editList.first { $0.mediaTime >= 0 }
             let mediaTime = min(max(0, start?.mediaTime ?? 0), total)
@@ -214,7 +217,7 @@ public struct ConcatAudio {
         let presented = max(0, min(end, cursor))
         var track = MP4PassthroughTrack(copying: first.track)
         track.editList = [MP4EditListEntry(segmentDuration: UInt64(presented), mediaTime: inputs.first?.mediaTime ?? 0)]
-        let reader: (Int) throws -> MP4TrackReader<AnyRandomAccessSource> = { position in
+        let reader: (Int) throws(NALUError) -> MP4TrackReader<AnyRandomAccessSource> = { (position) throws(NALUError) in
             let source = try open(position)
             guard let reader = try soundTrack(source, index: index).reader else {
                 throw NALUError(.unsupported, field: "concat", detail: "\(source.path) changed while the inputs were joined")
@@ -231,7 +234,7 @@ extension ConcatAudio {
     /// (``ConcatPiece``, ``ConcatTiming``): its start delay (leading empty edits, or the first
     /// picture's composition time without an edit list) and what its edits show; `nil` when
     /// unknown.
-    static func videoDuration(_ source: MediaSource, timescale: UInt32) throws -> Int64? {
+    static func videoDuration(_ source: MediaSource, timescale: UInt32) throws(NALUError) -> Int64? {
         guard let video = source.mp4?.track, video.timescale > 0, let piece = try ConcatPiece(source, codec: source.codec) else { return nil }
         let total = piece.edits.reduce(Int64(0)) { $0 &+ $1.duration }
         guard total > 0 else { return nil }
@@ -306,7 +309,7 @@ final class ConcatAudioFeeder {
 
     /// Appends the samples due before a video sample decoding at `decodeTime` / `timescale` s
     /// (up to half a second past it), or all that are left for `nil`.
-    func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
+    func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
         while let sample = try peek() {
             if let decodeTime {
                 // Stop at time / scale ≥ decodeTime / timescale + 1/2.
@@ -334,7 +337,7 @@ final class ConcatAudioFeeder {
         return UInt32(clamping: audio.gapsAfter[current])
     }
 
-    private func peek() throws -> MP4Sample? {
+    private func peek() throws(NALUError) -> MP4Sample? {
         if let next { return next }
         while current < audio.count {
             if reader == nil {
@@ -407,7 +410,7 @@ final class ConcatTransportStreamAudioFeeder {
         }
     }
 
-    private func peek() throws -> MP4Sample? {
+    private func peek() throws(NALUError) -> MP4Sample? {
         if let next { return next }
         while current < audio.count {
             if reader == nil {

@@ -26,7 +26,7 @@ public struct ConcatAudioStreamFormat: Sendable {
     public let transportStreamStream: TransportStreamAudioStream
 
     /// A transport stream's audio stream.
-    init(_ reader: TransportStreamAudioReader) throws {
+    init(_ reader: TransportStreamAudioReader) throws(NALUError) {
         coding = reader.coding
         sampleRate = reader.sampleRate
         channelCount = reader.channelCount

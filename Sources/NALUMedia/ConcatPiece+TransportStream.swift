@@ -14,7 +14,7 @@ extension ConcatPiece {
     /// Reads `source` once (it is used up: the join opens the input again); memory is constant.
     /// `nil` when the input is no transport stream, has no picture with a time, or times past
     /// what a join can add up.
-    init?(transportStream source: MediaSource, codec: Codec) throws {
+    init?(transportStream source: MediaSource, codec: Codec) throws(NALUError) {
         guard source.container.isTransportStream, let clock = source.sampleClock() else { return nil }
         var splitter = try source.splitter()
         /// H.265: RASL pictures after a first CRA/BLA are dropped until the first trailing picture.
@@ -26,7 +26,7 @@ extension ConcatPiece {
         var latestEnd = Int64.min
         var advance = Int64.min
         var missing = false
-        try source.forEachNALUnit { unit in
+        try NALUError.typed(field: "input") { try source.forEachNALUnit { unit in
             let step = try splitter.push(unit)
             guard step.isFirstVCL, !missing else { return }
             if case .hevc(let header) = step.header {
@@ -51,7 +51,7 @@ extension ConcatPiece {
             lastDuration = timing.duration
             earliest = min(earliest, timing.presentation)
             advance = max(advance, timing.decode &- timing.presentation)
-        }
+        } }
         guard !missing, let firstDecode, let previous else { return nil }
         latestEnd = max(latestEnd, previous.presentation &+ lastDuration)
         let total = previous.decode &- firstDecode &+ lastDuration

@@ -40,7 +40,7 @@ struct ConcatPiece {
 
     /// Reads `source`'s video sample table (one pass, nothing kept per sample) and edit list;
     /// `nil` when it has no MP4 video track, no samples, or times past what a join can add up.
-    init?(_ source: MediaSource, codec: Codec) throws {
+    init?(_ source: MediaSource, codec: Codec) throws(NALUError) {
         guard let reader = source.mp4, reader.track.timescale > 0, reader.track.movieTimescale > 0 else { return nil }
         let track = reader.track
         let movieScale = Int64(track.movieTimescale), scale = Int64(track.timescale)
@@ -67,7 +67,7 @@ struct ConcatPiece {
         /// The first kept sample in decoding order presenting at or after the shown start
         /// (without an edit list: the first kept one, and the first at or after 0).
         var firstKept: Int64?, firstAtStart: Int64?, firstAtZero: Int64?
-        try reader.forEachSample { sample in
+        try NALUError.typed(field: "samples") { try reader.forEachSample { sample in
             if firstDecode == nil { firstDecode = sample.dts }
             total &+= Int64(sample.duration)
             guard !dropped.contains(sample.index) else { return }
@@ -80,7 +80,7 @@ struct ConcatPiece {
                 if sample.pts < start { before = true } else if firstAtStart == nil { firstAtStart = sample.dts }
             }
             if let end, sample.pts >= end { after = true }
-        }
+        } }
         guard let firstDecode, let firstKept, total > 0, total <= Int64.max / 4,
               [firstDecode, earliest, latestEnd, advance].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
         self.firstDecode = firstDecode
@@ -144,7 +144,7 @@ struct ConcatPiece {
     /// input (``LeadingPictureFilter``): those that follow a first CRA or BLA picture in
     /// decoding order, before its first trailing picture (H.265 7.4.2.2: leading pictures
     /// precede the trailing ones). Empty for H.264 and for inputs that start with an IDR.
-    static func droppedLeadingSamples(_ reader: MP4VideoTrackReader<AnyRandomAccessSource>, codec: Codec) throws -> Set<Int> {
+    static func droppedLeadingSamples(_ reader: MP4VideoTrackReader<AnyRandomAccessSource>, codec: Codec) throws(NALUError) -> Set<Int> {
         guard codec == .hevc else { return [] }
         var dropped: Set<Int> = []
         var iterator = reader.samples()
@@ -172,15 +172,15 @@ struct ConcatPiece {
     /// - Throws: ``NALUError`` naming the NAL unit length and its byte offset in the file
     ///   (`offset`: the sample's) when a length runs past the sample, or a header that is no
     ///   H.265 NAL unit header.
-    static func firstSliceType(_ bytes: [UInt8], lengthSize: Int, offset: Int64) throws -> HEVCNALUnitType? {
+    static func firstSliceType(_ bytes: [UInt8], lengthSize: Int, offset: Int64) throws(NALUError) -> HEVCNALUnitType? {
         var found: HEVCNALUnitType?
-        try bytes.withUnsafeBytes { buffer in
+        try NALUError.typed(field: "sample") { try bytes.withUnsafeBytes { buffer in
             try LengthPrefixed.forEachNALUnit(in: buffer, lengthSize: lengthSize, baseOffset: offset, within: "sample") { unit in
                 guard found == nil, unit.count >= 2 else { return }
                 let header = try HEVCNALUnitHeader(unit.bytes)
                 if header.nalUnitType.isVCL { found = header.nalUnitType }
             }
-        }
+        } }
         return found
     }
 }

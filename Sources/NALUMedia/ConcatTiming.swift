@@ -70,15 +70,17 @@ public final class ConcatTiming {
     /// `nil` unless every input is an MP4/MOV with a video track or an MPEG-TS whose every picture
     /// has a time (and the least common multiple of their timescales, 90 kHz for a transport
     /// stream, fits 31 bits); `movieTimescale` (default: the first input's) is the output movie's.
-    public convenience init?(_ sources: [MediaSource], movieTimescale: UInt32? = nil) throws {
-        try self.init(count: sources.count, open: { sources[$0] }, movieTimescale: movieTimescale)
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table or edit list of an input.
+    public convenience init?(_ sources: [MediaSource], movieTimescale: UInt32? = nil) throws(NALUError) {
+        try self.init(count: sources.count, open: { (position) throws(NALUError) in sources[position] }, movieTimescale: movieTimescale)
     }
 
     /// As ``init(_:movieTimescale:)`` for `count` inputs that `open` gives in turn (only their
     /// sample tables and edit lists are read; each may be closed again after). A transport
     /// stream input is read through once (``ConcatPiece/init(transportStream:codec:)``): `open`
     /// must give one that has not been read.
-    public init?(count: Int, open: (Int) throws -> MediaSource, movieTimescale: UInt32? = nil) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table or edit list of an input.
+    public init?(count: Int, open: (Int) throws(NALUError) -> MediaSource, movieTimescale: UInt32? = nil) throws(NALUError) {
         guard count > 0 else { return nil }
         var pieces: [ConcatPiece] = []
         var inputScales: [UInt32] = []

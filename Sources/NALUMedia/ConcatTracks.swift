@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUMP4
 
 /// How ``Concatenator`` joins the MP4/MOV inputs' tracks that are neither video nor sound —
@@ -23,11 +23,12 @@ public struct ConcatTracks {
     let clips: [[(range: Range<Int64>, target: Int64)]]
     /// The joined duration of each track (its timescale).
     let durations: [Int64]
-    let open: (Int) throws -> MediaSource
+    let open: (Int) throws(NALUError) -> MediaSource
 
     /// The tracks joined, each input's in order, or why they cannot be (`reason`); `nil` with no
     /// reason when the inputs have no such track.
-    public static func plan(count: Int, open: @escaping (Int) throws -> MediaSource) throws -> (tracks: ConcatTracks?, reason: String?) {
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed sample table of an input.
+    public static func plan(count: Int, open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (tracks: ConcatTracks?, reason: String?) {
         guard count > 0 else { return (nil, nil) }
         var descriptions: [MP4Track] = []
         var firstPath = ""
@@ -114,7 +115,7 @@ final class ConcatTrackFeeder {
     }
 
     /// Appends what starts before `decodeTime` / `timescale` s plus half a second (everything for `nil`).
-    func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
+    func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
         let limit = decodeTime.flatMap { time in
             CheckedNumber.rescale(time, from: Int64(max(1, timescale)), to: scale).flatMap { CheckedNumber.sum($0, scale / 2) }
         }
@@ -135,7 +136,7 @@ final class ConcatTrackFeeder {
     /// 0, 3GPP TS 26.245 5.17) fills the gap, so a cue does not stay on screen across it; an empty
     /// one, or another kind (a timecode runs on), lasts until `next`.
     private func flush<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool), until next: Int64,
-                                       writer: MP4Writer<Sink>) throws {
+                                       writer: MP4Writer<Sink>) throws(NALUError) {
         let entry = join.descriptions[index].sampleEntryType
         let isText = entry == FourCC("tx3g") || entry == FourCC("text")
         if isText, sample.bytes != [0, 0], sample.end > sample.start, sample.end < next {
@@ -150,7 +151,7 @@ final class ConcatTrackFeeder {
     /// 32-bit duration (a gap between cues of more than 71 minutes at ffmpeg's 1 MHz) is written
     /// as several samples of the same bytes; a timecode sample that long is refused (a repeat
     /// would restart its count).
-    private func write<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool), duration: Int64, writer: MP4Writer<Sink>) throws {
+    private func write<Sink: ByteSink>(_ sample: (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool), duration: Int64, writer: MP4Writer<Sink>) throws(NALUError) {
         var left = duration
         while left > 0 {
             let part = min(left, Int64(UInt32.max))
@@ -166,7 +167,7 @@ final class ConcatTrackFeeder {
 
     /// The next sample of the join with its start in the joined track, its bytes read (a
     /// timecode's first sample of an input moved to the input's start).
-    private func nextSample() throws -> (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool)? {
+    private func nextSample() throws(NALUError) -> (bytes: [UInt8], start: Int64, end: Int64, entry: Int, sync: Bool)? {
         while current < join.count {
             if reader == nil {
                 let source = try join.open(current)

@@ -39,7 +39,7 @@ public final class ConcatTransportStreamAudio {
 
     let inputs: [Input]
     /// Opens input `i` again (its MP4 sound tracks are read from it).
-    let open: (Int) throws -> MediaSource
+    let open: (Int) throws(NALUError) -> MediaSource
     /// Each joined stream as the first input has it (its coding, configuration, language).
     public let formats: [ConcatAudioStreamFormat]
     /// Each joined stream's first frame's time in the output (90 kHz from its presentation start).
@@ -51,7 +51,7 @@ public final class ConcatTransportStreamAudio {
     let timing: ConcatTiming?
     let frameRate: Rational?
 
-    private init(inputs: [Input], open: @escaping (Int) throws -> MediaSource, formats: [ConcatAudioStreamFormat], firstTimes: [Int64],
+    private init(inputs: [Input], open: @escaping (Int) throws(NALUError) -> MediaSource, formats: [ConcatAudioStreamFormat], firstTimes: [Int64],
                  timing: ConcatTiming?, frameRate: Rational?) {
         self.inputs = inputs
         self.open = open
@@ -66,8 +66,9 @@ public final class ConcatTransportStreamAudio {
     /// gives in turn (each let go before the next is opened), timed by `timing` (the inputs'
     /// own times), else with the pictures laid at `frameRate`; `nil` with the reason (one phrase)
     /// when they cannot all be joined. `(nil, nil)` when no input has audio.
+    /// - Throws: ``NALU/NALUError`` (typed): what `open` throws; a malformed input.
     public static func plan(count: Int, timing: ConcatTiming? = nil, frameRate: Rational?,
-                            open: @escaping (Int) throws -> MediaSource) throws -> (audio: ConcatTransportStreamAudio?, reason: String?) {
+                            open: @escaping (Int) throws(NALUError) -> MediaSource) throws(NALUError) -> (audio: ConcatTransportStreamAudio?, reason: String?) {
         guard count > 0 else { return (nil, "no input") }
         var inputs: [Input] = []
         var formats: [ConcatAudioStreamFormat] = []
@@ -103,7 +104,7 @@ public final class ConcatTransportStreamAudio {
                         return (nil, "\(source.path)'s audio track \(index + 1) is not AAC that ADTS can carry, AC-3 or MPEG audio")
                     }
                     found.append(format)
-                    times.append(try first.map { try MP4SoundFrames.time(of: $0, track: reader.track, movieTimescale: movie.movieTimescale) } ?? 0)
+                    times.append(try first.map { (sample) throws(NALUError) in try MP4SoundFrames.time(of: sample, track: reader.track, movieTimescale: movie.movieTimescale) } ?? 0)
                 }
                 let delay = timing == nil ? MP4SoundFrames.videoDelay(source) : 0
                 input = Input(path: source.path, packetSize: nil, streams: [], origin: delay)
@@ -168,7 +169,7 @@ struct MP4SoundFrames {
     private var buffer: [UInt8] = []
 
     /// Sound track `index` of `source`, or `nil` when it has none.
-    init?(_ source: MediaSource, index: Int) throws {
+    init?(_ source: MediaSource, index: Int) throws(NALUError) {
         guard let movie = try source.movie() else { return nil }
         let sound = movie.tracks.filter(\.track.isAudio)
         guard sound.indices.contains(index) else { return nil }
@@ -179,14 +180,14 @@ struct MP4SoundFrames {
     }
 
     /// The next frame and its time, or `nil` at the end of the track.
-    mutating func next() throws -> (frame: [UInt8], time: Int64)? {
+    mutating func next() throws(NALUError) -> (frame: [UInt8], time: Int64)? {
         guard let sample = try samples.next() else { return nil }
         try reader.read(sample, into: &buffer)
         return (buffer, try Self.time(of: sample, track: reader.track, movieTimescale: movieTimescale))
     }
 
     /// Where `sample` presents on its movie's timeline, 90 kHz.
-    static func time(of sample: MP4Sample, track: MP4Track, movieTimescale: UInt32) throws -> Int64 {
+    static func time(of sample: MP4Sample, track: MP4Track, movieTimescale: UInt32) throws(NALUError) -> Int64 {
         let start = track.presentationStart
         guard let delay = CheckedNumber.int64(start.delay),
               let lead = CheckedNumber.rescale(delay, from: Int64(max(1, movieTimescale)), to: 90_000),
@@ -247,7 +248,7 @@ public final class ConcatTransportStreamAudioStream {
 
     /// The next frame of the current input and its time on that input's own timeline, or `nil`
     /// when its frames are done.
-    private func nextOfInput(_ input: ConcatTransportStreamAudio.Input) throws -> (frame: [UInt8], time: Int64)? {
+    private func nextOfInput(_ input: ConcatTransportStreamAudio.Input) throws(NALUError) -> (frame: [UInt8], time: Int64)? {
         if input.packetSize == nil {
             if sound == nil {
                 guard let opened = try MP4SoundFrames(try join.open(position), index: index) else {
@@ -269,7 +270,8 @@ public final class ConcatTransportStreamAudioStream {
     }
 
     /// The next frame with its output time, or why there is none yet.
-    public func next() throws -> Step {
+    /// - Throws: ``NALU/NALUError`` (typed): an input that cannot be read again, or a malformed frame.
+    public func next() throws(NALUError) -> Step {
         while position < join.inputs.count {
             guard let start = join.videoStart(position) else { return .wait }
             let input = join.inputs[position]
@@ -372,7 +374,7 @@ public final class ConcatTransportStreamInputMP4Feeder {
     }
 
     /// The next frame, or `nil` (`waiting` true when the next input's times are not known yet).
-    private func fetch() throws -> (frame: (frame: [UInt8], time: Int64)?, waiting: Bool) {
+    private func fetch() throws(NALUError) -> (frame: (frame: [UInt8], time: Int64)?, waiting: Bool) {
         if ended { return (nil, false) }
         switch try stream.next() {
         case .frame(let bytes, let at): return ((bytes, at), false)
@@ -385,7 +387,8 @@ public final class ConcatTransportStreamInputMP4Feeder {
 
     /// Appends the frames due before a video sample decoding at `decodeTime` / `timescale` s
     /// (half a second ahead); `nil` appends the rest and sets the edit list.
-    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed input, or the writer's error.
+    public func advance<Sink: ByteSink>(to decodeTime: Int64?, timescale: UInt32, writer: MP4Writer<Sink>) throws(NALUError) {
         let rate = Int64(max(1, stream.format.sampleRate))
         let whole = Int64(stream.format.samplesPerFrame)
         while true {

@@ -64,7 +64,7 @@ public final class Concatenator {
     ///   length-prefixed (`--extradata`): each file input is opened without it first, and again
     ///   with it when it is neither MP4 nor Annex-B; standard input takes it at once.
     public init(paths: [String], options: [MediaSourceOptions] = [MediaSourceOptions()],
-                lengthPrefixedRecord: DecoderConfigurationRecord? = nil) throws {
+                lengthPrefixedRecord: DecoderConfigurationRecord? = nil) throws(NALUError) {
         guard !paths.isEmpty else { throw NALUError(.missing, field: "concat", detail: "no input") }
         var inputs: [ConcatInput] = []
         var firstFrameRate: Rational?
@@ -97,7 +97,7 @@ public final class Concatenator {
 
     /// Input `position` for its turn: the one kept from the first pass, else the file opened again
     /// (and checked to be the same file with the same codec).
-    private func open(_ position: Int, keeping: Bool = false) throws -> MediaSource {
+    private func open(_ position: Int, keeping: Bool = false) throws(NALUError) -> MediaSource {
         if let source = kept[position] {
             if !keeping { kept[position] = nil }
             return source
@@ -114,17 +114,18 @@ public final class Concatenator {
     /// into the k-th), when some input has a sound track and every input is MP4/MOV, opened for
     /// it in turn. Empty with the reason when they cannot all be joined; empty without one when
     /// some input is a transport stream (``planStreamAudio(timing:frameRate:reason:)`` joins them).
-    private func planAudio() throws -> (audio: [ConcatAudio], reason: String?) {
+    private func planAudio() throws(NALUError) -> (audio: [ConcatAudio], reason: String?) {
         guard inputs.contains(where: { !$0.otherTracks.filter { $0.handler == "soun" }.isEmpty }) else { return ([], nil) }
         if inputs.contains(where: { $0.container.isTransportStream }) { return ([], nil) }
         if let other = inputs.first(where: { !$0.container.isMP4 }) { return ([], "\(other.path) is not MP4/MOV") }
         // One input open at a time, in the plan and in the join (issue 40 item 16).
-        return try ConcatAudio.plans(count: inputs.count) { try self.open($0, keeping: true) }
+        return try ConcatAudio.plans(count: inputs.count) { (position) throws(NALUError) in try self.open(position, keeping: true) }
     }
 
     /// The first input's movie metadata (an MP4/MOV's rotation, creation times, user data), or
     /// `nil` for other containers.
-    public func firstMovieMetadata() throws -> MP4MovieMetadata? {
+    /// - Throws: ``NALU/NALUError`` (typed): the first input cannot be opened again or its movie box is malformed.
+    public func firstMovieMetadata() throws(NALUError) -> MP4MovieMetadata? {
         guard inputs.first?.container.isMP4 == true else { return nil }
         return try open(0, keeping: true).movieMetadata()
     }
@@ -132,10 +133,10 @@ public final class Concatenator {
     /// The times of the join when every input keeps its own (``ConcatTiming``): no rate given,
     /// every input an MP4/MOV or a transport stream, each transport stream read again for its
     /// turn (one read from a pipe is timed at a rate); `nil` otherwise.
-    private func ownTiming(frameRate: Rational?) throws -> ConcatTiming? {
+    private func ownTiming(frameRate: Rational?) throws(NALUError) -> ConcatTiming? {
         guard frameRate == nil, inputs.allSatisfy({ $0.container.isMP4 || $0.container.isTransportStream }),
               !inputs.indices.contains(where: { inputs[$0].container.isTransportStream && kept[$0] != nil }) else { return nil }
-        return try ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) })
+        return try ConcatTiming(count: inputs.count, open: { (position) throws(NALUError) in try open(position, keeping: true) })
     }
 
     /// The least common multiple of two timescales, `nil` past 31 bits.
@@ -163,7 +164,7 @@ public final class Concatenator {
     /// read so far: the record's, or `nil` for an elementary stream until it is read).
     /// An MP4/MOV source's rate when all its pictures but the last last as long (reads its sample
     /// table, not its media), else `nil`.
-    private static func constantRate(of source: MediaSource) throws -> Rational? {
+    private static func constantRate(of source: MediaSource) throws(NALUError) -> Rational? {
         guard let mp4 = source.mp4 else { return nil }
         var iterator = mp4.samples()
         var duration: UInt32?
@@ -181,8 +182,8 @@ public final class Concatenator {
     /// What a join timed at one rate nobody gave needs to know, asked before the join (while
     /// the inputs read once are still kept): why (``retimingReason()``), and each MP4/MOV input's
     /// constant rate (``constantRate(of:)``; only this fallback reads their sample tables again).
-    private func retimingPlan() throws -> (reason: String, rates: [Rational?]) {
-        (retimingReason(), try inputs.indices.map { inputs[$0].container.isMP4 ? try Self.constantRate(of: open($0, keeping: true)) : nil })
+    private func retimingPlan() throws(NALUError) -> (reason: String, rates: [Rational?]) {
+        (retimingReason(), try inputs.indices.map { (position) throws(NALUError) in inputs[position].container.isMP4 ? try Self.constantRate(of: open(position, keeping: true)) : nil })
     }
 
     /// The inputs with their own times (MP4/MOV, MPEG-TS) that a join timed at `rate` re-times:
@@ -195,9 +196,12 @@ public final class Concatenator {
     /// none when `timing` lays them out with their edits (`editsKept`, MP4 output) or one edit shows
     /// them all; else the joins ``ConcatTiming`` breaks, laid out for the MP4/MOV inputs (an
     /// elementary or transport stream input hides nothing).
-    private func hiddenPicturesShown(timing: ConcatTiming?, editsKept: Bool) throws -> [Int] {
+    private func hiddenPicturesShown(timing: ConcatTiming?, editsKept: Bool) throws(NALUError) -> [Int] {
         if timing != nil, editsKept { return [] }
-        let layout = try timing ?? (inputs.allSatisfy(\.container.isMP4) ? ConcatTiming(count: inputs.count, open: { try open($0, keeping: true) }) : nil)
+        var layout = timing
+        if layout == nil, inputs.allSatisfy(\.container.isMP4) {
+            layout = try ConcatTiming(count: inputs.count, open: { (position) throws(NALUError) in try open(position, keeping: true) })
+        }
         guard let layout, layout.presentationOrigin == nil else { return [] }
         return layout.brokenJoins
     }
@@ -213,7 +217,7 @@ public final class Concatenator {
         return "their timescales have no common multiple below 2^31"
     }
 
-    private static func frameRate(of source: MediaSource) throws -> Rational? {
+    private static func frameRate(of source: MediaSource) throws(NALUError) -> Rational? {
         if let rate = try source.containerFrameRate() { return rate.reduced }
         var store = ParameterSetStore(codec: source.codec)
         for unit in source.outOfBandParameterSets { try store.add(unit) }
@@ -324,7 +328,7 @@ public final class Concatenator {
         // Subtitle, timecode and data tracks joined after the audio (``ConcatTracks``).
         // (MP4 inputs keeping their times: the movie timescale is known for the edit lists.)
         let (others, othersReason) = inputs.allSatisfy({ $0.container.isMP4 })
-            ? try ConcatTracks.plan(count: inputs.count) { try self.open($0, keeping: true) } : (nil, nil)
+            ? try ConcatTracks.plan(count: inputs.count) { (position) throws(NALUError) in try self.open(position, keeping: true) } : (nil, nil)
         if let others, let movieTimescale = options.movieTimescale ?? timing?.movieTimescale {
             options.movieTimescale = movieTimescale
             options.passthroughTracks += others.tracks(movieTimescale: movieTimescale)
@@ -578,14 +582,14 @@ extension Concatenator {
     /// Empty unless some input has audio and some is a transport stream; empty with `reason`
     /// set when their audio cannot be joined (an elementary input among them, streams that
     /// differ in number or coding).
-    fileprivate func planStreamAudio(timing: ConcatTiming?, frameRate: Rational?, reason: inout String?) throws -> [ConcatTransportStreamAudioStream] {
+    fileprivate func planStreamAudio(timing: ConcatTiming?, frameRate: Rational?, reason: inout String?) throws(NALUError) -> [ConcatTransportStreamAudioStream] {
         guard inputs.contains(where: \.container.isTransportStream), inputs.contains(where: \.hasAudio) else { return [] }
         if let other = inputs.first(where: { !$0.container.isTransportStream && !$0.container.isMP4 }) {
             reason = "\(other.path) is not MP4/MOV or MPEG-TS"
             return []
         }
-        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, timing: timing, frameRate: frameRate ?? firstFrameRate) {
-            try self.open($0, keeping: true)
+        let (join, why) = try ConcatTransportStreamAudio.plan(count: inputs.count, timing: timing, frameRate: frameRate ?? firstFrameRate) { (position) throws(NALUError) in
+            try self.open(position, keeping: true)
         }
         reason = why
         guard let join else { return [] }

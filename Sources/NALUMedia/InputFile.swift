@@ -76,12 +76,17 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
         return true
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if let readAhead { return try readAhead.read(into: buffer) }
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path, with the system's reason.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
+        if let readAhead {
+            // The read-ahead thread reads a duplicate of this descriptor: its errors are NALUErrors.
+            do { return try readAhead.read(into: buffer) } catch { throw NALUError.converting(error, field: path) }
+        }
         return try FileSource.read(descriptor, into: buffer, path: path)
     }
 
     /// Positioned read; only for regular files (0 bytes otherwise).
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path and the offset, with the system's reason.
     public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard isRegularFile, let base = buffer.baseAddress, buffer.count > 0, offset >= 0, offset < size else { return 0 }
         while true {
@@ -93,7 +98,7 @@ public final class InputFile: ByteSource, RandomAccessByteSource {
     }
 
     /// Reads until `buffer` is full or the input ends; returns the bytes read.
-    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -122,7 +127,8 @@ public final class AnyRandomAccessSource: RandomAccessByteSource {
 
     public var size: Int64 { base.size }
 
-    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// - Throws: ``NALU/NALUError`` (typed): the wrapped source's error.
+    public func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try base.read(at: offset, into: buffer)
     }
 }

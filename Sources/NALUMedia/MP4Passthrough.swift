@@ -94,7 +94,7 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
         return 0
     }
 
-    private func append<Sink: ByteSink>(_ sample: MP4Sample, lane index: Int, writer: MP4Writer<Sink>) throws {
+    private func append<Sink: ByteSink>(_ sample: MP4Sample, lane index: Int, writer: MP4Writer<Sink>) throws(NALUError) {
         lanes[index].next = nil
         var duration = sample.duration
         if let clip = lanes[index].clip {
@@ -118,7 +118,7 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
     /// (``MP4TimecodeEntry/advance(_:by:mediaTimescale:)``).
     /// - Throws: ``NALUError`` naming the `tmcd` field that does not read, rather than a timecode
     ///   left at the uncut start.
-    static func timecode(_ bytes: [UInt8], of sample: MP4Sample, track: MP4Track, advancedBy ticks: Int64) throws -> [UInt8] {
+    static func timecode(_ bytes: [UInt8], of sample: MP4Sample, track: MP4Track, advancedBy ticks: Int64) throws(NALUError) -> [UInt8] {
         let entries = track.sampleEntries
         guard sample.sampleDescriptionIndex >= 1, sample.sampleDescriptionIndex <= entries.count else {
             throw NALUError(.invalidValue, field: "sample_description_index", byteOffset: sample.offset,
@@ -135,7 +135,7 @@ public final class MP4PassthroughInterleaver<Source: RandomAccessByteSource> {
     }
 
     /// Looks ahead to the lane's next sample in its range.
-    private func fill(_ index: Int) throws {
+    private func fill(_ index: Int) throws(NALUError) {
         guard lanes[index].next == nil, !lanes[index].done else { return }
         while let sample = try lanes[index].samples.next() {
             if let range = lanes[index].range {

@@ -32,12 +32,13 @@ public struct MP4TrackCut: Hashable, Sendable {
     /// The clipped cut of `reader` to the media times `range` (the track's timescale): the
     /// samples from the one covering `range.lowerBound` to the last starting before its end;
     /// `nil` when none overlaps. Reads the sample table once.
-    public static func clipping(_ reader: MP4TrackReader<some RandomAccessByteSource>, to range: Range<Int64>) throws -> MP4TrackCut? {
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table, naming the field and its byte offset.
+    public static func clipping(_ reader: MP4TrackReader<some RandomAccessByteSource>, to range: Range<Int64>) throws(NALUError) -> MP4TrackCut? {
         guard !range.isEmpty else { return nil }
         var first: Int64?
-        try reader.forEachSample(decodeTimes: Int64.min..<range.upperBound) { sample in
+        try NALUError.typed(field: "samples") { try reader.forEachSample(decodeTimes: Int64.min..<range.upperBound) { sample in
             if first == nil, sample.dts &+ Int64(sample.duration) > range.lowerBound { first = sample.dts }
-        }
+        } }
         guard let first else { return nil }
         return MP4TrackCut(decodeTimes: first..<range.upperBound, clip: range)
     }

@@ -44,7 +44,7 @@ public struct MP4OtherTrack: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 8.3.2 Track Header Box: track_ID after the times (64-bit in version 1).
-    private static func trackID(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws -> UInt32 {
+    private static func trackID(_ box: MP4BoxHeader, in source: some RandomAccessByteSource) throws(NALUError) -> UInt32 {
         var payload = try MP4BoxPayloadReader(box, in: source, limit: 1 << 12)
         let (version, _) = try payload.fullBoxHeader()
         try payload.skip(version == 1 ? 16 : 8, "creation_time, modification_time")

@@ -44,8 +44,8 @@ extension MediaSink {
         return try finish()
     }
 
-    /// Nothing lent is kept.
-    public func returnLent() throws {}
+    /// Nothing lent is kept: throws nothing (typed ``NALU/NALUError``, as the sinks' own).
+    public func returnLent() throws(NALUError) {}
 
     /// No clock: the sink writes no times (Annex-B, length-prefixed).
     public var sampleClock: SampleClock? { nil }
@@ -164,7 +164,8 @@ public final class MP4FileSink: MediaSink {
     public let output: FileSink
     public let muxer: MP4Muxer<FileSink>
 
-    public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): options the muxer refuses (`.invalidValue` naming the option).
+    public init(codec: Codec, output: FileSink, options: MP4MuxerOptions) throws(NALUError) {
         self.output = output
         var spool: SpoolFile?
         if options.layout == .faststart {
@@ -191,12 +192,16 @@ public final class MP4FileSink: MediaSink {
     /// input's (unless `options` give one). An elementary stream is timed at the frame rate of
     /// `options`, else its SPS VUI's.
     /// `parameterSets` replaces the source's record sets (edited ones).
+    /// - Throws: ``NALU/NALUError`` (typed): options the muxer refuses, the source's sample table, a parameter set the muxer refuses.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            parameterSets: [[UInt8]]? = nil) throws {
+                            parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         let (timed, clock) = try Self.options(options, keepingTimesOf: source)
         try self.init(codec: source.codec, output: output, options: timed)
         if let clock { try keepTimes(clock) }
-        for unit in parameterSets ?? source.outOfBandParameterSets { try push(nalUnit: unit) }
+        // No callback is set yet (``MP4Muxer/willAppendVideoSample``): the push throws only NALUError.
+        for unit in parameterSets ?? source.outOfBandParameterSets {
+            try NALUError.typed(field: "parameter set") { try push(nalUnit: unit) }
+        }
     }
 
     /// `options` for an output that keeps `source`'s times, and the clock to give
@@ -237,8 +242,9 @@ public final class MP4FileSink: MediaSink {
     /// carried beside the video as an `mp4a` track, timed against where the first picture
     /// presents (``TransportStreamAudioReader/origin(in:)``); `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; audio the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws {
+                            transportStreamAudio audio: TransportStreamAudioReader, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         try self.init(for: source, output: output, options: options, transportStreamAudio: [audio], parameterSets: parameterSets)
     }
 
@@ -247,8 +253,9 @@ public final class MP4FileSink: MediaSink {
     /// track (``TransportStreamAudioReader/mp4SampleEntry``, its language in `mdhd`), in program
     /// order, timed against where the first picture presents; `parameterSets` as for
     /// ``init(for:output:options:parameterSets:)``.
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; audio the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
-                            transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws {
+                            transportStreamAudio audio: [TransportStreamAudioReader], parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         var options = options
         let origins = audio.map { $0.origin(in: source) }
         options.passthroughTracks = zip(audio, origins).map { $0.mp4Track(origin: $1) }
@@ -273,9 +280,10 @@ public final class MP4FileSink: MediaSink {
     /// `decodeTimes` limits each track to a range of its decoding times (its timescale), as
     /// ``MP4PassthroughInterleaver/init(tracks:decodeTimes:)`` does.
     /// `parameterSets` replaces the source's record sets (edited ones).
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:parameterSets:)`` throws; a track the muxer cannot carry.
     public convenience init(for source: MediaSource, output: FileSink, options: MP4MuxerOptions,
                             passthrough tracks: [MP4TrackReader<AnyRandomAccessSource>], movieTimescale: UInt32?,
-                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws {
+                            decodeTimes: [Range<Int64>?]? = nil, parameterSets: [[UInt8]]? = nil) throws(NALUError) {
         var options = options
         options.passthroughTracks = tracks.map { MP4PassthroughTrack(copying: $0.track) }
         options.movieTimescale = movieTimescale
@@ -302,7 +310,8 @@ public final class MP4FileSink: MediaSink {
     public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
 
     /// NAL units streamed to the file are lent to it (``MP4Muxer/returnLent()``).
-    public func returnLent() throws { try muxer.returnLent() }
+    /// - Throws: ``NALU/NALUError`` (typed): the file's write error.
+    public func returnLent() throws(NALUError) { try muxer.returnLent() }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).
     public func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }

@@ -266,9 +266,11 @@ public final class MediaSource {
         var reader: ElementaryStreamReader<ReplaySource<InputFile>>
         do {
             reader = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: knownCodec)
-        } catch let error as NALUError where error.code == .unrecognisedFormat && error.field == "codec" {
-            // The reader took exactly the bytes of `prefix` (or the input ended): replay them.
-            guard options.codecFromFileName, let hinted = ContainerDetection.codec(fromExtension: path) else { throw error }
+        } catch {
+            // No codec in the headers: the reader took exactly the bytes of `prefix` (or the
+            // input ended): replay them with the file name's codec.
+            guard error.code == .unrecognisedFormat, error.field == "codec", options.codecFromFileName,
+                  let hinted = ContainerDetection.codec(fromExtension: path) else { throw error }
             reader = try ElementaryStreamReader(ReplaySource(prefix: prefix, source: input), format: format, lengthSize: lengthSize, codec: hinted)
         }
         reader.maxNALUnitSize = options.maxNALUnitSize

@@ -28,7 +28,7 @@ public struct PresentationTimeline: Hashable, Sendable {
 
     /// The timeline of `source`.
     /// - Throws: ``NALUError`` what reading the other tracks' sample tables throws.
-    public init(source: MediaSource) throws {
+    public init(source: MediaSource) throws(NALUError) {
         if let video = source.mp4 {
             let track = video.track
             timescale = Int64(max(1, track.timescale))
@@ -52,7 +52,7 @@ public struct PresentationTimeline: Hashable, Sendable {
 
     /// The earliest start of an MP4's other audio and video tracks, in the video's ticks on its
     /// presentation clock (which starts at the video's leading empty edits).
-    static func mp4OtherTracksStart(source: MediaSource, video: MP4VideoTrack) throws -> Int64? {
+    static func mp4OtherTracksStart(source: MediaSource, video: MP4VideoTrack) throws(NALUError) -> Int64? {
         guard let movie = try source.movie() else { return nil }
         let videoScale = Int64(max(1, video.timescale))
         let movieScale = Int64(max(1, movie.movieTimescale))

@@ -230,17 +230,18 @@ public struct FrameDurations: Hashable, Sendable {
     }
 
     /// The durations of `reader`'s video samples, or `nil` for a track of fewer than 2.
-    public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws -> FrameDurations? {
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table, naming the field and its byte offset.
+    public static func of<Source: RandomAccessByteSource>(_ reader: MP4VideoTrackReader<Source>) throws(NALUError) -> FrameDurations? {
         var spread: (UInt32, UInt32)?
         var previous: UInt32?
         var samples = 0
         var total: UInt64 = 0
-        try reader.forEachSample { sample in
+        try NALUError.typed(field: "samples") { try reader.forEachSample { sample in
             if let previous { spread = (min(spread?.0 ?? previous, previous), max(spread?.1 ?? previous, previous)) }
             previous = sample.duration
             samples += 1
             total &+= UInt64(sample.duration)
-        }
+        } }
         guard let spread else { return nil }
         return FrameDurations(minimum: spread.0, maximum: spread.1, timescale: reader.track.timescale, samples: samples, total: total)
     }

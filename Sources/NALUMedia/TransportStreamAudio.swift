@@ -201,7 +201,7 @@ public final class TransportStreamAudioFeeder {
         }
     }
 
-    private func peek() throws -> MP4Sample? {
+    private func peek() throws(NALUError) -> MP4Sample? {
         if let next { return next }
         guard !done else { return nil }
         while let sample = try samples.next() {
@@ -368,7 +368,7 @@ public final class TransportStreamAudioMP4Feeder {
     }
 
     /// The next frame in the range from the reader, or `nil` at its end.
-    private func fetch() throws -> (frame: [UInt8], pts: Int64)? {
+    private func fetch() throws(NALUError) -> (frame: [UInt8], pts: Int64)? {
         guard !done else { return nil }
         while let frame = try reader.next() {
             if let range {
@@ -385,7 +385,7 @@ public final class TransportStreamAudioMP4Feeder {
     /// longer, so every frame keeps its own time, never one counted from the first), a frame's
     /// worth (1024 for AAC, ISO/IEC 14496-3 4.5.1; ``TransportStreamAudioReader/samplesPerFrame``)
     /// when the next is that far within 90 kHz rounding, or for the last frame.
-    private func duration(of frame: (frame: [UInt8], pts: Int64), rate: Int64) throws -> Int64 {
+    private func duration(of frame: (frame: [UInt8], pts: Int64), rate: Int64) throws(NALUError) -> Int64 {
         if !readFollowing {
             following = try fetch()
             readFollowing = true

@@ -77,7 +77,7 @@ public final class TransportStreamAudioReader {
     /// - Returns: `nil` when no frame comes within the first `limit` bytes, or the stream's
     ///   coding is none nalu reads (``Coding``).
     /// - Throws: ``NALUError`` `.io` from the file.
-    public init?(path: String, packetSize: Int, stream: ProgramElement, limit: Int64 = 16 << 20) throws {
+    public init?(path: String, packetSize: Int, stream: ProgramElement, limit: Int64 = 16 << 20) throws(NALUError) {
         guard let coding = Coding(stream) else { return nil }
         self.coding = coding
         self.stream = stream
@@ -101,7 +101,8 @@ public final class TransportStreamAudioReader {
     }
 
     /// Opens `path` again and reads up to its first AAC frame on `pid`.
-    public convenience init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): `.io` naming the path; a malformed transport stream.
+    public convenience init?(path: String, packetSize: Int, pid: UInt16, limit: Int64 = 16 << 20) throws(NALUError) {
         try self.init(path: path, packetSize: packetSize, stream: ProgramElement(streamType: 0x0F, pid: pid), limit: limit)
     }
 
@@ -117,7 +118,7 @@ public final class TransportStreamAudioReader {
         }
     }
 
-    private func nextFrame(countingInto read: inout Int64) throws -> (frame: [UInt8], pts: Int64)? {
+    private func nextFrame(countingInto read: inout Int64) throws(NALUError) -> (frame: [UInt8], pts: Int64)? {
         while true {
             if let frame = assembler.nextFrame() { return frame }
             guard try readPES(countingInto: &read) else { return nil }
@@ -126,7 +127,7 @@ public final class TransportStreamAudioReader {
 
     /// Feeds the audio PID's packets to the assembler up to the end of the next whole PES
     /// packet; `false` at the end of the file.
-    private func readPES(countingInto read: inout Int64) throws -> Bool {
+    private func readPES(countingInto read: inout Int64) throws(NALUError) -> Bool {
         while true {
             guard let packet = try nextPacket() else {
                 // The last PES packet ends with the file.
@@ -138,7 +139,7 @@ public final class TransportStreamAudioReader {
     }
 
     /// The next 188-byte packet (a 192-byte packet's last 188), found by its sync byte.
-    private func nextPacket() throws -> [UInt8]? {
+    private func nextPacket() throws(NALUError) -> [UInt8]? {
         while true {
             if bufferEnd - bufferStart < packetSize {
                 if ended { return nil }
@@ -147,7 +148,7 @@ public final class TransportStreamAudioReader {
                     bufferEnd -= bufferStart
                     bufferStart = 0
                 }
-                let count = try buffer.withUnsafeMutableBytes { raw in
+                let count = try buffer.withMutableBytes { (raw) throws(NALUError) in
                     try file.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[bufferEnd...]))
                 }
                 if count <= 0 { ended = true } else { bufferEnd += count }

@@ -8,8 +8,9 @@ public import NALUMP4
 public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     public let muxer: TransportStreamMuxer<Output>
 
+    /// - Throws: ``NALU/NALUError`` (typed): options or parameter sets the muxer refuses.
     public init(codec: Codec, output: Output, options: TransportStreamMuxerOptions,
-                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws {
+                outOfBandParameterSets: [[UInt8]] = [], declarativeSEI: [[UInt8]] = []) throws(NALUError) {
         muxer = try TransportStreamMuxer(codec: codec, sink: output, options: options,
                                          outOfBandParameterSets: outOfBandParameterSets, declarativeSEI: declarativeSEI)
     }
@@ -24,7 +25,8 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     /// converted to 90 kHz, an MP4's edit list applied as a shift (the picture at the first
     /// edit's `media_time` presents at the first PTS, where its audio starts too; pictures the
     /// edit list hid stay before it, as a transport stream cannot hide them).
-    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): options or parameter sets the muxer refuses; the source's sample table.
+    public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions) throws(NALUError) {
         var options = options
         if source.container.isMP4 { options.placement = .beforeFirstSlice }
         try self.init(codec: source.codec, output: output, options: options,
@@ -55,9 +57,10 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
     /// For `source` (MP4/MOV), with the AAC track `audio` (``MediaSource/transportStreamAudioTrack()``)
     /// as an ADTS stream interleaved with the video by time (``TransportStreamAudioFeeder``);
     /// `decodeTimes` limits it to a range of its decoding times (trimming).
+    /// - Throws: ``NALU/NALUError`` (typed): what ``init(for:output:options:)`` throws; audio the muxer cannot carry.
     public convenience init(for source: MediaSource, output: Output, options: TransportStreamMuxerOptions,
                             audio: (reader: MP4TrackReader<AnyRandomAccessSource>, audioSpecificConfig: [UInt8])?,
-                            decodeTimes: Range<Int64>? = nil) throws {
+                            decodeTimes: Range<Int64>? = nil) throws(NALUError) {
         try self.init(for: source, output: output, options: options)
         guard let audio, let video = source.mp4 else { return }
         try muxer.addAudio(audioSpecificConfig: audio.audioSpecificConfig)

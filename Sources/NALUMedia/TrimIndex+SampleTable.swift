@@ -19,7 +19,7 @@ extension TrimIndex {
         }
     }
 
-    private init(sampleTable mp4: MP4VideoTrackReader<AnyRandomAccessSource>, source: MediaSource, frameRate: Rational?) throws {
+    private init(sampleTable mp4: MP4VideoTrackReader<AnyRandomAccessSource>, source: MediaSource, frameRate: Rational?) throws(NALUError) {
         codec = source.codec
         let track = mp4.track
         let editShift = try source.videoMediaOrigin()
@@ -55,7 +55,9 @@ extension TrimIndex {
         parameterSets = store
         hasSourceTimes = true
         let timescale = track.timescale
-        guard let rate = try frameRate ?? source.containerFrameRate() ?? store.streamDescription?.frameRate?.reduced else {
+        var chosenRate = frameRate
+        if chosenRate == nil { chosenRate = try source.containerFrameRate() }
+        guard let rate = chosenRate ?? store.streamDescription?.frameRate?.reduced else {
             throw NALUError(.missing, field: "frame rate", detail: "the track has no sample duration; give a frame rate (--fps)")
         }
         self.frameRate = rate
@@ -66,7 +68,7 @@ extension TrimIndex {
     }
 
     /// The keyframe class of a sync sample: its first VCL NAL unit's type.
-    private static func keyframeClass(_ bytes: [UInt8], lengthSize: Int, codec: Codec, offset: Int64) throws -> KeyframeClass? {
+    private static func keyframeClass(_ bytes: [UInt8], lengthSize: Int, codec: Codec, offset: Int64) throws(NALUError) -> KeyframeClass? {
         var position = 0
         while position + lengthSize < bytes.count {
             var length = 0

@@ -72,7 +72,7 @@ public struct TrimIndex: Sendable {
     ///   `nil` takes the MP4 track's or the SPS VUI's.
     /// - Throws: ``NALUError``: what reading the stream throws; `.missing` `frame rate` when no
     ///   rate is known; `.tooLarge` past ``maxAccessUnits``.
-    public init(source: MediaSource, frameRate: Rational? = nil) throws {
+    public init(source: MediaSource, frameRate: Rational? = nil) throws(NALUError) {
         codec = source.codec
         var splitter = try source.splitter()
         var counter = PictureOrderCounter()
@@ -87,7 +87,7 @@ public struct TrimIndex: Sendable {
         var firstVCLOffset: Int64?
         var lastEnd: Int64?
 
-        func complete(_ summary: AccessUnitSummary) throws {
+        func complete(_ summary: AccessUnitSummary) throws(NALUError) {
             guard entries.count < Self.maxAccessUnits else {
                 throw NALUError(.tooLarge, field: "access units", detail: "more than \(Self.maxAccessUnits) to index")
             }
@@ -117,7 +117,7 @@ public struct TrimIndex: Sendable {
             firstVCLOffset = nil
         }
 
-        try source.forEachNALUnit(sampleStarts: { clock?.add($0) }) { unit in
+        try NALUError.typed(field: "input") { try source.forEachNALUnit(sampleStarts: { clock?.add($0) }) { unit in
             let step = try splitter.push(unit)
             if let completed = step.completed { try complete(completed) }
             if step.isFirstVCL { firstVCLOffset = unit.offset }
@@ -141,14 +141,16 @@ public struct TrimIndex: Sendable {
                 }
             }
             if codec.isEndOfSequence(firstByte: unit.firstByte) { counter.endOfSequence() }
-        }
+        } }
         if let last = splitter.finish() { try complete(last) }
         parameterSets = splitter.parameterSets
 
         hasSourceTimes = clock != nil
         if let clock {
             let timescale = clock.timescale
-            guard let rate = try frameRate ?? source.containerFrameRate() ?? splitter.parameterSets.streamDescription?.frameRate?.reduced else {
+            var chosenRate = frameRate
+            if chosenRate == nil { chosenRate = try source.containerFrameRate() }
+            guard let rate = chosenRate ?? splitter.parameterSets.streamDescription?.frameRate?.reduced else {
                 throw NALUError(.missing, field: "frame rate", detail: "the track has no sample duration; give a frame rate (--fps)")
             }
             self.frameRate = rate
@@ -171,7 +173,7 @@ public struct TrimIndex: Sendable {
     /// The index's times on the source's own clock (`timescale` ticks): presentation times
     /// counted from the first picture, the origin and end in the source's terms, and the ticks a
     /// frame lasts at `rate` (its first sample's duration, or from --fps).
-    static func sourceTimes(_ entries: inout [Entry], timescale: UInt32, rate: Rational, editShift: Int64, lastEnd: Int64?) throws
+    static func sourceTimes(_ entries: inout [Entry], timescale: UInt32, rate: Rational, editShift: Int64, lastEnd: Int64?) throws(NALUError)
         -> (timeBase: Rational, presentationOrigin: Int64, firstPictureTime: Int64, presentationEnd: Int64, frameDuration: Int64) {
         let origin = countFromFirstPicture(&entries)
         let (ticks, overflow) = Int64(timescale).multipliedReportingOverflow(by: rate.denominator)

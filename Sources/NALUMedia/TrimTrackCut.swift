@@ -1,4 +1,4 @@
-import NALU
+public import NALU
 public import NALUMP4
 
 /// How one track of an MP4/MOV input that is neither video nor sound (subtitles `tx3g`/`text`/
@@ -22,8 +22,9 @@ public struct TrimTrackCut {
     /// its media time less its edit's `media_time`, plus its leading empty edits less the
     /// video's, as for audio (``TrimAudioCut``). Tracks with no sample in the range are left out
     /// (nothing of them presents there): `emptyInRange` lists their track_IDs.
+    /// - Throws: ``NALU/NALUError`` (typed): a malformed sample table, naming the field and its byte offset.
     public static func cuts(for plan: TrimPlan, source: MediaSource, segmentDuration: UInt64,
-                            movieTimescale: UInt32) throws -> (cuts: [TrimTrackCut], emptyInRange: [UInt32]) {
+                            movieTimescale: UInt32) throws(NALUError) -> (cuts: [TrimTrackCut], emptyInRange: [UInt32]) {
         guard let movie = try source.movie(), let video = source.mp4, movieTimescale > 0 else { return ([], []) }
         let videoDelay = CheckedNumber.int64(min(editListStart(video.track.editList).delay, UInt64(Int32.max))) ?? 0
         let inputMovieScale = Int64(max(1, movie.movieTimescale))

@@ -47,7 +47,8 @@ public final class Trimmer {
     private var passes = 0
 
     /// Opens `path` (see ``MediaSource/init(path:options:)``).
-    public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil) throws {
+    /// - Throws: ``NALU/NALUError`` (typed): what ``MediaSource/init(path:options:)`` throws; the index's errors (a malformed stream, no frame rate).
+    public init(path: String, options: MediaSourceOptions = MediaSourceOptions(), frameRate: Rational? = nil) throws(NALUError) {
         self.path = path
         self.options = options
         self.frameRate = frameRate
@@ -73,7 +74,7 @@ public final class Trimmer {
 
     /// The source for the next pass: the first pass reads ``source``; later ones read an MP4 again
     /// through its sample table, and open an elementary stream's path again.
-    private func sourceForPass() throws -> MediaSource {
+    private func sourceForPass() throws(NALUError) -> MediaSource {
         defer { passes += 1 }
         if passes == 0 || source.mp4 != nil { return source }
         guard path != "-" else {
@@ -290,7 +291,7 @@ public final class Trimmer {
     /// Carries an MP4/MOV sound track's cut into `sink` as audio stream `stream`, its first frame
     /// at the range's start less the lead-in pictures' time.
     private func addAudio<Output: ByteSink>(_ stream: TransportStreamAudioStream, cut: TrimAudioCut, plan: TrimPlan, rate: Rational,
-                                            sourceTimed: Bool, to sink: TransportStreamSink<Output>) throws {
+                                            sourceTimed: Bool, to sink: TransportStreamSink<Output>) throws(NALUError) {
         guard let video = source.mp4 else { return }
         if sourceTimed {
             let index = try sink.muxer.addAudio(stream)

@@ -96,8 +96,9 @@ public struct RTPDumpReader<Source: ByteSource> {
 
     /// Reads the first line and the file header.
     /// - Throws: ``NALU/NALUError`` `.unrecognisedFormat` without the `#!rtpplay1.0 ` line,
-    ///   `.truncated` when the file header is cut short; the source's errors.
-    public init(source: Source) throws {
+    ///   `.truncated` when the file header is cut short; the source's errors (typed: one of
+    ///   another type as ``NALU/NALUError/converting(_:field:)`` makes it, field `rtpdump`).
+    public init(source: Source) throws(NALUError) {
         self.source = source
         var line: [UInt8] = []
         while true {
@@ -121,8 +122,8 @@ public struct RTPDumpReader<Source: ByteSource> {
 
     /// The next RTP packet's record, `nil` at the end of the file.
     /// - Throws: ``NALU/NALUError`` `.truncated` for a record cut short, `.invalidValue` for a
-    ///   record length below its header's; the source's errors.
-    public mutating func next() throws -> RTPDumpRecord? {
+    ///   record length below its header's; the source's errors (typed, as for ``init(source:)``).
+    public mutating func next() throws(NALUError) -> RTPDumpRecord? {
         while true {
             let start = offset
             guard let header = try take(RTPDump.recordHeaderSize) else {
@@ -151,7 +152,7 @@ public struct RTPDumpReader<Source: ByteSource> {
     }
 
     /// `count` bytes, `nil` when the input ends first (what was there is consumed).
-    private mutating func take(_ count: Int) throws -> [UInt8]? {
+    private mutating func take(_ count: Int) throws(NALUError) -> [UInt8]? {
         var out: [UInt8] = []
         out.reserveCapacity(count)
         while out.count < count {
@@ -166,14 +167,14 @@ public struct RTPDumpReader<Source: ByteSource> {
         return out
     }
 
-    private static func byte(_ reader: inout RTPDumpReader) throws -> UInt8? {
+    private static func byte(_ reader: inout RTPDumpReader) throws(NALUError) -> UInt8? {
         try reader.take(1)?.first
     }
 
-    private mutating func refill() throws -> Bool {
+    private mutating func refill() throws(NALUError) -> Bool {
         guard !ended else { return false }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let read = try chunk.withUnsafeMutableBytes { try source.read(into: $0) }
+        let read = try chunk.withMutableBytes { (bytes) throws(NALUError) in try source.read(into: bytes, field: "rtpdump") }
         guard read > 0 else {
             ended = true
             return false

@@ -14,7 +14,7 @@ import Testing
         do {
             _ = try Concatenator(paths: [Self.fixture("avc_main.h264"), Self.fixture("hevc_main.h265")])
             Issue.record("no error")
-        } catch let error as NALUError {
+        } catch {
             #expect(error.code == .unsupported)
             #expect(error.field == "concat")
             #expect(error.detail == "\(Self.fixture("avc_main.h264")) is H.264 and \(Self.fixture("hevc_main.h265")) is H.265")

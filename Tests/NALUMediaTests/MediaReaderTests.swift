@@ -215,7 +215,7 @@ import Testing
     }
 
     /// The async sequence gives the same items; cancelling the iterating task mid-way throws
-    /// CancellationError from the pending `next()`.
+    /// NALUError `.cancelled` (naming the path) from the pending `next()`: typed throws.
     @Test func asyncSequenceAndCancellation() async throws {
         let path = Self.fixture("realworld/phone.mp4")
         let (_, expected) = try Self.items(path)
@@ -232,15 +232,16 @@ import Testing
             }
             return count
         }
-        await #expect(throws: CancellationError.self) { try await task.value }
+        let cancelled = await #expect(throws: NALUError.self) { try await task.value }
+        #expect(cancelled == NALUError(.cancelled, field: path))
         // A cancelled reader stays cancelled.
-        #expect(throws: CancellationError.self) { try reader.next() }
+        #expect(throws: NALUError(.cancelled, field: path)) { try reader.next() }
 
         // The synchronous form: cancel() between two calls.
         let sync = try MediaReader(path: path)
         _ = try sync.next()
         sync.cancel()
-        #expect(throws: CancellationError.self) { try sync.next() }
+        #expect(throws: NALUError(.cancelled, field: path)) { try sync.next() }
     }
 
     /// A corrupted NAL unit length inside one MP4 sample: that sample is reported and left

@@ -32,4 +32,36 @@ import NALU
         var cut = try RTPDumpReader(source: MemorySource(header + [0, 40, 0, 32, 0, 0, 0, 0, 1, 2]))
         #expect { try cut.next() } throws: { ($0 as? NALUError)?.code == .truncated }
     }
+
+    struct Unplugged: Error, CustomStringConvertible { var description: String { "cable unplugged" } }
+    /// Serves `bytes`, then fails with its own error type.
+    struct FailingSource: ByteSource {
+        var bytes: [UInt8]
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            guard !bytes.isEmpty else { throw Unplugged() }
+            let count = min(buffer.count, bytes.count)
+            buffer.copyBytes(from: bytes[0..<count])
+            bytes.removeFirst(count)
+            return count
+        }
+    }
+
+    /// Issue 39 item 6: the reader throws `NALUError` (typed: `error.code` without a cast); a
+    /// source's own error becomes `.io` naming `rtpdump`, with the source's text.
+    @Test func throwsNALUErrorTyped() {
+        do {
+            _ = try RTPDumpReader(source: FailingSource(bytes: Array("#!rtpplay1.0 x/1\n".utf8)))
+            Issue.record("no error")
+        } catch {
+            #expect(error == NALUError(.io, field: "rtpdump", detail: "cable unplugged"))
+        }
+        do {
+            var reader = try RTPDumpReader(source: MemorySource(Array("#!rtpplay1.0 x/1\n".utf8) + [UInt8](repeating: 0, count: 16) + [0, 4]))
+            _ = try reader.next()
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .truncated)
+            #expect(error.field == "RD_packet_t")
+        }
+    }
 }

@@ -77,8 +77,10 @@ public struct LengthPrefixedToAnnexB {
     }
 
     /// Converts every NAL unit `reader` yields, writing to `sink`.
-    public mutating func convert<Source: ByteSource>(_ reader: inout LengthPrefixedReader<Source>, to sink: inout some ByteSink) throws {
-        try reader.forEachNALUnit { unit in try push(unit, to: &sink) }
+    /// - Throws: ``NALUError`` (typed): the stream's or the sink's error; an error of another type
+    ///   from `reader`'s source as ``NALUError/converting(_:field:)`` makes it (field `input`).
+    public mutating func convert<Source: ByteSource>(_ reader: inout LengthPrefixedReader<Source>, to sink: inout some ByteSink) throws(NALUError) {
+        try NALUError.typed(field: "input") { try reader.forEachNALUnit { unit in try push(unit, to: &sink) } }
         try finish(to: &sink)
     }
 

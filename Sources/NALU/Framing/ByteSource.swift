@@ -5,8 +5,11 @@
 public protocol ByteSource {
     /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; 0 means the
     /// end of the input. Implementations may return fewer bytes than asked before the end.
-    /// - Throws: untyped on purpose: a source users implement (a socket, a decryptor) throws its
-    ///   own error, which reaches the reader's caller unchanged; nalu's sources throw ``NALUError``.
+    /// - Throws: untyped: a source users implement (a socket, a decryptor) may throw its own
+    ///   error, and conformers in NALUPackager and NALUEncoder declare it untyped; nalu's sources
+    ///   throw ``NALUError``. A reader that only reads (``ElementaryStreamReader/init(_:format:lengthSize:codec:chunkSize:)``)
+    ///   reports another error as ``NALUError/converting(_:field:)`` makes it; one that calls a
+    ///   caller's closure (``AnnexBReader/forEachNALUnit(_:)``) passes it through unchanged.
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
 }
 
@@ -89,4 +92,14 @@ public struct MemorySink: ByteSink, Sendable {
 
     /// Empties the sink, keeping its storage for reuse.
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
+}
+
+extension ByteSource {
+    /// ``read(into:)`` with the source's error typed: a ``NALUError`` passes unchanged (every
+    /// source of nalu's throws one), another error becomes one naming `field`
+    /// (``NALUError/converting(_:field:)``): how a reader generic over a source throws
+    /// `NALUError` only.
+    package mutating func read(into buffer: UnsafeMutableRawBufferPointer, field: String) throws(NALUError) -> Int {
+        do { return try read(into: buffer) } catch { throw NALUError.converting(error, field: field) }
+    }
 }

@@ -29,14 +29,17 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     ///   - format: the framing, or `nil` to detect it.
     ///   - lengthSize: the length-field size for length-prefixed input (detected when `nil`).
     ///   - codec: the codec, or `nil` to detect it.
+    /// - Throws: ``NALUError``: `.unrecognisedFormat` for an empty or undetectable input,
+    ///   `.invalidValue` for a length size other than 1, 2 or 4; a source's own error as
+    ///   ``NALUError/converting(_:field:)`` makes it (field `input`).
     public init(_ source: Source, format: StreamFormat? = nil, lengthSize: Int? = nil, codec: Codec? = nil,
-                chunkSize: Int = 512 << 10) throws {
+                chunkSize: Int = 512 << 10) throws(NALUError) {
         var source = source
         var prefix = [UInt8](repeating: 0, count: Self.sniffLength)
         var filled = 0
         while filled < prefix.count {
-            let count = try prefix.withUnsafeMutableBytes { buffer in
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            let count = try prefix.withMutableBytes { (buffer) throws(NALUError) in
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), field: "input")
             }
             if count <= 0 { break }
             filled += count

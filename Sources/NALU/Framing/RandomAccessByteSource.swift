@@ -9,15 +9,17 @@ public protocol RandomAccessByteSource {
 
     /// Reads up to `buffer.count` bytes starting at `offset` into `buffer` and returns how many
     /// were read: fewer only at the end of the data, 0 at or past it.
-    /// - Throws: untyped on purpose: a source users implement throws its own error, which reaches
-    ///   the reader's caller unchanged; nalu's sources throw ``NALUError``.
-    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// - Throws: ``NALUError``: a source reports its failure as ``NALUError/Code/io`` naming what
+    ///   it reads (a path, a URL), with its own text as the detail (issue 39 item 6: every reader
+    ///   of a container then throws one type).
+    func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int
 }
 
 extension RandomAccessByteSource {
     /// Fills `buffer` completely from `offset`, or throws: ``NALUError/Code/truncated`` naming
     /// `field` when the data ends first.
-    public func readExactly(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, field: String) throws {
+    /// - Throws: ``NALUError`` (typed): `.truncated` naming `field` when the data ends first; the source's error.
+    public func readExactly(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer, field: String) throws(NALUError) {
         var filled = 0
         while filled < buffer.count {
             let (position, overflow) = offset.addingReportingOverflow(Int64(filled))
@@ -33,7 +35,8 @@ extension RandomAccessByteSource {
 
     /// Reads `count` bytes at `offset` into a new array. The range is checked against ``size``
     /// before anything is allocated, so a hostile length cannot cause a large allocation.
-    public func readBytes(at offset: Int64, count: Int, field: String) throws -> [UInt8] {
+    /// - Throws: ``NALUError`` (typed): `.invalidValue` for a negative range, `.lengthPastEnd` past ``size``; the source's error.
+    public func readBytes(at offset: Int64, count: Int, field: String) throws(NALUError) -> [UInt8] {
         guard count >= 0, offset >= 0 else {
             throw NALUError(.invalidValue, field: field, byteOffset: offset, detail: "negative range")
         }
@@ -43,7 +46,7 @@ extension RandomAccessByteSource {
                             detail: "\(count) bytes, \(max(0, size - offset)) left in \(size)")
         }
         var bytes = [UInt8](repeating: 0, count: count)
-        try bytes.withUnsafeMutableBytes { try readExactly(at: offset, into: $0, field: field) }
+        try bytes.withMutableBytes { (buffer) throws(NALUError) in try readExactly(at: offset, into: buffer, field: field) }
         return bytes
     }
 }

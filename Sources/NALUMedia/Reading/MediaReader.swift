@@ -47,8 +47,11 @@ public struct MediaReaderOptions: Sendable {
 /// }
 /// ```
 ///
-/// or as an `AsyncSequence` (`for try await item in reader`), where cancelling the task that
-/// iterates ends the reading: the pending `next()` throws `CancellationError`.
+/// or as an `AsyncSequence` (`for try await item in reader`, its `Failure` ``NALU/NALUError``),
+/// where cancelling the task that iterates ends the reading: the pending `next()` throws a
+/// ``NALU/NALUError`` with code ``NALU/NALUError/Code/cancelled`` naming the path.
+///
+/// Every throwing member throws ``NALU/NALUError`` (typed).
 ///
 /// The access units are those of ``MediaSource/forEachCodedAccessUnit(maxAccessUnitBytes:damaged:_:)``,
 /// the library's one grouping (H.264 7.4.1.2.3, H.265 7.4.2.4.4). The other tracks' samples come
@@ -110,7 +113,7 @@ public final class MediaReader: @unchecked Sendable {
     /// - Throws: ``NALU/NALUError``: what ``MediaSource/init(path:options:)`` throws (`.io`,
     ///   `.unrecognisedFormat`, `.invalidValue` for options that contradict the input), and
     ///   the other tracks' table errors.
-    public init(path: String, options: MediaReaderOptions = MediaReaderOptions()) throws {
+    public init(path: String, options: MediaReaderOptions = MediaReaderOptions()) throws(NALUError) {
         let source = try MediaSource(path: path, options: options.source)
         self.path = path
         codec = source.codec
@@ -135,7 +138,7 @@ public final class MediaReader: @unchecked Sendable {
         } else {
             unreadTracks = source.otherTracks.filter { !read.contains($0.trackID) }.map(\.description)
         }
-        queue = ReadAheadQueue(capacity: options.lookAhead)
+        queue = ReadAheadQueue(capacity: options.lookAhead, field: path)
         production = Production(source: source, others: others, maxAccessUnitBytes: options.maxAccessUnitBytes)
     }
 
@@ -144,15 +147,18 @@ public final class MediaReader: @unchecked Sendable {
     }
 
     /// The next item in decoding order, waiting for it; `nil` at the end of the input.
-    /// - Throws: the reading's error (``NALU/NALUError`` naming the field and byte offset)
-    ///   after the items before it, once; `CancellationError` after ``cancel()``.
-    public func next() throws -> MediaReaderItem? {
+    /// - Throws: ``NALU/NALUError`` (typed): the reading's error (naming the field and byte
+    ///   offset) after the items before it, once; code ``NALU/NALUError/Code/cancelled`` (field:
+    ///   the path) after ``cancel()``.
+    public func next() throws(NALUError) -> MediaReaderItem? {
         try start()
         return try queue.take()
     }
 
     /// The next access unit, passing the other tracks' samples by; damage goes to `damaged`.
-    public func nextAccessUnit(damaged: (DamagedNALUnit) throws -> Void = { _ in }) throws -> CodedAccessUnit? {
+    /// - Throws: ``NALU/NALUError`` (typed): what ``next()`` throws, or what `damaged` throws
+    ///   (a closure literal passed here says so: `{ (damage) throws(NALUError) in … }`).
+    public func nextAccessUnit(damaged: (DamagedNALUnit) throws(NALUError) -> Void = { _ in }) throws(NALUError) -> CodedAccessUnit? {
         while let item = try next() {
             switch item {
             case .accessUnit(let unit): return unit
@@ -164,13 +170,13 @@ public final class MediaReader: @unchecked Sendable {
     }
 
     /// Stops reading: the thread ends at its next hand-over, and ``next()`` throws
-    /// `CancellationError` from then on.
+    /// ``NALU/NALUError/Code/cancelled`` from then on.
     public func cancel() {
         queue.cancel()
     }
 
     /// Starts the reading thread at the first call.
-    private func start() throws {
+    private func start() throws(NALUError) {
         monitor.lock()
         let production = self.production
         self.production = nil
@@ -234,16 +240,34 @@ public final class MediaReader: @unchecked Sendable {
 extension MediaReader: AsyncSequence {
     public typealias Element = MediaReaderItem
 
+    public typealias Failure = NALUError
+
     /// Iterates a ``MediaReader``: each `next()` suspends (without blocking a thread) until the
     /// reading thread hands the next item over. Cancelling the iterating task cancels the
-    /// reader: the pending or next `next()` throws `CancellationError`.
+    /// reader: the pending or next `next()` throws ``NALU/NALUError/Code/cancelled`` naming the
+    /// path. Its `Failure` is ``NALU/NALUError``.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = NALUError
         let reader: MediaReader
 
-        public mutating func next() async throws -> MediaReaderItem? {
+        /// The next item; `nil` at the end.
+        /// - Throws: ``NALU/NALUError`` (typed): the reading's error, or
+        ///   ``NALU/NALUError/Code/cancelled`` once the task is cancelled.
+        public mutating func next() async throws(NALUError) -> MediaReaderItem? {
+            try await Self.item(of: reader)
+        }
+
+        /// ``next()`` (`AsyncIteratorProtocol`'s requirement with typed throws): the items do
+        /// not depend on the caller's isolation.
+        /// - Throws: ``NALU/NALUError`` (typed), as ``next()``.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(NALUError) -> MediaReaderItem? {
+            try await Self.item(of: reader)
+        }
+
+        private static func item(of reader: MediaReader) async throws(NALUError) -> MediaReaderItem? {
             if Task.isCancelled {
                 reader.cancel()
-                throw CancellationError()
+                throw NALUError(.cancelled, field: reader.path)
             }
             try reader.start()
             return try await reader.queue.take()

@@ -46,7 +46,7 @@ final class OtherTrackFeed {
     static let maxSampleBytes = 64 << 20
 
     /// The other tracks of `source` that can be read, or `nil` when it has none.
-    init?(source: MediaSource) throws {
+    init?(source: MediaSource) throws(NALUError) {
         if let mp4 = source.mp4, let movie = try source.movie() {
             let movieTimescale = Int64(max(1, movie.movieTimescale))
             func shift(_ editList: [MP4EditListEntry], timescale: UInt32) -> Int64 {
@@ -109,7 +109,7 @@ final class OtherTrackFeed {
         }
     }
 
-    private func peek(_ index: Int) throws -> MP4Sample? {
+    private func peek(_ index: Int) throws(NALUError) -> MP4Sample? {
         if let head = cursors[index].head { return head }
         guard !cursors[index].ended else { return nil }
         let next = try cursors[index].iterator.next()
@@ -118,7 +118,7 @@ final class OtherTrackFeed {
         return next
     }
 
-    private func takeSample(_ index: Int) throws -> MediaTrackSample {
+    private func takeSample(_ index: Int) throws(NALUError) -> MediaTrackSample {
         guard let sample = cursors[index].head else { throw NALUError(.missing, field: "sample", detail: "no sample waiting") }
         cursors[index].head = nil
         let reader = cursors[index].reader
@@ -140,7 +140,7 @@ final class OtherTrackFeed {
         return audioHead
     }
 
-    private func takeAudio() throws -> MediaTrackSample {
+    private func takeAudio() throws(NALUError) -> MediaTrackSample {
         guard let head = audioHead, let audio else { throw NALUError(.missing, field: "ADTS frame", detail: "no frame waiting") }
         audioHead = nil
         // ISO/IEC 14496-3: an AAC frame is 1024 samples (the ADTS header said the rate).

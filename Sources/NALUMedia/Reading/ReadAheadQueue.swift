@@ -9,27 +9,34 @@ import NALUIO
 ///
 /// Cancellation (``cancel()``, the consuming task's cancellation, or the reader going away)
 /// wakes both sides: the thread's next ``put(_:)`` throws ``Stopped`` (the read unwinds and the
-/// thread ends), and every ``take()`` from then on throws `CancellationError`.
+/// thread ends), and every ``take()`` from then on throws a ``NALU/NALUError`` with code
+/// ``NALU/NALUError/Code/cancelled`` naming ``field``.
 final class ReadAheadQueue: @unchecked Sendable {
     /// Thrown by ``put(_:)`` once the queue is cancelled.
     struct Stopped: Error {}
 
     let capacity: Int
+    /// What the errors name: the path read.
+    let field: String
     /// Condition 0: an item, the end or a cancellation for the consumer; 1: room for the thread.
     private let monitor = ThreadMonitor(conditions: 2)
     // Guarded by `monitor`:
     private var items: [MediaReaderItem] = []
     private var head = 0
     private var finished = false
-    private var failure: (any Error)?
+    private var failure: NALUError?
     private var cancelled = false
-    private var waiter: CheckedContinuation<MediaReaderItem?, any Error>?
+    private var waiter: CheckedContinuation<Result<MediaReaderItem?, NALUError>, Never>?
     /// The reading thread was started and has not ended yet.
     private var threadRunning = false
 
-    init(capacity: Int) {
+    init(capacity: Int, field: String) {
         self.capacity = max(1, capacity)
+        self.field = field
     }
+
+    /// The error of a take after ``cancel()``.
+    private var cancellation: NALUError { NALUError(.cancelled, field: field) }
 
     // MARK: The reading thread
 
@@ -45,7 +52,7 @@ final class ReadAheadQueue: @unchecked Sendable {
         if let waiter {
             self.waiter = nil
             monitor.unlock()
-            waiter.resume(returning: item)
+            waiter.resume(returning: .success(item))
             return
         }
         items.append(item)
@@ -53,18 +60,20 @@ final class ReadAheadQueue: @unchecked Sendable {
         monitor.unlock()
     }
 
-    /// Ends the items: `error` (unless the read was stopped by a cancellation) comes after them.
+    /// Ends the items: `error` (unless the read was stopped by a cancellation) comes after them,
+    /// as a ``NALU/NALUError`` (``NALU/NALUError/converting(_:field:)``: the read throws
+    /// nothing else).
     func finish(_ error: (any Error)?) {
         monitor.lock()
         finished = true
-        if !(error is Stopped) { failure = error }
+        if let error, !(error is Stopped) { failure = NALUError.converting(error, field: field) }
         let waiter = self.waiter
         self.waiter = nil
-        var result: Result<MediaReaderItem?, any Error> = .success(nil)
+        var result: Result<MediaReaderItem?, NALUError> = .success(nil)
         if waiter != nil { result = endLocked() }
         monitor.broadcast(0)
         monitor.unlock()
-        waiter?.resume(with: result)
+        waiter?.resume(returning: result)
     }
 
     /// The reading thread starts (before it is created).
@@ -100,11 +109,11 @@ final class ReadAheadQueue: @unchecked Sendable {
         monitor.broadcast(0)
         monitor.broadcast(1)
         monitor.unlock()
-        waiter?.resume(throwing: CancellationError())
+        waiter?.resume(returning: .failure(cancellation))
     }
 
     /// The next item, waiting for it; `nil` at the end.
-    func take() throws -> MediaReaderItem? {
+    func take() throws(NALUError) -> MediaReaderItem? {
         monitor.lock()
         defer { monitor.unlock() }
         while true {
@@ -115,17 +124,17 @@ final class ReadAheadQueue: @unchecked Sendable {
 
     /// The next item, suspending until it comes; `nil` at the end. Cancelling the task
     /// cancels the queue.
-    func take() async throws -> MediaReaderItem? {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<MediaReaderItem?, any Error>) in
+    func take() async throws(NALUError) -> MediaReaderItem? {
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<MediaReaderItem?, NALUError>, Never>) in
                 monitor.lock()
                 if let result = readyLocked() {
                     monitor.unlock()
-                    continuation.resume(with: result)
+                    continuation.resume(returning: result)
                 } else if waiter != nil {
                     monitor.unlock()
-                    continuation.resume(throwing: NALUError(.unsupported, field: "MediaReader",
-                                                            detail: "next() called while another call waits: one consumer at a time"))
+                    continuation.resume(returning: .failure(NALUError(.unsupported, field: "MediaReader",
+                                                                      detail: "next() called while another call waits: one consumer at a time")))
                 } else {
                     waiter = continuation
                     monitor.unlock()
@@ -134,11 +143,12 @@ final class ReadAheadQueue: @unchecked Sendable {
         } onCancel: {
             cancel()
         }
+        return try result.get()
     }
 
     /// What a take gets now, or `nil` to wait (the monitor held).
-    private func readyLocked() -> Result<MediaReaderItem?, any Error>? {
-        if cancelled { return .failure(CancellationError()) }
+    private func readyLocked() -> Result<MediaReaderItem?, NALUError>? {
+        if cancelled { return .failure(cancellation) }
         if head < items.count {
             let item = items[head]
             head += 1
@@ -157,7 +167,7 @@ final class ReadAheadQueue: @unchecked Sendable {
     }
 
     /// The thread's error once, then the end (the monitor held).
-    private func endLocked() -> Result<MediaReaderItem?, any Error> {
+    private func endLocked() -> Result<MediaReaderItem?, NALUError> {
         if let failure {
             self.failure = nil
             return .failure(failure)

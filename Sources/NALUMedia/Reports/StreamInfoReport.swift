@@ -25,7 +25,7 @@ public struct StreamInfoReport {
     /// Reads the whole stream once (``StreamSummary/scan(_:)``), then the container's metadata
     /// and track list (left out when they cannot be read: the summary still stands).
     /// - Throws: ``NALU/NALUError`` from reading the stream.
-    public init(source: MediaSource) throws {
+    public init(source: MediaSource) throws(NALUError) {
         summary = try StreamSummary.scan(source)
         format = source.container.framing
         lengthSize = source.lengthSize

@@ -43,8 +43,9 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
     /// - Parameter limit: input bytes read at most before giving up.
     /// - Throws: ``NALUError``: `.invalidValue` with field `--pid` when the requested PID is not
     ///   H.264/H.265 video or is in no PMT; `.unrecognisedFormat` (field `PMT`) when no PMT with
-    ///   an H.264/H.265 stream comes within `limit` bytes; `.io` from the source.
-    public func readProgram(limit: Int64 = 16 << 20) throws {
+    ///   an H.264/H.265 stream comes within `limit` bytes; `.io` from the source (typed: an error of
+    ///   another type from the source as ``NALUError/converting(_:field:)`` makes it).
+    public func readProgram(limit: Int64 = 16 << 20) throws(NALUError) {
         while demuxer.video == nil {
             if let problem = demuxer.requestedPIDProblem {
                 throw NALUError(.invalidValue, field: "--pid", detail: problem)
@@ -64,7 +65,10 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
                         detail: "no H.264 (stream_type 0x1B) or H.265 (0x24) stream in the first \(bytesRead) bytes of the transport stream (\(seen))")
     }
 
-    public func read(into output: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// Copies the next payload bytes of the video PID into `output`; 0 at the end of the input.
+    /// - Throws: ``NALUError`` (typed): the source's error (one of another type as
+    ///   ``NALUError/converting(_:field:)`` makes it, field `input`).
+    public func read(into output: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard let target = output.baseAddress, let from = buffer.baseAddress else { return 0 }
         var written = 0
         while written < output.count {
@@ -81,7 +85,7 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
     }
 
     /// Demultiplexes the next packet; `false` at the end of the input.
-    private func advance() throws -> Bool {
+    private func advance() throws(NALUError) -> Bool {
         if end - start < packetSize { try refill() }
         if end - start < packetSize {
             if end > start {
@@ -104,7 +108,7 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
 
     /// Skips to the next sync byte followed by another one a packet later (or by the end of
     /// the input), reading on as needed.
-    private func resynchronise() throws {
+    private func resynchronise() throws(NALUError) {
         let lostAt = bytesRead
         start += 1
         while true {
@@ -136,7 +140,7 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
     }
 
     /// Moves the unread bytes to the front and reads until the buffer is full or the input ends.
-    private func refill() throws {
+    private func refill() throws(NALUError) {
         if start > 0 {
             if end > start, let base = buffer.baseAddress {
                 base.copyMemory(from: base + start, byteCount: end - start)
@@ -146,7 +150,7 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
             start = 0
         }
         while !ended && end < buffer.count {
-            let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
+            let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]), field: "input")
             if count <= 0 { ended = true } else { end += count }
             if end - start >= packetSize * 2 { break }
         }

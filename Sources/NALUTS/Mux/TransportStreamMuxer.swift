@@ -198,7 +198,9 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     /// the start of the video (its first picture in presentation order). Frames come in time
     /// order, interleaved with the video by the caller (an MP4 reader's sample order). `time`
     /// may be negative (AAC priming before the first picture) down to the first PTS.
-    public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64, stream: Int = 0) throws {
+    /// - Throws: ``NALUError`` (typed): no such stream, a time out of range, a frame over the
+    ///   access unit limit, the sink's error.
+    public func pushAudio(_ rawFrame: UnsafeRawBufferPointer, time: Int64, timescale: Int64, stream: Int = 0) throws(NALUError) {
         guard audioStreams.indices.contains(stream) else { throw NALUError(.missing, field: "audio stream", detail: "\(stream): addAudio first") }
         guard timescale > 0, time > Int64.min else { throw NALUError(.invalidValue, field: "audio time", detail: "\(time)/\(timescale)") }
         guard let writer, let timing else {
