@@ -40,3 +40,19 @@ hyperfine -N -w 2 -r "$runs" --export-markdown h.md \
 cat h.md
 echo "== md5 of nalu's output"
 (cd n && md5sum * | md5sum | sed 's/-$/(all files)/'; ls | wc -l)
+# The same video without its audio: the pictures lie one after another in the file (long runs
+# of samples: Docs/performance.md, "Sample bytes copied by the kernel"); and the md5 of each
+# packaging mode, to compare two builds.
+ffmpeg -v error -i big.mp4 -c copy -an bigv.mp4
+echo "== video only: CPU and page faults"
+for command in "cp bigv.mp4 cpv.mp4" "$nalu package bigv.mp4 -o nv --hls"; do
+    rm -rf nv cpv.mp4
+    echo "$command: $(eval perf stat -r "$runs" --pre "'rm -rf nv cpv.mp4'" -x, -e task-clock,page-faults "$command" 2>&1 > /dev/null | cut -d, -f1,3 | tr '\n' ' ')"
+done
+echo "== md5 of every packaging mode"
+for input in big.mp4 bigv.mp4; do
+    for mode in "--hls" "--hls --dash" "--hls --segment-type ts" "--hls --part-duration 0.5" "--hls --dash --single-file"; do
+        rm -rf m && "$nalu" package "$input" -o m $mode > /dev/null
+        echo "$input $mode: $(cd m && md5sum * | md5sum | cut -c1-32) ($(ls m | wc -l) files)"
+    done
+done

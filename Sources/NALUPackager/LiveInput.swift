@@ -23,7 +23,7 @@ public final class LiveInput: ByteSource {
     public private(set) var stopped = false
 
     /// Opens `path` (`"-"`: standard input).
-    /// - Throws: ``NALUError`` `.io` when it cannot be opened.
+    /// - Throws: ``NALU/NALUError`` `.io` when it cannot be opened.
     public init(path: String, shouldStop: @escaping () -> Bool = { false }) throws {
         self.shouldStop = shouldStop
         if path == "-" {
@@ -49,7 +49,11 @@ public final class LiveInput: ByteSource {
     /// The file read (device and inode), which the package may not replace.
     var identity: FileIdentity? { FileIdentity(descriptor: descriptor) }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    /// Reads what has arrived, at least one byte (waiting for it), or 0 at the input's end or
+    /// when `shouldStop` said so.
+    /// - Throws: ``NALU/NALUError`` `.io` naming the input and the bytes read before, with the
+    ///   system's reason.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
             if stopped || shouldStop() {
