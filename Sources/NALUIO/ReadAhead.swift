@@ -74,7 +74,7 @@ package final class ReadAhead: ChunkExchanger {
         state.start()
     }
 
-    package func nextChunk() throws -> ExchangedChunk? {
+    package func nextChunk() throws(NALUError) -> ExchangedChunk? {
         if let chunk = pending {
             pending = nil
             return chunk
@@ -108,7 +108,7 @@ package final class ReadAhead: ChunkExchanger {
 
     /// Copies the next bytes into `buffer`, from the buffers read ahead; after the thread
     /// stopped, reads the source directly.
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard buffer.count > 0, let to = buffer.baseAddress else { return 0 }
         guard var chunk = try nextChunk() else { return try state.readDirectly(into: buffer) }
         guard chunk.count > 0 else {
@@ -163,7 +163,7 @@ extension ReadAhead {
         private var free: [UnsafeMutableRawBufferPointer] = []
         /// Buffers the reader has not taken yet, oldest first; at most `depth`.
         private var filled: [ExchangedChunk] = []
-        private var failure: (any Error)?
+        private var failure: NALUError?
         private var ended = false
         private var cancelled = false
         /// Eighths of each buffer the thread searches for start codes, from its first byte
@@ -226,8 +226,8 @@ extension ReadAhead {
                     buffer = .allocate(byteCount: bufferSize, alignment: 16)
                 }
                 var count = 0
-                var error: (any Error)?
-                do {
+                var error: NALUError?
+                do throws(NALUError) {
                     count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[headroom...]))
                     if count < 0 || count > buffer.count - headroom {
                         throw NALUError(.io, field: "read", detail: "source returned \(count) for \(buffer.count - headroom) bytes")
@@ -268,7 +268,7 @@ extension ReadAhead {
         }
 
         /// The reader's side: the next filled buffer, or the stop (rethrowing the error first).
-        func take() throws -> Taken {
+        func take() throws(NALUError) -> Taken {
             lock()
             defer { unlock() }
             if filled.isEmpty && failure == nil && !ended { balanceWork(threadWaits: false) }
@@ -310,7 +310,7 @@ extension ReadAhead {
         }
 
         /// Reads on the caller's thread once the thread has stopped.
-        func readDirectly(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        func readDirectly(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
             try source.read(into: buffer)
         }
 
@@ -353,7 +353,7 @@ package final class DuplicatedDescriptorSource: ByteSource {
 
     deinit { close(descriptor) }
 
-    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try FileSource.read(descriptor, into: buffer, path: path)
     }
 }

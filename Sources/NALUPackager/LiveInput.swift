@@ -84,7 +84,7 @@ struct ChunkedSource<Source: ByteSource>: ByteSource {
     var source: Source
     let limit: Int
 
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, limit)]))
     }
 }

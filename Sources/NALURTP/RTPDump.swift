@@ -96,8 +96,8 @@ public struct RTPDumpReader<Source: ByteSource> {
 
     /// Reads the first line and the file header.
     /// - Throws: ``NALU/NALUError`` `.unrecognisedFormat` without the `#!rtpplay1.0 ` line,
-    ///   `.truncated` when the file header is cut short; the source's errors (typed: one of
-    ///   another type as ``NALU/NALUError/converting(_:field:)`` makes it, field `rtpdump`).
+    ///   `.truncated` when the file header is cut short; the source's errors as it
+    ///   reported them.
     public init(source: Source) throws(NALUError) {
         self.source = source
         var line: [UInt8] = []
@@ -174,7 +174,7 @@ public struct RTPDumpReader<Source: ByteSource> {
     private mutating func refill() throws(NALUError) -> Bool {
         guard !ended else { return false }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        let read = try chunk.withMutableBytes { (bytes) throws(NALUError) in try source.read(into: bytes, field: "rtpdump") }
+        let read = try chunk.withMutableBytes { (bytes) throws(NALUError) in try source.read(into: bytes) }
         guard read > 0 else {
             ended = true
             return false

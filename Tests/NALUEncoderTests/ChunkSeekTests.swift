@@ -21,7 +21,7 @@ struct CountingSeekableSource: SeekableByteSource {
         seeks += 1
     }
 
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         let count = min(buffer.count, bytes.count - position)
         guard count > 0, let base = buffer.baseAddress else { return 0 }
         bytes.withUnsafeBytes { source in
@@ -115,7 +115,7 @@ struct CountingSeekableSource: SeekableByteSource {
             let box: Box
             var size: Int64 { box.source.size }
             func seek(to offset: Int64) throws { try box.source.seek(to: offset) }
-            func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { try box.source.read(into: buffer) }
+            func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int { try box.source.read(into: buffer) }
         }
         let box = Box(CountingSeekableSource(Self.raw(frames: 200)))
         var reader = try RawVideoReader(Shared(box: box), pixelFormat: .i420, width: Self.width, height: Self.height)

@@ -7,32 +7,30 @@ import Testing
 
 /// Issue 39 item 6: the lower modules' readers and openers throw `NALUError` (typed), so a
 /// caller's `catch` reads `error.code` without a cast (these tests compile only so), and a
-/// source's error of another type reaches the caller as a `NALUError` naming the input.
+/// source's failure (`ByteSource.read` throws `NALUError`) reaches the caller as reported.
 @Suite struct TypedThrowsTests {
     static func fixture(_ name: String) -> String { MediaSourceTests.fixture(name) }
 
-    /// A user's source failing with its own error type.
-    struct Unplugged: Error, CustomStringConvertible {
-        var description: String { "cable unplugged" }
-    }
-
+    /// A user's source failing as a source reports a failure.
     struct UnpluggedSource: ByteSource {
-        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { throw Unplugged() }
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
+            throw NALUError(.io, field: "socket", detail: "cable unplugged")
+        }
     }
 
-    @Test func aSourcesOwnErrorBecomesAnIOErrorNamingTheInput() {
+    @Test func aSourcesFailureReachesTheCallerAsReported() {
         do {
             _ = try ElementaryStreamReader(UnpluggedSource())
             Issue.record("no error")
         } catch {
-            #expect(error == NALUError(.io, field: "input", detail: "cable unplugged"))
+            #expect(error == NALUError(.io, field: "socket", detail: "cable unplugged"))
         }
         let reader = TransportStreamReader(UnpluggedSource(), packetSize: TransportStream.packetSize)
         do {
             try reader.readProgram()
             Issue.record("no error")
         } catch {
-            #expect(error == NALUError(.io, field: "input", detail: "cable unplugged"))
+            #expect(error == NALUError(.io, field: "socket", detail: "cable unplugged"))
         }
     }
 

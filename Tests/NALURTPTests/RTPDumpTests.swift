@@ -33,12 +33,11 @@ import NALU
         #expect { try cut.next() } throws: { ($0 as? NALUError)?.code == .truncated }
     }
 
-    struct Unplugged: Error, CustomStringConvertible { var description: String { "cable unplugged" } }
-    /// Serves `bytes`, then fails with its own error type.
+    /// Serves `bytes`, then fails as a source reports a failure (`ByteSource.read` throws `NALUError`).
     struct FailingSource: ByteSource {
         var bytes: [UInt8]
-        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-            guard !bytes.isEmpty else { throw Unplugged() }
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
+            guard !bytes.isEmpty else { throw NALUError(.io, field: "socket", detail: "cable unplugged") }
             let count = min(buffer.count, bytes.count)
             buffer.copyBytes(from: bytes[0..<count])
             bytes.removeFirst(count)
@@ -47,13 +46,13 @@ import NALU
     }
 
     /// Issue 39 item 6: the reader throws `NALUError` (typed: `error.code` without a cast); a
-    /// source's own error becomes `.io` naming `rtpdump`, with the source's text.
+    /// source's failure reaches the caller as the source reported it.
     @Test func throwsNALUErrorTyped() {
         do {
             _ = try RTPDumpReader(source: FailingSource(bytes: Array("#!rtpplay1.0 x/1\n".utf8)))
             Issue.record("no error")
         } catch {
-            #expect(error == NALUError(.io, field: "rtpdump", detail: "cable unplugged"))
+            #expect(error == NALUError(.io, field: "socket", detail: "cable unplugged"))
         }
         do {
             var reader = try RTPDumpReader(source: MemorySource(Array("#!rtpplay1.0 x/1\n".utf8) + [UInt8](repeating: 0, count: 16) + [0, 4]))

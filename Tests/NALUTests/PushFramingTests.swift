@@ -142,7 +142,7 @@ import Testing
         var chunks: [[UInt8]]
         var index = 0
         var paused = false
-        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
             if paused || index >= chunks.count {
                 paused = false
                 return 0

@@ -153,7 +153,7 @@ import NALUIO
         final class Pausing: ByteSource {
             var parts: [[UInt8]]
             init(_ parts: [[UInt8]]) { self.parts = parts }
-            func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
                 guard !parts.isEmpty else { return 0 }
                 let part = parts.removeFirst()
                 buffer.copyBytes(from: part)
@@ -182,7 +182,7 @@ import NALUIO
     @Test func sourceErrorArrivesAfterTheBytesBeforeIt() throws {
         struct Failing: ByteSource {
             var sent = false
-            mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+            mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
                 if sent { throw NALUError(.io, field: "test input", detail: "device gone") }
                 sent = true
                 let bytes: [UInt8] = [0, 0, 0, 1, 0x67, 0x42, 0, 0, 1, 0x68, 0xce, 0, 0, 1, 0x65]

@@ -11,7 +11,7 @@ import NALU
         var position = 0
         var bytesRead: Int { position }
 
-        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
             for index in 0..<buffer.count {
                 buffer[index] = position + index < prefix.count ? prefix[position + index] : 0xFF
             }

@@ -5,12 +5,10 @@
 public protocol ByteSource {
     /// Reads up to `buffer.count` bytes into `buffer` and returns how many were read; 0 means the
     /// end of the input. Implementations may return fewer bytes than asked before the end.
-    /// - Throws: untyped: a source users implement (a socket, a decryptor) may throw its own
-    ///   error, and conformers in NALUPackager and NALUEncoder declare it untyped; nalu's sources
-    ///   throw ``NALUError``. A reader that only reads (``ElementaryStreamReader/init(_:format:lengthSize:codec:chunkSize:)``)
-    ///   reports another error as ``NALUError/converting(_:field:)`` makes it; one that calls a
-    ///   caller's closure (``AnnexBReader/forEachNALUnit(_:)``) passes it through unchanged.
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// - Throws: ``NALUError``: a source reports its own failure (a socket closed, a file that
+    ///   cannot be read) as ``NALUError/Code/io`` naming what it reads, its own text as the
+    ///   detail (``NALUError/converting(_:field:)`` makes one from any error).
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int
 }
 
 /// A ``ByteSource`` over bytes in memory, optionally handing them out in chunks of a fixed size
@@ -92,14 +90,4 @@ public struct MemorySink: ByteSink, Sendable {
 
     /// Empties the sink, keeping its storage for reuse.
     public mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
-}
-
-extension ByteSource {
-    /// ``read(into:)`` with the source's error typed: a ``NALUError`` passes unchanged (every
-    /// source of nalu's throws one), another error becomes one naming `field`
-    /// (``NALUError/converting(_:field:)``): how a reader generic over a source throws
-    /// `NALUError` only.
-    package mutating func read(into buffer: UnsafeMutableRawBufferPointer, field: String) throws(NALUError) -> Int {
-        do { return try read(into: buffer) } catch { throw NALUError.converting(error, field: field) }
-    }
 }

@@ -30,8 +30,8 @@ public struct ElementaryStreamReader<Source: ByteSource> {
     ///   - lengthSize: the length-field size for length-prefixed input (detected when `nil`).
     ///   - codec: the codec, or `nil` to detect it.
     /// - Throws: ``NALUError``: `.unrecognisedFormat` for an empty or undetectable input,
-    ///   `.invalidValue` for a length size other than 1, 2 or 4; a source's own error as
-    ///   ``NALUError/converting(_:field:)`` makes it (field `input`).
+    ///   `.invalidValue` for a length size other than 1, 2 or 4; the source's error as it
+    ///   reported it.
     public init(_ source: Source, format: StreamFormat? = nil, lengthSize: Int? = nil, codec: Codec? = nil,
                 chunkSize: Int = 512 << 10) throws(NALUError) {
         var source = source
@@ -39,7 +39,7 @@ public struct ElementaryStreamReader<Source: ByteSource> {
         var filled = 0
         while filled < prefix.count {
             let count = try prefix.withMutableBytes { (buffer) throws(NALUError) in
-                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), field: "input")
+                try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
             }
             if count <= 0 { break }
             filled += count
@@ -146,7 +146,7 @@ package struct ReplaySource<Source: ByteSource>: ByteSource {
         self.source = source
     }
 
-    package mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         if position < prefix.count {
             let count = min(buffer.count, prefix.count - position)
             prefix.withUnsafeBytes { bytes in

@@ -43,8 +43,8 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
     /// - Parameter limit: input bytes read at most before giving up.
     /// - Throws: ``NALUError``: `.invalidValue` with field `--pid` when the requested PID is not
     ///   H.264/H.265 video or is in no PMT; `.unrecognisedFormat` (field `PMT`) when no PMT with
-    ///   an H.264/H.265 stream comes within `limit` bytes; `.io` from the source (typed: an error of
-    ///   another type from the source as ``NALUError/converting(_:field:)`` makes it).
+    ///   an H.264/H.265 stream comes within `limit` bytes; the source's error as it
+    ///   reported it.
     public func readProgram(limit: Int64 = 16 << 20) throws(NALUError) {
         while demuxer.video == nil {
             if let problem = demuxer.requestedPIDProblem {
@@ -66,8 +66,8 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
     }
 
     /// Copies the next payload bytes of the video PID into `output`; 0 at the end of the input.
-    /// - Throws: ``NALUError`` (typed): the source's error (one of another type as
-    ///   ``NALUError/converting(_:field:)`` makes it, field `input`).
+    /// - Throws: ``NALUError`` (typed): the source's error as it
+    ///   reported it.
     public func read(into output: UnsafeMutableRawBufferPointer) throws(NALUError) -> Int {
         guard let target = output.baseAddress, let from = buffer.baseAddress else { return 0 }
         var written = 0
@@ -150,7 +150,7 @@ public final class TransportStreamReader<Source: ByteSource>: ByteSource {
             start = 0
         }
         while !ended && end < buffer.count {
-            let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]), field: "input")
+            let count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[end...]))
             if count <= 0 { ended = true } else { end += count }
             if end - start >= packetSize * 2 { break }
         }
