@@ -106,9 +106,9 @@ public final class LiveCaptureWriter {
         }
         // The AAC frames wait until the video reaches their time (90 kHz from the first picture).
         let queue = self.queue, muxer = self.muxer, rate = Int64(audioSampleRate ?? 1)
-        muxer.alsoBeforeVideo { videoTime in
+        muxer.alsoBeforeVideo { (videoTime) throws(NALUError) in
             while let next = queue.frames.first, videoTime.map({ next.pts * 90_000 / rate <= $0 }) ?? true {
-                try next.bytes.withUnsafeBytes { try muxer.pushAudio($0, time: next.pts, timescale: rate) }
+                try next.bytes.withBytes { (bytes) throws(NALUError) in try muxer.pushAudio(bytes, time: next.pts, timescale: rate) }
                 queue.frames.removeFirst()
             }
         }

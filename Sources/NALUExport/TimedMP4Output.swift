@@ -144,13 +144,13 @@ public final class TimedMP4Output {
         let sink = try MP4FileSink(codec: codec, output: try FileSink(path: path), options: muxer)
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: { [weak self] offset in self?.packets.timing(at: offset) })
         if !transportStreamFeeders.isEmpty {
-            sink.muxer.willAppendVideoSample = { writer, time, scale in
+            sink.muxer.willAppendVideoSample = { (writer, time, scale) throws(NALUError) in
                 for feeder in transportStreamFeeders { try feeder.advance(to: time, timescale: scale, writer: writer) }
             }
         }
         if !tracks.isEmpty {
             let interleaver = MP4PassthroughInterleaver(tracks: tracks, cuts: cuts)
-            sink.muxer.willAppendVideoSample = { writer, time, scale in
+            sink.muxer.willAppendVideoSample = { (writer, time, scale) throws(NALUError) in
                 try interleaver.advance(to: time, timescale: scale, writer: writer)
             }
             copiedTracks = tracks.map { "track \($0.track.trackID) (\($0.track.handler))" }

@@ -223,9 +223,10 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// (``MP4MuxerOptions/passthroughTracks``) are appended, interleaved by decoding time. Set
     /// it before the first picture is complete (when the writer is created): with it, samples
     /// wait in the muxer until they are written whole (without it, their bytes go to the writer
-    /// as they arrive). Its error (any type) reaches the caller of the push or ``finish()`` that
-    /// called it unchanged: so those throw untyped (nalu's own faults are ``NALU/NALUError``s).
-    public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws -> Void)?
+    /// as they arrive). Its error (a ``NALU/NALUError``: a closure that calls throwing code says
+    /// `(writer, time, timescale) throws(NALUError) in`) reaches the caller of the push or
+    /// ``finish()`` that called it unchanged.
+    public var willAppendVideoSample: ((MP4Writer<Sink>, Int64?, UInt32) throws(NALUError) -> Void)?
 
     /// Times every access unit from its source instead of a frame rate: `lookup` gives the
     /// ``NALU/SampleTiming`` of the access unit whose first NAL unit has the given offset, in
@@ -244,7 +245,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     public var output: Sink? { writer?.output ?? sink }
 
     /// Feeds the next NAL unit (escaped, header included) in decoding order.
-    public func push(_ unit: NALUnitView) throws {
+    public func push(_ unit: NALUnitView) throws(NALUError) {
         let step = try splitter.push(unit)
         if let completed = step.completed { try complete(completed) }
         if step.isFirstVCL && sourceTiming != nil { currentVCLOffset = unit.offset }
@@ -277,7 +278,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// ``finish()`` for a muxer fed with the splitter's results (``push(_:completed:isFirstVCL:pictureOrder:)``):
     /// `lastAccessUnit` is the splitter's ``NALU/AccessUnitSplitter/finish()``.
     @discardableResult
-    package func finish(lastAccessUnit: AccessUnitSummary?) throws -> MP4MuxerSummary {
+    package func finish(lastAccessUnit: AccessUnitSummary?) throws(NALUError) -> MP4MuxerSummary {
         if let lastAccessUnit { try complete(lastAccessUnit) }
         return try finish()
     }
@@ -292,13 +293,13 @@ public final class MP4Muxer<Sink: ByteSink> {
     }
 
     /// Feeds a NAL unit held in an array.
-    public func push(nalUnit: [UInt8]) throws {
-        try NALUnitView.withNALUnit(nalUnit) { try push($0) }
+    public func push(nalUnit: [UInt8]) throws(NALUError) {
+        try NALUnitView.withNALUnit(nalUnit) { (unit) throws(NALUError) in try push(unit) }
     }
 
     /// Writes what is left and the movie box.
     @discardableResult
-    public func finish() throws -> MP4MuxerSummary {
+    public func finish() throws(NALUError) -> MP4MuxerSummary {
         if let last = splitter.finish() { try complete(last) }
         queue.flush()
         try drain()
@@ -347,7 +348,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// `firstVCL`: the access unit's first VCL NAL unit, from which a streamed sample's bytes go
     /// to the writer (the NAL units before it wait: they may belong to no sample, or start a new
     /// sample entry).
-    private func append(_ unit: NALUnitView, firstVCL: Bool) throws {
+    private func append(_ unit: NALUnitView, firstVCL: Bool) throws(NALUError) {
         if codec.isAccessUnitDelimiter(firstByte: unit.firstByte) && options.accessUnitDelimiters == .strip { return }
         if codec.isParameterSet(firstByte: unit.firstByte, secondByte: unit.secondByte) {
             let bytes = unit.array
@@ -395,7 +396,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         currentNALUnits += 1
         sampleBytes += 4 + unit.count
         if let streamedWriter {
-            let written = try streamedWriter._withUnsafeGuaranteedRef { writer in
+            let written = try streamedWriter.withGuaranteedRef { (writer) throws(NALUError) in
                 if firstVCL { try beginStreamedSample(writer) }
                 if sampleBegun { try writer.appendNALUnit(unit) }
                 return sampleBegun
@@ -411,7 +412,7 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Begins a streamed sample at its first VCL NAL unit: a new sample entry if the parameter
     /// sets changed, then the NAL units that waited.
-    private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws {
+    private func beginStreamedSample(_ writer: MP4Writer<Sink>) throws(NALUError) {
         if descriptionPending {
             descriptionPending = false
             try dropStaleParameterSets(from: 0)
@@ -423,7 +424,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         sampleBegun = true
         if !buffer.isEmpty {
-            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            try buffer.withBytes { (bytes) throws(NALUError) in try writer.appendSampleBytes(bytes) }
             buffer.removeAll(keepingCapacity: true)
         }
     }
@@ -482,7 +483,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
     }
 
-    private func complete(_ summary: AccessUnitSummary) throws {
+    private func complete(_ summary: AccessUnitSummary) throws(NALUError) {
         defer {
             currentPOC = nil
             currentReorderLimit = nil
@@ -506,7 +507,7 @@ public final class MP4Muxer<Sink: ByteSink> {
         }
         if writer == nil { try createWriter(firstTimes: times) }
         if let streamedWriter, let times {
-            let size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
+            let size = try streamedWriter.withGuaranteedRef { (writer) throws(NALUError) in try writer.endSample(isSync: summary.keyframe != nil) }
             sampleBegun = false
             sampleBytes = 0
             return try holdSample(HeldSample(size: size, sync: summary.keyframe != nil, description: nil, times: times))
@@ -517,7 +518,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             // in the same access unit, which only a non-base layer's can, starts one with the
             // next sample.) Apart from the buffered path below: no optional description to
             // release per sample.
-            let size = try streamedWriter._withUnsafeGuaranteedRef { try $0.endSample(isSync: summary.keyframe != nil) }
+            let size = try streamedWriter.withGuaranteedRef { (writer) throws(NALUError) in try writer.endSample(isSync: summary.keyframe != nil) }
             sampleBegun = false
             sampleBytes = 0
             queue.append(QueuedAccessUnit(sync: summary.keyframe != nil, startsDescription: false), size: size, poc: currentPOC,
@@ -543,9 +544,9 @@ public final class MP4Muxer<Sink: ByteSink> {
     }
 
     /// Writes the access units at the head of the queue whose presentation index is known.
-    private func drain() throws {
+    private func drain() throws(NALUError) {
         if let streamedWriter, let timing {
-            return try streamedWriter._withUnsafeGuaranteedRef { try commitReady($0, duration: timing.duration) }
+            return try streamedWriter.withGuaranteedRef { (writer) throws(NALUError) in try commitReady(writer, duration: timing.duration) }
         }
         guard let writer, let timing else { return }
         var written = 0
@@ -566,7 +567,7 @@ public final class MP4Muxer<Sink: ByteSink> {
                 let (time, overflow) = Int64(decodeIndex).multipliedReportingOverflow(by: Int64(timing.duration))
                 try willAppendVideoSample(writer, overflow ? .max : time, timing.timescale)
             }
-            try buffer.withUnsafeBytes { bytes in
+            try buffer.withBytes { (bytes) throws(NALUError) in
                 try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: timing.duration,
                                   compositionOffset: Int64(delta), isSync: entry.element.sync)
             }
@@ -581,7 +582,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     /// ``maxSampleDescriptions`` entries exist and it is a new one, makes the entries
     /// `avc3`/`hev1` and keeps every parameter set in band from here on (the access unit that
     /// changed them carries them already).
-    private func start(_ description: NewDescription, _ writer: MP4Writer<Sink>) throws {
+    private func start(_ description: NewDescription, _ writer: MP4Writer<Sink>) throws(NALUError) {
         if !descriptionLimitReached,
            writer.sampleDescriptionIndex(record: description.record, width: description.width, height: description.height) != nil
             || writer.sampleDescriptionCount < Self.maxSampleDescriptions {
@@ -597,7 +598,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     }
 
     /// Source-timed: writes the held access unit (its duration now known) and holds `sample`.
-    private func holdSample(_ sample: HeldSample) throws {
+    private func holdSample(_ sample: HeldSample) throws(NALUError) {
         timedCount += 1
         try writeHeldSample(nextDecode: sample.times.decode)
         heldSample = sample
@@ -605,7 +606,7 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Source-timed: writes the held access unit, lasting until `nextDecode` (the next one's
     /// decoding time), or as its source says when it is the last (`nil`).
-    private func writeHeldSample(nextDecode: Int64?) throws {
+    private func writeHeldSample(nextDecode: Int64?) throws(NALUError) {
         guard let held = heldSample, let writer else { return }
         heldSample = nil
         let duration: Int64
@@ -638,7 +639,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             try willAppendVideoSample(writer, held.times.decode &- decodeOrigin, held.times.timescale)
         }
         let (start, size) = (bufferHead, held.size)
-        try buffer.withUnsafeBytes { bytes in
+        try buffer.withBytes { (bytes) throws(NALUError) in
             try writer.append(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), duration: UInt32(duration),
                               compositionOffset: offset, isSync: held.sync)
         }
@@ -648,7 +649,7 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Streamed path: commits the table entries of the access units at the head of the queue
     /// whose presentation index is known (their bytes are with the writer already).
-    private func commitReady(_ writer: MP4Writer<Sink>, duration: UInt32) throws {
+    private func commitReady(_ writer: MP4Writer<Sink>, duration: UInt32) throws(NALUError) {
         var written = 0
         while let (entry, decodeIndex, presentation) = queue.ready(written) {
             let (delta, overflow) = (presentation - decodeIndex).multipliedReportingOverflow(by: Int(duration))
@@ -715,7 +716,7 @@ public final class MP4Muxer<Sink: ByteSink> {
 
     /// Creates the writer once the first picture is complete: its parameter sets give the record,
     /// the picture size and (without a given rate) the frame rate.
-    private func createWriter(firstTimes: SampleTiming?) throws {
+    private func createWriter(firstTimes: SampleTiming?) throws(NALUError) {
         guard let description = store.streamDescription ?? splitter.parameterSets.streamDescription else {
             throw NALUError(.missing, field: "sequence parameter set", detail: "the first picture has no SPS before it")
         }
@@ -747,7 +748,7 @@ public final class MP4Muxer<Sink: ByteSink> {
     }
 
     /// Creates the writer at `timescale` for the first picture's parameter sets.
-    private func makeWriter(description: StreamDescription, timescale: UInt32) throws {
+    private func makeWriter(description: StreamDescription, timescale: UInt32) throws(NALUError) {
         guard let sink else { return }
         self.sink = nil
         var configuration = MP4WriterConfiguration(
@@ -769,7 +770,7 @@ public final class MP4Muxer<Sink: ByteSink> {
             streamedWriter = Unmanaged.passUnretained(writer)
             writer.streamed.maxSampleSize = options.maxAccessUnitSize
             try writer.beginSample()
-            try buffer.withUnsafeBytes { try writer.appendSampleBytes($0) }
+            try buffer.withBytes { (bytes) throws(NALUError) in try writer.appendSampleBytes(bytes) }
             buffer.removeAll(keepingCapacity: false)
             sampleStart = 0
             bufferHead = 0
@@ -838,5 +839,15 @@ struct ParameterSetKey: Hashable {
         } catch {
             throw error.offset(by: offset)
         }
+    }
+}
+
+extension Unmanaged {
+    /// `_withUnsafeGuaranteedRef` with the thrown type of `body` kept (the standard library's
+    /// rethrows `any Error`): the streamed writer, used without retain/release per NAL unit.
+    /// In this file so that it is specialized and inlined where the muxer calls it.
+    @inline(__always)
+    fileprivate func withGuaranteedRef<Result, Failure: Error>(_ body: (Instance) throws(Failure) -> Result) throws(Failure) -> Result {
+        try _withUnsafeGuaranteedRef { instance in Swift.Result { () throws(Failure) in try body(instance) } }.get()
     }
 }

@@ -391,10 +391,10 @@ final class ConcatTransportStreamAudioFeeder {
     }
 
     func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] (time) throws(NALUError) in try self.push(upTo: time, muxer: muxer) }
     }
 
-    private func push<Sink: ByteSink>(upTo limit: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+    private func push<Sink: ByteSink>(upTo limit: Int64?, muxer: TransportStreamMuxer<Sink>) throws(NALUError) {
         while let sample = try peek() {
             if let limit {
                 let left = time.multipliedFullWidth(by: 90_000)
@@ -402,7 +402,7 @@ final class ConcatTransportStreamAudioFeeder {
                 if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
             }
             try reader?.read(sample, into: &buffer)
-            try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: time, timescale: scale, stream: stream) }
+            try buffer.withBytes { (bytes) throws(NALUError) in try muxer.pushAudio(bytes, time: time, timescale: scale, stream: stream) }
             time &+= Int64(max(sample.duration, current < minimumDurations.count ? minimumDurations[current] : 0))
             if current < kept.count, sample.dts == kept[current].upperBound &- 1 { time &+= audio.gapsAfter[current] }
             pushed += 1

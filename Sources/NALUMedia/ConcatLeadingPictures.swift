@@ -42,7 +42,7 @@ public struct LeadingPictureFilter: Sendable {
     }
 
     /// Passes `unit` (with `step`, what the splitter made of it) to `sink`, or holds or drops it.
-    public mutating func push(_ unit: NALUnitView, step: AccessUnitSplitter.Step, to sink: any MediaSink) throws {
+    public mutating func push(_ unit: NALUnitView, step: AccessUnitSplitter.Step, to sink: any MediaSink) throws(NALUError) {
         guard state != .passing else {
             try sink.push(unit)
             return
@@ -71,7 +71,7 @@ public struct LeadingPictureFilter: Sendable {
                 droppedPictures += 1
                 // Only the parameter sets held survive a dropped picture.
                 for unit in held where try NALUnitHeader(unit.bytes, codec: .hevc).isParameterSet {
-                    try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { try sink.push($0) }
+                    try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { (unit) throws(NALUError) in try sink.push(unit) }
                 }
                 held.removeAll()
                 return
@@ -93,7 +93,7 @@ public struct LeadingPictureFilter: Sendable {
     }
 
     /// Pushes `unit`, a slice of the starting CRA given the BLA_W_LP type when it is rewritten.
-    private func push(_ unit: NALUnitView, header: HEVCNALUnitHeader, to sink: any MediaSink) throws {
+    private func push(_ unit: NALUnitView, header: HEVCNALUnitHeader, to sink: any MediaSink) throws(NALUError) {
         guard currentRewritten, header.nalUnitType == .cra else {
             try sink.push(unit)
             return
@@ -103,16 +103,16 @@ public struct LeadingPictureFilter: Sendable {
         guard bytes.count >= rewritten.count else { throw NALUError(.truncated, field: "nal_unit_header", byteOffset: unit.offset) }
         bytes.replaceSubrange(0..<rewritten.count, with: rewritten)
         // At the input's offset: sinks find the sample's source times by it.
-        try NALUnitView.withNALUnit(bytes, offset: unit.offset, prefixLength: unit.prefixLength) { try sink.push($0) }
+        try NALUnitView.withNALUnit(bytes, offset: unit.offset, prefixLength: unit.prefixLength) { (unit) throws(NALUError) in try sink.push(unit) }
     }
 
     /// Writes what is held (NAL units after the input's last picture).
-    public mutating func finish(to sink: any MediaSink) throws {
+    public mutating func finish(to sink: any MediaSink) throws(NALUError) {
         try flush(to: sink)
     }
 
-    private mutating func flush(to sink: any MediaSink) throws {
-        for unit in held { try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { try sink.push($0) } }
+    private mutating func flush(to sink: any MediaSink) throws(NALUError) {
+        for unit in held { try NALUnitView.withNALUnit(unit.bytes, offset: unit.offset) { (unit) throws(NALUError) in try sink.push(unit) } }
         held.removeAll()
     }
 }

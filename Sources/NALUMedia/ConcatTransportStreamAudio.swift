@@ -316,10 +316,10 @@ public final class ConcatTransportStreamInputAudioFeeder {
 
     /// Wires the feeder to `muxer` beside the feeders already there.
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] (time) throws(NALUError) in try self.push(upTo: time, muxer: muxer) }
     }
 
-    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws(NALUError) {
         while true {
             if next == nil && !ended {
                 switch try stream.next() {
@@ -330,7 +330,7 @@ public final class ConcatTransportStreamInputAudioFeeder {
             }
             guard let frame = next else { return }
             if let time, frame.time > time { return }
-            try frame.frame.withUnsafeBytes { try muxer.pushAudio($0, time: frame.time, timescale: 90_000, stream: muxerStream) }
+            try frame.frame.withBytes { (bytes) throws(NALUError) in try muxer.pushAudio(bytes, time: frame.time, timescale: 90_000, stream: muxerStream) }
             pushed += 1
             next = nil
         }

@@ -340,7 +340,7 @@ public final class Concatenator {
         // The other tracks' writer tracks come after the joined audio tracks'.
         let trackFeeders = joinsTracks ? others?.feeders(firstWriterTrack: feeders.count) ?? [] : []
         if !feeders.isEmpty || !trackFeeders.isEmpty {
-            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+            sink.muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
                 for feeder in feeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
                 for other in trackFeeders { try other.advance(to: time, timescale: timescale, writer: writer) }
             }
@@ -349,7 +349,7 @@ public final class Concatenator {
             ConcatTransportStreamInputMP4Feeder($1, track: $0, movieTimescale: streamsTimescale)
         }
         if !streamFeeders.isEmpty {
-            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+            sink.muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
                 for feeder in streamFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }
         }

@@ -27,7 +27,7 @@ public final class EditingSink: MediaSink {
 
     /// Edits `unit` and passes the result on. Errors from the edit carry the stream offset (an
     /// option's error, naming `--crop` or `--level`, has none).
-    public func push(_ unit: NALUnitView) throws {
+    public func push(_ unit: NALUnitView) throws(NALUError) {
         let outcome: StreamEditor.Outcome
         do {
             outcome = try editor.edit(unit.bytes)
@@ -40,15 +40,15 @@ public final class EditingSink: MediaSink {
         case .drop:
             break
         case .replace(let bytes):
-            try NALUnitView.withNALUnit(bytes, offset: unit.offset, prefixLength: unit.prefixLength) { try next.push($0) }
+            try NALUnitView.withNALUnit(bytes, offset: unit.offset, prefixLength: unit.prefixLength) { (unit) throws(NALUError) in try next.push(unit) }
         }
     }
 
-    public func finish() throws -> MediaSinkReport { try next.finish() }
+    public func finish() throws(NALUError) -> MediaSinkReport { try next.finish() }
 
     /// The next sink's clock: edited NAL units keep their offsets, so the times still match.
     public var sampleClock: SampleClock? { next.sampleClock }
 
     /// Units kept unchanged reach the next sink as lent: it returns them.
-    public func returnLent() throws { try next.returnLent() }
+    public func returnLent() throws(NALUError) { try next.returnLent() }
 }

@@ -7,19 +7,18 @@ public import NALUTS
 /// pushed in decoding order, then ``finish()`` writes what is pending (the caller commits the
 /// file).
 ///
-/// The requirements throw untyped on purpose: a sink users implement (or hand to
-/// ``Trimmer``'s `write(_:makeSink:)` and ``Concatenator/write(sinkFor:)``) throws its own
-/// error, which reaches the caller unchanged, and the muxer sinks run the muxers' callbacks (any error).
-/// nalu's own failures are ``NALU/NALUError``s; ``AnnexBSink`` and ``LengthPrefixedSink`` throw
-/// only those, typed.
+/// Every requirement throws ``NALU/NALUError`` (typed), as ``NALU/ByteSink``'s do: a sink users
+/// implement (or hand to ``Trimmer``'s `write(_:makeSink:)` and ``Concatenator/write(sinkFor:)``)
+/// reports its failure as `.io` naming its output with its own text
+/// (``NALU/NALUError/converting(_:field:)`` makes one from any error).
 public protocol MediaSink: AnyObject {
     /// Takes the next NAL unit (escaped, header included).
-    func push(_ unit: NALUnitView) throws
+    func push(_ unit: NALUnitView) throws(NALUError)
     /// Ends the stream: pending access units, an MP4 `moov`.
-    func finish() throws -> MediaSinkReport
+    func finish() throws(NALUError) -> MediaSinkReport
     /// Writes out whatever the sink still points to in NAL units it was lent
     /// (``NALU/NALUnitView/isLendable``); called before the reader reuses that memory.
-    func returnLent() throws
+    func returnLent() throws(NALUError)
     /// The clock of the source's times this sink writes (``SampleClock``), fed with the source's
     /// MP4 samples as they are read; `nil` when the sink writes no times or makes its own.
     var sampleClock: SampleClock? { get }
@@ -29,9 +28,12 @@ extension MediaSink {
     /// Pushes every NAL unit of `source`, then finishes. The NAL units are lent
     /// (``NALU/NALUnitView/isLendable``): a sink may keep pointers into the reader's buffer until
     /// ``returnLent()``, which the reader calls before reusing it.
-    public func write(_ source: MediaSource) throws -> MediaSinkReport {
-        if let sink = self as? MP4FileSink, let report = try sink.writeParsingAhead(source, always: false) { return report }
-        return try writeOnOneThread(source)
+    /// - Throws: ``NALU/NALUError`` (typed): the source's or the sink's.
+    public func write(_ source: MediaSource) throws(NALUError) -> MediaSinkReport {
+        try NALUError.typed(field: "input") {
+            if let sink = self as? MP4FileSink, let report = try sink.writeParsingAhead(source, always: false) { return report }
+            return try writeOnOneThread(source)
+        }
     }
 
     /// ``write(_:)`` with every NAL unit read and pushed on the caller's thread.
@@ -263,7 +265,7 @@ public final class MP4FileSink: MediaSink {
         try self.init(for: source, output: output, options: options, parameterSets: parameterSets)
         let feeders = zip(audio, origins).enumerated().map { TransportStreamAudioMP4Feeder(reader: $1.0, track: $0, origin: $1.1) }
         transportStreamAudioFeeders = feeders
-        muxer.willAppendVideoSample = { writer, time, timescale in
+        muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
             for feeder in feeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
         }
     }
@@ -302,28 +304,30 @@ public final class MP4FileSink: MediaSink {
         guard !tracks.isEmpty else { return }
         let interleaver = MP4PassthroughInterleaver(tracks: tracks, decodeTimes: decodeTimes)
         passthrough = interleaver
-        muxer.willAppendVideoSample = { writer, time, timescale in
+        muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
             try interleaver.advance(to: time, timescale: timescale, writer: writer)
         }
     }
 
-    public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+    public func push(_ unit: NALUnitView) throws(NALUError) { try muxer.push(unit) }
 
     /// NAL units streamed to the file are lent to it (``MP4Muxer/returnLent()``).
     /// - Throws: ``NALU/NALUError`` (typed): the file's write error.
     public func returnLent() throws(NALUError) { try muxer.returnLent() }
 
     /// Feeds one NAL unit held in an array (out-of-band parameter sets).
-    public func push(nalUnit: [UInt8]) throws { try muxer.push(nalUnit: nalUnit) }
+    public func push(nalUnit: [UInt8]) throws(NALUError) { try muxer.push(nalUnit: nalUnit) }
 
     /// Feeds the NAL units of an Annex-B buffer (an encoder's access unit).
-    public func push(annexB bytes: UnsafeRawBufferPointer) throws {
-        try AnnexB.forEachNALUnit(in: bytes) { range in
-            try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: Int64(range.lowerBound), prefixLength: 3) { try muxer.push($0) }
+    public func push(annexB bytes: UnsafeRawBufferPointer) throws(NALUError) {
+        try AnnexB.forEachNALUnit(in: bytes) { (range) throws(NALUError) in
+            try NALUnitView.withNALUnit(UnsafeRawBufferPointer(rebasing: bytes[range]), offset: Int64(range.lowerBound), prefixLength: 3) { (unit) throws(NALUError) in
+                try muxer.push(unit)
+            }
         }
     }
 
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         report(try muxer.finish())
     }
 

@@ -176,7 +176,7 @@ public final class TransportStreamAudioFeeder {
     /// Wires the feeder to `muxer`: its ``TransportStreamMuxer/willWriteVideo`` (which keeps the
     /// feeder) pushes the due frames, after the feeders already there.
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] (time) throws(NALUError) in try self.push(upTo: time, muxer: muxer) }
     }
 
     /// Pushes the frames whose time is at or before `time` (90 kHz from the video's start), or
@@ -194,7 +194,7 @@ public final class TransportStreamAudioFeeder {
                     if left.high > right.high || (left.high == right.high && left.low > right.low) { return }
                 }
                 try reader.read(sample, into: &buffer)
-                try buffer.withUnsafeBytes { try muxer.pushAudio($0, time: sampleTime, timescale: scale, stream: stream) }
+                try buffer.withBytes { (bytes) throws(NALUError) in try muxer.pushAudio(bytes, time: sampleTime, timescale: scale, stream: stream) }
                 pushedFrames += 1
                 next = nil
             }
@@ -465,10 +465,10 @@ public final class TransportStreamToTransportStreamAudioFeeder {
     /// Wires the feeder to `muxer` beside the feeders already there
     /// (``NALUTS/TransportStreamMuxer/alsoBeforeVideo(_:)``).
     public func attach<Sink: ByteSink>(to muxer: TransportStreamMuxer<Sink>) {
-        muxer.alsoBeforeVideo { [unowned muxer] time in try self.push(upTo: time, muxer: muxer) }
+        muxer.alsoBeforeVideo { [unowned muxer] (time) throws(NALUError) in try self.push(upTo: time, muxer: muxer) }
     }
 
-    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws {
+    private func push<Sink: ByteSink>(upTo time: Int64?, muxer: TransportStreamMuxer<Sink>) throws(NALUError) {
         let ticks = Int64(reader.samplesPerFrame) * 90_000 / Int64(max(1, reader.sampleRate))
         while true {
             if next == nil && !done {
@@ -485,7 +485,7 @@ public final class TransportStreamToTransportStreamAudioFeeder {
             guard let frame = next else { return }
             let at = frame.pts &- origin
             if let time, at > time { return }
-            try frame.frame.withUnsafeBytes { try muxer.pushAudio($0, time: at, timescale: 90_000, stream: stream) }
+            try frame.frame.withBytes { (bytes) throws(NALUError) in try muxer.pushAudio(bytes, time: at, timescale: 90_000, stream: stream) }
             pushedFrames += 1
             next = nil
         }

@@ -70,9 +70,9 @@ public final class TransportStreamSink<Output: ByteSink>: MediaSink {
         self.audio = feeder
     }
 
-    public func push(_ unit: NALUnitView) throws { try muxer.push(unit) }
+    public func push(_ unit: NALUnitView) throws(NALUError) { try muxer.push(unit) }
 
-    public func finish() throws -> MediaSinkReport {
+    public func finish() throws(NALUError) -> MediaSinkReport {
         let summary = try muxer.finish()
         var notes: [String] = []
         if summary.frameRateAssumed {

@@ -203,12 +203,12 @@ public final class Trimmer {
             for unit in parameterSets { try sink.push(nalUnit: unit) }
             if !copied.tracks.isEmpty {
                 let interleaver = MP4PassthroughInterleaver(tracks: copied.readers, cuts: copied.cuts)
-                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                sink.muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
                     try interleaver.advance(to: time, timescale: timescale, writer: writer)
                 }
             }
             if !tsFeeders.isEmpty {
-                sink.muxer.willAppendVideoSample = { writer, time, timescale in
+                sink.muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
                     for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
                 }
             }

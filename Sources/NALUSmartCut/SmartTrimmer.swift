@@ -168,7 +168,7 @@ public final class SmartTrimmer {
         try sink.muxer.useSourceTiming(timescale: timescale, lookup: timing.lookup)
         if !copied.tracks.isEmpty || !tsFeeders.isEmpty {
             let interleaver = copied.tracks.isEmpty ? nil : MP4PassthroughInterleaver(tracks: copied.readers, cuts: copied.cuts)
-            sink.muxer.willAppendVideoSample = { writer, time, timescale in
+            sink.muxer.willAppendVideoSample = { (writer, time, timescale) throws(NALUError) in
                 try interleaver?.advance(to: time, timescale: timescale, writer: writer)
                 for feeder in tsFeeders { try feeder.advance(to: time, timescale: timescale, writer: writer) }
             }

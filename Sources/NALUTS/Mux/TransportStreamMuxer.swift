@@ -118,15 +118,15 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     /// Called before each access unit is written with its DTS minus the first picture's PTS
     /// (90 kHz ticks; negative for the pictures decoded before it), and once with `nil` after
     /// the last: where a caller interleaves audio (``pushAudio(_:time:timescale:stream:)``) by time.
-    /// Its error (any type) stops the push that called it and reaches that push's caller
-    /// unchanged: so ``push(_:)`` and ``finish()`` throw untyped (nalu's own faults are
-    /// ``NALU/NALUError``s).
-    public var willWriteVideo: ((_ decodeTimeFromStart: Int64?) throws -> Void)?
+    /// Its error (a ``NALU/NALUError``: a closure that calls throwing code says
+    /// `(time) throws(NALUError) in`) stops the push that called it and reaches that push's caller
+    /// unchanged.
+    public var willWriteVideo: ((_ decodeTimeFromStart: Int64?) throws(NALUError) -> Void)?
 
     /// Adds `feed` to ``willWriteVideo``: called after what was there (one feeder per audio stream).
-    public func alsoBeforeVideo(_ feed: @escaping (_ decodeTimeFromStart: Int64?) throws -> Void) {
+    public func alsoBeforeVideo(_ feed: @escaping (_ decodeTimeFromStart: Int64?) throws(NALUError) -> Void) {
         let previous = willWriteVideo
-        willWriteVideo = { time in
+        willWriteVideo = { (time) throws(NALUError) in
             try previous?(time)
             try feed(time)
         }
@@ -176,7 +176,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 
     /// Feeds the next NAL unit (escaped, header included) in decoding order.
-    public func push(_ unit: NALUnitView) throws {
+    public func push(_ unit: NALUnitView) throws(NALUError) {
         let before = pending.bytes.count
         let step = try converter.push(unit, to: &pending)
         if let completed = step.completed { try complete(completed, from: before) }
@@ -189,8 +189,8 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 
     /// Feeds a NAL unit held in an array.
-    public func push(nalUnit: [UInt8]) throws {
-        try NALUnitView.withNALUnit(nalUnit) { try push($0) }
+    public func push(nalUnit: [UInt8]) throws(NALUError) {
+        try NALUnitView.withNALUnit(nalUnit) { (unit) throws(NALUError) in try push(unit) }
     }
 
     /// Feeds one frame of audio stream `stream` (a raw AAC frame, no ADTS header; an AC-3 or
@@ -219,7 +219,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
 
     /// Writes what is left.
     @discardableResult
-    public func finish() throws -> TransportStreamMuxerSummary {
+    public func finish() throws(NALUError) -> TransportStreamMuxerSummary {
         let before = pending.bytes.count
         if let last = try converter.finish(to: &pending) { try complete(last, from: before) }
         queue.flush()
@@ -243,7 +243,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     // MARK: - Access units
 
     /// The access unit `summary`, written to `pending` from `start` on, is complete.
-    private func complete(_ summary: AccessUnitSummary, from start: Int) throws {
+    private func complete(_ summary: AccessUnitSummary, from start: Int) throws(NALUError) {
         defer {
             currentPOC = nil
             currentReorderLimit = nil
@@ -275,7 +275,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 
     /// Source-timed: writes the access unit just completed (the only one pending).
-    private func writeTimed(size: Int, times: SampleTiming, randomAccess: Bool) throws {
+    private func writeTimed(size: Int, times: SampleTiming, randomAccess: Bool) throws(NALUError) {
         guard let writer, let timing else { return }
         let dts = timing.firstPTS + (try Self.ninetyKilohertz(times.decode, origin: sourceOrigin, timescale: times.timescale))
         let pts = timing.firstPTS + (try Self.ninetyKilohertz(times.presentation, origin: sourceOrigin, timescale: times.timescale))
@@ -284,7 +284,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         }
         try willWriteVideo?(dts - timing.firstPTS)
         let start = pending.head
-        try pending.bytes.withUnsafeBytes { bytes in
+        try pending.bytes.withBytes { (bytes) throws(NALUError) in
             try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size)]), pts: pts, dts: dts, randomAccess: randomAccess)
         }
         timedSpan = (timedSpan?.first ?? times.decode, times.decode, (timedSpan?.count ?? 0) + 1)
@@ -305,7 +305,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 
     /// Writes the access units at the head of the queue whose presentation index is known.
-    private func drain() throws {
+    private func drain() throws(NALUError) {
         guard let writer, let timing else { return }
         var written = 0
         while let (entry, decodeIndex, presentation) = queue.ready(written) {
@@ -316,7 +316,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
                                                       denominator: timing.rate.numerator))
             try willWriteVideo?(dts - timing.firstPTS)
             let start = pending.head
-            try pending.bytes.withUnsafeBytes { bytes in
+            try pending.bytes.withBytes { (bytes) throws(NALUError) in
                 try writer.writeVideo(UnsafeRawBufferPointer(rebasing: bytes[start..<(start + entry.size)]), pts: pts, dts: dts,
                                       randomAccess: unit.randomAccess)
             }
@@ -329,7 +329,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
 
     /// Creates the writer at the first picture: the frame rate, the timestamp origin, and the
     /// audio that waited for them.
-    private func createWriter(firstTimes: SampleTiming? = nil) throws {
+    private func createWriter(firstTimes: SampleTiming? = nil) throws(NALUError) {
         guard let sink else { return }
         if let sourceTiming, let firstTimes {
             // The origin presents at firstPTS; the first DTS stays at or after the PCR delay.
@@ -362,7 +362,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
     }
 
     /// Creates the writer on `sink` and writes the audio that waited for the timing.
-    private func startWriter(_ sink: Sink) throws {
+    private func startWriter(_ sink: Sink) throws(NALUError) {
         self.sink = nil
         var configuration = options.writer
         configuration.videoStreamType = codec == .h264 ? .h264 : .hevc
@@ -370,7 +370,7 @@ public final class TransportStreamMuxer<Sink: ByteSink> {
         let writer = try TransportStreamWriter(sink: sink, configuration: configuration)
         self.writer = writer
         for item in earlyAudio {
-            try item.frame.withUnsafeBytes { try pushAudio($0, time: item.time, timescale: item.timescale, stream: item.stream) }
+            try item.frame.withBytes { (frame) throws(NALUError) in try pushAudio(frame, time: item.time, timescale: item.timescale, stream: item.stream) }
         }
         earlyAudio = []
         earlyAudioBytes = 0
