@@ -136,9 +136,10 @@ struct RTPSendAudioTests {
         #expect(try RTSPRecordAudioTests.packets(out, "v", folder: folder) == RTSPRecordAudioTests.packets(Self.fixture, "v", folder: folder))
         for at in [2.0, 7.0] {
             let shift = try RTSPRecordAudioTests.shift(Self.fixture, out, at: at, folder: folder)
-            // At most 33.3 ms of ffmpeg's + one AAC frame (21.33 ms) + 5 ms: far from the 154.67 ms
-            // of the first packets' alignment.
-            #expect(abs(shift) <= 60, "A/V shift \(shift) ms at \(at) s")
+            // 33.3 ms of ffmpeg's + one AAC frame (21.33 ms) = 54.67 ms, measured; ffmpeg's own
+            // placement moves with when the SRs arrive (62.7 ms once with builds loading both
+            // cores), so 80 ms: still far from the 154.67 ms of the first packets' alignment.
+            #expect(abs(shift) <= 80, "A/V shift \(shift) ms at \(at) s")
         }
     }
 
