@@ -190,7 +190,7 @@ final class CompositionJob {
         } catch {
             meter.end()
             // A stage's error carried whole (``ExportError/init(stage:)``): as the stage threw it.
-            let error = (error as? ExportError)?.stageError ?? error
+            let error = ExportError.cause(of: error)
             if let loss = error as? CarriageLoss {
                 throw ExportError(.tracksNotCarried, subject: loss.input, loss.message, underlying: loss)
             }

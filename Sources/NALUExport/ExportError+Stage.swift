@@ -28,13 +28,19 @@ extension ExportError {
     /// `nil` for an export error of its own.
     public var stageError: (any Error)? { carriesStageError ? underlying : nil }
 
+    /// `error` as the stage threw it: its ``stageError`` when it is an export error carrying
+    /// one, else `error` itself.
+    public static func cause(of error: any Error) -> any Error {
+        (error as? ExportError)?.stageError ?? error
+    }
+
     /// Runs `body`, a stage's error rethrown as the stage threw it (``stageError``): for callers
     /// that handle the stages' own error types (the command line's messages).
     public static func unwrapping<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as ExportError {
-            throw error.stageError ?? error
+        } catch {
+            throw cause(of: error)
         }
     }
 

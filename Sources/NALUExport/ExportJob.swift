@@ -67,7 +67,7 @@ final class ExportJob {
     /// The stages' errors as ``ExportError``s (cancellation and the parser's errors as they are;
     /// a stage's typed error, ``ExportError/init(stage:)``, by the cause it carries).
     static func typed(_ error: any Error, input: String) -> any Error {
-        let error = (error as? ExportError)?.stageError ?? error
+        let error = ExportError.cause(of: error)
         return switch error {
         case is CancellationError, is ExportError, is NALUError: error
         case let error as DecoderError: ExportError(.decodeFailed, subject: input, error.description, underlying: error)

@@ -44,7 +44,7 @@ public enum FailureKind: Sendable, Hashable, CaseIterable {
     /// by their codes; any other error is ``failure``.
     public init(_ error: any Error) {
         // A stage's error carried whole (``ExportError/init(stage:)``) is of its cause's kind.
-        let error = (error as? ExportError)?.stageError ?? error
+        let error = ExportError.cause(of: error)
         switch error {
         case let error as NALUError:
             self = error.code == .cannotCreate ? .cannotCreate : error.code == .io ? .io : .data

@@ -55,8 +55,8 @@ extension ConcatPiece {
         guard !missing, let firstDecode, let previous else { return nil }
         latestEnd = max(latestEnd, previous.presentation &+ lastDuration)
         let total = previous.decode &- firstDecode &+ lastDuration
-        guard total > 0, total <= Int64.max / 4, latestEnd > earliest,
-              [firstDecode, earliest, latestEnd, advance].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
+        guard latestEnd > earliest,
+              Self.timesFit(firstDecode: firstDecode, earliest: earliest, latestEnd: latestEnd, advance: advance, total: total) else { return nil }
         self.firstDecode = firstDecode
         self.total = total
         self.earliest = earliest

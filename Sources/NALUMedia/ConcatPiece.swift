@@ -81,8 +81,8 @@ struct ConcatPiece {
             }
             if let end, sample.pts >= end { after = true }
         } }
-        guard let firstDecode, let firstKept, total > 0, total <= Int64.max / 4,
-              [firstDecode, earliest, latestEnd, advance].allSatisfy({ $0.magnitude <= UInt64(Int64.max / 4) }) else { return nil }
+        guard let firstDecode, let firstKept,
+              Self.timesFit(firstDecode: firstDecode, earliest: earliest, latestEnd: latestEnd, advance: advance, total: total) else { return nil }
         self.firstDecode = firstDecode
         self.total = total
         self.earliest = earliest
@@ -182,5 +182,12 @@ struct ConcatPiece {
             }
         } }
         return found
+    }
+
+    /// Whether a piece's times leave room to be laid end to end with others: a positive length
+    /// and every time within a quarter of `Int64`, so sums of a join's pieces cannot overflow.
+    static func timesFit(firstDecode: Int64, earliest: Int64, latestEnd: Int64, advance: Int64, total: Int64) -> Bool {
+        total > 0 && total <= Int64.max / 4
+            && [firstDecode, earliest, latestEnd, advance].allSatisfy { $0.magnitude <= UInt64(Int64.max / 4) }
     }
 }

@@ -55,7 +55,7 @@ enum Failure {
     /// A write to a closed pipe exits quietly, as `head`'s writers do.
     static func exit(_ error: any Error) -> Never {
         // A stage's error carried by an `ExportError` (typed throws) is reported as the stage threw it.
-        let error = (error as? ExportError)?.stageError ?? error
+        let error = ExportError.cause(of: error)
         if (error as? NALUError)?.isBrokenPipe == true {
             TemporaryFileRegistry.removeAll()
             exitProcess(Signals.exitStatus(SIGPIPE))
@@ -81,7 +81,7 @@ enum Failure {
     /// The message lines and exit status for `error`.
     static func describe(_ error: any Error) -> (String, Int32) {
         // A stage's error carried by an `ExportError` (typed throws) is described as the stage threw it.
-        let error = (error as? ExportError)?.stageError ?? error
+        let error = ExportError.cause(of: error)
         switch error {
         case let error as CLIError:
             var text = "nalu: error: \(error)\n"

@@ -44,7 +44,7 @@ struct Nalu: ParsableCommand {
             try command.run()
         } catch {
             // A stage's error carried by an `ExportError` (typed throws): as the stage threw it.
-            let error = (error as? ExportError)?.stageError ?? error
+            let error = ExportError.cause(of: error)
             // ArgumentParser's own outcomes (help, version, its errors) as when parsing.
             if !(error is ValidationError || error is ExitCode), exitCode(for: error) != .failure { Failure.exitForParse(error) }
             Failure.exit(error)
